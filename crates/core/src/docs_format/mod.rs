@@ -1,0 +1,1 @@
+//! Converting between the person's text formats (Markdown, plain text) and Google Docs structure.
