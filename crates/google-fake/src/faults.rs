@@ -1,0 +1,83 @@
+//! Fault injection: make the next matching requests fail the way Google fails under load.
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::Shared;
+use crate::errors::{ApiError, Shape};
+use crate::state::RequestRecord;
+
+/// A queued failure for requests whose path starts with `path_prefix` (empty = every request).
+#[derive(Debug, Clone)]
+pub struct Fault {
+    pub path_prefix: String,
+    /// Only requests with this HTTP method (upper case), or any when `None`.
+    pub method: Option<String>,
+    pub status: u16,
+    pub retry_after_secs: Option<u64>,
+    /// How many matching requests fail before the fault is used up.
+    pub times: u32,
+}
+
+impl Fault {
+    /// `times` requests under `path_prefix` answer `status`.
+    pub fn status(path_prefix: &str, status: u16, times: u32) -> Self {
+        Self { path_prefix: path_prefix.to_owned(), method: None, status, retry_after_secs: None, times }
+    }
+
+    /// Adds a `Retry-After` header to the injected answers.
+    pub fn with_retry_after(mut self, seconds: u64) -> Self {
+        self.retry_after_secs = Some(seconds);
+        self
+    }
+
+    /// Restricts the fault to one HTTP method.
+    pub fn for_method(mut self, method: &str) -> Self {
+        self.method = Some(method.to_ascii_uppercase());
+        self
+    }
+}
+
+/// Records every request, then fails it if a queued fault matches.
+pub async fn middleware(State(shared): State<Shared>, request: Request, next: Next) -> Response {
+    let path = request.uri().path().to_owned();
+    let method = request.method().as_str().to_owned();
+    let injected = {
+        let mut world = shared.lock();
+        world.requests.push(RequestRecord { method: method.clone(), path: path.clone() });
+        let hit = world.faults.iter_mut().find(|fault| {
+            fault.times > 0
+                && path.starts_with(&fault.path_prefix)
+                && fault.method.as_deref().is_none_or(|m| m == method)
+        });
+        hit.map(|fault| {
+            fault.times -= 1;
+            (fault.status, fault.retry_after_secs)
+        })
+    };
+    match injected {
+        Some((status, retry_after)) => {
+            let shape = if path.starts_with("/drive/") || path.starts_with("/upload/drive/") {
+                Shape::Legacy
+            } else {
+                Shape::Rpc
+            };
+            let message = match status {
+                429 => "Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute per user'.",
+                500 => "Internal error encountered.",
+                503 => "The service is currently unavailable.",
+                _ => "Injected failure.",
+            };
+            let mut error = match shape {
+                Shape::Rpc => ApiError::rpc(status, message),
+                Shape::Legacy => ApiError::legacy(status, crate::errors::reason_for(status), message),
+            };
+            if let Some(seconds) = retry_after {
+                error = error.retry_after(seconds);
+            }
+            error.into_response()
+        }
+        None => next.run(request).await,
+    }
+}

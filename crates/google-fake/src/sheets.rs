@@ -1,0 +1,12 @@
+//! Placeholder until the sheets emulator lands.
+
+use axum::Router;
+
+use crate::Shared;
+
+#[derive(Debug, Default)]
+pub struct Store {}
+
+pub fn routes() -> Router<Shared> {
+    Router::new()
+}

@@ -1,0 +1,107 @@
+//! The emulator's world: every store, the identities behind bearer tokens, queued faults and a log of the
+//! requests served (so tests and benchmarks can count Google calls).
+
+use std::collections::HashMap;
+
+use axum::http::HeaderMap;
+use rand::Rng;
+
+use crate::errors::{ApiError, Shape};
+use crate::faults::Fault;
+
+/// Who a bearer token belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub email: String,
+    pub kind: IdentityKind,
+}
+
+/// Google treats people and service accounts differently (service accounts have no Drive storage quota
+/// outside shared drives, and cannot receive file ownership).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdentityKind {
+    User,
+    ServiceAccount,
+}
+
+impl Identity {
+    pub fn user(email: &str) -> Self {
+        Self { email: email.to_owned(), kind: IdentityKind::User }
+    }
+
+    pub fn service_account(email: &str) -> Self {
+        Self { email: email.to_owned(), kind: IdentityKind::ServiceAccount }
+    }
+
+    pub fn is_service_account(&self) -> bool {
+        self.kind == IdentityKind::ServiceAccount
+    }
+}
+
+/// One request the emulator served, for counting Google calls per tool call.
+#[derive(Debug, Clone)]
+pub struct RequestRecord {
+    pub method: String,
+    pub path: String,
+}
+
+/// A service account the token endpoint will accept JWT assertions from.
+#[derive(Debug, Clone)]
+pub struct ServiceAccountKey {
+    pub email: String,
+    pub public_key_pem: String,
+}
+
+/// Everything the emulator knows.
+#[derive(Default)]
+pub struct World {
+    /// The root URL the emulator is served at (links it returns, e.g. `webViewLink`, use Google's hosts).
+    pub base_url: String,
+    pub tokens: HashMap<String, Identity>,
+    pub service_accounts: Vec<ServiceAccountKey>,
+    /// Seconds an issued access token lives (tests shorten it).
+    pub token_lifetime_secs: u64,
+    pub faults: Vec<Fault>,
+    pub requests: Vec<RequestRecord>,
+    pub sheets: crate::sheets::Store,
+    pub docs: crate::docs::Store,
+    pub drive: crate::drive::Store,
+    pub activity: crate::activity::Store,
+}
+
+impl World {
+    /// A fresh Google-looking id (`len` chars of `[A-Za-z0-9_-]`).
+    pub fn new_id(len: usize) -> String {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+        let mut rng = rand::rng();
+        let mut id = String::with_capacity(len);
+        // Google ids start with an alphanumeric character.
+        id.push(ALPHABET[rng.random_range(0..62)] as char);
+        for _ in 1..len {
+            id.push(ALPHABET[rng.random_range(0..ALPHABET.len())] as char);
+        }
+        id
+    }
+
+    /// Issues an access token for `identity`.
+    pub fn issue_token(&mut self, identity: Identity) -> String {
+        let token = format!("ya29.fake-{}", Self::new_id(40));
+        self.tokens.insert(token.clone(), identity);
+        token
+    }
+
+    /// The identity behind the request's bearer token, or Google's 401 in the API's error shape.
+    pub fn authenticate(&self, headers: &HeaderMap, shape: Shape) -> Result<Identity, ApiError> {
+        let token = headers
+            .get("authorization")
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.strip_prefix("Bearer "))
+            .ok_or_else(|| ApiError::unauthenticated(shape))?;
+        self.tokens.get(token.trim()).cloned().ok_or_else(|| ApiError::unauthenticated(shape))
+    }
+
+    /// How many requests were served whose path starts with `prefix`.
+    pub fn count_requests(&self, prefix: &str) -> usize {
+        self.requests.iter().filter(|record| record.path.starts_with(prefix)).count()
+    }
+}
