@@ -1,1 +1,115 @@
-fn main() {}
+//! `gatehouse`: run the Gatehouse MCP server over stdio or HTTP, against Google or in the sandbox.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use gatehouse_core::config::Config;
+use gatehouse_core::google::auth::{ServiceAccount, ServiceAccountKey, SignedOut, StaticToken};
+use gatehouse_core::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
+use gatehouse_core::{Engine, EngineOptions, mcp};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Parser)]
+#[command(name = "gatehouse", version, about = "Let AI assistants work in your Google Sheets, Docs and Drive, with you in charge.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the MCP server (stdio by default).
+    Serve(ServeArgs),
+    /// Print the tool reference (the generated docs/tools.md).
+    Tools,
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (loopback only, e.g. 127.0.0.1:8765).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+    /// Use the built-in Google emulator with sample files instead of a Google account.
+    #[arg(long)]
+    sandbox: bool,
+    /// Print the HTTP bearer token (creating it if needed) and exit.
+    #[arg(long)]
+    print_token: bool,
+}
+
+fn init_logging() {
+    // Logs go to stderr: stdout is the MCP channel in stdio mode.
+    let filter = tracing_subscriber::EnvFilter::try_from_env("GATEHOUSE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let cli = Cli::parse();
+    init_logging();
+    match cli.command {
+        Command::Serve(args) => serve(args).await,
+        Command::Tools => {
+            print!("{}", gatehouse_core::tools::catalogue_doc::markdown(&gatehouse_core::tools::all_tools()));
+            Ok(())
+        }
+    }
+}
+
+async fn serve(args: ServeArgs) -> Result<()> {
+    let mut config = Config::from_env()?;
+    if args.print_token {
+        println!("{}", mcp::token::load_or_create(&config.home)?);
+        return Ok(());
+    }
+    if let Some(addr) = args.http {
+        mcp::http::check_loopback(addr)?;
+    }
+    // The sandbox emulator must outlive the server: keep it bound here.
+    let mut _sandbox = None;
+    let tokens: Arc<dyn TokenSource> = if args.sandbox {
+        let google = google_fake::FakeGoogle::start_sandbox().await.context("starting the sandbox emulator")?;
+        let token = google.issue_token(google_fake::Identity::user(google_fake::SANDBOX_EMAIL));
+        config.google_endpoint = Some(google.url().parse().context("the sandbox emulator's address")?);
+        tracing::info!(endpoint = %google.url(), "sandbox: serving sample files from the built-in Google emulator");
+        _sandbox = Some(google);
+        Arc::new(StaticToken::new(token, Some(google_fake::SANDBOX_EMAIL.to_owned())))
+    } else {
+        credentials(&config)?
+    };
+    let engine = Engine::new(EngineOptions { config: config.clone(), tokens, sandbox: args.sandbox, retry: RetryPolicy::default() })?;
+    match args.http {
+        Some(addr) => {
+            let token = mcp::token::load_or_create(&config.home)?;
+            let cancel = CancellationToken::new();
+            let stop = cancel.clone();
+            tokio::spawn(async move {
+                let _ = tokio::signal::ctrl_c().await;
+                stop.cancel();
+            });
+            eprintln!("Gatehouse is serving MCP at http://{addr}/mcp (bearer token: `gatehouse serve --print-token`).");
+            mcp::http::serve(engine, addr, &token, cancel).await?;
+        }
+        None => mcp::serve_stdio(engine).await.context("serving MCP over stdio")?,
+    }
+    Ok(())
+}
+
+/// The credential for real Google: a service-account key for now (full sign-in is a separate piece).
+fn credentials(config: &Config) -> Result<Arc<dyn TokenSource>> {
+    match std::env::var_os("SERVICE_ACCOUNT_PATH").filter(|p| !p.is_empty()) {
+        Some(path) => {
+            let key = ServiceAccountKey::from_file(&PathBuf::from(path))?;
+            let endpoints = Endpoints::new(config.google_endpoint.clone());
+            Ok(ServiceAccount::new(key, &endpoints, GoogleClient::http_client(config.request_timeout)))
+        }
+        None => {
+            tracing::warn!("no Google credential: every tool will explain how to sign in (or use --sandbox)");
+            Ok(Arc::new(SignedOut))
+        }
+    }
+}

@@ -5,4 +5,14 @@
 //! and the MCP server itself. This crate knows nothing of windows or terminals.
 
 pub mod a1;
+pub mod config;
 pub mod docs_format;
+pub mod engine;
+pub mod drive_query;
+pub mod google;
+pub mod limits;
+pub mod mcp;
+pub mod resources;
+pub mod tools;
+
+pub use engine::{Engine, EngineOptions};

@@ -1,0 +1,143 @@
+//! The engine: the one object a shell builds and calls. It owns the tool registry and the context the
+//! tools run in, and applies the rules every call shares (argument parsing, `local_path`, the response
+//! cap) in one place.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::config::Config;
+use crate::google::{GoogleClient, RetryPolicy, TokenSource, Endpoints};
+use crate::limits::local_files::LocalFiles;
+use crate::limits::response_cap;
+use crate::tools::{ToolContext, ToolDef, ToolError, all_tools};
+
+/// A call the engine could not even start: the MCP layer answers these as protocol errors.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    #[error("There is no tool named {0:?}. Call tools/list to see the tools this server offers.")]
+    UnknownTool(String),
+}
+
+/// A finished call: the text to return, and whether it reports a failure.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// Settings the engine can't read from [`Config`] alone.
+pub struct EngineOptions {
+    pub config: Config,
+    pub tokens: Arc<dyn TokenSource>,
+    /// Running against the built-in emulator: every answer says so.
+    pub sandbox: bool,
+    pub retry: RetryPolicy,
+}
+
+/// Why the engine could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("ENABLED_TOOLS names {names}, which {verb} not a tool of this server. Remove {them}, or check the spelling against docs/tools.md.")]
+    UnknownEnabledTools { names: String, verb: &'static str, them: &'static str },
+}
+
+pub struct Engine {
+    tools: Vec<ToolDef>,
+    index: HashMap<&'static str, usize>,
+    ctx: ToolContext,
+    sandbox: bool,
+}
+
+/// The note every sandbox answer carries.
+pub const SANDBOX_NOTE: &str = "Sandbox: this is sample data from Gatehouse's built-in Google emulator, not the person's Google account.";
+
+impl Engine {
+    pub fn new(options: EngineOptions) -> Result<Arc<Self>, StartError> {
+        let EngineOptions { config, tokens, sandbox, retry } = options;
+        let mut tools = all_tools();
+        if let Some(enabled) = &config.enabled_tools {
+            let unknown: Vec<&str> = enabled
+                .iter()
+                .filter(|name| !tools.iter().any(|tool| tool.meta.name == name.as_str()))
+                .map(String::as_str)
+                .collect();
+            if !unknown.is_empty() {
+                let plural = unknown.len() > 1;
+                return Err(StartError::UnknownEnabledTools {
+                    names: unknown.join(", "),
+                    verb: if plural { "are" } else { "is" },
+                    them: if plural { "them" } else { "it" },
+                });
+            }
+            tools.retain(|tool| enabled.iter().any(|name| name == tool.meta.name));
+        }
+        let index = tools.iter().enumerate().map(|(i, tool)| (tool.meta.name, i)).collect();
+        let http = GoogleClient::http_client(config.request_timeout);
+        let google = GoogleClient::new(
+            http,
+            Endpoints::new(config.google_endpoint.clone()),
+            tokens,
+            retry,
+            config.request_timeout,
+        );
+        let local = LocalFiles::new(config.export_dir.clone(), config.local_roots.clone());
+        let ctx = ToolContext { google, config: Arc::new(config), local };
+        Ok(Arc::new(Self { tools, index, ctx, sandbox }))
+    }
+
+    /// The tools this server offers, in catalogue order.
+    pub fn tools(&self) -> &[ToolDef] {
+        &self.tools
+    }
+
+    pub fn tool(&self, name: &str) -> Option<&ToolDef> {
+        self.index.get(name).map(|&i| &self.tools[i])
+    }
+
+    pub fn is_sandbox(&self) -> bool {
+        self.sandbox
+    }
+
+    pub fn context(&self) -> &ToolContext {
+        &self.ctx
+    }
+
+    /// Runs one tool call. Tool failures come back as an error [`Reply`] the assistant can relay; only a
+    /// call naming no known tool is a [`CallError`].
+    pub async fn call(&self, name: &str, arguments: Option<serde_json::Map<String, Value>>) -> Result<Reply, CallError> {
+        let tool = self.tool(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
+        let arguments = Value::Object(arguments.unwrap_or_default());
+        let started = std::time::Instant::now();
+        let result = self.run(tool, arguments).await;
+        let reply = match result {
+            Ok(text) => Reply { text, is_error: false },
+            Err(error) => Reply { text: error.to_string(), is_error: true },
+        };
+        tracing::info!(tool = name, ok = !reply.is_error, elapsed_ms = started.elapsed().as_millis() as u64, "tool call");
+        Ok(reply)
+    }
+
+    async fn run(&self, tool: &ToolDef, arguments: Value) -> Result<String, ToolError> {
+        // A bad local_path fails before any Google call.
+        let local_target = match (tool.meta.local_path, arguments.get("local_path")) {
+            (true, Some(Value::String(path))) => Some(self.ctx.local.export_target(path)?),
+            _ => None,
+        };
+        let value = tool.run(self.ctx.clone(), arguments).await?;
+        match local_target {
+            Some(path) => {
+                let text = serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string());
+                let bytes = self.ctx.local.write(&path, text.as_bytes()).await?;
+                let reply = json!({
+                    "local_path": path.display().to_string(),
+                    "bytes": bytes,
+                    "message": format!("The full result ({bytes} bytes of JSON) was written to {}.", path.display()),
+                });
+                Ok(reply.to_string())
+            }
+            None => Ok(response_cap::render(&tool.meta, &value, self.ctx.max_chars())?),
+        }
+    }
+}

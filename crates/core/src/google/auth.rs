@@ -1,0 +1,247 @@
+//! Access tokens for Google calls.
+//!
+//! This is the part of sign-in the engine needs to make calls: something that hands out a bearer token.
+//! Two sources exist today: a fixed token (the sandbox, whose emulator issued it) and a service-account key
+//! (the JWT bearer grant, RS256, sent to the key's own `token_uri`). Tokens are cached in memory until a
+//! minute before they expire; one refresh runs at a time however many calls wait for it.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use tokio::sync::Mutex;
+
+use super::endpoint::Endpoints;
+
+/// The OAuth scopes the tools of this build use.
+pub const SCOPES: &[&str] = &[
+    "https://www.googleapis.com/auth/drive",
+    "https://www.googleapis.com/auth/spreadsheets",
+    "https://www.googleapis.com/auth/documents",
+    "https://www.googleapis.com/auth/drive.activity.readonly",
+];
+
+/// Why no token could be had.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    #[error("The service account key at {path} could not be read: {detail}. Check SERVICE_ACCOUNT_PATH points to the JSON key file you downloaded from Google Cloud.")]
+    KeyUnreadable { path: String, detail: String },
+    #[error("The service account key is not usable: {0}. Download a new JSON key from Google Cloud (IAM › Service accounts › Keys).")]
+    KeyInvalid(String),
+    #[error("Google refused the sign-in ({error}: {description}). Check the credential is still valid, or sign in again.")]
+    Refused { error: String, description: String },
+    #[error("Gatehouse could not reach Google's sign-in service: {0}. Check the internet connection and try again.")]
+    Network(String),
+    #[error("Not signed in to Google. Sign in from the Gatehouse tray icon, or run `gatehouse serve --sandbox` to try it with sample files.")]
+    NotSignedIn,
+}
+
+/// Hands out bearer tokens for Google calls.
+pub trait TokenSource: Send + Sync {
+    /// A valid access token, refreshing it first if needed.
+    fn token(&self) -> BoxFuture<'_, Result<String, AuthError>>;
+    /// Forgets a cached token Google refused (a 401), so the next call fetches a new one.
+    fn invalidate(&self) -> BoxFuture<'_, ()>;
+    /// The account the tokens act as, when known.
+    fn account(&self) -> Option<String>;
+}
+
+/// A token that never changes: the sandbox's.
+pub struct StaticToken {
+    token: String,
+    account: Option<String>,
+}
+
+impl StaticToken {
+    pub fn new(token: impl Into<String>, account: Option<String>) -> Self {
+        Self { token: token.into(), account }
+    }
+}
+
+impl TokenSource for StaticToken {
+    fn token(&self) -> BoxFuture<'_, Result<String, AuthError>> {
+        Box::pin(async { Ok(self.token.clone()) })
+    }
+
+    fn invalidate(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
+
+    fn account(&self) -> Option<String> {
+        self.account.clone()
+    }
+}
+
+/// No credential at all: every call explains how to sign in.
+pub struct SignedOut;
+
+impl TokenSource for SignedOut {
+    fn token(&self) -> BoxFuture<'_, Result<String, AuthError>> {
+        Box::pin(async { Err(AuthError::NotSignedIn) })
+    }
+
+    fn invalidate(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
+
+    fn account(&self) -> Option<String> {
+        None
+    }
+}
+
+/// The fields of a Google service-account JSON key that the JWT bearer grant needs.
+#[derive(Clone, Deserialize)]
+pub struct ServiceAccountKey {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub client_email: String,
+    pub private_key: String,
+    #[serde(default)]
+    pub private_key_id: Option<String>,
+    #[serde(default = "default_token_uri")]
+    pub token_uri: String,
+}
+
+fn default_token_uri() -> String {
+    "https://oauth2.googleapis.com/token".to_owned()
+}
+
+impl std::fmt::Debug for ServiceAccountKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServiceAccountKey").field("client_email", &self.client_email).finish_non_exhaustive()
+    }
+}
+
+impl ServiceAccountKey {
+    /// Reads a key file (`SERVICE_ACCOUNT_PATH`).
+    pub fn from_file(path: &Path) -> Result<Self, AuthError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| AuthError::KeyUnreadable { path: path.display().to_string(), detail: e.to_string() })?;
+        Self::from_json(&text)
+    }
+
+    /// Parses a key's JSON text.
+    pub fn from_json(text: &str) -> Result<Self, AuthError> {
+        let key: Self = serde_json::from_str(text).map_err(|e| AuthError::KeyInvalid(e.to_string()))?;
+        if key.kind != "service_account" {
+            return Err(AuthError::KeyInvalid(format!("its \"type\" is {:?}, not \"service_account\"", key.kind)));
+        }
+        jsonwebtoken::EncodingKey::from_rsa_pem(key.private_key.as_bytes())
+            .map_err(|e| AuthError::KeyInvalid(format!("its private_key is not an RSA key in PEM form ({e})")))?;
+        Ok(key)
+    }
+}
+
+struct Cached {
+    token: String,
+    refresh_after: Instant,
+}
+
+/// Tokens from a service-account key through the JWT bearer grant.
+pub struct ServiceAccount {
+    key: ServiceAccountKey,
+    token_url: String,
+    http: reqwest::Client,
+    cache: Mutex<Option<Cached>>,
+}
+
+#[derive(serde::Serialize)]
+struct Claims<'a> {
+    iss: &'a str,
+    scope: String,
+    aud: &'a str,
+    iat: u64,
+    exp: u64,
+}
+
+#[derive(Deserialize)]
+struct TokenResponse {
+    access_token: String,
+    #[serde(default)]
+    expires_in: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct OAuthError {
+    error: String,
+    #[serde(default)]
+    error_description: String,
+}
+
+impl ServiceAccount {
+    /// Tokens are requested from the key's `token_uri`, rerouted only if it is a Google host.
+    pub fn new(key: ServiceAccountKey, endpoints: &Endpoints, http: reqwest::Client) -> Arc<Self> {
+        let token_url = endpoints.reroute(&key.token_uri);
+        Arc::new(Self { key, token_url, http, cache: Mutex::new(None) })
+    }
+
+    async fn fetch(&self) -> Result<Cached, AuthError> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or_default();
+        let claims = Claims {
+            iss: &self.key.client_email,
+            scope: SCOPES.join(" "),
+            // Google checks `aud` against the token endpoint the key names.
+            aud: &self.key.token_uri,
+            iat: now,
+            exp: now + 3600,
+        };
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256);
+        header.kid = self.key.private_key_id.clone();
+        let signing = jsonwebtoken::EncodingKey::from_rsa_pem(self.key.private_key.as_bytes())
+            .map_err(|e| AuthError::KeyInvalid(e.to_string()))?;
+        let assertion = jsonwebtoken::encode(&header, &claims, &signing).map_err(|e| AuthError::KeyInvalid(e.to_string()))?;
+        let response = self
+            .http
+            .post(&self.token_url)
+            .form(&[("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", assertion.as_str())])
+            .send()
+            .await
+            .map_err(|e| AuthError::Network(e.to_string()))?;
+        let status = response.status();
+        let body = response.bytes().await.map_err(|e| AuthError::Network(e.to_string()))?;
+        if !status.is_success() {
+            let error = serde_json::from_slice::<OAuthError>(&body).unwrap_or(OAuthError {
+                error: format!("HTTP {}", status.as_u16()),
+                error_description: String::from_utf8_lossy(&body).chars().take(200).collect(),
+            });
+            return Err(AuthError::Refused { error: error.error, description: error.error_description });
+        }
+        let token: TokenResponse = serde_json::from_slice(&body)
+            .map_err(|e| AuthError::Refused { error: "unreadable answer".into(), description: e.to_string() })?;
+        let lifetime = Duration::from_secs(token.expires_in.unwrap_or(3600));
+        // Refresh a minute early (or halfway, for short-lived test tokens) so no call carries a stale token.
+        let margin = Duration::from_secs(60).min(lifetime / 2);
+        Ok(Cached { token: token.access_token, refresh_after: Instant::now() + lifetime - margin })
+    }
+}
+
+impl TokenSource for ServiceAccount {
+    fn token(&self) -> BoxFuture<'_, Result<String, AuthError>> {
+        Box::pin(async move {
+            // Holding the lock across the fetch makes refresh single-flight.
+            let mut cache = self.cache.lock().await;
+            if let Some(cached) = cache.as_ref().filter(|c| Instant::now() < c.refresh_after) {
+                return Ok(cached.token.clone());
+            }
+            let fresh = self.fetch().await?;
+            let token = fresh.token.clone();
+            *cache = Some(fresh);
+            Ok(token)
+        })
+    }
+
+    fn invalidate(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            *self.cache.lock().await = None;
+        })
+    }
+
+    fn account(&self) -> Option<String> {
+        Some(self.key.client_email.clone())
+    }
+}

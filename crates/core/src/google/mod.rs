@@ -1,0 +1,15 @@
+//! The Google client: hand-written `reqwest` + `serde` calls shaped exactly as Google's discovery
+//! documents define them.
+
+pub mod auth;
+pub mod client;
+pub mod endpoint;
+pub mod error;
+pub mod retry;
+pub mod sheets;
+
+pub use auth::{AuthError, TokenSource};
+pub use client::{Call, GoogleClient, Reply, segment};
+pub use endpoint::{Api, Endpoints};
+pub use error::{ErrorKind, GoogleError};
+pub use retry::{Idempotency, RetryPolicy};

@@ -1,0 +1,97 @@
+//! The rmcp [`ServerHandler`]: lists the engine's tools and resource templates and forwards calls.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+use crate::Engine;
+use crate::engine::{CallError, SANDBOX_NOTE};
+use crate::resources;
+
+/// One per MCP connection; all share the engine.
+#[derive(Clone)]
+pub struct McpServer {
+    engine: Arc<Engine>,
+}
+
+impl McpServer {
+    pub fn new(engine: Arc<Engine>) -> Self {
+        Self { engine }
+    }
+}
+
+const INSTRUCTIONS: &str = "Gatehouse gives you the person's Google Sheets, Docs and Drive. Reads run at once; changes may wait for the person to approve them. Results over the size limit fail with a message saying how to ask for less.";
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder().enable_tools().enable_resources().build();
+        let mut info = ServerConfig::new(capabilities);
+        let name = if self.engine.is_sandbox() { "Gatehouse (sandbox)" } else { "Gatehouse" };
+        info.server_info = Implementation::new("gatehouse", env!("CARGO_PKG_VERSION")).with_title(name);
+        info.instructions = Some(if self.engine.is_sandbox() {
+            format!("{INSTRUCTIONS} {SANDBOX_NOTE}")
+        } else {
+            INSTRUCTIONS.to_owned()
+        });
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.engine.tools().iter().map(|tool| tool.to_mcp()).collect()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.engine.tool(name).map(|tool| tool.to_mcp())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let reply = self.engine.call(&request.name, request.arguments).await.map_err(|error| match error {
+            CallError::UnknownTool(_) => ErrorData::invalid_params(error.to_string(), None),
+        })?;
+        let mut content = vec![ContentBlock::text(reply.text)];
+        if self.engine.is_sandbox() {
+            content.push(ContentBlock::text(SANDBOX_NOTE));
+        }
+        let result = if reply.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
+        Ok(result.into())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let templates = resources::TEMPLATES
+            .iter()
+            .map(|t| ResourceTemplate::new(t.uri_template, t.name).with_description(t.description).with_mime_type("application/json"))
+            .collect();
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let text = resources::read(&self.engine, &request.uri).await.map_err(|error| match error {
+            resources::ResourceError::Unknown(_) => ErrorData::resource_not_found(error.to_string(), None),
+            other => ErrorData::internal_error(other.to_string(), None),
+        })?;
+        let contents = ResourceContents::text(text, request.uri).with_mime_type("application/json");
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+}

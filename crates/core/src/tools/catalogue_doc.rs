@@ -1,0 +1,85 @@
+//! `docs/tools.md`, generated from the tool declarations so the reference can't drift from the code.
+
+use std::fmt::Write;
+
+use serde_json::Value;
+
+use super::registry::{Access, Cap, ToolDef};
+
+/// The tool reference as Markdown: one table per product, every tool's parameters and annotations.
+pub fn markdown(tools: &[ToolDef]) -> String {
+    let mut out = String::from(
+        "# Tools\n\nGenerated from the tool declarations by `gatehouse tools`; a test fails when this file \
+         and the code disagree. Regenerate with `cargo run -p gatehouse-cli -- tools > docs/tools.md`.\n\n\
+         Columns: **R/W** read or write (writes need the person's approval), **D** destructive, **I** \
+         idempotent, **cap** whether the result is capped at `MAX_TOOL_RESPONSE_CHARS`, **local_path** whether \
+         the full result can be written to the export folder instead.\n",
+    );
+    let mut services: Vec<_> = tools.iter().map(|t| t.meta.service).collect();
+    services.dedup();
+    for service in services {
+        let _ = write!(out, "\n## {}\n\n| tool | what it does | parameters | R/W | D | I | cap | local_path |\n|---|---|---|---|---|---|---|---|\n", service.label());
+        for tool in tools.iter().filter(|t| t.meta.service == service) {
+            let meta = &tool.meta;
+            let (rw, destructive, idempotent) = match meta.access {
+                Access::Read => ("R", "", "yes"),
+                Access::Write { destructive, idempotent } => {
+                    ("W", if destructive { "yes" } else { "" }, if idempotent { "yes" } else { "" })
+                }
+            };
+            let cap = match meta.cap {
+                Cap::Fixed => "",
+                Cap::Narrower => "yes",
+                Cap::Paging => "yes (paging)",
+                Cap::Download => "yes (download_file)",
+            };
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {rw} | {destructive} | {idempotent} | {cap} | {} |",
+                meta.name,
+                meta.description.replace('|', "\\|"),
+                parameters(tool),
+                if meta.local_path { "yes" } else { "" },
+            );
+        }
+    }
+    out
+}
+
+/// `name` for required parameters, `name=default` for optional ones.
+fn parameters(tool: &ToolDef) -> String {
+    let schema = tool.input_schema();
+    let required: Vec<&str> =
+        schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return String::new() };
+    properties
+        .iter()
+        .map(|(name, property)| {
+            if required.contains(&name.as_str()) {
+                format!("`{name}`")
+            } else {
+                let default = property.get("default").map(Value::to_string).unwrap_or_else(|| "null".to_owned());
+                format!("`{name}={}`", default.replace('|', "\\|"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::all_tools;
+
+    /// Fails when docs/tools.md is stale; `UPDATE_DOCS=1 cargo test` rewrites it.
+    #[test]
+    fn docs_tools_md_matches_the_declarations() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/tools.md");
+        let expected = markdown(&all_tools());
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            std::fs::write(&path, &expected).unwrap();
+        }
+        let actual = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(actual == expected, "docs/tools.md is out of date: run `UPDATE_DOCS=1 cargo test -p gatehouse-core catalogue_doc` and commit it");
+    }
+}

@@ -1,0 +1,37 @@
+//! Why a tool call failed, in words an assistant can relay to the person.
+
+use crate::a1::A1Error;
+use crate::google::GoogleError;
+use crate::limits::local_files::LocalPathError;
+use crate::limits::response_cap::TooLarge;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The arguments did not fit the tool's schema.
+    #[error("Invalid arguments for {tool}: {detail}. Check the tool's input schema and call it again.")]
+    Arguments { tool: &'static str, detail: String },
+    /// An argument parsed but makes no sense (a negative count, an empty list).
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Range(#[from] A1Error),
+    #[error("{0}")]
+    Google(#[from] GoogleError),
+    #[error("{0}")]
+    TooLarge(#[from] TooLarge),
+    #[error("{0}")]
+    LocalPath(#[from] LocalPathError),
+    /// Something named in the arguments doesn't exist (e.g. a sheet title).
+    #[error("{0}")]
+    NotFound(String),
+}
+
+impl ToolError {
+    pub(crate) fn arguments(tool: &'static str, error: serde_json::Error) -> Self {
+        Self::Arguments { tool, detail: error.to_string() }
+    }
+
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::Invalid(message.into())
+    }
+}

@@ -1,0 +1,154 @@
+//! Tool declarations: each tool is declared once, here-shaped, and everything else (the MCP tool list, the
+//! generated `docs/tools.md`, the response-size rule, where `local_path` applies) is derived from it.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::context::ToolContext;
+use super::error::ToolError;
+
+/// Which Google product a tool works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Service {
+    Sheets,
+    Drive,
+    Docs,
+}
+
+impl Service {
+    pub const fn label(self) -> &'static str {
+        match self {
+            Service::Sheets => "Sheets",
+            Service::Drive => "Drive",
+            Service::Docs => "Docs",
+        }
+    }
+}
+
+/// The gating class: whether a call changes anything (and so, later, needs the person's approval).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reads only; `readOnlyHint`.
+    Read,
+    /// Changes Google data or the local disk.
+    Write {
+        /// Overwrites or removes something (`destructiveHint: true`); `false` for purely additive writes.
+        destructive: bool,
+        /// Repeating the same call changes nothing more (`idempotentHint`).
+        idempotent: bool,
+    },
+}
+
+/// What to suggest when a result is over the response-size cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cap {
+    /// The result's size does not depend on the data (a confirmation, a count): not capped.
+    Fixed,
+    /// Capped; ask for a narrower range or fewer items.
+    Narrower,
+    /// Capped; a paginated listing: ask for fewer results per page and page on.
+    Paging,
+    /// Capped; fetch the file with `download_file` instead.
+    Download,
+}
+
+/// The static part of a tool's declaration.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolMeta {
+    pub name: &'static str,
+    /// A short label in plain words, for cards and settings ("Update cells").
+    pub title: &'static str,
+    /// What the tool does, for the assistant. Short and exact.
+    pub description: &'static str,
+    pub service: Service,
+    pub access: Access,
+    pub cap: Cap,
+    /// Whether the tool takes `local_path` to write its full result to a file in the export folder.
+    pub local_path: bool,
+}
+
+impl ToolMeta {
+    pub const fn is_read_only(&self) -> bool {
+        matches!(self.access, Access::Read)
+    }
+
+    /// MCP's annotations, derived from the declaration so they can't disagree with it. Every tool talks
+    /// to Google, an open world.
+    pub fn annotations(&self) -> ToolAnnotations {
+        let (read_only, destructive, idempotent) = match self.access {
+            Access::Read => (true, false, true),
+            Access::Write { destructive, idempotent } => (false, destructive, idempotent),
+        };
+        ToolAnnotations::from_raw(Some(self.title.to_owned()), Some(read_only), Some(destructive), Some(idempotent), Some(true))
+    }
+}
+
+type Handler = Arc<dyn Fn(ToolContext, Value) -> BoxFuture<'static, Result<Value, ToolError>> + Send + Sync>;
+
+/// A declared tool: its metadata, its input schema (from the argument type) and its handler.
+#[derive(Clone)]
+pub struct ToolDef {
+    pub meta: ToolMeta,
+    schema: Arc<JsonObject>,
+    handler: Handler,
+}
+
+impl std::fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef").field("meta", &self.meta).finish_non_exhaustive()
+    }
+}
+
+impl ToolDef {
+    /// Declares a tool whose arguments are `A` (its JSON schema is the tool's input schema, and parsing
+    /// into `A` is the only argument check) and whose work is `run`.
+    pub fn new<A, F, Fut>(meta: ToolMeta, run: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + 'static,
+        F: Fn(ToolContext, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+    {
+        let run = Arc::new(run);
+        let name = meta.name;
+        let handler: Handler = Arc::new(move |ctx, args| {
+            let run = Arc::clone(&run);
+            Box::pin(async move {
+                let args: A = serde_json::from_value(args).map_err(|e| ToolError::arguments(name, e))?;
+                run(ctx, args).await
+            })
+        });
+        Self { meta, schema: rmcp::handler::server::common::schema_for_type::<A>(), handler }
+    }
+
+    /// The JSON schema of the tool's arguments.
+    pub fn input_schema(&self) -> &Arc<JsonObject> {
+        &self.schema
+    }
+
+    /// The tool as MCP's `tools/list` shows it.
+    pub fn to_mcp(&self) -> Tool {
+        let mut tool = Tool::new(self.meta.name, self.meta.description, Arc::clone(&self.schema));
+        tool.title = Some(self.meta.title.to_owned());
+        tool.annotations = Some(self.meta.annotations());
+        tool
+    }
+
+    /// Runs the handler on raw arguments (parsing them first).
+    pub(crate) fn run(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<Value, ToolError>> {
+        (self.handler)(ctx, args)
+    }
+}
+
+/// Every tool of this build, in catalogue order.
+pub fn all_tools() -> Vec<ToolDef> {
+    let mut tools = super::sheets::tools();
+    tools.extend(super::drive::tools());
+    tools.extend(super::docs::tools());
+    tools
+}
