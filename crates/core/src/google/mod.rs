@@ -1,8 +1,11 @@
 //! The Google client: hand-written `reqwest` + `serde` calls shaped exactly as Google's discovery
 //! documents define them.
 
+pub mod activity;
 pub mod auth;
 pub mod client;
+pub mod docs;
+pub mod drive;
 pub mod endpoint;
 pub mod error;
 pub mod retry;

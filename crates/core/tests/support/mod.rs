@@ -1,0 +1,83 @@
+//! Test harness: a real emulator on loopback and an engine pointed at it, as the sandbox does.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use gatehouse_core::config::Config;
+use gatehouse_core::google::RetryPolicy;
+use gatehouse_core::google::auth::StaticToken;
+use gatehouse_core::{Engine, EngineOptions};
+use google_fake::{FakeGoogle, Identity};
+use serde_json::Value;
+
+pub const USER: &str = "ada@example.com";
+
+pub struct Harness {
+    pub google: FakeGoogle,
+    pub engine: Arc<Engine>,
+    pub home: tempfile::TempDir,
+}
+
+/// Retries fast in tests so injected faults don't slow the suite.
+pub fn quick_retry() -> RetryPolicy {
+    RetryPolicy {
+        max_attempts: 4,
+        base_delay: std::time::Duration::from_millis(5),
+        max_delay: std::time::Duration::from_millis(50),
+        total_budget: std::time::Duration::from_secs(5),
+    }
+}
+
+impl Harness {
+    pub async fn new() -> Self {
+        Self::with_config(|_| {}).await
+    }
+
+    /// A harness whose config `adjust` may change (cap, enabled tools…).
+    pub async fn with_config(adjust: impl FnOnce(&mut Config)) -> Self {
+        let google = FakeGoogle::start().await.expect("start the emulator");
+        let token = google.issue_token(Identity::user(USER));
+        let home = tempfile::tempdir().expect("temp home");
+        let mut config = Config::with_home(home.path());
+        config.google_endpoint = Some(google.url().parse().expect("emulator url"));
+        adjust(&mut config);
+        let engine = Engine::new(EngineOptions {
+            config,
+            tokens: Arc::new(StaticToken::new(token, Some(USER.to_owned()))),
+            sandbox: false,
+            retry: quick_retry(),
+        })
+        .expect("engine");
+        Self { google, engine, home }
+    }
+
+    /// Calls a tool; panics if it is unknown. Returns (parsed JSON or the text as a string, is_error).
+    pub async fn call(&self, tool: &str, args: Value) -> (Value, bool) {
+        let arguments = match args {
+            Value::Object(map) => Some(map),
+            Value::Null => None,
+            other => panic!("arguments must be an object, got {other}"),
+        };
+        let reply = self.engine.call(tool, arguments).await.expect("known tool");
+        let value = serde_json::from_str(&reply.text).unwrap_or(Value::String(reply.text));
+        (value, reply.is_error)
+    }
+
+    /// Calls a tool that must succeed and returns its JSON result.
+    pub async fn ok(&self, tool: &str, args: Value) -> Value {
+        let (value, is_error) = self.call(tool, args).await;
+        assert!(!is_error, "{tool} failed: {value}");
+        value
+    }
+
+    /// Calls a tool that must fail and returns its message.
+    pub async fn err(&self, tool: &str, args: Value) -> String {
+        let (value, is_error) = self.call(tool, args).await;
+        assert!(is_error, "{tool} should have failed but returned {value}");
+        value.as_str().map(str::to_owned).unwrap_or_else(|| value.to_string())
+    }
+
+    pub fn owner(&self) -> Identity {
+        Identity::user(USER)
+    }
+}
