@@ -1,1 +1,163 @@
+//! The real `gatehouse` binary over stdio, driven by rmcp's client.
 
+use std::process::Stdio;
+use std::time::Duration;
+
+use gatehouse_e2e::{Home, call, gatehouse, json, stdio_client, text};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+fn sandbox(home: &Home) -> tokio::process::Command {
+    let mut command = gatehouse(home);
+    command.args(["serve", "--sandbox"]);
+    command
+}
+
+async fn budget_id(client: &gatehouse_e2e::Client) -> String {
+    let found = call(client, "search_spreadsheets", json!({ "query": "Budget 2026" })).await.unwrap();
+    assert!(!found.is_error.unwrap_or(false), "{}", text(&found));
+    let found = json(&found);
+    let files = found.get("files").or_else(|| found.get("spreadsheets")).cloned().unwrap_or(found.clone());
+    files.as_array().and_then(|f| f.first()).and_then(|f| f["id"].as_str()).expect("Budget 2026 in the sandbox").to_owned()
+}
+
+#[tokio::test]
+async fn lists_every_declared_tool_with_all_four_annotations() {
+    let home = Home::new();
+    let client = stdio_client(sandbox(&home)).await.unwrap();
+    let tools = client.peer().list_all_tools().await.unwrap();
+    let declared: Vec<&str> = gatehouse_core::tools::all_tools().iter().map(|t| t.meta.name).collect();
+    let listed: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(listed, declared);
+    for tool in &tools {
+        let a = tool.annotations.as_ref().unwrap_or_else(|| panic!("{} has no annotations", tool.name));
+        assert!(a.read_only_hint.is_some() && a.destructive_hint.is_some(), "{}", tool.name);
+        assert!(a.idempotent_hint.is_some() && a.open_world_hint.is_some(), "{}", tool.name);
+    }
+    let info = client.peer().peer_info().expect("server info");
+    assert!(info.instructions.as_deref().unwrap_or_default().contains("Sandbox"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn sandbox_reads_and_writes_round_trip_and_say_they_are_the_sandbox() {
+    let home = Home::new();
+    let client = stdio_client(sandbox(&home)).await.unwrap();
+    let id = budget_id(&client).await;
+    let written = call(&client, "update_cells", json!({
+        "spreadsheet_id": id, "sheet": "Sales", "range": "H1:I2", "data": [["Region", "Total"], ["North", 42]]
+    }))
+    .await
+    .unwrap();
+    assert!(!written.is_error.unwrap_or(false), "{}", text(&written));
+    let read = call(&client, "get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "H1:I2" })).await.unwrap();
+    let body = text(&read);
+    assert!(body.contains("North") && body.contains("42") && body.contains("Region"), "{body}");
+    let notes: Vec<String> = read.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect();
+    assert!(notes.iter().any(|n| n.contains("Sandbox")), "{notes:?}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn bad_input_gets_a_clear_error_and_the_server_keeps_serving() {
+    let home = Home::new();
+    let client = stdio_client(sandbox(&home)).await.unwrap();
+    let id = budget_id(&client).await;
+
+    let unknown = call(&client, "no_such_tool", json!({})).await.unwrap_err().to_string();
+    assert!(unknown.contains("no_such_tool"), "{unknown}");
+
+    let missing = call(&client, "get_sheet_data", json!({ "spreadsheet_id": id })).await.unwrap();
+    assert!(missing.is_error.unwrap_or(false));
+    assert!(text(&missing).contains("sheet"), "{}", text(&missing));
+
+    let wrong_type = call(&client, "add_rows", json!({ "spreadsheet_id": id, "sheet": "Sales", "count": "three" })).await.unwrap();
+    assert!(wrong_type.is_error.unwrap_or(false));
+    assert!(text(&wrong_type).contains("count") || text(&wrong_type).contains("integer"), "{}", text(&wrong_type));
+
+    let bad_range = call(&client, "get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "1A:??" })).await.unwrap();
+    assert!(bad_range.is_error.unwrap_or(false));
+    assert!(text(&bad_range).contains("1A:??"), "{}", text(&bad_range));
+
+    let huge = "x".repeat(1_000_000);
+    let big = call(&client, "get_sheet_data", json!({ "spreadsheet_id": id, "sheet": huge })).await.unwrap();
+    assert!(big.is_error.unwrap_or(false));
+
+    let google_404 = call(&client, "list_sheets", json!({ "spreadsheet_id": "does-not-exist" })).await.unwrap();
+    assert!(google_404.is_error.unwrap_or(false));
+    assert!(text(&google_404).contains("could not find"), "{}", text(&google_404));
+
+    // And the next call is served normally.
+    let ok = call(&client, "list_sheets", json!({ "spreadsheet_id": id })).await.unwrap();
+    assert!(!ok.is_error.unwrap_or(false), "{}", text(&ok));
+    client.cancel().await.unwrap();
+}
+
+/// Reads stdout lines until one answers `id`, checking every line is JSON (stdout is the MCP channel).
+async fn answer_to(lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>, id: i64) -> Value {
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line()).await.unwrap().unwrap().expect("stdout open");
+        let message: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("stdout carried a non-JSON line: {line}"));
+        if message["id"] == json!(id) {
+            return message;
+        }
+    }
+}
+
+#[tokio::test]
+async fn malformed_json_rpc_is_answered_and_stdout_stays_pure() {
+    let home = Home::new();
+    let mut child = sandbox(&home).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw-test","version":"1"}}});
+    stdin.write_all(format!("{init}\n").as_bytes()).await.unwrap();
+    let answer = answer_to(&mut lines, 1).await;
+    assert!(answer["result"]["serverInfo"].is_object(), "{answer}");
+    stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await.unwrap();
+    stdin.write_all(b"{this is not json\n").await.unwrap();
+    stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"no/such/method\"}\n").await.unwrap();
+    let unknown = answer_to(&mut lines, 2).await;
+    assert!(unknown["error"]["code"].is_i64(), "{unknown}");
+    stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}\n").await.unwrap();
+    let listed = answer_to(&mut lines, 3).await;
+    assert!(listed["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()), "{listed}");
+    child.kill().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_service_account_key_is_used_through_its_own_token_uri() {
+    let google = google_fake::FakeGoogle::start().await.unwrap();
+    let email = "robot@project.iam.gserviceaccount.com";
+    google.world().service_accounts.push(google_fake::ServiceAccountKey {
+        email: email.to_owned(),
+        public_key_pem: include_str!("../data/test-service-account.pub.pem").to_owned(),
+    });
+    let owner = google_fake::Identity::service_account(email);
+    let id = google.world().sheets.create_with_values("Robot report", &[("Data", vec![vec![json!("ok")]])], &owner);
+    // The key's token endpoint is a second address of the same emulator: the token must be fetched there,
+    // not at the rerouted default (https://oauth2.googleapis.com/token → the API address).
+    let token_host = google_fake::FakeGoogle::start_sharing(google.shared()).await.unwrap();
+    let home = Home::new();
+    let key = json!({
+        "type": "service_account",
+        "client_email": email,
+        "private_key": include_str!("../data/test-service-account.pem"),
+        "private_key_id": "test-key",
+        "token_uri": format!("{}/token", token_host.url()),
+    });
+    let key_path = home.path().join("key.json");
+    std::fs::write(&key_path, key.to_string()).unwrap();
+    let mut command = gatehouse(&home);
+    command.args(["serve"]).env("SERVICE_ACCOUNT_PATH", &key_path).env("GATEHOUSE_GOOGLE_ENDPOINT", google.url());
+    let client = stdio_client(command).await.unwrap();
+    let sheets = call(&client, "list_sheets", json!({ "spreadsheet_id": id })).await.unwrap();
+    assert!(!sheets.is_error.unwrap_or(false), "{}", text(&sheets));
+    assert!(text(&sheets).contains("Data"));
+    let token_host_name = token_host.url().trim_start_matches("http://").to_owned();
+    let world = google.world();
+    let token_requests: Vec<&str> = world.requests.iter().filter(|r| r.path == "/token").map(|r| r.host.as_str()).collect();
+    assert_eq!(token_requests, [token_host_name.as_str()], "one token, fetched from the key's token_uri");
+    drop(world);
+    client.cancel().await.unwrap();
+}

@@ -1,1 +1,110 @@
+//! Shared pieces of the end-to-end tests: finding the real `gatehouse` binary, giving each test its own
+//! `GATEHOUSE_HOME`, and connecting real MCP clients to it.
 
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use anyhow::{Context, Result, bail};
+use rmcp::RoleClient;
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Command;
+
+/// The `gatehouse` binary built by `cargo build` (the test command builds it first).
+pub fn gatehouse_bin() -> PathBuf {
+    if let Some(path) = std::env::var_os("GATEHOUSE_BIN") {
+        return PathBuf::from(path);
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    let path = target.join("debug").join(format!("gatehouse{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.exists(), "{} is missing: run `cargo build -p gatehouse-cli` first (scripts/test.sh does)", path.display());
+    path
+}
+
+/// A test's private state folder, removed when dropped.
+pub struct Home(pub tempfile::TempDir);
+
+impl Home {
+    pub fn new() -> Self {
+        Self(tempfile::tempdir().expect("temp dir"))
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        self.0.path()
+    }
+}
+
+impl Default for Home {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A `gatehouse` command isolated in `home`, with a clean environment for Google settings.
+pub fn gatehouse(home: &Home) -> Command {
+    let mut command = Command::new(gatehouse_bin());
+    command
+        .env("GATEHOUSE_HOME", home.path())
+        .env("GATEHOUSE_LOG", "info")
+        .env_remove("GATEHOUSE_GOOGLE_ENDPOINT")
+        .env_remove("SERVICE_ACCOUNT_PATH")
+        .env_remove("ENABLED_TOOLS")
+        .env_remove("MAX_TOOL_RESPONSE_CHARS")
+        .kill_on_drop(true);
+    command
+}
+
+pub type Client = RunningService<RoleClient, ()>;
+
+/// Starts `gatehouse` with `args` and connects rmcp's client over stdio.
+pub async fn stdio_client(mut command: Command) -> Result<Client> {
+    command.stderr(Stdio::null());
+    let transport = TokioChildProcess::new(command).context("spawning gatehouse")?;
+    Ok(().serve(transport).await?)
+}
+
+/// Calls a tool and returns its result.
+pub async fn call(client: &Client, tool: &str, arguments: Value) -> Result<CallToolResult> {
+    let Value::Object(arguments) = arguments else { bail!("arguments must be an object") };
+    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    Ok(client.peer().call_tool(params).await?)
+}
+
+/// The first text block of a result.
+pub fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .find_map(|block| block.as_text().map(|t| t.text.clone()))
+        .unwrap_or_default()
+}
+
+/// The first text block parsed as JSON.
+pub fn json(result: &CallToolResult) -> Value {
+    serde_json::from_str(&text(result)).unwrap_or(Value::Null)
+}
+
+/// Starts `gatehouse serve --http 127.0.0.1:0 …` and returns the child and the URL it printed.
+pub async fn start_http(mut command: Command) -> Result<(tokio::process::Child, String)> {
+    command.stderr(Stdio::piped()).stdout(Stdio::null()).stdin(Stdio::null());
+    let mut child = command.spawn().context("spawning gatehouse")?;
+    let stderr = child.stderr.take().context("stderr")?;
+    let mut lines = BufReader::new(stderr).lines();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let line = tokio::time::timeout_at(deadline, lines.next_line()).await.context("gatehouse did not start in 30 s")??;
+        let Some(line) = line else { bail!("gatehouse exited before serving") };
+        if let Some(rest) = line.split("serving MCP at ").nth(1) {
+            let url = rest.split_whitespace().next().unwrap_or_default().to_owned();
+            // Keep draining stderr so the child never blocks on a full pipe.
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            return Ok((child, url));
+        }
+    }
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs what building and testing Gatehouse needs and is missing: Debian/Ubuntu packages, a Rust
+# toolchain if there is none, and (with --validators) the pinned npm MCP validators under target/tools.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_validators=false
+for arg in "$@"; do
+  case "$arg" in
+    --validators) want_validators=true ;;
+    *) echo "install-deps.sh: unknown option $arg (known: --validators)" >&2; exit 2 ;;
+  esac
+done
+
+sudo_cmd=""
+if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
+
+packages=(build-essential pkg-config curl ca-certificates)
+if $want_validators; then packages+=(nodejs npm); fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  if command -v apt-get >/dev/null; then
+    echo "Installing system packages: ${missing[*]}" >&2
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "Please install these packages with your system's package manager: ${missing[*]}" >&2
+  fi
+fi
+
+if ! command -v cargo >/dev/null; then
+  if [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+  else
+    echo "Installing the Rust toolchain (rustup)…" >&2
+    curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal >&2
+    export PATH="$HOME/.cargo/bin:$PATH"
+  fi
+fi
+
+if $want_validators; then
+  tools=target/tools
+  mkdir -p "$tools"
+  if [ ! -x "$tools/node_modules/.bin/conformance" ] || [ ! -x "$tools/node_modules/.bin/inspector" ]; then
+    echo "Installing the MCP validators (MCP Inspector CLI, MCP conformance suite, Node 22)…" >&2
+    (cd "$tools" && [ -f package.json ] || (cd "$tools" && npm init -y >/dev/null))
+    (cd "$tools" && npm install --no-audit --no-fund --loglevel=error \
+      node@22 @modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/conformance@0.1.16 >&2)
+  fi
+fi

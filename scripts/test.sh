@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs every test of Gatehouse: unit and integration tests, the end-to-end tests (the real binary with
+# rmcp's client over stdio and HTTP), then the MCP Inspector CLI and the official MCP conformance suite
+# against the real binary. Ends with one summary line: "N passed, M failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh --validators || exit 1
+export PATH="$HOME/.cargo/bin:$PATH"
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+echo "== build" >&2
+cargo build --workspace --all-targets --locked 2>&1 | tail -n 3 >&2 || { echo "0 passed, 1 failed"; exit 1; }
+
+echo "== cargo test" >&2
+cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$log" >&2
+cargo_status=${PIPESTATUS[0]}
+cargo_passed=$(grep -Eo 'test result: [A-Za-z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
+cargo_failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
+if [ "$cargo_status" != 0 ] && [ "$cargo_failed" = 0 ]; then cargo_failed=1; fi
+
+echo "== MCP validators" >&2
+bash scripts/validate-mcp.sh 2>&1 | tee "$log" >&2
+validators_status=${PIPESTATUS[0]}
+validators_passed=$(grep -Ec '^ok ' "$log")
+validators_failed=$(grep -Ec '^not ok ' "$log")
+if [ "$validators_status" != 0 ] && [ "$validators_failed" = 0 ]; then validators_failed=1; fi
+
+passed=$((cargo_passed + validators_passed))
+failed=$((cargo_failed + validators_failed))
+echo "cargo test: $cargo_passed passed, $cargo_failed failed; MCP validators: $validators_passed passed, $validators_failed failed" >&2
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

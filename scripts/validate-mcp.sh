@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Checks the real `gatehouse` binary with the ecosystem's own MCP validators: the MCP Inspector CLI over
+# stdio and HTTP, and the official conformance suite's server scenarios over HTTP. Prints one
+# "ok NAME" / "not ok NAME" line per check. Expects `cargo build` and `install-deps.sh --validators` done.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+tools=target/tools/node_modules/.bin
+export PATH="$PWD/$tools:$PATH"
+bin="$PWD/target/debug/gatehouse"
+home=$(mktemp -d)
+export GATEHOUSE_HOME="$home"
+unset GATEHOUSE_GOOGLE_ENDPOINT SERVICE_ACCOUNT_PATH ENABLED_TOOLS MAX_TOOL_RESPONSE_CHARS
+server_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
+  rm -rf "$home"
+}
+trap cleanup EXIT
+failures=0
+
+check() { # check NAME COMMAND… : runs COMMAND, reports ok/not ok
+  local name=$1; shift
+  if output=$("$@" 2>&1); then
+    echo "ok $name"
+  else
+    echo "not ok $name"
+    echo "$output" | tail -n 20 | sed 's/^/    /'
+    failures=$((failures + 1))
+  fi
+}
+
+expected_tools=$("$bin" tools | grep -c '^| `')
+
+inspector_stdio() { inspector --cli "$bin" serve --sandbox "$@"; }
+
+tools_listed_over_stdio() {
+  local out; out=$(inspector_stdio --method tools/list) || return 1
+  local n; n=$(echo "$out" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).tools.length))')
+  [ "$n" = "$expected_tools" ] || { echo "listed $n tools, declared $expected_tools"; return 1; }
+}
+check "inspector-stdio-tools-list" tools_listed_over_stdio
+
+quota_over_stdio() {
+  local out; out=$(inspector_stdio --method tools/call --tool-name get_storage_quota) || return 1
+  echo "$out" | grep -q 'sandbox@gatehouse.example\|limit\|usage' || { echo "$out"; return 1; }
+}
+check "inspector-stdio-tools-call" quota_over_stdio
+
+tool_error_exit_code() {
+  inspector_stdio --method tools/call --tool-name list_sheets --tool-arg spreadsheet_id=does-not-exist >/dev/null 2>&1
+  local status=$?
+  [ "$status" = 5 ] || { echo "expected exit 5 for a tool error, got $status"; return 1; }
+}
+check "inspector-stdio-tool-error" tool_error_exit_code
+
+templates_over_stdio() {
+  inspector_stdio --method resources/templates/list | grep -q 'spreadsheet://{spreadsheet_id}/info'
+}
+check "inspector-stdio-resource-templates" templates_over_stdio
+
+# HTTP: start the server on a free loopback port and read the URL it prints.
+token=$("$bin" serve --print-token)
+log="$home/server.log"
+"$bin" serve --sandbox --http 127.0.0.1:0 2>"$log" &
+server_pid=$!
+url=""
+for _ in $(seq 1 100); do
+  url=$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$log" | head -n 1)
+  [ -n "$url" ] && break
+  sleep 0.1
+done
+if [ -z "$url" ]; then
+  echo "not ok http-server-start"; cat "$log"; exit 1
+fi
+
+tools_listed_over_http() {
+  local out; out=$(inspector --cli "$url" --header "Authorization: Bearer $token" --method tools/list) || return 1
+  echo "$out" | grep -q '"get_sheet_data"'
+}
+check "inspector-http-tools-list" tools_listed_over_http
+
+refused_without_token() {
+  ! inspector --cli "$url" --method tools/list >/dev/null 2>&1
+}
+check "inspector-http-refused-without-token" refused_without_token
+
+# The conformance suite cannot send headers: it gets the URL form with the token (RFC 6750 access_token).
+conformance_url="$url?access_token=$token"
+for scenario in server-initialize ping tools-list dns-rebinding-protection; do
+  check "conformance-$scenario" conformance server --url "$conformance_url" --scenario "$scenario"
+done
+
+[ "$failures" = 0 ]
