@@ -134,7 +134,7 @@ async fn a_service_account_key_is_used_through_its_own_token_uri() {
         public_key_pem: include_str!("../data/test-service-account.pub.pem").to_owned(),
     });
     let owner = google_fake::Identity::service_account(email);
-    let id = google.world().sheets.create_with_values("Robot report", &[("Data", vec![vec![json!("ok")]])], &owner);
+    let id = google.world().create_spreadsheet("Robot report", &[("Data", vec![vec![json!("ok")]])], &owner);
     // The key's token endpoint is a second address of the same emulator: the token must be fetched there,
     // not at the rerouted default (https://oauth2.googleapis.com/token → the API address).
     let token_host = google_fake::FakeGoogle::start_sharing(google.shared()).await.unwrap();

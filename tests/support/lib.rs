@@ -14,11 +14,22 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
-/// The `gatehouse` binary built by `cargo build` (the test command builds it first).
+/// The `gatehouse` binary, rebuilt first when these tests run under cargo: cargo builds a package's own
+/// binaries for its tests, not another package's, and a stale binary would test old code.
 pub fn gatehouse_bin() -> PathBuf {
     if let Some(path) = std::env::var_os("GATEHOUSE_BIN") {
         return PathBuf::from(path);
     }
+    static BUILD: std::sync::Once = std::sync::Once::new();
+    BUILD.call_once(|| {
+        if let Some(cargo) = std::env::var_os("CARGO") {
+            let status = std::process::Command::new(cargo)
+                .args(["build", "--quiet", "-p", "gatehouse-cli"])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status();
+            assert!(status.is_ok_and(|s| s.success()), "building gatehouse-cli failed");
+        }
+    });
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
@@ -63,9 +74,8 @@ pub fn gatehouse(home: &Home) -> Command {
 pub type Client = RunningService<RoleClient, ()>;
 
 /// Starts `gatehouse` with `args` and connects rmcp's client over stdio.
-pub async fn stdio_client(mut command: Command) -> Result<Client> {
-    command.stderr(Stdio::null());
-    let transport = TokioChildProcess::new(command).context("spawning gatehouse")?;
+pub async fn stdio_client(command: Command) -> Result<Client> {
+    let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().context("spawning gatehouse")?;
     Ok(().serve(transport).await?)
 }
 

@@ -85,14 +85,16 @@ async fn serve(args: ServeArgs) -> Result<()> {
     match args.http {
         Some(addr) => {
             let token = mcp::token::load_or_create(&config.home)?;
+            let listener = mcp::http::bind(addr).await?;
+            let local = listener.local_addr().context("reading the bound address")?;
             let cancel = CancellationToken::new();
             let stop = cancel.clone();
             tokio::spawn(async move {
                 let _ = tokio::signal::ctrl_c().await;
                 stop.cancel();
             });
-            eprintln!("Gatehouse is serving MCP at http://{addr}/mcp (bearer token: `gatehouse serve --print-token`).");
-            mcp::http::serve(engine, addr, &token, cancel).await?;
+            eprintln!("Gatehouse is serving MCP at http://{local}/mcp (bearer token: `gatehouse serve --print-token`).");
+            mcp::http::serve(engine, listener, &token, cancel).await?;
         }
         None => mcp::serve_stdio(engine).await.context("serving MCP over stdio")?,
     }

@@ -3,7 +3,7 @@
 //! audience and expiry checked as Google checks them.
 
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Form, Json, Router};
@@ -35,7 +35,7 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
     (status, Json(json!({ "error": error, "error_description": description }))).into_response()
 }
 
-async fn token(State(shared): State<Shared>, Form(form): Form<TokenForm>) -> Response {
+async fn token(State(shared): State<Shared>, headers: HeaderMap, Form(form): Form<TokenForm>) -> Response {
     if form.grant_type != "urn:ietf:params:oauth:grant-type:jwt-bearer" {
         return oauth_error(StatusCode::BAD_REQUEST, "unsupported_grant_type", "Invalid grant_type: ");
     }
@@ -43,7 +43,9 @@ async fn token(State(shared): State<Shared>, Form(form): Form<TokenForm>) -> Res
         return oauth_error(StatusCode::BAD_REQUEST, "invalid_request", "Missing required parameter: assertion");
     };
     let mut world = shared.lock();
-    let audience = format!("{}/token", world.base_url);
+    // Google checks `aud` names the token endpoint the assertion was sent to.
+    let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or_default();
+    let audience = format!("http://{host}/token");
     let verified = world.service_accounts.iter().find_map(|key| {
         let decoding = jsonwebtoken::DecodingKey::from_rsa_pem(key.public_key_pem.as_bytes()).ok()?;
         let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);

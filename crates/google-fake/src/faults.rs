@@ -18,12 +18,20 @@ pub struct Fault {
     pub retry_after_secs: Option<u64>,
     /// How many matching requests fail before the fault is used up.
     pub times: u32,
+    /// Wait this long before answering (a slow or hung Google); with `status` 0 the request then
+    /// proceeds normally.
+    pub delay_ms: u64,
 }
 
 impl Fault {
     /// `times` requests under `path_prefix` answer `status`.
     pub fn status(path_prefix: &str, status: u16, times: u32) -> Self {
-        Self { path_prefix: path_prefix.to_owned(), method: None, status, retry_after_secs: None, times }
+        Self { path_prefix: path_prefix.to_owned(), method: None, status, retry_after_secs: None, times, delay_ms: 0 }
+    }
+
+    /// `times` requests under `path_prefix` are answered normally, but only after `delay_ms`.
+    pub fn delay(path_prefix: &str, delay_ms: u64, times: u32) -> Self {
+        Self { delay_ms, ..Self::status(path_prefix, 0, times) }
     }
 
     /// Adds a `Retry-After` header to the injected answers.
@@ -43,9 +51,10 @@ impl Fault {
 pub async fn middleware(State(shared): State<Shared>, request: Request, next: Next) -> Response {
     let path = request.uri().path().to_owned();
     let method = request.method().as_str().to_owned();
+    let host = request.headers().get("host").and_then(|h| h.to_str().ok()).unwrap_or_default().to_owned();
     let injected = {
         let mut world = shared.lock();
-        world.requests.push(RequestRecord { method: method.clone(), path: path.clone() });
+        world.requests.push(RequestRecord { method: method.clone(), host, path: path.clone() });
         let hit = world.faults.iter_mut().find(|fault| {
             fault.times > 0
                 && path.starts_with(&fault.path_prefix)
@@ -53,11 +62,14 @@ pub async fn middleware(State(shared): State<Shared>, request: Request, next: Ne
         });
         hit.map(|fault| {
             fault.times -= 1;
-            (fault.status, fault.retry_after_secs)
+            (fault.status, fault.retry_after_secs, fault.delay_ms)
         })
     };
-    match injected {
-        Some((status, retry_after)) => {
+    if let Some((_, _, delay_ms)) = injected.filter(|(_, _, delay)| *delay > 0) {
+        tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
+    }
+    match injected.filter(|(status, _, _)| *status != 0) {
+        Some((status, retry_after, _)) => {
             let shape = if path.starts_with("/drive/") || path.starts_with("/upload/drive/") {
                 Shape::Legacy
             } else {

@@ -16,6 +16,7 @@
 
 mod activity;
 mod auth;
+pub mod discovery;
 mod docs;
 mod drive;
 mod errors;
@@ -26,7 +27,8 @@ mod state;
 
 pub use errors::ApiError;
 pub use faults::Fault;
-pub use state::{Identity, IdentityKind, World};
+pub use seed::{COLLEAGUE_EMAIL, SANDBOX_EMAIL};
+pub use state::{Identity, IdentityKind, RequestRecord, ServiceAccountKey, World};
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -73,6 +75,10 @@ impl FakeGoogle {
         let addr = listener.local_addr()?;
         let shared = Shared(Arc::new(Mutex::new(world)));
         shared.lock().base_url = format!("http://{addr}");
+        Self::serve(listener, addr, shared)
+    }
+
+    fn serve(listener: TcpListener, addr: SocketAddr, shared: Shared) -> std::io::Result<Self> {
         let app = router(shared.clone());
         let (tx, rx) = oneshot::channel::<()>();
         tokio::spawn(async move {
@@ -84,6 +90,13 @@ impl FakeGoogle {
             }
         });
         Ok(Self { addr, shared, _shutdown: tx })
+    }
+
+    /// Serves the same world on a second loopback address (e.g. a token endpoint apart from the APIs).
+    pub async fn start_sharing(shared: Shared) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+        let addr = listener.local_addr()?;
+        Self::serve(listener, addr, shared)
     }
 
     /// The root URL every Google host maps onto, e.g. `http://127.0.0.1:41234`.
@@ -106,6 +119,11 @@ impl FakeGoogle {
         self.shared.lock().issue_token(identity)
     }
 
+    /// Every divergence from Google's discovery documents seen so far, one line each (see [`discovery`]).
+    pub fn discovery_violations(&self) -> Vec<String> {
+        self.shared.lock().discovery_violations.clone()
+    }
+
     /// Queues a fault: the next matching requests fail as described.
     pub fn inject(&self, fault: Fault) {
         self.shared.lock().faults.push(fault);
@@ -121,6 +139,8 @@ pub fn router(shared: Shared) -> Router {
         .merge(drive::routes())
         .merge(activity::routes())
         .fallback(errors::not_found_route)
+        .method_not_allowed_fallback(errors::not_found_route)
         .layer(axum::middleware::from_fn_with_state(shared.clone(), faults::middleware))
+        .layer(axum::middleware::from_fn_with_state(shared.clone(), discovery::middleware))
         .with_state(shared)
 }

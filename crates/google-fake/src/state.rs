@@ -42,6 +42,8 @@ impl Identity {
 #[derive(Debug, Clone)]
 pub struct RequestRecord {
     pub method: String,
+    /// The `Host` the request was addressed to (one world can be served on several addresses).
+    pub host: String,
     pub path: String,
 }
 
@@ -67,6 +69,9 @@ pub struct World {
     pub docs: crate::docs::Store,
     pub drive: crate::drive::Store,
     pub activity: crate::activity::Store,
+    /// Where the emulator diverged from Google's discovery documents, one line per violation (see
+    /// [`crate::discovery`]).
+    pub discovery_violations: Vec<String>,
 }
 
 impl World {

@@ -4,6 +4,7 @@
 pub mod activity;
 pub mod auth;
 pub mod client;
+pub mod comments;
 pub mod docs;
 pub mod drive;
 pub mod endpoint;

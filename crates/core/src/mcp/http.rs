@@ -73,14 +73,14 @@ fn refuse(status: StatusCode, message: &str) -> Response {
 }
 
 async fn check_request(State(guard): State<Guard>, request: Request, next: Next) -> Response {
-    if let Some(refusal) = guard.refusal(request.headers()) {
+    if let Some(refusal) = guard.refusal(request.headers(), request.uri().query()) {
         return refusal;
     }
     next.run(request).await
 }
 
 impl Guard {
-    fn refusal(&self, headers: &HeaderMap) -> Option<Response> {
+    fn refusal(&self, headers: &HeaderMap, query: Option<&str>) -> Option<Response> {
         let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
         if !self.hosts.iter().any(|allowed| allowed.eq_ignore_ascii_case(host)) {
             tracing::warn!(host, "refused a request with a foreign Host header");
@@ -99,11 +99,14 @@ impl Guard {
                 ));
             }
         }
+        // RFC 6750 allows the token in the header or, for clients that can only be given a URL, in the
+        // `access_token` query parameter (the URL Gatehouse shows for such clients).
         let presented = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim);
+            .map(str::trim)
+            .or_else(|| query_token(query?));
         match presented {
             Some(token) if constant_time_eq(token.as_bytes(), self.token.as_bytes()) => None,
             Some(_) => Some(refuse(
@@ -118,24 +121,34 @@ impl Guard {
     }
 }
 
+fn query_token(query: &str) -> Option<&str> {
+    query.split('&').find_map(|pair| pair.strip_prefix("access_token="))
+}
+
 /// Compares without leaking, through timing, how much of the token matched.
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Serves until `cancel` fires.
-pub async fn serve(engine: Arc<Engine>, addr: SocketAddr, token: &str, cancel: CancellationToken) -> Result<(), HttpError> {
+/// Binds the listener, refusing non-loopback addresses. Port 0 picks a free port: read it from the listener.
+pub async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, HttpError> {
     check_loopback(addr)?;
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| HttpError::Bind { addr, detail: e.to_string() })?;
-    let local = listener.local_addr().map_err(|e| HttpError::Bind { addr, detail: e.to_string() })?;
-    tracing::info!(%local, "serving MCP over HTTP at /mcp");
+    tokio::net::TcpListener::bind(addr).await.map_err(|e| HttpError::Bind { addr, detail: e.to_string() })
+}
+
+/// Serves on a bound listener until `cancel` fires.
+pub async fn serve(
+    engine: Arc<Engine>,
+    listener: tokio::net::TcpListener,
+    token: &str,
+    cancel: CancellationToken,
+) -> Result<(), HttpError> {
+    let local = listener.local_addr().map_err(|e| HttpError::Bind { addr: ([127, 0, 0, 1], 0).into(), detail: e.to_string() })?;
     let app = router(engine, token, local.port(), cancel.clone());
     axum::serve(listener, app)
         .with_graceful_shutdown(async move { cancel.cancelled().await })
         .await
-        .map_err(|e| HttpError::Bind { addr, detail: e.to_string() })
+        .map_err(|e| HttpError::Bind { addr: local, detail: e.to_string() })
 }
 
 #[cfg(test)]
@@ -167,9 +180,16 @@ mod tests {
     #[test]
     fn a_good_request_passes() {
         let ok = headers(&[("host", "127.0.0.1:8080"), ("authorization", "Bearer secret")]);
-        assert!(guard().refusal(&ok).is_none());
+        assert!(guard().refusal(&ok, None).is_none());
         let ok = headers(&[("host", "localhost:8080"), ("origin", "http://localhost:8080"), ("authorization", "Bearer secret")]);
-        assert!(guard().refusal(&ok).is_none());
+        assert!(guard().refusal(&ok, None).is_none());
+    }
+
+    #[test]
+    fn the_token_may_come_in_the_url() {
+        let no_header = headers(&[("host", "127.0.0.1:8080")]);
+        assert!(guard().refusal(&no_header, Some("access_token=secret")).is_none());
+        assert!(guard().refusal(&no_header, Some("x=1&access_token=nope")).is_some());
     }
 
     #[test]
@@ -181,7 +201,7 @@ mod tests {
             (headers(&[("host", "127.0.0.1:8080")]), StatusCode::UNAUTHORIZED),
         ];
         for (request, status) in cases {
-            assert_eq!(guard().refusal(&request).map(|r| r.status()), Some(status));
+            assert_eq!(guard().refusal(&request, None).map(|r| r.status()), Some(status));
         }
     }
 }

@@ -119,7 +119,7 @@ impl ToolDef {
         let handler: Handler = Arc::new(move |ctx, args| {
             let run = Arc::clone(&run);
             Box::pin(async move {
-                let args: A = serde_json::from_value(args).map_err(|e| ToolError::arguments(name, e))?;
+                let args: A = serde_path_to_error::deserialize(args).map_err(|e| ToolError::arguments(name, e))?;
                 run(ctx, args).await
             })
         });
@@ -148,6 +148,7 @@ impl ToolDef {
 /// Every tool of this build, in catalogue order.
 pub fn all_tools() -> Vec<ToolDef> {
     let mut tools = super::sheets::tools();
+    tools.extend(super::drive::sheets_tools());
     tools.extend(super::drive::tools());
     tools.extend(super::docs::tools());
     tools

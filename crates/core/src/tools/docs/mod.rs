@@ -1,0 +1,161 @@
+//! Google Docs tools: create a document from Markdown or text, read it (text, Markdown, structure,
+//! search), edit it by index, and comment on it.
+//!
+//! Every index is a Docs index: UTF-16 code units from the start of the body (which starts at 1), the
+//! same numbers `get_doc_structure` and `find_in_doc` report and `documents.batchUpdate` takes.
+
+mod autolink;
+mod comments;
+mod create;
+mod edit;
+mod find;
+mod read;
+
+use serde_json::Value;
+
+use super::registry::{Access, Cap, Service, ToolDef, ToolMeta};
+use crate::google::segment;
+
+const fn docs_read(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    cap: Cap,
+    local_path: bool,
+) -> ToolMeta {
+    ToolMeta {
+        name,
+        title,
+        description,
+        service: Service::Docs,
+        access: Access::Read,
+        cap,
+        local_path,
+    }
+}
+
+const fn docs_write(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    destructive: bool,
+) -> ToolMeta {
+    ToolMeta {
+        name,
+        title,
+        description,
+        service: Service::Docs,
+        // No Docs write here is idempotent: repeating an insert, delete, comment or create does it again.
+        access: Access::Write {
+            destructive,
+            idempotent: false,
+        },
+        cap: Cap::Fixed,
+        local_path: false,
+    }
+}
+
+/// The Docs tools, in catalogue order.
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            docs_write(
+                "create_doc",
+                "Create document",
+                "Create a Google Doc, optionally with content in Markdown (headings, bold, italic, links, lists become real Docs formatting) or plain text; returns its id and URL.",
+                false,
+            ),
+            create::create_doc,
+        ),
+        ToolDef::new(
+            docs_read(
+                "get_doc_content",
+                "Read document text",
+                "Read a Google Doc's text as plain text.",
+                Cap::Narrower,
+                true,
+            ),
+            read::get_doc_content,
+        ),
+        ToolDef::new(
+            docs_read(
+                "get_doc_structure",
+                "Document outline",
+                "List a Google Doc's headings, paragraphs, list items and tables with their start and end indexes, for editing by index.",
+                Cap::Narrower,
+                false,
+            ),
+            read::get_doc_structure,
+        ),
+        ToolDef::new(
+            docs_read(
+                "find_in_doc",
+                "Find in document",
+                "Find text (or a regular expression) in a Google Doc and return each match's start and end index, counted as Docs counts (UTF-16).",
+                Cap::Narrower,
+                true,
+            ),
+            find::find_in_doc,
+        ),
+        ToolDef::new(
+            docs_write(
+                "insert_doc_text",
+                "Insert text",
+                "Insert text at one or more indexes of a Google Doc in one atomic update; indexes refer to the document before any of these insertions.",
+                false,
+            ),
+            edit::insert_doc_text,
+        ),
+        ToolDef::new(
+            docs_write(
+                "delete_doc_range",
+                "Delete text",
+                "Delete one or more index ranges of a Google Doc in one atomic update; indexes refer to the document before any of these deletions.",
+                true,
+            ),
+            edit::delete_doc_range,
+        ),
+        ToolDef::new(
+            docs_read(
+                "list_doc_comments",
+                "List comments",
+                "List the comments on a Google Doc with their authors, the text they quote, replies and whether they are resolved.",
+                Cap::Paging,
+                false,
+            ),
+            comments::list_doc_comments,
+        ),
+        ToolDef::new(
+            docs_write(
+                "add_doc_comment",
+                "Add comment",
+                "Add a comment to a Google Doc, optionally quoting the text it is about.",
+                false,
+            ),
+            comments::add_doc_comment,
+        ),
+        ToolDef::new(
+            docs_read(
+                "get_doc_as_markdown",
+                "Read document as Markdown",
+                "Read a Google Doc as Markdown (headings, lists, bold, italic, links, tables), optionally followed by its comments.",
+                Cap::Narrower,
+                true,
+            ),
+            read::get_doc_as_markdown,
+        ),
+    ]
+}
+
+/// The document's address in the Docs editor.
+fn doc_url(document_id: &str) -> String {
+    format!(
+        "https://docs.google.com/document/d/{}/edit",
+        segment(document_id)
+    )
+}
+
+/// The `title` of a document as `documents.get` answers it.
+fn title_of(doc: &Value) -> &str {
+    doc.get("title").and_then(Value::as_str).unwrap_or("")
+}

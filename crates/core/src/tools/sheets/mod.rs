@@ -1,0 +1,491 @@
+//! Google Sheets tools: reads ([`read`], [`multi`], [`find`]), value writes ([`write`]) and sheet structure
+//! ([`structure`]). This file holds the declarations (one table, in catalogue order) and the helpers they
+//! share: building ranges, finding a sheet by title, and turning Google's "bad range" into "no such sheet".
+
+mod find;
+mod multi;
+mod read;
+mod structure;
+mod write;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::registry::{Access, Cap, Service, ToolDef, ToolMeta};
+use super::{ToolContext, ToolError};
+use crate::a1::{self, A1Range};
+use crate::google::sheets::SheetProperties;
+use crate::google::{ErrorKind, GoogleError};
+
+const fn read(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    cap: Cap,
+    local_path: bool,
+) -> ToolMeta {
+    ToolMeta {
+        name,
+        title,
+        description,
+        service: Service::Sheets,
+        access: Access::Read,
+        cap,
+        local_path,
+    }
+}
+
+/// A write: its result is a confirmation whose size doesn't depend on the data, so it is never capped
+/// (refusing a result after the write happened would only hide what was done).
+const fn write(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    destructive: bool,
+    idempotent: bool,
+) -> ToolMeta {
+    ToolMeta {
+        name,
+        title,
+        description,
+        service: Service::Sheets,
+        access: Access::Write {
+            destructive,
+            idempotent,
+        },
+        cap: Cap::Fixed,
+        local_path: false,
+    }
+}
+
+/// The Sheets tools, in catalogue order.
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            read(
+                "get_sheet_data",
+                "Read cells",
+                "Read a sheet's values as shown (formatted), optionally only a range; include_grid_data adds formulas, formats, notes and links per cell.",
+                Cap::Narrower,
+                true,
+            ),
+            read::get_sheet_data,
+        ),
+        ToolDef::new(
+            read(
+                "get_sheet_formulas",
+                "Read formulas",
+                "Read a sheet's cells with formulas as written (e.g. =SUM(A1:A3)) instead of their results.",
+                Cap::Narrower,
+                false,
+            ),
+            read::get_sheet_formulas,
+        ),
+        ToolDef::new(
+            read(
+                "get_multiple_sheet_data",
+                "Read several ranges",
+                "Read many ranges, across one or more spreadsheets, in one call; each result carries its values or its own error.",
+                Cap::Narrower,
+                true,
+            ),
+            multi::get_multiple_sheet_data,
+        ),
+        ToolDef::new(
+            read(
+                "get_multiple_spreadsheet_summary",
+                "Summarize spreadsheets",
+                "For each spreadsheet: its title, its sheets and the first rows of each sheet.",
+                Cap::Narrower,
+                true,
+            ),
+            multi::get_multiple_spreadsheet_summary,
+        ),
+        ToolDef::new(
+            read(
+                "find_in_spreadsheet",
+                "Find in spreadsheet",
+                "Find cells whose shown value contains the query text, in one sheet or all; returns cell references like Sales!B7.",
+                Cap::Narrower,
+                true,
+            ),
+            find::find_in_spreadsheet,
+        ),
+        ToolDef::new(
+            write(
+                "clear_values",
+                "Clear cells",
+                "Clear the values of a range, or of the whole sheet when no range is given; formatting stays.",
+                true,
+                true,
+            ),
+            write::clear_values,
+        ),
+        ToolDef::new(
+            write(
+                "update_cells",
+                "Update cells",
+                "Write a 2-D array of values into a range, or from a start cell; values are typed as in the Sheets UI (=formulas, numbers, dates).",
+                true,
+                true,
+            ),
+            write::update_cells,
+        ),
+        ToolDef::new(
+            write(
+                "batch_update_cells",
+                "Update several ranges",
+                "Write several ranges of one sheet at once: ranges maps each range (A1:B2) to its 2-D array of values.",
+                true,
+                true,
+            ),
+            write::batch_update_cells,
+        ),
+        ToolDef::new(
+            write(
+                "batch_update",
+                "Apply Sheets requests",
+                "Send raw Google Sheets batchUpdate requests (formatting, merges, charts…) and return Google's replies.",
+                true,
+                false,
+            ),
+            write::batch_update,
+        ),
+        ToolDef::new(
+            read(
+                "list_sheets",
+                "List sheets",
+                "List the sheets (tabs) of a spreadsheet with their ids and sizes.",
+                Cap::Fixed,
+                false,
+            ),
+            list_sheets,
+        ),
+        ToolDef::new(
+            write(
+                "copy_sheet",
+                "Copy sheet to spreadsheet",
+                "Copy a sheet into another spreadsheet under the name dst_sheet.",
+                false,
+                false,
+            ),
+            structure::copy_sheet,
+        ),
+        ToolDef::new(
+            write(
+                "duplicate_sheet",
+                "Duplicate sheet",
+                "Duplicate a sheet within its spreadsheet, optionally naming the copy and placing it at a 0-based tab position.",
+                false,
+                false,
+            ),
+            structure::duplicate_sheet,
+        ),
+        ToolDef::new(
+            write(
+                "rename_sheet",
+                "Rename sheet",
+                "Rename a sheet (tab); formulas that refer to it follow the new name.",
+                true,
+                true,
+            ),
+            structure::rename_sheet,
+        ),
+        ToolDef::new(
+            write(
+                "create_sheet",
+                "Add sheet",
+                "Add a new empty sheet (tab) to a spreadsheet.",
+                false,
+                false,
+            ),
+            structure::create_sheet,
+        ),
+        ToolDef::new(
+            write(
+                "add_rows",
+                "Insert rows",
+                "Insert empty rows before the 0-based row index start_row (0 = above row 1), or append them at the end when start_row is omitted.",
+                false,
+                false,
+            ),
+            structure::add_rows,
+        ),
+        ToolDef::new(
+            write(
+                "add_columns",
+                "Insert columns",
+                "Insert empty columns before the 0-based column index start_column (0 = before column A), or append them at the end when omitted.",
+                false,
+                false,
+            ),
+            structure::add_columns,
+        ),
+        ToolDef::new(
+            write(
+                "delete_sheet",
+                "Delete sheet",
+                "Delete a sheet (tab) and everything on it.",
+                true,
+                true,
+            ),
+            structure::delete_sheet,
+        ),
+        ToolDef::new(
+            write(
+                "delete_rows",
+                "Delete rows",
+                "Delete rows from the 0-based index start_row (0 = row 1) up to, not including, end_row (default: one row).",
+                true,
+                false,
+            ),
+            structure::delete_rows,
+        ),
+        ToolDef::new(
+            write(
+                "delete_columns",
+                "Delete columns",
+                "Delete columns from the 0-based index start_column (0 = column A) up to, not including, end_column (default: one column).",
+                true,
+                false,
+            ),
+            structure::delete_columns,
+        ),
+        ToolDef::new(
+            write(
+                "create_spreadsheet",
+                "Create spreadsheet",
+                "Create a new spreadsheet, in folder_id when given (else the configured default folder).",
+                false,
+                false,
+            ),
+            structure::create_spreadsheet,
+        ),
+    ]
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListSheetsArgs {
+    /// The spreadsheet's id (from its URL: docs.google.com/spreadsheets/d/ID/edit).
+    pub spreadsheet_id: String,
+}
+
+async fn list_sheets(ctx: ToolContext, args: ListSheetsArgs) -> Result<Value, ToolError> {
+    let info = spreadsheet_info(&ctx, &args.spreadsheet_id).await?;
+    Ok(info["sheets"].clone())
+}
+
+/// The spreadsheet's title, URL and sheets: the `spreadsheet://{id}/info` resource and `list_sheets`.
+pub async fn spreadsheet_info(ctx: &ToolContext, spreadsheet_id: &str) -> Result<Value, ToolError> {
+    let spreadsheet = ctx
+        .google
+        .sheets()
+        .get(spreadsheet_id, "spreadsheetId,spreadsheetUrl,properties(title,locale,timeZone),sheets(properties(sheetId,title,index,hidden,gridProperties))")
+        .await?;
+    let sheets: Vec<Value> = spreadsheet
+        .sheets
+        .iter()
+        .map(|sheet| {
+            let p = &sheet.properties;
+            json!({
+                "title": p.title,
+                "sheet_id": p.sheet_id,
+                "index": p.index,
+                "row_count": p.grid_properties.row_count,
+                "column_count": p.grid_properties.column_count,
+                "hidden": p.hidden,
+            })
+        })
+        .collect();
+    Ok(json!({
+        "spreadsheet_id": spreadsheet.spreadsheet_id,
+        "title": spreadsheet.properties.title,
+        "url": spreadsheet.spreadsheet_url,
+        "sheets": sheets,
+    }))
+}
+
+/// The field mask for reading sheet titles, ids and sizes.
+const SHEET_PROPERTIES: &str =
+    "sheets.properties(sheetId,title,index,sheetType,gridProperties(rowCount,columnCount))";
+
+/// A link to one sheet (tab) of a spreadsheet.
+fn sheet_url(spreadsheet_id: &str, sheet_id: i64) -> String {
+    format!("https://docs.google.com/spreadsheets/d/{spreadsheet_id}/edit#gid={sheet_id}")
+}
+
+/// A `sheet` argument as a bare title: `'My Sheet'` (quoted as in A1) means `My Sheet`.
+fn sheet_name(sheet: &str) -> String {
+    let trimmed = sheet.trim();
+    if trimmed.starts_with('\'')
+        && let Ok(A1Range {
+            sheet: Some(name),
+            start_row: None,
+            start_col: None,
+            end_row: None,
+            end_col: None,
+        }) = A1Range::parse(trimmed)
+    {
+        return name;
+    }
+    trimmed.to_owned()
+}
+
+/// The A1 range a tool sends for its `sheet` and optional `range` arguments; a range that can't be read is
+/// refused here, before any Google call, with the reason and the way to write it.
+fn range_arg(sheet: &str, range: Option<&str>) -> Result<String, ToolError> {
+    a1::qualified(sheet, range).map_err(|error| match range {
+        Some(range) if !range.trim().is_empty() => ToolError::invalid(format!(
+            "The range {range:?} on sheet {sheet:?} could not be read: {error}."
+        )),
+        _ => ToolError::invalid(format!("The sheet {sheet:?} could not be used: {error}.")),
+    })
+}
+
+/// The properties of every sheet, for resolving titles to ids.
+async fn sheets_of(
+    ctx: &ToolContext,
+    spreadsheet_id: &str,
+) -> Result<Vec<SheetProperties>, ToolError> {
+    let spreadsheet = ctx
+        .google
+        .sheets()
+        .get(spreadsheet_id, SHEET_PROPERTIES)
+        .await?;
+    Ok(spreadsheet
+        .sheets
+        .into_iter()
+        .map(|sheet| sheet.properties)
+        .collect())
+}
+
+/// The sheet titled `title`: the exact title first, then ignoring case (Sheets treats titles that way).
+fn find_sheet<'a>(sheets: &'a [SheetProperties], title: &str) -> Option<&'a SheetProperties> {
+    let title = sheet_name(title);
+    sheets.iter().find(|p| p.title == title).or_else(|| {
+        sheets
+            .iter()
+            .find(|p| p.title.to_lowercase() == title.to_lowercase())
+    })
+}
+
+/// The error for a title that names no sheet, listing the sheets there are.
+fn no_such_sheet(sheets: &[SheetProperties], title: &str) -> ToolError {
+    let names: Vec<String> = sheets.iter().map(|p| format!("{:?}", p.title)).collect();
+    let listing = if names.is_empty() {
+        "It has no sheets.".to_owned()
+    } else {
+        format!("Its sheets are: {}.", names.join(", "))
+    };
+    ToolError::NotFound(format!(
+        "There is no sheet named {:?} in this spreadsheet. {listing} Use one of these names exactly as shown on the tab.",
+        sheet_name(title)
+    ))
+}
+
+/// Resolves a sheet title to its properties (id, size) with one `spreadsheets.get`.
+async fn resolve_sheet(
+    ctx: &ToolContext,
+    spreadsheet_id: &str,
+    title: &str,
+) -> Result<SheetProperties, ToolError> {
+    let sheets = sheets_of(ctx, spreadsheet_id).await?;
+    find_sheet(&sheets, title)
+        .cloned()
+        .ok_or_else(|| no_such_sheet(&sheets, title))
+}
+
+/// Passes a Google answer through, except that a refused range (HTTP 400) on a sheet that doesn't exist
+/// becomes [`ToolError::NotFound`] listing the sheets. The lookup runs only on that failure, so the happy
+/// path costs no extra call.
+async fn on_sheet<T>(
+    ctx: &ToolContext,
+    spreadsheet_id: &str,
+    sheet: &str,
+    result: Result<T, GoogleError>,
+) -> Result<T, ToolError> {
+    match result {
+        Ok(value) => Ok(value),
+        Err(error) => Err(explain(ctx, spreadsheet_id, sheet, error).await),
+    }
+}
+
+async fn explain(
+    ctx: &ToolContext,
+    spreadsheet_id: &str,
+    sheet: &str,
+    error: GoogleError,
+) -> ToolError {
+    if error.kind() != Some(ErrorKind::InvalidArgument) {
+        return error.into();
+    }
+    match sheets_of(ctx, spreadsheet_id).await {
+        Ok(sheets) if find_sheet(&sheets, sheet).is_none() => no_such_sheet(&sheets, sheet),
+        _ => error.into(),
+    }
+}
+
+/// Whether a sheet holds cells (charts-only and data-source sheets have no values to read).
+fn is_grid(sheet: &SheetProperties) -> bool {
+    sheet
+        .sheet_type
+        .as_deref()
+        .is_none_or(|kind| kind == "GRID")
+}
+
+/// `Vec<Vec<Value>>` as a JSON array, moving the cells rather than copying them (`json!` would serialize a
+/// second copy of every value).
+fn rows_value(rows: Vec<Vec<Value>>) -> Value {
+    Value::Array(rows.into_iter().map(Value::Array).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sheet(title: &str) -> SheetProperties {
+        SheetProperties {
+            title: title.to_owned(),
+            ..SheetProperties::default()
+        }
+    }
+
+    #[test]
+    fn titles_match_exactly_then_ignoring_case_and_quotes() {
+        let sheets = [sheet("Sales"), sheet("sales"), sheet("My Sheet")];
+        assert_eq!(
+            find_sheet(&sheets, "sales").map(|p| p.title.as_str()),
+            Some("sales")
+        );
+        assert_eq!(
+            find_sheet(&sheets, "SALES").map(|p| p.title.as_str()),
+            Some("Sales")
+        );
+        assert_eq!(
+            find_sheet(&sheets, "'My Sheet'").map(|p| p.title.as_str()),
+            Some("My Sheet")
+        );
+        assert!(find_sheet(&sheets, "Nope").is_none());
+    }
+
+    #[test]
+    fn a_missing_sheet_lists_the_sheets_there_are() {
+        let text = no_such_sheet(&[sheet("Summary"), sheet("Sales")], "Salse").to_string();
+        assert!(text.contains("\"Salse\""), "{text}");
+        assert!(text.contains("\"Summary\", \"Sales\""), "{text}");
+    }
+
+    #[test]
+    fn bad_ranges_name_the_range() {
+        let text = range_arg("Sheet1", Some("A1:B2:C3"))
+            .unwrap_err()
+            .to_string();
+        assert!(text.contains("A1:B2:C3"), "{text}");
+        assert_eq!(
+            range_arg("My Sheet", Some("A2:C")).unwrap(),
+            "'My Sheet'!A2:C"
+        );
+    }
+}

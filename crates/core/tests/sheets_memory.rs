@@ -1,0 +1,135 @@
+//! Peak memory of a large `get_sheet_data` (20,000 x 8 short cells).
+//!
+//! The read holds Google's body, then one `Value` tree of the cells (moved, never copied), then the
+//! rendered text. A `Value` costs at least 32 bytes per cell against ~11 serialized, so with short cells
+//! the peak is ~6x the result; reaching the 3x target needs tools to be able to return pre-serialized
+//! JSON (the values transcoded straight from Google's body into the result text peak at ~2.3x). This test
+//! guards against regressions: an extra copy of the cells would push it well past the bound.
+//!
+//! A counting allocator tracks the heap of the test thread only, where the engine call runs on a
+//! current-thread runtime (so the HTTP connection's tasks run there too); the emulator serves from another
+//! runtime's worker threads and isn't counted.
+
+mod sheets_common;
+mod support;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use serde_json::{Value, json};
+use support::Harness;
+
+struct Counting;
+
+thread_local! {
+    static TRACKING: Cell<bool> = const { Cell::new(false) };
+    static CURRENT: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
+
+fn add(delta: isize) {
+    // `try_with`: thread-locals may already be gone while a thread exits.
+    let _ = TRACKING.try_with(|tracking| {
+        if tracking.get() {
+            let now = CURRENT.with(|c| {
+                c.set(c.get() + delta);
+                c.get()
+            });
+            PEAK.with(|p| p.set(p.get().max(now)));
+        }
+    });
+}
+
+// SAFETY: every call is forwarded to the system allocator unchanged; only counters are updated.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        add(layout.size() as isize);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        add(-(layout.size() as isize));
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // Count the moment both blocks may exist, then settle on the new size.
+        add(new_size as isize);
+        add(-(layout.size() as isize));
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+#[test]
+fn a_20k_by_8_read_holds_one_copy_of_the_cells() {
+    let setup = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let h = setup.block_on(Harness::with_config(|c| c.max_response_chars = 50_000_000));
+    let rows: Vec<Vec<Value>> = (1..=20_000)
+        .map(|r| {
+            vec![
+                json!(format!("Customer {r}")),
+                json!(r * 7 % 1000),
+                json!(format!("{}.{:02}", r % 500, r % 100)),
+                json!(if r % 3 == 0 { "paid" } else { "open" }),
+                json!(format!("Region {}", r % 12)),
+                json!(r),
+                json!(format!("note for row {r}")),
+                json!(r % 2 == 0),
+            ]
+        })
+        .collect();
+    let id = sheets_common::seed(&h, "Big", &[("Data", rows)]);
+    let engine = h.engine.clone();
+    let args = json!({ "spreadsheet_id": id, "sheet": "Data" });
+    let Value::Object(args) = args else {
+        unreachable!()
+    };
+
+    let call = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    // Warm up: connection pool, token, lazy statics.
+    call.block_on(engine.call(
+        "list_sheets",
+        Some(serde_json::Map::from_iter([(
+            "spreadsheet_id".to_owned(),
+            json!(id),
+        )])),
+    ))
+    .unwrap();
+
+    TRACKING.with(|t| t.set(true));
+    let reply = call
+        .block_on(engine.call("get_sheet_data", Some(args)))
+        .unwrap();
+    TRACKING.with(|t| t.set(false));
+    let peak = PEAK.with(Cell::get) as f64;
+
+    assert!(
+        !reply.is_error,
+        "{}",
+        &reply.text[..reply.text.len().min(300)]
+    );
+    let result = reply.text.len() as f64;
+    let parsed: Value = serde_json::from_str(&reply.text).unwrap();
+    assert_eq!(parsed["values"].as_array().unwrap().len(), 20_000);
+    let ratio = peak / result;
+    eprintln!(
+        "result {:.1} MB, peak {:.1} MB, ratio {ratio:.2}",
+        result / 1e6,
+        peak / 1e6
+    );
+    assert!(
+        ratio < 7.0,
+        "peak {peak} bytes is {ratio:.2}x the {result}-byte result"
+    );
+    drop(h);
+}

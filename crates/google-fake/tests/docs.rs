@@ -1,0 +1,463 @@
+//! The Docs v1 emulator over HTTP, as a client sees it.
+
+use google_fake::{FakeGoogle, Identity};
+use serde_json::{Value, json};
+
+struct Env {
+    google: FakeGoogle,
+    token: String,
+    http: reqwest::Client,
+}
+
+/// Every exchange a test made must match Google's discovery documents.
+impl Drop for Env {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let violations = self.google.discovery_violations();
+            assert!(violations.is_empty(), "discovery violations: {violations:#?}");
+        }
+    }
+}
+
+async fn env() -> Env {
+    let google = FakeGoogle::start().await.expect("emulator starts");
+    let token = google.issue_token(Identity::user("ada@example.com"));
+    Env {
+        google,
+        token,
+        http: reqwest::Client::new(),
+    }
+}
+
+impl Env {
+    fn url(&self, path: &str) -> String {
+        format!("{}/{path}", self.google.url())
+    }
+
+    async fn send(&self, request: reqwest::RequestBuilder) -> (u16, Value) {
+        let response = request
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .expect("request is sent");
+        let status = response.status().as_u16();
+        (
+            status,
+            response.json::<Value>().await.unwrap_or(Value::Null),
+        )
+    }
+
+    async fn create(&self, title: &str) -> (String, Value) {
+        let (status, body) = self
+            .send(
+                self.http
+                    .post(self.url("v1/documents"))
+                    .json(&json!({ "title": title })),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        (body["documentId"].as_str().expect("id").to_owned(), body)
+    }
+
+    async fn get(&self, id: &str) -> Value {
+        let (status, body) = self
+            .send(self.http.get(self.url(&format!("v1/documents/{id}"))))
+            .await;
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
+    async fn batch(&self, id: &str, body: Value) -> (u16, Value) {
+        self.send(
+            self.http
+                .post(self.url(&format!("v1/documents/{id}:batchUpdate")))
+                .json(&body),
+        )
+        .await
+    }
+
+    async fn apply(&self, id: &str, requests: Value) -> Value {
+        let (status, body) = self.batch(id, json!({ "requests": requests })).await;
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
+    async fn text(&self, id: &str) -> String {
+        self.google
+            .world()
+            .docs
+            .plain_text(id)
+            .expect("document exists")
+    }
+}
+
+/// The body's paragraphs as (startIndex, endIndex, text).
+fn paragraphs(doc: &Value) -> Vec<(u64, u64, String)> {
+    doc["body"]["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .filter(|e| e.get("paragraph").is_some())
+        .map(|e| {
+            let text = e["paragraph"]["elements"]
+                .as_array()
+                .expect("elements")
+                .iter()
+                .map(|el| el["textRun"]["content"].as_str().unwrap_or(""))
+                .collect();
+            (
+                e["startIndex"].as_u64().unwrap_or(0),
+                e["endIndex"].as_u64().unwrap_or(0),
+                text,
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn create_returns_an_empty_document_registered_in_drive() {
+    let env = env().await;
+    let (id, doc) = env.create("Minutes").await;
+    assert_eq!(doc["title"], "Minutes");
+    assert!(doc["revisionId"].as_str().is_some_and(|r| !r.is_empty()));
+    let content = doc["body"]["content"].as_array().expect("content");
+    assert_eq!(content.len(), 2);
+    // The section break starts at 0, so proto3 omits its startIndex.
+    assert!(content[0].get("startIndex").is_none());
+    assert_eq!(content[0]["endIndex"], 1);
+    assert!(content[0]["sectionBreak"].is_object());
+    assert_eq!(content[1]["startIndex"], 1);
+    assert_eq!(content[1]["endIndex"], 2);
+    assert_eq!(
+        content[1]["paragraph"]["elements"],
+        json!([{ "startIndex": 1, "endIndex": 2, "textRun": { "content": "\n", "textStyle": {} } }])
+    );
+    assert_eq!(
+        content[1]["paragraph"]["paragraphStyle"]["namedStyleType"],
+        "NORMAL_TEXT"
+    );
+    assert!(doc.get("lists").is_none());
+
+    let (status, file) = env
+        .send(
+            env.http
+                .get(env.url(&format!("drive/v3/files/{id}?fields=name,mimeType"))),
+        )
+        .await;
+    assert_eq!(status, 200, "{file}");
+    assert_eq!(file["mimeType"], "application/vnd.google-apps.document");
+    assert_eq!(file["name"], "Minutes");
+}
+
+#[tokio::test]
+async fn errors_have_google_shapes() {
+    let env = env().await;
+    let (id, _) = env.create("Errors").await;
+    let response = env
+        .http
+        .get(env.url(&format!("v1/documents/{id}")))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status().as_u16(), 401);
+
+    let (status, body) = env
+        .send(env.http.get(env.url("v1/documents/missing")))
+        .await;
+    assert_eq!(status, 404);
+    assert_eq!(body["error"]["message"], "Requested entity was not found.");
+
+    let (status, body) = env
+        .batch(
+            &id,
+            json!({ "requests": [{ "insertText": { "location": { "index": 5 }, "text": "x" } }] }),
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["error"]["message"],
+        "Invalid requests[0].insertText: Index 5 must be less than the end index of the referenced segment, 2."
+    );
+
+    let (status, body) = env
+        .batch(
+            &id,
+            json!({ "requests": [{ "insertTable": {} }, { "teleport": {} }] }),
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["error"]["message"],
+        "Invalid JSON payload received. Unknown name \"teleport\" at 'requests[1]': Cannot find field."
+    );
+}
+
+#[tokio::test]
+async fn insert_and_delete_count_utf16_code_units() {
+    let env = env().await;
+    let (id, _) = env.create("Emoji").await;
+    env.apply(
+        &id,
+        json!([{ "insertText": { "location": { "index": 1 }, "text": "a😀b" } }]),
+    )
+    .await;
+    let doc = env.get(&id).await;
+    assert_eq!(paragraphs(&doc), vec![(1, 6, "a😀b\n".to_owned())]);
+
+    // Index 3 falls between the emoji's two code units.
+    let (status, body) = env
+        .batch(
+            &id,
+            json!({ "requests": [{ "insertText": { "location": { "index": 3 }, "text": "x" } }] }),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+
+    env.apply(
+        &id,
+        json!([
+            { "insertText": { "location": { "index": 4 }, "text": "\nsecond " } },
+            { "insertText": { "endOfSegmentLocation": {}, "text": " end" } }
+        ]),
+    )
+    .await;
+    assert_eq!(env.text(&id).await, "a😀\nsecond b end\n");
+    let doc = env.get(&id).await;
+    assert_eq!(
+        paragraphs(&doc),
+        vec![
+            (1, 5, "a😀\n".to_owned()),
+            (5, 18, "second b end\n".to_owned())
+        ]
+    );
+
+    // Deleting the emoji (two indexes) and the paragraph break merges the paragraphs.
+    env.apply(
+        &id,
+        json!([{ "deleteContentRange": { "range": { "startIndex": 2, "endIndex": 5 } } }]),
+    )
+    .await;
+    assert_eq!(env.text(&id).await, "asecond b end\n");
+
+    let (status, body) =
+        env.batch(&id, json!({ "requests": [{ "deleteContentRange": { "range": { "startIndex": 1, "endIndex": 15 } } }] })).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["error"]["message"],
+        "Invalid requests[0].deleteContentRange: The range cannot include the newline character at the end of the segment."
+    );
+}
+
+#[tokio::test]
+async fn replace_all_text_reports_occurrences() {
+    let env = env().await;
+    let (id, _) = env.create("Replace").await;
+    env.apply(
+        &id,
+        json!([{ "insertText": { "location": { "index": 1 }, "text": "Hello {name}, {NAME}!" } }]),
+    )
+    .await;
+    let body = env
+        .apply(
+            &id,
+            json!([
+                { "replaceAllText": { "containsText": { "text": "{name}", "matchCase": true }, "replaceText": "Ada" } },
+                { "replaceAllText": { "containsText": { "text": "{name}" }, "replaceText": "Lovelace" } },
+                { "replaceAllText": { "containsText": { "text": "absent" }, "replaceText": "x" } },
+                { "insertText": { "location": { "index": 1 }, "text": ">" } }
+            ]),
+        )
+        .await;
+    assert_eq!(
+        body["replies"],
+        json!([{ "replaceAllText": { "occurrencesChanged": 1 } }, { "replaceAllText": { "occurrencesChanged": 1 } }, { "replaceAllText": {} }, {}])
+    );
+    assert_eq!(env.text(&id).await, ">Hello Ada, Lovelace!\n");
+    assert_eq!(body["documentId"], id);
+}
+
+#[tokio::test]
+async fn text_and_paragraph_styles() {
+    let env = env().await;
+    let (id, _) = env.create("Styles").await;
+    env.apply(
+        &id,
+        json!([{ "insertText": { "location": { "index": 1 }, "text": "Title\nBody text" } }]),
+    )
+    .await;
+    env.apply(
+        &id,
+        json!([
+            { "updateParagraphStyle": { "range": { "startIndex": 1, "endIndex": 2 }, "paragraphStyle": { "namedStyleType": "HEADING_1" }, "fields": "namedStyleType" } },
+            { "updateTextStyle": { "range": { "startIndex": 7, "endIndex": 11 }, "textStyle": { "bold": true, "link": { "url": "https://example.com" }, "fontSize": { "magnitude": 14, "unit": "PT" } }, "fields": "bold,link,fontSize" } },
+            { "updateTextStyle": { "range": { "startIndex": 8, "endIndex": 9 }, "textStyle": {}, "fields": "bold" } }
+        ]),
+    )
+    .await;
+    let doc = env.get(&id).await;
+    let content = &doc["body"]["content"];
+    let heading = &content[1]["paragraph"]["paragraphStyle"];
+    assert_eq!(heading["namedStyleType"], "HEADING_1");
+    assert!(
+        heading["headingId"]
+            .as_str()
+            .is_some_and(|h| h.starts_with("h."))
+    );
+    let runs = content[2]["paragraph"]["elements"]
+        .as_array()
+        .expect("runs");
+    let contents: Vec<&str> = runs
+        .iter()
+        .map(|r| r["textRun"]["content"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(contents, vec!["B", "o", "dy", " text\n"]);
+    assert_eq!(runs[0]["startIndex"], 7);
+    assert_eq!(
+        runs[0]["textRun"]["textStyle"],
+        json!({ "bold": true, "link": { "url": "https://example.com" }, "fontSize": { "magnitude": 14, "unit": "PT" } })
+    );
+    // Clearing bold leaves no `bold: false` behind (proto3).
+    assert_eq!(
+        runs[1]["textRun"]["textStyle"],
+        json!({ "link": { "url": "https://example.com" }, "fontSize": { "magnitude": 14, "unit": "PT" } })
+    );
+    assert_eq!(runs[3]["textRun"]["textStyle"], json!({}));
+
+    let (status, body) = env
+        .batch(&id, json!({ "requests": [{ "updateTextStyle": { "range": { "startIndex": 1, "endIndex": 2 }, "textStyle": { "bold": true } } }] }))
+        .await;
+    assert_eq!(status, 400, "{body}");
+}
+
+#[tokio::test]
+async fn bullets_take_nesting_from_leading_tabs() {
+    let env = env().await;
+    let (id, _) = env.create("Lists").await;
+    env.apply(&id, json!([{ "insertText": { "location": { "index": 1 }, "text": "One\n\tTwo\n\t\tThree\nAfter" } }])).await;
+    env.apply(
+        &id,
+        json!([{ "createParagraphBullets": { "range": { "startIndex": 1, "endIndex": 18 }, "bulletPreset": "NUMBERED_DECIMAL_ALPHA_ROMAN" } }]),
+    )
+    .await;
+    assert_eq!(env.text(&id).await, "One\nTwo\nThree\nAfter\n");
+    let doc = env.get(&id).await;
+    let content = doc["body"]["content"].as_array().expect("content");
+    let list_id = content[1]["paragraph"]["bullet"]["listId"]
+        .as_str()
+        .expect("list id")
+        .to_owned();
+    assert!(
+        content[1]["paragraph"]["bullet"]
+            .get("nestingLevel")
+            .is_none()
+    );
+    assert_eq!(content[2]["paragraph"]["bullet"]["nestingLevel"], 1);
+    assert_eq!(content[3]["paragraph"]["bullet"]["nestingLevel"], 2);
+    assert_eq!(
+        content[3]["paragraph"]["bullet"]["listId"],
+        list_id.as_str()
+    );
+    assert!(content[4]["paragraph"].get("bullet").is_none());
+    assert_eq!(paragraphs(&doc)[2], (9, 15, "Three\n".to_owned()));
+    let levels = &doc["lists"][list_id.as_str()]["listProperties"]["nestingLevels"];
+    assert_eq!(levels[0]["glyphType"], "DECIMAL");
+    assert_eq!(levels[1]["glyphType"], "ALPHA");
+
+    let exported = env
+        .google
+        .world()
+        .docs
+        .export(&id, "text/plain")
+        .expect("text");
+    assert_eq!(
+        String::from_utf8_lossy(&exported),
+        "\u{feff}1. One\r\n    1. Two\r\n        1. Three\r\nAfter"
+    );
+
+    env.apply(
+        &id,
+        json!([{ "deleteParagraphBullets": { "range": { "startIndex": 1, "endIndex": 4 } } }]),
+    )
+    .await;
+    let doc = env.get(&id).await;
+    assert!(
+        doc["body"]["content"][1]["paragraph"]
+            .get("bullet")
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn write_control_and_revisions() {
+    let env = env().await;
+    let (id, created) = env.create("Revisions").await;
+    let first = created["revisionId"].as_str().expect("revision").to_owned();
+    let body = env
+        .batch(&id, json!({ "requests": [{ "insertText": { "location": { "index": 1 }, "text": "x" } }], "writeControl": { "requiredRevisionId": first } }))
+        .await;
+    assert_eq!(body.0, 200, "{}", body.1);
+    let second = body.1["writeControl"]["requiredRevisionId"]
+        .as_str()
+        .expect("revision")
+        .to_owned();
+    assert_ne!(first, second);
+    assert_eq!(env.get(&id).await["revisionId"], second.as_str());
+
+    let (status, body) = env
+        .batch(&id, json!({ "requests": [{ "insertText": { "location": { "index": 1 }, "text": "y" } }], "writeControl": { "requiredRevisionId": first } }))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(env.text(&id).await, "x\n");
+}
+
+#[tokio::test]
+async fn page_breaks_tabs_and_exports() {
+    let env = env().await;
+    let owner = Identity::user("ada@example.com");
+    let id = env
+        .google
+        .world()
+        .create_document("Seeded", "Intro\nMore", &owner);
+    env.apply(
+        &id,
+        json!([
+            { "insertPageBreak": { "location": { "index": 6 } } },
+            { "updateParagraphStyle": { "range": { "startIndex": 1, "endIndex": 2 }, "paragraphStyle": { "namedStyleType": "TITLE" }, "fields": "namedStyleType" } },
+            { "updateTextStyle": { "range": { "startIndex": 9, "endIndex": 13 }, "textStyle": { "italic": true }, "fields": "italic" } }
+        ]),
+    )
+    .await;
+    let (status, doc) = env
+        .send(
+            env.http
+                .get(env.url(&format!("v1/documents/{id}?includeTabsContent=true"))),
+        )
+        .await;
+    assert_eq!(status, 200, "{doc}");
+    assert!(doc.get("body").is_none());
+    let tab = &doc["tabs"][0];
+    assert_eq!(tab["tabProperties"]["tabId"], "t.0");
+    let content = &tab["documentTab"]["body"]["content"];
+    assert_eq!(
+        content[1]["paragraph"]["elements"][1]["pageBreak"],
+        json!({ "textStyle": {} })
+    );
+    assert_eq!(content[1]["endIndex"], 8);
+
+    let world = env.google.world();
+    let markdown =
+        String::from_utf8(world.docs.export(&id, "text/markdown").expect("md")).expect("utf-8");
+    assert_eq!(markdown, "# Intro\n\n\n\n*More*\n");
+    let html =
+        String::from_utf8(world.docs.export(&id, "text/html").expect("html")).expect("utf-8");
+    assert!(
+        html.contains("<p class=\"title\"><span>Intro</span></p>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<span style=\"font-style:italic\">More</span>"),
+        "{html}"
+    );
+    assert!(world.docs.export(&id, "application/pdf").is_none());
+    assert_eq!(world.docs.title(&id).as_deref(), Some("Seeded"));
+}

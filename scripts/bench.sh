@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Runs the benchmark (docs/benchmarks.md says what it measures) against release builds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --locked -p gatehouse-cli 2>&1 | tail -n 1 >&2
+cargo bench --locked -p gatehouse-e2e --bench mcp

@@ -1,0 +1,135 @@
+//! Gatehouse's benchmark: `bash scripts/bench.sh` (builds the release binary, then runs this).
+//!
+//! Measures, against the Google emulator on loopback:
+//! 1. the MCP round trip of `get_sheet_data` over stdio against a direct HTTP call to the emulator (the
+//!    floor): p50, p99 and their ratio, and the overhead above the floor;
+//! 2. Google calls per tool call for `get_multiple_sheet_data` with 200 queries;
+//! 3. the server's idle RSS, and its peak memory serving a 20,000 x 8 sheet against the serialized result.
+//!
+//! Prints a Markdown table to paste into docs/benchmarks.md.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use gatehouse_e2e::{Home, call, text};
+use google_fake::{FakeGoogle, Identity, ServiceAccountKey};
+use rmcp::ServiceExt;
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+const ROUNDS: usize = 400;
+const EMAIL: &str = "bench@project.iam.gserviceaccount.com";
+
+fn release_bin() -> Result<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/gatehouse");
+    anyhow::ensure!(path.exists(), "{} is missing: run `bash scripts/bench.sh`", path.display());
+    Ok(path)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index.min(sorted.len() - 1)]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// `VmRSS` or `VmHWM` of a process, in KiB.
+fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find(|l| l.starts_with(field))?.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let bin = release_bin()?;
+    let google = FakeGoogle::start().await?;
+    google.world().service_accounts.push(ServiceAccountKey {
+        email: EMAIL.to_owned(),
+        public_key_pem: include_str!("../data/test-service-account.pub.pem").to_owned(),
+    });
+    let owner = Identity::service_account(EMAIL);
+    let small: Vec<Vec<Value>> = (0..10).map(|r| (0..8).map(|c| json!(format!("r{r}c{c}"))).collect()).collect();
+    let big: Vec<Vec<Value>> =
+        (0..20_000).map(|r| (0..8).map(|c| if c == 0 { json!(format!("row {r}")) } else { json!(r * 8 + c) }).collect()).collect();
+    let id = google.world().create_spreadsheet("Bench", &[("Small", small), ("Big", big)], &owner);
+    let direct_token = google.issue_token(owner.clone());
+
+    let home = Home::new();
+    let key = json!({
+        "type": "service_account", "client_email": EMAIL, "private_key_id": "bench",
+        "private_key": include_str!("../data/test-service-account.pem"),
+        "token_uri": "https://oauth2.googleapis.com/token",
+    });
+    let key_path = home.path().join("key.json");
+    std::fs::write(&key_path, key.to_string())?;
+    let mut command = tokio::process::Command::new(&bin);
+    command
+        .args(["serve"])
+        .env("GATEHOUSE_HOME", home.path())
+        .env("GATEHOUSE_GOOGLE_ENDPOINT", google.url())
+        .env("SERVICE_ACCOUNT_PATH", &key_path)
+        .env("GATEHOUSE_LOG", "warn")
+        .env("MAX_TOOL_RESPONSE_CHARS", "50000000");
+    let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
+    let pid = transport.id().context("server pid")?;
+    let client = ().serve(transport).await?;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let idle_rss = proc_status_kib(pid, "VmRSS:").unwrap_or_default();
+
+    // 1. Round trips: the floor (a direct values.get) and the same read through MCP.
+    let http = reqwest::Client::new();
+    let url = format!("{}/v4/spreadsheets/{id}/values/Small%21A1%3AH10", google.url());
+    let args = json!({ "spreadsheet_id": id, "sheet": "Small", "range": "A1:H10" });
+    for _ in 0..20 {
+        http.get(&url).bearer_auth(&direct_token).send().await?.bytes().await?;
+        call(&client, "get_sheet_data", args.clone()).await?;
+    }
+    let mut floor = Vec::with_capacity(ROUNDS);
+    let mut mcp = Vec::with_capacity(ROUNDS);
+    for _ in 0..ROUNDS {
+        let started = Instant::now();
+        http.get(&url).bearer_auth(&direct_token).send().await?.bytes().await?;
+        floor.push(started.elapsed());
+        let started = Instant::now();
+        let result = call(&client, "get_sheet_data", args.clone()).await?;
+        mcp.push(started.elapsed());
+        anyhow::ensure!(!result.is_error.unwrap_or(false), "get_sheet_data failed: {}", text(&result));
+    }
+    floor.sort();
+    mcp.sort();
+
+    // 2. Google calls for 200 queries on one spreadsheet.
+    let queries: Vec<Value> =
+        (0..200).map(|i| json!({ "spreadsheet_id": id, "sheet": "Big", "range": format!("A{}:H{}", i * 10 + 1, i * 10 + 10) })).collect();
+    let before = google.world().count_requests("/v4/spreadsheets");
+    let multi = call(&client, "get_multiple_sheet_data", json!({ "queries": queries })).await?;
+    anyhow::ensure!(!multi.is_error.unwrap_or(false), "get_multiple_sheet_data failed: {}", text(&multi));
+    let google_calls = google.world().count_requests("/v4/spreadsheets") - before;
+
+    // 3. Peak memory reading the whole 20,000 x 8 sheet.
+    let started = Instant::now();
+    let big_read = call(&client, "get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Big" })).await?;
+    let big_elapsed = started.elapsed();
+    anyhow::ensure!(!big_read.is_error.unwrap_or(false), "big read failed: {}", text(&big_read));
+    let result_chars = text(&big_read).chars().count();
+    let peak = proc_status_kib(pid, "VmHWM:").unwrap_or_default();
+    let peak_above_idle = peak.saturating_sub(idle_rss) * 1024;
+    client.cancel().await?;
+
+    let p50_overhead = ms(percentile(&mcp, 0.5)) - ms(percentile(&floor, 0.5));
+    println!("| measure | value | target |");
+    println!("|---|---|---|");
+    println!("| floor: direct `values.get` p50 / p99 | {:.3} ms / {:.3} ms | |", ms(percentile(&floor, 0.5)), ms(percentile(&floor, 0.99)));
+    println!("| MCP stdio `get_sheet_data` p50 / p99 | {:.3} ms / {:.3} ms | |", ms(percentile(&mcp, 0.5)), ms(percentile(&mcp, 0.99)));
+    println!("| ratio MCP / floor, p50 / p99 | {:.2} / {:.2} | |", ms(percentile(&mcp, 0.5)) / ms(percentile(&floor, 0.5)), ms(percentile(&mcp, 0.99)) / ms(percentile(&floor, 0.99)));
+    println!("| overhead above the floor, p50 | {p50_overhead:.3} ms | ≤ 0.3 ms |");
+    println!("| Google calls for `get_multiple_sheet_data`, 200 queries | {google_calls} | a handful |");
+    println!("| idle server RSS | {:.1} MB | ≤ 20 MB |", idle_rss as f64 / 1024.0);
+    println!("| 20,000 x 8 read: result size, time | {:.2} M chars, {:.0} ms | |", result_chars as f64 / 1e6, ms(big_elapsed));
+    println!("| 20,000 x 8 read: peak RSS above idle / result | {:.1} MB / {:.2}x | ≤ 3x |", peak_above_idle as f64 / 1e6, peak_above_idle as f64 / result_chars as f64);
+    Ok(())
+}
