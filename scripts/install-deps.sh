@@ -16,7 +16,8 @@ sudo_cmd=""
 if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
 
 packages=(build-essential pkg-config curl ca-certificates)
-if $want_validators; then packages+=(nodejs npm); fi
+# Node may come from elsewhere (NodeSource bundles npm): only ask Debian for it when it is missing.
+if $want_validators && ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -46,7 +47,7 @@ if $want_validators; then
   mkdir -p "$tools"
   if [ ! -x "$tools/node_modules/.bin/conformance" ] || [ ! -x "$tools/node_modules/.bin/inspector" ]; then
     echo "Installing the MCP validators (MCP Inspector CLI, MCP conformance suite, Node 22)…" >&2
-    (cd "$tools" && [ -f package.json ] || (cd "$tools" && npm init -y >/dev/null))
+    [ -f "$tools/package.json" ] || (cd "$tools" && npm init -y >/dev/null)
     (cd "$tools" && npm install --no-audit --no-fund --loglevel=error \
       node@22 @modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/conformance@0.1.16 >&2)
   fi

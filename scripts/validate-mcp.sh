@@ -30,6 +30,10 @@ check() { # check NAME COMMAND… : runs COMMAND, reports ok/not ok
   fi
 }
 
+for tool in inspector conformance; do
+  command -v "$tool" >/dev/null || { echo "not ok validators-installed ($tool missing: run scripts/install-deps.sh --validators)"; exit 1; }
+done
+
 expected_tools=$("$bin" tools | grep -c '^| `')
 
 inspector_stdio() { inspector --cli "$bin" serve --sandbox "$@"; }
@@ -81,7 +85,9 @@ tools_listed_over_http() {
 check "inspector-http-tools-list" tools_listed_over_http
 
 refused_without_token() {
-  ! inspector --cli "$url" --method tools/list >/dev/null 2>&1
+  local out
+  if out=$(inspector --cli "$url" --method tools/list 2>&1); then echo "listed tools without a token"; return 1; fi
+  echo "$out" | grep -qi '401\|unauthorized\|auth_required' || { echo "$out"; return 1; }
 }
 check "inspector-http-refused-without-token" refused_without_token
 

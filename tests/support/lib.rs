@@ -23,11 +23,12 @@ pub fn gatehouse_bin() -> PathBuf {
     static BUILD: std::sync::Once = std::sync::Once::new();
     BUILD.call_once(|| {
         if let Some(cargo) = std::env::var_os("CARGO") {
-            let status = std::process::Command::new(cargo)
+            let output = std::process::Command::new(cargo)
                 .args(["build", "--quiet", "-p", "gatehouse-cli"])
                 .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status();
-            assert!(status.is_ok_and(|s| s.success()), "building gatehouse-cli failed");
+                .output()
+                .expect("running cargo");
+            assert!(output.status.success(), "building gatehouse-cli failed: {}", String::from_utf8_lossy(&output.stderr));
         }
     });
     let target = std::env::var_os("CARGO_TARGET_DIR")

@@ -84,7 +84,7 @@ async fn case_sensitive_one_sheet_and_numbers() {
     let got = h
         .ok(
             "find_in_spreadsheet",
-            json!({ "spreadsheet_id": id, "query": "4", "sheet": "My Notes" }),
+            json!({ "spreadsheet_id": id, "query": "4", "sheet": "my notes" }),
         )
         .await;
     assert_eq!(cells(&got), [("'My Notes'!A3".to_owned(), "42".to_owned())]);

@@ -14,7 +14,10 @@ impl Drop for Env {
     fn drop(&mut self) {
         if !std::thread::panicking() {
             let violations = self.google.discovery_violations();
-            assert!(violations.is_empty(), "discovery violations: {violations:#?}");
+            assert!(
+                violations.is_empty(),
+                "discovery violations: {violations:#?}"
+            );
         }
     }
 }

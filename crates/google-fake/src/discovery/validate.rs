@@ -203,12 +203,7 @@ impl Discovery {
             if !media_request {
                 match (exchange.request, &method.request) {
                     (Body::Json(value), Some(schema)) => {
-                        Walker {
-                            api,
-                            side: Side::Request,
-                            out: &mut out,
-                        }
-                        .root(schema, value);
+                        Walker::new(api, Side::Request, &mut out).root(schema, value);
                     }
                     (Body::Malformed, _) => out.push(
                         Kind::MalformedRequest,
@@ -228,12 +223,7 @@ impl Discovery {
         }
         match (exchange.response, &method.response) {
             (Body::Json(value), Some(schema)) => {
-                Walker {
-                    api,
-                    side: Side::Response,
-                    out: &mut out,
-                }
-                .root(schema, value);
+                Walker::new(api, Side::Response, &mut out).root(schema, value);
             }
             (Body::Json(value), None) => {
                 let empty = value.as_object().is_some_and(Map::is_empty);
@@ -341,31 +331,46 @@ enum Side {
     Response,
 }
 
-/// Walks a JSON body along its schema.
-struct Walker<'a> {
+/// One step from a body's root to a value: a field name or an array index.
+#[derive(Debug, Clone, Copy)]
+enum Step<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+/// Walks a JSON body along its schema. The path to the current value is kept as steps and rendered
+/// (`$.sheets[0].properties`) only when something is wrong, so a large clean body costs one pass.
+struct Walker<'a, 'v> {
     api: &'a Api,
     side: Side,
     out: &'a mut Violations,
+    steps: Vec<Step<'v>>,
 }
 
-impl Walker<'_> {
-    fn root(&mut self, schema: &str, value: &Value) {
-        let reference = Schema {
-            reference: Some(schema.to_owned()),
-            ..Schema::default()
-        };
-        let mut path = String::from("$");
-        self.value(&reference, schema, value, &mut path);
+impl<'a, 'v> Walker<'a, 'v> {
+    fn new(api: &'a Api, side: Side, out: &'a mut Violations) -> Self {
+        Self {
+            api,
+            side,
+            out,
+            steps: Vec::new(),
+        }
     }
 
-    fn value(&mut self, schema: &Schema, owner: &str, value: &Value, path: &mut String) {
+    fn root(&mut self, schema: &str, value: &'v Value) {
+        match self.api.schema(schema) {
+            Some(resolved) => self.value(resolved, schema, value),
+            None => self.invalid(format!(
+                "schema `{schema}` is not in the discovery document"
+            )),
+        }
+    }
+
+    fn value(&mut self, schema: &Schema, owner: &str, value: &'v Value) {
         if let Some(name) = &schema.reference {
             match self.api.schema(name) {
-                Some(resolved) => self.value(resolved, name, value, path),
-                None => self.invalid(
-                    path,
-                    format!("schema `{name}` is not in the discovery document"),
-                ),
+                Some(resolved) => self.value(resolved, name, value),
+                None => self.invalid(format!("schema `{name}` is not in the discovery document")),
             }
             return;
         }
@@ -376,7 +381,7 @@ impl Walker<'_> {
         if value.is_null() {
             // Requests may send null for "unset"; Google omits unset fields from its answers.
             if self.side == Side::Response {
-                self.invalid(path, "null (Google omits unset fields)".to_owned());
+                self.invalid("null (Google omits unset fields)".to_owned());
             }
             return;
         }
@@ -384,19 +389,20 @@ impl Walker<'_> {
         let fits = match kind {
             "object" => match value.as_object() {
                 Some(map) => {
-                    self.object(schema, owner, map, path);
+                    self.object(schema, owner, map);
                     true
                 }
                 None => false,
             },
             "array" => match value.as_array() {
                 Some(items) => {
-                    if let Some(item_schema) = &schema.items {
+                    if let Some(item_schema) =
+                        schema.items.as_deref().filter(|items| !is_any(items))
+                    {
                         for (index, item) in items.iter().enumerate() {
-                            let len = path.len();
-                            path.push_str(&format!("[{index}]"));
-                            self.value(item_schema, owner, item, path);
-                            path.truncate(len);
+                            self.steps.push(Step::Index(index));
+                            self.value(item_schema, owner, item);
+                            self.steps.pop();
                         }
                     }
                     true
@@ -407,9 +413,13 @@ impl Walker<'_> {
                 Value::String(text) => {
                     if !check_string_format(schema.format.as_deref(), text) {
                         let expected = describe_type(Some(kind), schema.format.as_deref());
-                        self.invalid(path, format!("{text:?} is not a valid {expected}"));
+                        self.invalid(format!("{text:?} is not a valid {expected}"));
                     }
-                    self.check_enum(schema, text, path);
+                    if !schema.enum_values.is_empty()
+                        && !schema.enum_values.iter().any(|allowed| allowed == text)
+                    {
+                        self.invalid(format!("{text:?} is not one of {:?}", schema.enum_values));
+                    }
                     true
                 }
                 // Proto3 JSON parsers accept 64-bit integers and enum numbers as JSON numbers; Google
@@ -450,65 +460,55 @@ impl Walker<'_> {
         };
         if !fits {
             let expected = describe_type(Some(kind), schema.format.as_deref());
-            self.invalid(
-                path,
-                format!("expected {expected}, got {}", json_type(value)),
-            );
+            self.invalid(format!("expected {expected}, got {}", json_type(value)));
         }
     }
 
-    fn object(
-        &mut self,
-        schema: &Schema,
-        owner: &str,
-        map: &Map<String, Value>,
-        path: &mut String,
-    ) {
+    fn object(&mut self, schema: &Schema, owner: &str, map: &'v Map<String, Value>) {
         for (key, field) in map {
-            let len = path.len();
-            path.push('.');
-            path.push_str(key);
+            self.steps.push(Step::Key(key));
             if let Some(property) = schema.properties.get(key) {
-                self.value(property, owner, field, path);
+                self.value(property, owner, field);
             } else if let Some(values) = &schema.additional_properties {
-                self.value(values, owner, field, path);
+                self.value(values, owner, field);
             } else {
                 let kind = match self.side {
                     Side::Request => Kind::UnknownRequestField,
                     Side::Response => Kind::UnknownResponseField,
                 };
-                self.out.push(
-                    kind,
-                    format!(
-                        "{} field `{path}` is not defined by `{owner}`",
-                        self.side_name()
-                    ),
+                let message = format!(
+                    "{} field `{}` is not defined by `{owner}`",
+                    self.side_name(),
+                    self.here()
                 );
+                self.out.push(kind, message);
             }
-            path.truncate(len);
+            self.steps.pop();
         }
     }
 
-    fn check_enum(&mut self, schema: &Schema, text: &str, path: &str) {
-        if !schema.enum_values.is_empty()
-            && !schema.enum_values.iter().any(|allowed| allowed == text)
-        {
-            self.invalid(
-                path,
-                format!("{text:?} is not one of {:?}", schema.enum_values),
-            );
-        }
-    }
-
-    fn invalid(&mut self, path: &str, problem: String) {
+    fn invalid(&mut self, problem: String) {
         let kind = match self.side {
             Side::Request => Kind::InvalidRequestValue,
             Side::Response => Kind::InvalidResponseValue,
         };
-        self.out.push(
-            kind,
-            format!("{} field `{path}`: {problem}", self.side_name()),
-        );
+        let message = format!("{} field `{}`: {problem}", self.side_name(), self.here());
+        self.out.push(kind, message);
+    }
+
+    /// The current path, e.g. `$.sheets[0].properties.title`.
+    fn here(&self) -> String {
+        let mut path = String::from("$");
+        for step in &self.steps {
+            match step {
+                Step::Key(key) => {
+                    path.push('.');
+                    path.push_str(key);
+                }
+                Step::Index(index) => path.push_str(&format!("[{index}]")),
+            }
+        }
+        path
     }
 
     fn side_name(&self) -> &'static str {
@@ -517,6 +517,11 @@ impl Walker<'_> {
             Side::Response => "response",
         }
     }
+}
+
+/// A schema that accepts any value (`type: any`, or no type and no `$ref`).
+fn is_any(schema: &Schema) -> bool {
+    schema.reference.is_none() && matches!(schema.kind.as_deref(), None | Some("any"))
 }
 
 fn json_type(value: &Value) -> String {

@@ -4,7 +4,8 @@
 //! `PRODUCT`). Any other function evaluates to `#NAME?`, as in a spreadsheet that doesn't know it.
 
 use super::a1::{self, Span};
-use super::cell::{ErrKind, Val, automatic, parse_plain_number};
+use super::cell::{ErrKind, Val, parse_plain_number};
+use super::format::automatic;
 
 /// What a formula can read.
 pub(crate) trait Context {

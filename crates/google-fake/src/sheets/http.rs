@@ -10,8 +10,9 @@ use serde_json::{Map, Value, json};
 
 use super::a1::Span;
 use super::batch::{self, Effects, Failure};
+use super::eval::Eval;
 use super::fields::{self, Mask};
-use super::model::{Eval, Sheet, Spreadsheet, Target, as_i64, default_properties};
+use super::model::{Sheet, Spreadsheet, Target, as_i64, default_properties};
 use super::schema::{Api, Query, check_body, check_query, parse_body};
 use super::values::{self, ReadOptions, Write};
 use super::{MIME_TYPE, Store};

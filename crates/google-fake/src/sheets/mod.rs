@@ -10,7 +10,9 @@
 mod a1;
 mod batch;
 mod cell;
+mod eval;
 pub(crate) mod fields;
+mod format;
 mod formula;
 mod http;
 mod model;
@@ -25,7 +27,8 @@ use serde_json::Value;
 
 use crate::Shared;
 use crate::state::{Identity, World};
-use model::{Eval, Render, Sheet, Spreadsheet};
+use eval::Eval;
+use model::{Render, Sheet, Spreadsheet};
 
 pub(crate) use http::{decode, respond};
 pub(crate) use model::prune;

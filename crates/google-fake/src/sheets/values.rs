@@ -6,7 +6,8 @@ use serde_json::{Map, Value, json};
 
 use super::a1::{self, Span};
 use super::cell::{self, Input};
-use super::model::{Eval, Rect, Render, Spreadsheet, Target, prune};
+use super::eval::Eval;
+use super::model::{Rect, Render, Spreadsheet, Target, prune};
 use crate::errors::ApiError;
 
 /// Read options shared by `values.get` and `values.batchGet` (and the `response*` write options).

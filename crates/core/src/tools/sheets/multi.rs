@@ -393,7 +393,7 @@ mod tests {
 
     #[test]
     fn ranges_are_split_to_keep_urls_short() {
-        let ranges: Vec<String> = (0..200)
+        let ranges: Vec<String> = (0..500)
             .map(|i| format!("'Sheet One'!A{i}:Z{}", i + 10))
             .collect();
         let chunks = split_by_length(100, &ranges);

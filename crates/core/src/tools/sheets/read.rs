@@ -115,9 +115,14 @@ async fn grid_data(
         .await;
     let spreadsheet = on_sheet(ctx, spreadsheet_id, sheet, answer).await?;
     let [range] = ranges;
-    let mut first = spreadsheet.sheets.into_iter().next().unwrap_or_default();
+    // The sheet that carries the range's data (Google may list the other sheets too, without data).
+    let mut target = spreadsheet
+        .sheets
+        .into_iter()
+        .find(|s| matches!(&s.data, Some(Value::Array(data)) if !data.is_empty()))
+        .unwrap_or_default();
     // One range gives one `GridData`; proto3 leaves out zero offsets and empty rows.
-    let mut grid = match first.data.take() {
+    let mut grid = match target.data.take() {
         Some(Value::Array(mut data)) if !data.is_empty() => data.swap_remove(0),
         _ => Value::Null,
     };
@@ -135,8 +140,8 @@ async fn grid_data(
     };
     let mut out = Map::new();
     out.insert("spreadsheet_id".into(), spreadsheet_id.into());
-    out.insert("sheet".into(), first.properties.title.into());
-    out.insert("sheet_id".into(), first.properties.sheet_id.into());
+    out.insert("sheet".into(), target.properties.title.into());
+    out.insert("sheet_id".into(), target.properties.sheet_id.into());
     out.insert("range".into(), range.into());
     out.insert("start_row".into(), start_row.into());
     out.insert("start_column".into(), start_column.into());

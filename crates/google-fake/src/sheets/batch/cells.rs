@@ -551,7 +551,7 @@ pub(super) fn find_replace(book: &mut Spreadsheet, body: &Map<String, Value>) ->
 }
 
 /// Replaces `find` in `text`; returns the new text and how many occurrences changed.
-pub(crate) fn replace_text(
+fn replace_text(
     text: &str,
     find: &str,
     replacement: &str,

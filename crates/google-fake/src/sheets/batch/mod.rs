@@ -9,7 +9,7 @@ use super::model::{Rect, Sheet, Spreadsheet, as_i64};
 mod cells;
 mod structure;
 
-pub(crate) use cells::{load_grid_data, replace_text};
+pub(crate) use cells::load_grid_data;
 
 /// Why one request failed.
 pub(crate) enum Failure {
@@ -48,7 +48,9 @@ pub(crate) fn apply(
         "insertDimension" => structure::insert_dimension(book, body),
         "appendDimension" => structure::append_dimension(book, body),
         "deleteDimension" => structure::delete_dimension(book, body),
-        "updateSpreadsheetProperties" => structure::update_spreadsheet_properties(book, body, effects),
+        "updateSpreadsheetProperties" => {
+            structure::update_spreadsheet_properties(book, body, effects)
+        }
         "updateCells" => cells::update_cells(book, body),
         "appendCells" => cells::append_cells(book, body),
         "repeatCell" => cells::repeat_cell(book, body),

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Effects, Failure, Outcome, check_title, dimension_range, grid_limit_error, insert_at, mask, obj,
+    Effects, Outcome, check_title, dimension_range, grid_limit_error, insert_at, mask, obj,
     sheet_from_properties, sheet_index,
 };
 use crate::sheets::fields;
@@ -36,7 +36,10 @@ pub(super) fn delete_sheet(book: &mut Spreadsheet, body: &Map<String, Value>) ->
     Ok(json!({}))
 }
 
-pub(super) fn update_sheet_properties(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
+pub(super) fn update_sheet_properties(
+    book: &mut Spreadsheet,
+    body: &Map<String, Value>,
+) -> Outcome {
     let props = obj(body, "properties");
     let mask = mask(body)?;
     let id = as_i64(props.get("sheetId")).unwrap_or(0);
@@ -126,7 +129,8 @@ pub(super) fn insert_dimension(book: &mut Spreadsheet, body: &Map<String, Value>
     } else {
         sheet.insert_cols(start, end - start);
     }
-    let too_big = sheet.rows > super::a1::MAX_ROWS || sheet.cols > super::a1::MAX_COLUMNS;
+    let too_big =
+        sheet.rows > crate::sheets::a1::MAX_ROWS || sheet.cols > crate::sheets::a1::MAX_COLUMNS;
     book.check_limit()?;
     if too_big {
         return Err("The grid would exceed the maximum size.".to_owned().into());
@@ -148,7 +152,8 @@ pub(super) fn append_dimension(book: &mut Spreadsheet, body: &Map<String, Value>
         Some("COLUMNS") => sheet.cols = sheet.cols.saturating_add(length),
         _ => return Err("dimension must be ROWS or COLUMNS.".to_owned().into()),
     }
-    let too_big = sheet.rows > super::a1::MAX_ROWS || sheet.cols > super::a1::MAX_COLUMNS;
+    let too_big =
+        sheet.rows > crate::sheets::a1::MAX_ROWS || sheet.cols > crate::sheets::a1::MAX_COLUMNS;
     book.check_limit()?;
     if too_big {
         return Err("The grid would exceed the maximum size.".to_owned().into());
@@ -215,7 +220,10 @@ pub(super) fn update_spreadsheet_properties(
     Ok(json!({}))
 }
 
-pub(super) fn update_dimension_properties(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
+pub(super) fn update_dimension_properties(
+    book: &mut Spreadsheet,
+    body: &Map<String, Value>,
+) -> Outcome {
     let mask = mask(body)?;
     let (index, rows, start, end) = dimension_range(book, obj(body, "range"))?;
     let props = obj(body, "properties").clone();
