@@ -155,9 +155,8 @@ async fn a_service_account_key_is_used_through_its_own_token_uri() {
     assert!(!sheets.is_error.unwrap_or(false), "{}", text(&sheets));
     assert!(text(&sheets).contains("Data"));
     let token_host_name = token_host.url().trim_start_matches("http://").to_owned();
-    let world = google.world();
-    let token_requests: Vec<&str> = world.requests.iter().filter(|r| r.path == "/token").map(|r| r.host.as_str()).collect();
-    assert_eq!(token_requests, [token_host_name.as_str()], "one token, fetched from the key's token_uri");
-    drop(world);
+    let token_requests: Vec<String> =
+        google.world().requests.iter().filter(|r| r.path == "/token").map(|r| r.host.clone()).collect();
+    assert_eq!(token_requests, [token_host_name], "one token, fetched from the key's token_uri");
     client.cancel().await.unwrap();
 }

@@ -11,6 +11,7 @@ use crate::config::Config;
 use crate::google::{GoogleClient, RetryPolicy, TokenSource, Endpoints};
 use crate::limits::local_files::LocalFiles;
 use crate::limits::response_cap;
+use crate::tools::registry::Output;
 use crate::tools::{ToolContext, ToolDef, ToolError, all_tools};
 
 /// A call the engine could not even start: the MCP layer answers these as protocol errors.
@@ -125,10 +126,13 @@ impl Engine {
             (true, Some(Value::String(path))) => Some(self.ctx.local.export_target(path)?),
             _ => None,
         };
-        let value = tool.run(self.ctx.clone(), arguments).await?;
+        let output = tool.run(self.ctx.clone(), arguments).await?;
         match local_target {
             Some(path) => {
-                let text = serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string());
+                let text = match output {
+                    Output::Json(value) => serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string()),
+                    Output::Text(text) => text,
+                };
                 let bytes = self.ctx.local.write(&path, text.as_bytes()).await?;
                 let reply = json!({
                     "local_path": path.display().to_string(),
@@ -137,7 +141,7 @@ impl Engine {
                 });
                 Ok(reply.to_string())
             }
-            None => Ok(response_cap::render(&tool.meta, &value, self.ctx.max_chars())?),
+            None => Ok(response_cap::render(&tool.meta, output, self.ctx.max_chars())?),
         }
     }
 }

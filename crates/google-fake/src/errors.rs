@@ -160,10 +160,8 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let mut response = (status, axum::Json(self.body())).into_response();
-        if let Some(seconds) = self.retry_after {
-            if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
-                response.headers_mut().insert("retry-after", value);
-            }
+        if let Some(value) = self.retry_after.and_then(|s| HeaderValue::from_str(&s.to_string()).ok()) {
+            response.headers_mut().insert("retry-after", value);
         }
         response
     }
@@ -174,5 +172,3 @@ impl IntoResponse for ApiError {
 pub async fn not_found_route(uri: axum::http::Uri) -> ApiError {
     ApiError::rpc(404, format!("The requested URL {} was not found on this server.", uri.path()))
 }
-
-pub type ApiResult<T> = Result<T, ApiError>;

@@ -50,12 +50,10 @@ pub enum Outcome {
 impl RetryPolicy {
     /// Whether this outcome may be retried for a request of this idempotency.
     pub fn is_retryable(outcome: Outcome, idempotency: Idempotency) -> bool {
-        match (outcome, idempotency) {
-            (Outcome::Status(429), _) => true,
-            (Outcome::Status(500 | 502 | 503 | 504), Idempotency::Read) => true,
-            (Outcome::Network, Idempotency::Read) => true,
-            _ => false,
-        }
+        matches!(
+            (outcome, idempotency),
+            (Outcome::Status(429), _) | (Outcome::Status(500 | 502 | 503 | 504) | Outcome::Network, Idempotency::Read)
+        )
     }
 
     /// How long to wait before attempt `attempt + 1` (attempt counts from 1), or `None` to give up.

@@ -4,9 +4,7 @@
 //! This is the one place the rule lives: [`render`] serializes and checks every capped result, and
 //! [`precheck`] refuses before downloading when the size is known in advance.
 
-use serde_json::Value;
-
-use crate::tools::registry::{Cap, ToolMeta};
+use crate::tools::registry::{Cap, Output, ToolMeta};
 
 /// A result over the cap, with the remedy in words.
 #[derive(Debug, thiserror::Error)]
@@ -56,7 +54,7 @@ fn group(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -65,8 +63,11 @@ fn group(n: usize) -> String {
 }
 
 /// Serializes a tool's result and enforces the cap on it. Uncapped tools pass through.
-pub fn render(meta: &ToolMeta, value: &Value, cap: usize) -> Result<String, TooLarge> {
-    let text = value.to_string();
+pub fn render(meta: &ToolMeta, output: Output, cap: usize) -> Result<String, TooLarge> {
+    let text = match output {
+        Output::Json(value) => value.to_string(),
+        Output::Text(text) => text,
+    };
     if meta.cap != Cap::Fixed {
         // A UTF-8 string has at least as many bytes as characters: only count when the bytes exceed the cap.
         if text.len() > cap {
@@ -106,12 +107,12 @@ mod tests {
 
     #[test]
     fn under_the_cap_passes() {
-        assert_eq!(render(&READ, &json!({"a": 1}), 100).unwrap(), r#"{"a":1}"#);
+        assert_eq!(render(&READ, json!({"a": 1}).into(), 100).unwrap(), r#"{"a":1}"#);
     }
 
     #[test]
     fn over_the_cap_names_tool_size_cap_and_remedies() {
-        let error = render(&READ, &json!("x".repeat(200)), 100).unwrap_err();
+        let error = render(&READ, json!("x".repeat(200)).into(), 100).unwrap_err();
         let text = error.to_string();
         assert_eq!(error.size, 202);
         for needle in ["get_sheet_data", "202", "100", "MAX_TOOL_RESPONSE_CHARS", "narrower range", "local_path"] {
@@ -123,14 +124,14 @@ mod tests {
     fn characters_not_bytes_are_counted() {
         // 60 two-byte characters: 120 bytes but 62 characters with the quotes.
         let value = json!("é".repeat(60));
-        assert!(render(&READ, &value, 62).is_ok());
-        assert!(render(&READ, &value, 61).is_err());
+        assert!(render(&READ, value.clone().into(), 62).is_ok());
+        assert!(render(&READ, value.into(), 61).is_err());
     }
 
     #[test]
     fn fixed_tools_are_not_capped() {
         let fixed = ToolMeta { cap: Cap::Fixed, ..READ };
-        assert!(render(&fixed, &json!("x".repeat(200)), 10).is_ok());
+        assert!(render(&fixed, json!("x".repeat(200)).into(), 10).is_ok());
     }
 
     #[test]
@@ -145,7 +146,7 @@ mod tests {
     #[test]
     fn listings_point_to_paging() {
         let list = ToolMeta { name: "list_files", cap: Cap::Paging, local_path: false, ..READ };
-        let text = render(&list, &json!("x".repeat(50)), 10).unwrap_err().to_string();
+        let text = render(&list, json!("x".repeat(50)).into(), 10).unwrap_err().to_string();
         assert!(text.contains("page token"), "{text}");
     }
 }

@@ -10,4 +10,4 @@ pub mod sheets;
 
 pub use context::ToolContext;
 pub use error::ToolError;
-pub use registry::{Access, Cap, Service, ToolDef, ToolMeta, all_tools};
+pub use registry::{Access, Cap, Output, Service, ToolDef, ToolMeta, all_tools};

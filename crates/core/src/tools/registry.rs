@@ -89,7 +89,22 @@ impl ToolMeta {
     }
 }
 
-type Handler = Arc<dyn Fn(ToolContext, Value) -> BoxFuture<'static, Result<Value, ToolError>> + Send + Sync>;
+/// A tool's result: a JSON value, or JSON text already serialized. Large results (a 20,000-row sheet) are
+/// written straight from Google's answer into text, so no intermediate JSON tree is ever held.
+#[derive(Debug, Clone)]
+pub enum Output {
+    Json(Value),
+    /// Serialized JSON, produced by the handler.
+    Text(String),
+}
+
+impl From<Value> for Output {
+    fn from(value: Value) -> Self {
+        Output::Json(value)
+    }
+}
+
+type Handler = Arc<dyn Fn(ToolContext, Value) -> BoxFuture<'static, Result<Output, ToolError>> + Send + Sync>;
 
 /// A declared tool: its metadata, its input schema (from the argument type) and its handler.
 #[derive(Clone)]
@@ -108,11 +123,12 @@ impl std::fmt::Debug for ToolDef {
 impl ToolDef {
     /// Declares a tool whose arguments are `A` (its JSON schema is the tool's input schema, and parsing
     /// into `A` is the only argument check) and whose work is `run`.
-    pub fn new<A, F, Fut>(meta: ToolMeta, run: F) -> Self
+    pub fn new<A, O, F, Fut>(meta: ToolMeta, run: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + 'static,
+        O: Into<Output>,
         F: Fn(ToolContext, A) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+        Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
     {
         let run = Arc::new(run);
         let name = meta.name;
@@ -120,7 +136,7 @@ impl ToolDef {
             let run = Arc::clone(&run);
             Box::pin(async move {
                 let args: A = serde_path_to_error::deserialize(args).map_err(|e| ToolError::arguments(name, e))?;
-                run(ctx, args).await
+                run(ctx, args).await.map(Into::into)
             })
         });
         Self { meta, schema: rmcp::handler::server::common::schema_for_type::<A>(), handler }
@@ -140,7 +156,7 @@ impl ToolDef {
     }
 
     /// Runs the handler on raw arguments (parsing them first).
-    pub(crate) fn run(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<Value, ToolError>> {
+    pub(crate) fn run(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<Output, ToolError>> {
         (self.handler)(ctx, args)
     }
 }
