@@ -1206,3 +1206,64 @@ async fn every_emulated_endpoint_answers_as_discovery_says() {
         eprintln!("not yet emulated, skipped: {skipped:?}");
     }
 }
+
+/// The middleware sees what any router answers: a handler that invents a field, writes an int64 as a
+/// number, accepts an undefined parameter and answers an error without Google's envelope is recorded.
+#[tokio::test]
+async fn the_middleware_records_what_a_router_gets_wrong() {
+    use axum::routing::{delete, get};
+    let shared = google_fake::Shared::default();
+    let about = || async {
+        axum::Json(json!({
+            "kind": "drive#about",
+            "user": { "me": "yes" },
+            "storageQuota": { "limit": 15 },
+            "bogus": true
+        }))
+    };
+    let refuse = || async { (axum::http::StatusCode::CONFLICT, "no") };
+    let app = axum::Router::new()
+        .route("/drive/v3/about", get(about))
+        .route("/drive/v3/files/{fileId}", delete(refuse))
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            discovery::middleware,
+        ));
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .expect("a port");
+    let base = format!("http://{}", listener.local_addr().expect("an address"));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let http = reqwest::Client::new();
+    let about = http
+        .get(format!("{base}/drive/v3/about"))
+        .query(&[("fields", "*"), ("verbose", "1")]);
+    assert_eq!(about.send().await.expect("answers").status(), 200);
+    let refused = http
+        .delete(format!("{base}/drive/v3/files/f"))
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(refused.status(), 409);
+
+    let recorded = shared.lock().discovery_violations.clone();
+    let expected = [
+        "UnknownQueryParameter: query parameter `verbose`",
+        "InvalidResponseValue: response field `$.user.me`",
+        "InvalidResponseValue: response field `$.storageQuota.limit`",
+        "UnknownResponseField: response field `$.bogus`",
+        "ErrorEnvelope:",
+    ];
+    for fragment in expected {
+        assert!(
+            recorded.iter().any(|line| line.contains(fragment)),
+            "{fragment} in {recorded:#?}"
+        );
+    }
+    assert_eq!(recorded.len(), expected.len(), "{recorded:#?}");
+    assert!(
+        recorded[0].starts_with("GET /drive/v3/about -> 200 (drive.about.get): "),
+        "{recorded:#?}"
+    );
+}

@@ -23,8 +23,10 @@
 //! `fields` mask names real fields, `readOnly` fields sent in requests, path parameter values, routes
 //! outside discovery ([`non_discovery_route`]).
 //!
-//! The [`middleware`] runs the check on every request the emulator serves and records what it finds in
-//! [`World::discovery_violations`](crate::World::discovery_violations).
+//! The [`middleware`] runs the check on every request the emulator serves (it is layered in
+//! [`router`](crate::router)) and records what it finds in
+//! [`World::discovery_violations`](crate::World::discovery_violations), which
+//! [`FakeGoogle::discovery_violations`](crate::FakeGoogle::discovery_violations) returns.
 
 mod middleware;
 mod model;
@@ -32,8 +34,7 @@ mod validate;
 
 use std::sync::LazyLock;
 
-pub use middleware::MAX_BUFFERED_BYTES;
-pub(crate) use middleware::middleware;
+pub use middleware::{MAX_BUFFERED_BYTES, middleware};
 pub use model::{Api, Discovery, Match, Method, Miss, Parameter, Schema};
 pub use validate::{Body, Exchange, Kind, Violation, Violations};
 
