@@ -94,3 +94,25 @@ async fn non_loopback_addresses_are_refused_at_start() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("loopback"), "{stderr}");
 }
+
+#[tokio::test]
+async fn malformed_requests_get_a_4xx_and_the_server_keeps_serving() {
+    let home = Home::new();
+    let token = print_token(&home).await;
+    let (_child, url) = sandbox_http(&home).await;
+    let http = reqwest::Client::new();
+    let send = |body: String| {
+        http.post(&url)
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body)
+            .send()
+    };
+    for garbage in ["{not json".to_owned(), "[]".to_owned(), "x".repeat(5 * 1024 * 1024)] {
+        let status = send(garbage).await.unwrap().status();
+        assert!(status.is_client_error(), "garbage answered {status}");
+    }
+    let initialize = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}});
+    assert_eq!(send(initialize.to_string()).await.unwrap().status(), 200);
+}

@@ -1,5 +1,6 @@
 //! Sheets v4 calls, shaped as `sheets.v4.json` defines them.
 
+use bytes::Bytes;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -256,6 +257,25 @@ impl Sheets<'_> {
         );
         let call = Call::get(Api::Sheets, path).query("valueRenderOption", render.as_str());
         self.0.json(call).await
+    }
+
+    /// `spreadsheets.values.get` of one A1 range, answered as Google's raw JSON body (compact: `prettyPrint`
+    /// off), for callers that transcode a large range without building a tree of it.
+    pub async fn values_get_raw(
+        &self,
+        spreadsheet_id: &str,
+        range: &str,
+        render: ValueRender,
+    ) -> Result<Bytes, GoogleError> {
+        let path = format!(
+            "{}/values/{}",
+            spreadsheet_path(spreadsheet_id),
+            segment(range)
+        );
+        let call = Call::get(Api::Sheets, path)
+            .query("valueRenderOption", render.as_str())
+            .query("prettyPrint", false);
+        Ok(self.0.bytes(call).await?.body)
     }
 
     /// `spreadsheets.values.batchGet`: several ranges of one spreadsheet in one request (repeated `ranges`).

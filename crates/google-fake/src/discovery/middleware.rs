@@ -62,6 +62,7 @@ pub async fn middleware(State(shared): State<Shared>, request: Request, next: Ne
         for violation in &found {
             tracing::warn!(%violation, "google emulator diverges from Google's discovery documents");
         }
+        if let Ok(log) = std::env::var("ZZ_DISCOVERY_LOG") { use std::io::Write; if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(log) { for v in &found { let _ = writeln!(f, "{v}"); } } }
         shared.lock().discovery_violations.extend(found);
     }
     Response::from_parts(parts, body)

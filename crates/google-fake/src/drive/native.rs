@@ -1,10 +1,83 @@
-//! The one place Drive reaches into the Sheets and Docs emulators, which hold the content of
-//! Google-native files: export, copy, delete, conversion on upload and full-text search.
+//! The one place Drive and the Sheets and Docs emulators (which hold the content of Google-native files)
+//! meet: Drive's export, copy, delete, conversion on upload and full-text search reach into the content
+//! stores; Sheets and Docs check the caller's Drive role here and tell Drive (and Drive Activity) what they
+//! created, edited and renamed.
 
 use serde_json::Value;
 
-use super::{DOCUMENT, File, SPREADSHEET};
+use super::{DOCUMENT, File, Role, SPREADSHEET};
+use crate::activity::{Action, CreateKind};
+use crate::errors::ApiError;
 use crate::state::{Identity, World};
+
+/// What a Sheets or Docs call does to the file it addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// Any role (reader, commenter and up).
+    Read,
+    /// Writer and up.
+    Write,
+}
+
+impl World {
+    /// The access check of every Sheets and Docs call that addresses a spreadsheet or document, as Google
+    /// makes it from the caller's Drive role on the file: no role, or less than `writer` for a write, is
+    /// 403 `PERMISSION_DENIED` "The caller does not have permission"; an id no store knows is 404
+    /// "Requested entity was not found.". Content put into a store without a Drive entry (test-only
+    /// `insert_with_*`) is open to every caller.
+    pub(crate) fn require_native_access(
+        &self,
+        id: &str,
+        who: &Identity,
+        access: Access,
+    ) -> Result<(), ApiError> {
+        if !self.drive.contains(id) {
+            return if self.sheets.contains(id) || self.docs.contains(id) {
+                Ok(())
+            } else {
+                Err(ApiError::not_found())
+            };
+        }
+        let needed = match access {
+            Access::Read => Role::Reader,
+            Access::Write => Role::Writer,
+        };
+        match self.drive.role_of(id, who) {
+            Some(role) if role >= needed => Ok(()),
+            _ => Err(ApiError::forbidden()),
+        }
+    }
+
+    /// A spreadsheet or document `who` created through Sheets or Docs: registered in their My Drive, and
+    /// its creation recorded in Drive Activity.
+    pub(crate) fn native_created(&mut self, id: &str, title: &str, mime_type: &str, who: &Identity) {
+        self.drive.insert_native_file(id, title, mime_type, who);
+        super::record(self, who, id, Action::Create(CreateKind::New));
+    }
+
+    /// A Sheets or Docs edit by `who`: Drive's file moves on (`modifiedTime`, `lastModifyingUser`,
+    /// `version`) and Drive Activity records an edit.
+    pub(crate) fn native_edited(&mut self, id: &str, who: &Identity) {
+        self.drive.touch_native_file(id, who);
+        super::record(self, who, id, Action::Edit);
+    }
+
+    /// A title changed through Sheets or Docs: Drive's name follows, and Drive Activity records a rename.
+    pub(crate) fn native_renamed(&mut self, id: &str, title: &str, who: &Identity) {
+        let Some(old_title) = self.drive.get(id).map(|f| f.name.clone()) else {
+            return;
+        };
+        if old_title == title {
+            return;
+        }
+        self.drive.rename_native_file(id, title);
+        let action = Action::Rename {
+            old_title,
+            new_title: title.to_owned(),
+        };
+        super::record(self, who, id, action);
+    }
+}
 
 const DOC_EXPORTS: &[(&str, &str)] = &[
     ("application/rtf", "rtf"),

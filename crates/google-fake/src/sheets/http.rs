@@ -15,10 +15,11 @@ use super::fields::{self, Mask};
 use super::model::{Sheet, Spreadsheet, Target, as_i64, default_properties};
 use super::schema::{Api, Query, check_body, check_query, parse_body};
 use super::values::{self, ReadOptions, Write};
-use super::{MIME_TYPE, Store};
+use super::MIME_TYPE;
 use crate::Shared;
+use crate::drive::Access;
 use crate::errors::{ApiError, Shape};
-use crate::state::World;
+use crate::state::{Identity, World};
 
 type Reply = Result<Response, ApiError>;
 
@@ -55,13 +56,18 @@ fn body_object(body: &Value) -> &Map<String, Value> {
         .unwrap_or_else(|| EMPTY.get_or_init(Map::new))
 }
 
-impl Store {
-    fn book(&self, id: &str) -> Result<&Spreadsheet, ApiError> {
-        self.books.get(id).ok_or_else(ApiError::not_found)
+impl World {
+    /// The spreadsheet `id`, once `who` passed the access check for `access` (the one way handlers reach
+    /// a spreadsheet).
+    fn book_for(&self, id: &str, who: &Identity, access: Access) -> Result<&Spreadsheet, ApiError> {
+        self.require_native_access(id, who, access)?;
+        self.sheets.books.get(id).ok_or_else(ApiError::not_found)
     }
 
-    fn book_mut(&mut self, id: &str) -> Result<&mut Spreadsheet, ApiError> {
-        self.books.get_mut(id).ok_or_else(ApiError::not_found)
+    /// The spreadsheet `id` to write, once `who` passed the access check for writing.
+    fn book_for_mut(&mut self, id: &str, who: &Identity) -> Result<&mut Spreadsheet, ApiError> {
+        self.require_native_access(id, who, Access::Write)?;
+        self.sheets.books.get_mut(id).ok_or_else(ApiError::not_found)
     }
 }
 
@@ -82,7 +88,7 @@ pub(super) async fn create(
     let value = book.json(None, false);
     let (id, title) = (book.id.clone(), book.title().to_owned());
     world.sheets.books.insert(id.clone(), book);
-    world.drive.insert_native_file(&id, &title, MIME_TYPE, &who);
+    world.native_created(&id, &title, MIME_TYPE, &who);
     respond(value, &query)
 }
 
@@ -159,9 +165,9 @@ pub(super) async fn dispatch(
     let world = &mut *world;
     let query = Query::parse(uri.query());
     let path = uri.path();
-    let (reply, modified) = route(world, &method, path, &query, &body)?;
+    let (reply, modified) = route(world, &who, &method, path, &query, &body)?;
     if let Some(id) = modified {
-        world.drive.touch_native_file(&id, &who);
+        world.native_edited(&id, &who);
     }
     Ok(reply)
 }
@@ -169,6 +175,7 @@ pub(super) async fn dispatch(
 /// Runs the method a path names; also returns the spreadsheet it modified, if any.
 fn route(
     world: &mut World,
+    who: &Identity,
     method: &Method,
     path: &str,
     query: &Query,
@@ -185,12 +192,12 @@ fn route(
             let (id, verb) = split_verb(head);
             let id = decode(id)?;
             match (verb, get, post) {
-                (None, true, _) => read(get_spreadsheet(world, &id, query)),
+                (None, true, _) => read(get_spreadsheet(world, who, &id, query)),
                 (Some("batchUpdate"), _, true) => {
-                    modified(batch_update(world, &id, query, body), &id)
+                    modified(batch_update(world, who, &id, query, body), &id)
                 }
                 (Some("getByDataFilter"), _, true) => {
-                    read(get_by_data_filter(world, &id, query, body))
+                    read(get_by_data_filter(world, who, &id, query, body))
                 }
                 _ => Err(unknown_path(path)),
             }
@@ -198,12 +205,12 @@ fn route(
         [id, second] => {
             let id = decode(id)?;
             match (decode(second)?.as_str(), get, post) {
-                ("values:batchGet", true, _) => read(batch_get(world, &id, query)),
+                ("values:batchGet", true, _) => read(batch_get(world, who, &id, query)),
                 ("values:batchUpdate", _, true) => {
-                    modified(batch_update_values(world, &id, query, body), &id)
+                    modified(batch_update_values(world, who, &id, query, body), &id)
                 }
                 ("values:batchClear", _, true) => {
-                    modified(batch_clear(world, &id, query, body), &id)
+                    modified(batch_clear(world, who, &id, query, body), &id)
                 }
                 (
                     "values:batchGetByDataFilter"
@@ -228,7 +235,7 @@ fn route(
                         .map(str::to_owned)
                         .unwrap_or_default();
                     modified(
-                        copy_to(world, &id, &decode(sheet_id)?, query, body),
+                        copy_to(world, who, &id, &decode(sheet_id)?, query, body),
                         &destination,
                     )
                 }
@@ -236,7 +243,7 @@ fn route(
             }
         }
         [id, "developerMetadata", ..] => {
-            world.sheets.book(&decode(id)?)?;
+            world.book_for(&decode(id)?, who, Access::Read)?;
             Err(ApiError::rpc(
                 501,
                 "The Google emulator does not implement developer metadata.",
@@ -246,16 +253,16 @@ fn route(
             let id = decode(id)?;
             let raw = range.join("/");
             if *method == Method::GET {
-                read(values_get(world, &id, &decode(&raw)?, query))
+                read(values_get(world, who, &id, &decode(&raw)?, query))
             } else if *method == Method::PUT {
-                modified(values_update(world, &id, &decode(&raw)?, query, body), &id)
+                modified(values_update(world, who, &id, &decode(&raw)?, query, body), &id)
             } else if post {
                 match split_verb(&raw) {
                     (range, Some("clear")) => {
-                        modified(values_clear(world, &id, &decode(range)?, query, body), &id)
+                        modified(values_clear(world, who, &id, &decode(range)?, query, body), &id)
                     }
                     (range, Some("append")) => {
-                        modified(values_append(world, &id, &decode(range)?, query, body), &id)
+                        modified(values_append(world, who, &id, &decode(range)?, query, body), &id)
                     }
                     _ => Err(unknown_path(path)),
                 }
@@ -267,9 +274,9 @@ fn route(
     }
 }
 
-fn get_spreadsheet(world: &mut World, id: &str, query: &Query) -> Reply {
+fn get_spreadsheet(world: &mut World, who: &Identity, id: &str, query: &Query) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "get"], query)?;
-    let book = world.sheets.book(id)?;
+    let book = world.book_for(id, who, Access::Read)?;
     let ranges = query.all("ranges");
     let targets = ranges
         .iter()
@@ -279,11 +286,11 @@ fn get_spreadsheet(world: &mut World, id: &str, query: &Query) -> Reply {
     respond(book.json(grid, query.flag("includeGridData")), query)
 }
 
-fn get_by_data_filter(world: &mut World, id: &str, query: &Query, body: &[u8]) -> Reply {
+fn get_by_data_filter(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "getByDataFilter"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "GetSpreadsheetByDataFilterRequest", &body)?;
-    let book = world.sheets.book(id)?;
+    let book = world.book_for(id, who, Access::Read)?;
     let mut targets = Vec::new();
     for (i, filter) in body
         .get("dataFilters")
@@ -332,9 +339,9 @@ fn read_options(query: &Query) -> ReadOptions {
     )
 }
 
-fn values_get(world: &mut World, id: &str, range: &str, query: &Query) -> Reply {
+fn values_get(world: &mut World, who: &Identity, id: &str, range: &str, query: &Query) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "values", "get"], query)?;
-    let book = world.sheets.book(id)?;
+    let book = world.book_for(id, who, Access::Read)?;
     let target = book.resolve(range)?;
     let mut eval = Eval::new(book);
     respond(
@@ -343,9 +350,9 @@ fn values_get(world: &mut World, id: &str, range: &str, query: &Query) -> Reply 
     )
 }
 
-fn batch_get(world: &mut World, id: &str, query: &Query) -> Reply {
+fn batch_get(world: &mut World, who: &Identity, id: &str, query: &Query) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "values", "batchGet"], query)?;
-    let book = world.sheets.book(id)?;
+    let book = world.book_for(id, who, Access::Read)?;
     let targets = query
         .all("ranges")
         .iter()
@@ -386,11 +393,11 @@ fn response_options(
     include.then(|| ReadOptions::new(None, render, date_time))
 }
 
-fn values_update(world: &mut World, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
+fn values_update(world: &mut World, who: &Identity, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "values", "update"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "ValueRange", &body)?;
-    let book = world.sheets.book_mut(id)?;
+    let book = world.book_for_mut(id, who)?;
     let user_entered = input_option(query.get("valueInputOption"))?;
     let write = values::parse_write(book, range, body_object(&body), user_entered, "")?;
     values::check_bounds(range, &write)?;
@@ -404,7 +411,7 @@ fn values_update(world: &mut World, id: &str, range: &str, query: &Query, body: 
     respond(values::update_response(book, &written, include), query)
 }
 
-fn batch_update_values(world: &mut World, id: &str, query: &Query, body: &[u8]) -> Reply {
+fn batch_update_values(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
     check_query(
         Api::Sheets,
         &["spreadsheets", "values", "batchUpdate"],
@@ -412,7 +419,7 @@ fn batch_update_values(world: &mut World, id: &str, query: &Query, body: &[u8]) 
     )?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "BatchUpdateValuesRequest", &body)?;
-    let book = world.sheets.book_mut(id)?;
+    let book = world.book_for_mut(id, who)?;
     let body = body_object(&body);
     let user_entered = match body.get("valueInputOption").and_then(Value::as_str) {
         Some("RAW") => false,
@@ -479,11 +486,11 @@ fn batch_update_values(world: &mut World, id: &str, query: &Query, body: &[u8]) 
     respond(out, query)
 }
 
-fn values_clear(world: &mut World, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
+fn values_clear(world: &mut World, who: &Identity, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "values", "clear"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "ClearValuesRequest", &body)?;
-    let book = world.sheets.book_mut(id)?;
+    let book = world.book_for_mut(id, who)?;
     let target = book.resolve(range)?;
     let cleared = values::clear(book, target);
     respond(
@@ -492,7 +499,7 @@ fn values_clear(world: &mut World, id: &str, range: &str, query: &Query, body: &
     )
 }
 
-fn batch_clear(world: &mut World, id: &str, query: &Query, body: &[u8]) -> Reply {
+fn batch_clear(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
     check_query(
         Api::Sheets,
         &["spreadsheets", "values", "batchClear"],
@@ -500,7 +507,7 @@ fn batch_clear(world: &mut World, id: &str, query: &Query, body: &[u8]) -> Reply
     )?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "BatchClearValuesRequest", &body)?;
-    let book = world.sheets.book_mut(id)?;
+    let book = world.book_for_mut(id, who)?;
     let ranges: Vec<String> = body
         .get("ranges")
         .and_then(Value::as_array)
@@ -523,11 +530,11 @@ fn batch_clear(world: &mut World, id: &str, query: &Query, body: &[u8]) -> Reply
     respond(out, query)
 }
 
-fn values_append(world: &mut World, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
+fn values_append(world: &mut World, who: &Identity, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "values", "append"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "ValueRange", &body)?;
-    let book = world.sheets.book_mut(id)?;
+    let book = world.book_for_mut(id, who)?;
     let user_entered = input_option(query.get("valueInputOption"))?;
     let mut write = values::parse_write(book, range, body_object(&body), user_entered, "")?;
     let (row, table) = values::find_table(book, write.target);
@@ -561,7 +568,7 @@ fn values_append(world: &mut World, id: &str, range: &str, query: &Query, body: 
     respond(out, query)
 }
 
-fn copy_to(world: &mut World, id: &str, sheet_id: &str, query: &Query, body: &[u8]) -> Reply {
+fn copy_to(world: &mut World, who: &Identity, id: &str, sheet_id: &str, query: &Query, body: &[u8]) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "sheets", "copyTo"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "CopySheetToAnotherSpreadsheetRequest", &body)?;
@@ -570,7 +577,7 @@ fn copy_to(world: &mut World, id: &str, sheet_id: &str, query: &Query, body: &[u
             "Invalid value at 'sheet_id' (TYPE_INT32), \"{sheet_id}\""
         ))
     })?;
-    let book = world.sheets.book(id)?;
+    let book = world.book_for(id, who, Access::Read)?;
     let source = book
         .sheet_by_id(sheet_id)
         .ok_or_else(|| ApiError::invalid(format!("No grid with id: {sheet_id}")))?;
@@ -585,7 +592,7 @@ fn copy_to(world: &mut World, id: &str, sheet_id: &str, query: &Query, body: &[u
             "Invalid destinationSpreadsheetId: must be specified.",
         ));
     }
-    let target = world.sheets.book_mut(&destination)?;
+    let target = world.book_for_mut(&destination, who)?;
     sheet.id = target.new_sheet_id();
     sheet.title = target.unique_title(&format!("Copy of {}", sheet.title));
     sheet.charts.clear();
@@ -598,11 +605,11 @@ fn copy_to(world: &mut World, id: &str, sheet_id: &str, query: &Query, body: &[u
     respond(target.sheets[index].properties(index), query)
 }
 
-fn batch_update(world: &mut World, id: &str, query: &Query, body: &[u8]) -> Reply {
+fn batch_update(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "batchUpdate"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "BatchUpdateSpreadsheetRequest", &body)?;
-    let original = world.sheets.book(id)?;
+    let original = world.book_for(id, who, Access::Write)?;
     let requests = body
         .get("requests")
         .and_then(Value::as_array)
@@ -678,7 +685,7 @@ fn batch_update(world: &mut World, id: &str, query: &Query, body: &[u8]) -> Repl
     }
     world.sheets.books.insert(id.to_owned(), book);
     if let Some(title) = effects.renamed {
-        world.drive.rename_native_file(id, &title);
+        world.native_renamed(id, &title, who);
     }
     respond(out, query)
 }
