@@ -43,13 +43,15 @@ async fn token(State(shared): State<Shared>, headers: HeaderMap, Form(form): For
         return oauth_error(StatusCode::BAD_REQUEST, "invalid_request", "Missing required parameter: assertion");
     };
     let mut world = shared.lock();
-    // Google checks `aud` names the token endpoint the assertion was sent to.
+    // Google checks `aud` names its token endpoint: Google's own URL (a key whose token_uri is Google's,
+    // with the client rerouted here) or the address the assertion was sent to.
     let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or_default();
-    let audience = format!("http://{host}/token");
+    let here = format!("http://{host}/token");
+    let audience = [here.as_str(), "https://oauth2.googleapis.com/token"];
     let verified = world.service_accounts.iter().find_map(|key| {
         let decoding = jsonwebtoken::DecodingKey::from_rsa_pem(key.public_key_pem.as_bytes()).ok()?;
         let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
-        validation.set_audience(&[audience.as_str()]);
+        validation.set_audience(&audience);
         validation.set_issuer(&[key.email.as_str()]);
         validation.set_required_spec_claims(&["exp", "iat", "aud", "iss"]);
         jsonwebtoken::decode::<AssertionClaims>(&assertion, &decoding, &validation).ok()

@@ -64,7 +64,7 @@ impl FakeGoogle {
 
     /// Starts the emulator seeded with the sandbox's sample files (see [`seed`]).
     pub async fn start_sandbox() -> std::io::Result<Self> {
-        let mut world = World::default();
+        let mut world = World { skip_discovery_checks: true, ..World::default() };
         seed::sandbox(&mut world);
         Self::start_with(world).await
     }

@@ -2,8 +2,8 @@
 //!
 //! The sandbox user ([`SANDBOX_EMAIL`]) owns a projects folder with a reports folder inside, two
 //! spreadsheets (a budget with a `Summary` and a `Sales` sheet whose totals are formulas, and a contacts
-//! list), two documents (meeting notes and a project plan, plain paragraphs: the Docs store has no
-//! helper yet for headings and bullets), a CSV and a text file; a colleague ([`COLLEAGUE_EMAIL`]) has shared a
+//! list), two documents (meeting notes and a project plan, with headings, bulleted and numbered lists, bold
+//! text and a link, styled through in-process `documents.batchUpdate`), a CSV and a text file; a colleague ([`COLLEAGUE_EMAIL`]) has shared a
 //! spreadsheet with them; and both are members of the shared drive "Team Drive". Times are spread over
 //! the past weeks, so "recent files" and `modifiedTime` searches have something to sort.
 
@@ -96,27 +96,67 @@ const CONTACTS: &[(&str, &str, &str, &str)] = &[
 const SALES_CSV: &str = "Month,Region,Units,Revenue\n2026-01,North,51,2369.00\n2026-01,South,12,1788.00\n\
 2026-02,East,120,870.00\n2026-02,West,4,1596.00\n2026-03,North,7,2793.00\n2026-03,South,114,1826.85\n";
 
-const MEETING_NOTES: &str = "Weekly sync — 12 May 2026\n\
-Attendees: Sandbox User, Alex Morgan, Priya Natarajan\n\
-Decisions\n\
-Launch the summer campaign on 1 June.\n\
-Move the budget review to Thursdays.\n\
-Action items\n\
-Alex: share the marketing calendar with the team.\n\
-Priya: estimate the standing-desk restock.\n\
-Sandbox User: update the Sales sheet in Budget 2026.";
+/// How a seeded document paragraph looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    Heading1,
+    Heading2,
+    Text,
+    Bullet,
+    Numbered,
+}
 
-const PROJECT_PLAN: &str = "Project plan: Office refresh 2026\n\
-Goals\n\
-Replace worn office chairs in every region.\n\
-Offer a standing desk to anyone who asks.\n\
-Keep spending within the annual budget.\n\
-Timeline\n\
-January to March: survey the teams and order samples.\n\
-April to June: roll out purchases region by region.\n\
-Risks\n\
-Supplier delays on standing desks.\n\
-Budget overrun if unit prices rise.";
+/// A seeded document: paragraphs, with `**bold**` spans and `[text]` links to the Budget 2026
+/// spreadsheet inside a paragraph.
+type Paragraphs = &'static [(Block, &'static str)];
+
+const MEETING_NOTES: Paragraphs = &[
+    (Block::Heading1, "Weekly sync — 12 May 2026"),
+    (
+        Block::Text,
+        "**Attendees:** Sandbox User, Alex Morgan, Priya Natarajan",
+    ),
+    (Block::Heading2, "Decisions"),
+    (Block::Bullet, "Launch the summer campaign on 1 June."),
+    (Block::Bullet, "Move the budget review to Thursdays."),
+    (Block::Heading2, "Action items"),
+    (
+        Block::Numbered,
+        "**Alex:** share the marketing calendar with the team.",
+    ),
+    (
+        Block::Numbered,
+        "**Priya:** estimate the standing-desk restock.",
+    ),
+    (
+        Block::Numbered,
+        "**Sandbox User:** update the Sales sheet in [Budget 2026].",
+    ),
+];
+
+const PROJECT_PLAN: Paragraphs = &[
+    (Block::Heading1, "Project plan: Office refresh 2026"),
+    (
+        Block::Text,
+        "**Owner:** Sandbox User. Spending is tracked in [Budget 2026].",
+    ),
+    (Block::Heading2, "Goals"),
+    (Block::Bullet, "Replace worn office chairs in every region."),
+    (Block::Bullet, "Offer a standing desk to anyone who asks."),
+    (Block::Bullet, "Keep spending within the annual budget."),
+    (Block::Heading2, "Timeline"),
+    (
+        Block::Numbered,
+        "January to March: survey the teams and order samples.",
+    ),
+    (
+        Block::Numbered,
+        "April to June: roll out purchases region by region.",
+    ),
+    (Block::Heading2, "Risks"),
+    (Block::Bullet, "Supplier delays on standing desks."),
+    (Block::Bullet, "**Budget overrun** if unit prices rise."),
+];
 
 const README: &str = "Welcome to the Gatehouse sandbox!\n\nEverything here is sample data served by the built-in \
 Google emulator: nothing you do reaches a real Google account. Ask your assistant to read the Budget 2026 \
@@ -186,6 +226,113 @@ fn contacts_sheet() -> Vec<(&'static str, Vec<Vec<Value>>)> {
     vec![("Contacts", rows)]
 }
 
+fn range(start: u32, end: u32) -> Value {
+    json!({ "startIndex": start, "endIndex": end })
+}
+
+/// Creates a document owned by `owner` from `paragraphs` and styles it with `documents.batchUpdate`
+/// requests applied in process (the code the HTTP method runs), so it reads back as Google would answer
+/// for a document written in the editor. `[text]` spans link to `link`.
+fn styled_document(
+    world: &mut World,
+    title: &str,
+    paragraphs: Paragraphs,
+    owner: &Identity,
+    link: &str,
+) -> String {
+    let mut text = String::new();
+    let mut requests = Vec::new();
+    // Document indexes are UTF-16 code units; the body starts at 1.
+    let mut index = 1u32;
+    let mut list: Option<(Block, u32)> = None;
+    for (n, (block, markup)) in paragraphs.iter().enumerate() {
+        let start = index;
+        let (mut bold_from, mut link_from) = (None, None);
+        let mut rest = *markup;
+        while let Some(c) = rest.chars().next() {
+            if let Some(after) = rest.strip_prefix("**") {
+                match bold_from.take() {
+                    Some(from) => requests.push(json!({ "updateTextStyle": {
+                        "range": range(from, index), "textStyle": { "bold": true }, "fields": "bold"
+                    } })),
+                    None => bold_from = Some(index),
+                }
+                rest = after;
+                continue;
+            }
+            match c {
+                '[' => link_from = Some(index),
+                ']' => {
+                    if let Some(from) = link_from.take() {
+                        // Google's link defaults (underlined, #1155cc), set explicitly.
+                        requests.push(json!({ "updateTextStyle": {
+                            "range": range(from, index),
+                            "textStyle": {
+                                "link": { "url": link },
+                                "underline": true,
+                                "foregroundColor": { "color": { "rgbColor": {
+                                    "red": 0.06666667, "green": 0.33333334, "blue": 0.8
+                                } } }
+                            },
+                            "fields": "link,underline,foregroundColor"
+                        } }));
+                    }
+                }
+                _ => {
+                    text.push(c);
+                    index += c.len_utf16() as u32;
+                }
+            }
+            rest = &rest[c.len_utf8()..];
+        }
+        // The last paragraph ends with the body's own final newline.
+        if n + 1 < paragraphs.len() {
+            text.push('\n');
+        }
+        index += 1;
+        let named = match block {
+            Block::Heading1 => Some("HEADING_1"),
+            Block::Heading2 => Some("HEADING_2"),
+            _ => None,
+        };
+        if let Some(named) = named {
+            requests.push(json!({ "updateParagraphStyle": {
+                "range": range(start, index),
+                "paragraphStyle": { "namedStyleType": named },
+                "fields": "namedStyleType"
+            } }));
+        }
+        let kind = matches!(block, Block::Bullet | Block::Numbered).then_some(*block);
+        if list.map(|(k, _)| k) != kind {
+            if let Some((k, from)) = list.take() {
+                requests.push(bullets(k, from, start));
+            }
+            list = kind.map(|k| (k, start));
+        }
+    }
+    if let Some((k, from)) = list {
+        requests.push(bullets(k, from, index));
+    }
+    let id = world.create_document(title, &text, owner);
+    if let Err(error) = world
+        .docs
+        .batch_update(&id, &json!({ "requests": requests }))
+    {
+        panic!("the sandbox's {title:?} does not apply: {}", error.message);
+    }
+    id
+}
+
+/// `createParagraphBullets` over the paragraphs in `[start, end)`.
+fn bullets(block: Block, start: u32, end: u32) -> Value {
+    let preset = if block == Block::Numbered {
+        "NUMBERED_DECIMAL_ALPHA_ROMAN"
+    } else {
+        "BULLET_DISC_CIRCLE_SQUARE"
+    };
+    json!({ "createParagraphBullets": { "range": range(start, end), "bulletPreset": preset } })
+}
+
 /// Back-dates a file: created `created_days` ago, modified `modified_days` ago.
 fn age(world: &mut World, id: &str, created_days: i64, modified_days: i64) {
     let now = crate::drive::now();
@@ -226,9 +373,10 @@ pub fn sandbox(world: &mut World) {
     world.drive.set_parent(&budget, &projects);
     let contacts = world.create_spreadsheet("Team Contacts", &contacts_sheet(), &me);
 
-    let notes = world.create_document("Meeting notes", MEETING_NOTES, &me);
+    let budget_link = format!("https://docs.google.com/spreadsheets/d/{budget}/edit");
+    let notes = styled_document(world, "Meeting notes", MEETING_NOTES, &me, &budget_link);
     world.drive.set_parent(&notes, &projects);
-    let plan = world.create_document("Project plan", PROJECT_PLAN, &me);
+    let plan = styled_document(world, "Project plan", PROJECT_PLAN, &me, &budget_link);
     world.drive.set_parent(&plan, &projects);
 
     let csv = world.drive.create_blob(

@@ -64,6 +64,9 @@ pub struct World {
     /// Seconds an issued access token lives (tests shorten it).
     pub token_lifetime_secs: u64,
     pub faults: Vec<Fault>,
+    /// Turns off the discovery-document check of every exchange (on by default; the sandbox and the
+    /// benchmark turn it off, as it costs time and only tests read its findings).
+    pub skip_discovery_checks: bool,
     pub requests: Vec<RequestRecord>,
     pub sheets: crate::sheets::Store,
     pub docs: crate::docs::Store,

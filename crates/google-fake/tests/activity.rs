@@ -413,3 +413,109 @@ async fn the_sandbox_has_history() {
     sorted.sort_by(|a, b| b.cmp(a));
     assert_eq!(stamps, sorted, "newest first");
 }
+
+impl Env {
+    /// A Sheets or Docs call as `token`; asserts it succeeded.
+    async fn native(&self, token: &str, method: reqwest::Method, path: &str, body: Value) -> Value {
+        let response = self
+            .http
+            .request(method, format!("{}/{path}", self.google.url()))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .await
+            .expect("answered");
+        let status = response.status();
+        let value: Value = response.json().await.unwrap_or(Value::Null);
+        assert!(status.is_success(), "{path}: {status} {value}");
+        value
+    }
+}
+
+#[tokio::test]
+async fn sheets_and_docs_edits_are_recorded() {
+    let env = Env::new().await;
+    let (post, put) = (reqwest::Method::POST, reqwest::Method::PUT);
+    let book = env
+        .native(
+            &env.ada,
+            post.clone(),
+            "v4/spreadsheets",
+            json!({ "properties": { "title": "Ledger" } }),
+        )
+        .await;
+    let book = book["spreadsheetId"].as_str().expect("id").to_owned();
+    let item = json!({ "itemName": format!("items/{book}") });
+    assert_eq!(cases(&env.query(item.clone()).await), ["create"]);
+
+    // A writer's values.update is an edit by them.
+    env.google.world().drive.share_with(&book, BOB, "writer");
+    let bob = env.google.issue_token(Identity::user(BOB));
+    env.native(
+        &bob,
+        put,
+        &format!("v4/spreadsheets/{book}/values/A1?valueInputOption=RAW"),
+        json!({ "values": [["42"]] }),
+    )
+    .await;
+    let (status, seen_by_bob) = env.query_as(&bob, item.clone()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(cases(&seen_by_bob), ["edit", "create"]);
+    let edit = &seen_by_bob["activities"][0];
+    assert_eq!(
+        edit["actors"][0]["user"]["knownUser"]["isCurrentUser"],
+        true
+    );
+    assert_eq!(edit["targets"][0]["driveItem"]["title"], "Ledger");
+    assert_eq!(
+        edit["targets"][0]["driveItem"]["mimeType"],
+        "application/vnd.google-apps.spreadsheet"
+    );
+
+    // A title change through Sheets is a rename (and the batchUpdate an edit).
+    env.native(
+        &env.ada,
+        post.clone(),
+        &format!("v4/spreadsheets/{book}:batchUpdate"),
+        json!({ "requests": [{ "updateSpreadsheetProperties": {
+            "properties": { "title": "Ledger 2026" }, "fields": "title" } }] }),
+    )
+    .await;
+    let recent = env.query(item).await;
+    assert_eq!(cases(&recent)[..2], ["edit", "rename"]);
+    assert_eq!(
+        recent["activities"][1]["primaryActionDetail"]["rename"],
+        json!({ "oldTitle": "Ledger", "newTitle": "Ledger 2026" })
+    );
+
+    // Reads record nothing.
+    env.native(
+        &env.ada,
+        reqwest::Method::GET,
+        &format!("v4/spreadsheets/{book}"),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(env.google.world().activity.for_item(&book).len(), 4);
+
+    let doc = env
+        .native(
+            &env.ada,
+            post.clone(),
+            "v1/documents",
+            json!({ "title": "Notes" }),
+        )
+        .await;
+    let doc = doc["documentId"].as_str().expect("id").to_owned();
+    env.native(
+        &env.ada,
+        post,
+        &format!("v1/documents/{doc}:batchUpdate"),
+        json!({ "requests": [{ "insertText": { "location": { "index": 1 }, "text": "Hi" } }] }),
+    )
+    .await;
+    let recent = env
+        .query(json!({ "itemName": format!("items/{doc}") }))
+        .await;
+    assert_eq!(cases(&recent), ["edit", "create"]);
+}

@@ -38,8 +38,12 @@ impl Env {
     }
 
     async fn send(&self, request: reqwest::RequestBuilder) -> (u16, Value) {
+        self.send_as(&self.token, request).await
+    }
+
+    async fn send_as(&self, token: &str, request: reqwest::RequestBuilder) -> (u16, Value) {
         let response = request
-            .bearer_auth(&self.token)
+            .bearer_auth(token)
             .send()
             .await
             .expect("request is sent");
@@ -463,4 +467,151 @@ async fn page_breaks_tabs_and_exports() {
     );
     assert!(world.docs.export(&id, "application/pdf").is_none());
     assert_eq!(world.docs.title(&id).as_deref(), Some("Seeded"));
+}
+
+#[tokio::test]
+async fn access_follows_the_callers_drive_role() {
+    let env = env().await;
+    let (id, _) = env.create("Ada's draft").await;
+    let bob = env.google.issue_token(Identity::user("bob@example.com"));
+    let get = || env.http.get(env.url(&format!("v1/documents/{id}")));
+    let edit = || {
+        env.http
+            .post(env.url(&format!("v1/documents/{id}:batchUpdate")))
+            .json(&json!({ "requests": [{ "insertText": { "location": { "index": 1 }, "text": "Bob " } }] }))
+    };
+    let denied = json!({ "error": { "code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED" } });
+
+    let (status, body) = env.send_as(&bob, get()).await;
+    assert_eq!((status, &body), (403, &denied));
+    let (status, body) = env.send_as(&bob, edit()).await;
+    assert_eq!((status, &body), (403, &denied));
+    let (status, body) = env
+        .send_as(&bob, env.http.get(env.url("v1/documents/no-such-document")))
+        .await;
+    assert_eq!(status, 404, "{body}");
+
+    for role in ["reader", "commenter"] {
+        env.google
+            .world()
+            .drive
+            .share_with(&id, "bob@example.com", role);
+        let (status, body) = env.send_as(&bob, get()).await;
+        assert_eq!(status, 200, "{role}: {body}");
+        assert_eq!(body["title"], "Ada's draft");
+        let (status, body) = env.send_as(&bob, edit()).await;
+        assert_eq!((status, &body), (403, &denied), "{role}");
+    }
+    assert_eq!(env.text(&id).await, "\n", "refused edits change nothing");
+
+    env.google
+        .world()
+        .drive
+        .share_with(&id, "bob@example.com", "writer");
+    let (status, body) = env.send_as(&bob, edit()).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(env.text(&id).await, "Bob \n");
+    let world = env.google.world();
+    let file = world.drive.get(&id).expect("drive file");
+    assert_eq!(file.last_modifying_user.as_deref(), Some("bob@example.com"));
+}
+
+#[tokio::test]
+async fn titles_follow_renames_both_ways() {
+    let env = env().await;
+    let (id, _) = env.create("Before").await;
+    let (status, body) = env
+        .send(
+            env.http
+                .patch(env.url(&format!("drive/v3/files/{id}")))
+                .json(&json!({ "name": "Renamed in Drive" })),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(env.get(&id).await["title"], "Renamed in Drive");
+}
+
+#[tokio::test]
+async fn sandbox_documents_have_structure() {
+    let google = FakeGoogle::start_sandbox().await.expect("sandbox");
+    let token = google.issue_token(Identity::user(google_fake::SANDBOX_EMAIL));
+    let ids: Vec<(String, String)> = {
+        let world = google.world();
+        world
+            .drive
+            .ids()
+            .into_iter()
+            .filter_map(|id| {
+                let file = world.drive.get(&id)?;
+                (file.mime_type == "application/vnd.google-apps.document")
+                    .then(|| (file.name.clone(), id.clone()))
+            })
+            .collect()
+    };
+    let mut names: Vec<&str> = ids.iter().map(|(name, _)| name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["Meeting notes", "Project plan"]);
+    for (name, id) in &ids {
+        let doc: Value = reqwest::Client::new()
+            .get(format!("{}/v1/documents/{id}", google.url()))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .expect("answered")
+            .json()
+            .await
+            .expect("json");
+        let content = doc["body"]["content"].as_array().expect("content");
+        let paragraphs: Vec<&Value> = content.iter().filter_map(|e| e.get("paragraph")).collect();
+        let styled = |named: &str| {
+            paragraphs
+                .iter()
+                .filter(|p| p["paragraphStyle"]["namedStyleType"] == named)
+                .count()
+        };
+        assert_eq!(styled("HEADING_1"), 1, "{name}");
+        assert!(styled("HEADING_2") >= 2, "{name}");
+        let headings = paragraphs
+            .iter()
+            .filter(|p| p["paragraphStyle"]["headingId"].is_string())
+            .count();
+        assert_eq!(
+            headings,
+            styled("HEADING_1") + styled("HEADING_2"),
+            "{name}"
+        );
+        // A bulleted and a numbered list, both rendered from the document's lists.
+        let list_ids: std::collections::BTreeSet<&str> = paragraphs
+            .iter()
+            .filter_map(|p| p["bullet"]["listId"].as_str())
+            .collect();
+        let glyphs: std::collections::BTreeSet<&str> = list_ids
+            .iter()
+            .map(|list| {
+                let level = &doc["lists"][*list]["listProperties"]["nestingLevels"][0];
+                if level["glyphType"] == "DECIMAL" {
+                    "numbered"
+                } else {
+                    assert_eq!(level["glyphSymbol"], "●", "{name}");
+                    "bulleted"
+                }
+            })
+            .collect();
+        assert_eq!(glyphs, ["bulleted", "numbered"].into(), "{name}");
+        let runs: Vec<&Value> = paragraphs
+            .iter()
+            .flat_map(|p| p["elements"].as_array().into_iter().flatten())
+            .map(|e| &e["textRun"])
+            .collect();
+        assert!(
+            runs.iter().any(|r| r["textStyle"]["bold"] == true),
+            "{name} has bold text"
+        );
+        let link = runs
+            .iter()
+            .find(|r| r["textStyle"]["link"]["url"].is_string())
+            .expect("a link");
+        assert_eq!(link["content"], "Budget 2026", "{name}");
+        assert_eq!(link["textStyle"]["underline"], true);
+    }
 }

@@ -44,8 +44,12 @@ impl Env {
     }
 
     async fn send(&self, request: reqwest::RequestBuilder) -> (u16, Value) {
+        self.send_as(&self.token, request).await
+    }
+
+    async fn send_as(&self, token: &str, request: reqwest::RequestBuilder) -> (u16, Value) {
         let response = request
-            .bearer_auth(&self.token)
+            .bearer_auth(token)
             .send()
             .await
             .expect("request is sent");
@@ -928,4 +932,209 @@ async fn store_api_seeds_and_exports() {
     assert_eq!(world.sheets.title("copy-id").as_deref(), Some("Copied"));
     world.sheets.remove(&id);
     assert!(!world.sheets.contains(&id));
+}
+
+/// Every Sheets call another user makes on Ada's spreadsheet, as (label, status).
+async fn statuses_for(env: &Env, token: &str, id: &str, mine: &str) -> Vec<(&'static str, u16)> {
+    let http = &env.http;
+    let a1 = enc("Sheet1!A1");
+    let calls: Vec<(&'static str, reqwest::RequestBuilder)> = vec![
+        ("get", http.get(env.url(&format!("v4/spreadsheets/{id}")))),
+        (
+            "getByDataFilter",
+            http.post(env.url(&format!("v4/spreadsheets/{id}:getByDataFilter")))
+                .json(&json!({})),
+        ),
+        (
+            "values.get",
+            http.get(env.url(&format!("v4/spreadsheets/{id}/values/{a1}"))),
+        ),
+        (
+            "values.batchGet",
+            http.get(env.url(&format!(
+                "v4/spreadsheets/{id}/values:batchGet?ranges={a1}"
+            ))),
+        ),
+        (
+            "values.update",
+            http.put(env.url(&format!(
+                "v4/spreadsheets/{id}/values/{a1}?valueInputOption=RAW"
+            )))
+            .json(&json!({ "values": [["x"]] })),
+        ),
+        (
+            "values.batchUpdate",
+            http.post(env.url(&format!("v4/spreadsheets/{id}/values:batchUpdate")))
+                .json(&json!({ "valueInputOption": "RAW", "data": [{ "range": "Sheet1!A1", "values": [["x"]] }] })),
+        ),
+        (
+            "values.append",
+            http.post(env.url(&format!(
+                "v4/spreadsheets/{id}/values/{a1}:append?valueInputOption=RAW"
+            )))
+            .json(&json!({ "values": [["x"]] })),
+        ),
+        (
+            "values.clear",
+            http.post(env.url(&format!("v4/spreadsheets/{id}/values/{a1}:clear")))
+                .json(&json!({})),
+        ),
+        (
+            "values.batchClear",
+            http.post(env.url(&format!("v4/spreadsheets/{id}/values:batchClear")))
+                .json(&json!({ "ranges": ["Sheet1!A1"] })),
+        ),
+        (
+            "batchUpdate",
+            http.post(env.url(&format!("v4/spreadsheets/{id}:batchUpdate")))
+                .json(&json!({ "requests": [{ "addSheet": { "properties": {} } }] })),
+        ),
+        (
+            "copyTo (from it)",
+            http.post(env.url(&format!("v4/spreadsheets/{id}/sheets/0:copyTo")))
+                .json(&json!({ "destinationSpreadsheetId": mine })),
+        ),
+        (
+            "copyTo (into it)",
+            http.post(env.url(&format!("v4/spreadsheets/{mine}/sheets/0:copyTo")))
+                .json(&json!({ "destinationSpreadsheetId": id })),
+        ),
+    ];
+    let mut out = Vec::new();
+    for (label, request) in calls {
+        let (status, body) = env.send_as(token, request).await;
+        if status == 403 {
+            assert_eq!(
+                body,
+                json!({ "error": { "code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED" } }),
+                "{label}"
+            );
+        } else {
+            assert_eq!(status, 200, "{label}: {body}");
+        }
+        out.push((label, status));
+    }
+    out
+}
+
+#[tokio::test]
+async fn access_follows_the_callers_drive_role() {
+    let env = env().await;
+    let id = env.create("Ada's numbers").await;
+    env.write(&id, "A1", json!([["secret"]])).await;
+    let bob = env.google.issue_token(Identity::user("bob@example.com"));
+    let bobs = {
+        let (status, body) = env
+            .send_as(
+                &bob,
+                env.http
+                    .post(env.url("v4/spreadsheets"))
+                    .json(&json!({ "properties": { "title": "Bob's" } })),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        body["spreadsheetId"].as_str().expect("id").to_owned()
+    };
+    let reads = [
+        "get",
+        "getByDataFilter",
+        "values.get",
+        "values.batchGet",
+        "copyTo (from it)",
+    ];
+    let expect = |read_ok: bool, write_ok: bool| -> Vec<u16> {
+        [
+            "get",
+            "getByDataFilter",
+            "values.get",
+            "values.batchGet",
+            "values.update",
+            "values.batchUpdate",
+            "values.append",
+            "values.clear",
+            "values.batchClear",
+            "batchUpdate",
+            "copyTo (from it)",
+            "copyTo (into it)",
+        ]
+        .iter()
+        .map(|label| {
+            let ok = if reads.contains(label) {
+                read_ok
+            } else {
+                write_ok
+            };
+            if ok { 200 } else { 403 }
+        })
+        .collect()
+    };
+    let codes = |found: Vec<(&str, u16)>| found.into_iter().map(|(_, s)| s).collect::<Vec<_>>();
+
+    // No role: every call is refused, reads included.
+    assert_eq!(
+        codes(statuses_for(&env, &bob, &id, &bobs).await),
+        expect(false, false)
+    );
+    // An id nothing knows is not found.
+    let (status, body) = env
+        .send_as(
+            &bob,
+            env.http.get(env.url("v4/spreadsheets/no-such-spreadsheet")),
+        )
+        .await;
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(body["error"]["message"], "Requested entity was not found.");
+
+    for (role, write_ok) in [("reader", false), ("commenter", false), ("writer", true)] {
+        env.google
+            .world()
+            .drive
+            .share_with(&id, "bob@example.com", role);
+        assert_eq!(
+            codes(statuses_for(&env, &bob, &id, &bobs).await),
+            expect(true, write_ok),
+            "{role}"
+        );
+    }
+    // The writer's edit is Bob's in Drive.
+    let world = env.google.world();
+    let file = world.drive.get(&id).expect("drive file");
+    assert_eq!(file.last_modifying_user.as_deref(), Some("bob@example.com"));
+}
+
+#[tokio::test]
+async fn titles_follow_renames_both_ways() {
+    let env = env().await;
+    let id = env.create("Before").await;
+    // Sheets → Drive.
+    let (status, body) = env
+        .batch(
+            &id,
+            json!([{ "updateSpreadsheetProperties": { "properties": { "title": "Renamed in Sheets" }, "fields": "title" } }]),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        env.google
+            .world()
+            .drive
+            .get(&id)
+            .map(|f| f.name.clone())
+            .as_deref(),
+        Some("Renamed in Sheets")
+    );
+    // Drive → Sheets.
+    let (status, body) = env
+        .send(
+            env.http
+                .patch(env.url(&format!("drive/v3/files/{id}")))
+                .json(&json!({ "name": "Renamed in Drive" })),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = env
+        .get(&format!("v4/spreadsheets/{id}?fields=properties.title"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["properties"]["title"], "Renamed in Drive");
 }

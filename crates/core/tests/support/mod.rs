@@ -88,3 +88,18 @@ impl Harness {
         Identity::user(USER)
     }
 }
+
+/// Every test through the harness is also a check that the emulator answered only what Google's
+/// discovery documents define.
+impl Drop for Harness {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let violations = self.google.discovery_violations();
+            assert!(
+                violations.is_empty(),
+                "the emulator left Google's discovery documents:\n{}",
+                violations.join("\n")
+            );
+        }
+    }
+}

@@ -463,3 +463,22 @@ fn fills(segment: &str, prefix: &str, suffix: &str) -> bool {
         && segment.starts_with(prefix)
         && segment.ends_with(suffix)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Template, split_path};
+
+    fn matches(template: &str, path: &str) -> bool {
+        Template::parse(template, false).matches(&split_path(path))
+    }
+
+    #[test]
+    fn reserved_expansion_spans_segments_and_keeps_its_verb() {
+        assert!(matches("/v1/{+name}", "/v1/operations/abc"));
+        assert!(matches("/v1/{+name}:cancel", "/v1/operations/abc:cancel"));
+        assert!(!matches("/v1/{+name}:cancel", "/v1/operations/abc"));
+        assert!(!matches("/v1/{name}", "/v1/operations/abc"));
+        assert!(matches("/v1/{name}", "/v1/operations%2Fabc"));
+        assert!(!matches("/v1/{name}:cancel", "/v1/:cancel"));
+    }
+}

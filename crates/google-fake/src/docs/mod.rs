@@ -4,7 +4,9 @@
 //! `documents.batchUpdate` with `insertText`, `deleteContentRange`, `replaceAllText`,
 //! `updateTextStyle`, `updateParagraphStyle`, `createParagraphBullets`, `deleteParagraphBullets` and
 //! `insertPageBreak`; `writeControl.requiredRevisionId` is honoured. Every index is a UTF-16 code
-//! unit, as Google counts them. Other request kinds answer 501.
+//! unit, as Google counts them. Other request kinds answer 501. Access follows the caller's Drive role on
+//! the file ([`World::require_native_access`]); edits move the Drive file on and are recorded in Drive
+//! Activity. [`Store::batch_update`] applies the same requests in process (seeding, tests).
 
 mod edit;
 mod export;

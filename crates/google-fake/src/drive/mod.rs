@@ -35,11 +35,11 @@ use crate::Shared;
 use crate::state::{Identity, World};
 
 pub use access::Role;
-pub(crate) use native::Access;
 pub use model::{Comment, File, Grantee, Node, Notification, Permission, Reply, SharedDrive};
 pub(crate) use model::{
     fnv, new_file_id, new_native_id, new_root_id, now, permission_id, person_name, rfc3339,
 };
+pub(crate) use native::Access;
 
 /// A Drive folder.
 pub const FOLDER: &str = "application/vnd.google-apps.folder";

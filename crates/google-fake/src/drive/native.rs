@@ -50,7 +50,13 @@ impl World {
 
     /// A spreadsheet or document `who` created through Sheets or Docs: registered in their My Drive, and
     /// its creation recorded in Drive Activity.
-    pub(crate) fn native_created(&mut self, id: &str, title: &str, mime_type: &str, who: &Identity) {
+    pub(crate) fn native_created(
+        &mut self,
+        id: &str,
+        title: &str,
+        mime_type: &str,
+        who: &Identity,
+    ) {
         self.drive.insert_native_file(id, title, mime_type, who);
         super::record(self, who, id, Action::Create(CreateKind::New));
     }

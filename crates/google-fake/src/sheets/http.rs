@@ -8,6 +8,7 @@ use axum::http::{HeaderMap, Method, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
+use super::MIME_TYPE;
 use super::a1::Span;
 use super::batch::{self, Effects, Failure};
 use super::eval::Eval;
@@ -15,7 +16,6 @@ use super::fields::{self, Mask};
 use super::model::{Sheet, Spreadsheet, Target, as_i64, default_properties};
 use super::schema::{Api, Query, check_body, check_query, parse_body};
 use super::values::{self, ReadOptions, Write};
-use super::MIME_TYPE;
 use crate::Shared;
 use crate::drive::Access;
 use crate::errors::{ApiError, Shape};
@@ -67,7 +67,10 @@ impl World {
     /// The spreadsheet `id` to write, once `who` passed the access check for writing.
     fn book_for_mut(&mut self, id: &str, who: &Identity) -> Result<&mut Spreadsheet, ApiError> {
         self.require_native_access(id, who, Access::Write)?;
-        self.sheets.books.get_mut(id).ok_or_else(ApiError::not_found)
+        self.sheets
+            .books
+            .get_mut(id)
+            .ok_or_else(ApiError::not_found)
     }
 }
 
@@ -255,15 +258,20 @@ fn route(
             if *method == Method::GET {
                 read(values_get(world, who, &id, &decode(&raw)?, query))
             } else if *method == Method::PUT {
-                modified(values_update(world, who, &id, &decode(&raw)?, query, body), &id)
+                modified(
+                    values_update(world, who, &id, &decode(&raw)?, query, body),
+                    &id,
+                )
             } else if post {
                 match split_verb(&raw) {
-                    (range, Some("clear")) => {
-                        modified(values_clear(world, who, &id, &decode(range)?, query, body), &id)
-                    }
-                    (range, Some("append")) => {
-                        modified(values_append(world, who, &id, &decode(range)?, query, body), &id)
-                    }
+                    (range, Some("clear")) => modified(
+                        values_clear(world, who, &id, &decode(range)?, query, body),
+                        &id,
+                    ),
+                    (range, Some("append")) => modified(
+                        values_append(world, who, &id, &decode(range)?, query, body),
+                        &id,
+                    ),
                     _ => Err(unknown_path(path)),
                 }
             } else {
@@ -286,7 +294,13 @@ fn get_spreadsheet(world: &mut World, who: &Identity, id: &str, query: &Query) -
     respond(book.json(grid, query.flag("includeGridData")), query)
 }
 
-fn get_by_data_filter(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
+fn get_by_data_filter(
+    world: &mut World,
+    who: &Identity,
+    id: &str,
+    query: &Query,
+    body: &[u8],
+) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "getByDataFilter"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "GetSpreadsheetByDataFilterRequest", &body)?;
@@ -393,7 +407,14 @@ fn response_options(
     include.then(|| ReadOptions::new(None, render, date_time))
 }
 
-fn values_update(world: &mut World, who: &Identity, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
+fn values_update(
+    world: &mut World,
+    who: &Identity,
+    id: &str,
+    range: &str,
+    query: &Query,
+    body: &[u8],
+) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "values", "update"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "ValueRange", &body)?;
@@ -411,7 +432,13 @@ fn values_update(world: &mut World, who: &Identity, id: &str, range: &str, query
     respond(values::update_response(book, &written, include), query)
 }
 
-fn batch_update_values(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
+fn batch_update_values(
+    world: &mut World,
+    who: &Identity,
+    id: &str,
+    query: &Query,
+    body: &[u8],
+) -> Reply {
     check_query(
         Api::Sheets,
         &["spreadsheets", "values", "batchUpdate"],
@@ -486,7 +513,14 @@ fn batch_update_values(world: &mut World, who: &Identity, id: &str, query: &Quer
     respond(out, query)
 }
 
-fn values_clear(world: &mut World, who: &Identity, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
+fn values_clear(
+    world: &mut World,
+    who: &Identity,
+    id: &str,
+    range: &str,
+    query: &Query,
+    body: &[u8],
+) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "values", "clear"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "ClearValuesRequest", &body)?;
@@ -530,7 +564,14 @@ fn batch_clear(world: &mut World, who: &Identity, id: &str, query: &Query, body:
     respond(out, query)
 }
 
-fn values_append(world: &mut World, who: &Identity, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
+fn values_append(
+    world: &mut World,
+    who: &Identity,
+    id: &str,
+    range: &str,
+    query: &Query,
+    body: &[u8],
+) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "values", "append"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "ValueRange", &body)?;
@@ -568,7 +609,14 @@ fn values_append(world: &mut World, who: &Identity, id: &str, range: &str, query
     respond(out, query)
 }
 
-fn copy_to(world: &mut World, who: &Identity, id: &str, sheet_id: &str, query: &Query, body: &[u8]) -> Reply {
+fn copy_to(
+    world: &mut World,
+    who: &Identity,
+    id: &str,
+    sheet_id: &str,
+    query: &Query,
+    body: &[u8],
+) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "sheets", "copyTo"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "CopySheetToAnotherSpreadsheetRequest", &body)?;

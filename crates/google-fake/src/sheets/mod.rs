@@ -5,7 +5,9 @@
 //! `batchUpdate`, `append`, `clear`, `batchClear`. Requests are checked against the discovery document
 //! first (unknown parameters and fields are refused as Google refuses them); values follow Sheets'
 //! parsing (`USER_ENTERED`), formula evaluation (a small engine) and rendering rules; responses follow
-//! proto3 JSON (defaults omitted) and honour the `fields` parameter.
+//! proto3 JSON (defaults omitted) and honour the `fields` parameter. Access follows the caller's Drive
+//! role on the file ([`World::require_native_access`]); edits move the Drive file on and are recorded in
+//! Drive Activity.
 
 mod a1;
 mod batch;
