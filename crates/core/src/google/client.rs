@@ -199,7 +199,7 @@ impl GoogleClient {
             let (outcome, retry_after, failure) = match request.send().await {
                 Ok(response) if response.status().is_success() => {
                     let headers = response.headers().clone();
-                    let body = response.bytes().await.map_err(|e| self.network_error(call.api, &e))?;
+                    let body = read_body(response).await.map_err(|e| self.network_error(call.api, &e))?;
                     return Ok(Reply { headers, body });
                 }
                 Ok(response) => {
@@ -238,6 +238,18 @@ impl GoogleClient {
             GoogleError::Network { api: api.name(), detail: error.to_string() }
         }
     }
+}
+
+/// Reads a body into one buffer sized from `Content-Length`: collecting chunks and then joining them would
+/// hold a large answer (a 20,000-row sheet) twice.
+async fn read_body(mut response: reqwest::Response) -> Result<Bytes, reqwest::Error> {
+    const MAX_PRESIZE: u64 = 64 * 1024 * 1024;
+    let presize = response.content_length().unwrap_or(0).min(MAX_PRESIZE);
+    let mut body = Vec::with_capacity(usize::try_from(presize).unwrap_or(0));
+    while let Some(chunk) = response.chunk().await? {
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Bytes::from(body))
 }
 
 fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
