@@ -15,10 +15,29 @@ use crate::Engine;
 /// Serves MCP over this process's stdin/stdout until the client disconnects. Nothing else may write to
 /// stdout while this runs: logs go to stderr.
 pub async fn serve_stdio(engine: Arc<Engine>) -> Result<(), std::io::Error> {
+    let transport = (tokio::io::stdin(), stdout_writer());
     let service = McpServer::new(engine)
-        .serve(rmcp::transport::stdio())
+        .serve(transport)
         .await
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     service.waiting().await.map_err(|e| std::io::Error::other(e.to_string()))?;
     Ok(())
+}
+
+/// Where MCP messages go. When stdout is a pipe (as when an assistant launches us) it is written directly
+/// from the message buffer: tokio's `Stdout` would first copy every message into a buffer of its own for a
+/// blocking thread, holding a large result twice.
+fn stdout_writer() -> Box<dyn tokio::io::AsyncWrite + Send + Unpin> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let pipe = std::io::stdout()
+            .as_fd()
+            .try_clone_to_owned()
+            .and_then(tokio::net::unix::pipe::Sender::from_owned_fd);
+        if let Ok(pipe) = pipe {
+            return Box::new(pipe);
+        }
+    }
+    Box::new(tokio::io::stdout())
 }
