@@ -2,5 +2,6 @@
 # Runs the benchmark (docs/benchmarks.md says what it measures) against release builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "Installing valgrind (for the heap measurement)…" >&2; apt-get install -y -qq valgrind >/dev/null 2>&1 || sudo apt-get install -y -qq valgrind >/dev/null 2>&1 || true; }
 cargo build --release --locked -p gatehouse-cli 2>&1 | tail -n 1 >&2
 cargo bench --locked -p gatehouse-e2e --bench mcp

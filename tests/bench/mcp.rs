@@ -64,15 +64,17 @@ fn massif_peak(path: &std::path::Path) -> Option<u64> {
 async fn main() -> Result<()> {
     let bin = release_bin()?;
     // The discovery check would add the same cost to both measured paths: off, as in the sandbox.
-    let google = FakeGoogle::start_with(google_fake::World { skip_discovery_checks: true, ..Default::default() }).await?;
+    let google =
+        FakeGoogle::start_with(google_fake::World { skip_discovery_checks: true, ..Default::default() }).await?;
     google.world().service_accounts.push(ServiceAccountKey {
         email: EMAIL.to_owned(),
         public_key_pem: include_str!("../data/test-service-account.pub.pem").to_owned(),
     });
     let owner = Identity::service_account(EMAIL);
     let small: Vec<Vec<Value>> = (0..10).map(|r| (0..8).map(|c| json!(format!("r{r}c{c}"))).collect()).collect();
-    let big: Vec<Vec<Value>> =
-        (0..20_000).map(|r| (0..8).map(|c| if c == 0 { json!(format!("row {r}")) } else { json!(r * 8 + c) }).collect()).collect();
+    let big: Vec<Vec<Value>> = (0..20_000)
+        .map(|r| (0..8).map(|c| if c == 0 { json!(format!("row {r}")) } else { json!(r * 8 + c) }).collect())
+        .collect();
     let id = google.world().create_spreadsheet("Bench", &[("Small", small), ("Big", big)], &owner);
     let direct_token = google.issue_token(owner.clone());
 
@@ -131,8 +133,9 @@ async fn main() -> Result<()> {
     mcp.sort();
 
     // 2. Google calls for 200 queries on one spreadsheet.
-    let queries: Vec<Value> =
-        (0..200).map(|i| json!({ "spreadsheet_id": id, "sheet": "Big", "range": format!("A{}:H{}", i * 10 + 1, i * 10 + 10) })).collect();
+    let queries: Vec<Value> = (0..200)
+        .map(|i| json!({ "spreadsheet_id": id, "sheet": "Big", "range": format!("A{}:H{}", i * 10 + 1, i * 10 + 10) }))
+        .collect();
     let before = google.world().count_requests("/v4/spreadsheets");
     let multi = call(&client, "get_multiple_sheet_data", json!({ "queries": queries })).await?;
     anyhow::ensure!(!multi.is_error.unwrap_or(false), "get_multiple_sheet_data failed: {}", text(&multi));
@@ -157,7 +160,9 @@ async fn main() -> Result<()> {
     };
     let mut heap = Vec::new();
     for (name, read) in [("idle.massif", false), ("read.massif", true)] {
-        let Ok((transport, _)) = TokioChildProcess::builder(server(&bin, &under_massif(name))).stderr(Stdio::null()).spawn() else {
+        let Ok((transport, _)) =
+            TokioChildProcess::builder(server(&bin, &under_massif(name))).stderr(Stdio::null()).spawn()
+        else {
             break;
         };
         let client = ().serve(transport).await?;
@@ -177,14 +182,34 @@ async fn main() -> Result<()> {
     let p50_overhead = ms(percentile(&mcp, 0.5)) - ms(percentile(&floor, 0.5));
     println!("| measure | value | target |");
     println!("|---|---|---|");
-    println!("| floor: direct `values.get` p50 / p99 | {:.3} ms / {:.3} ms | |", ms(percentile(&floor, 0.5)), ms(percentile(&floor, 0.99)));
-    println!("| MCP stdio `get_sheet_data` p50 / p99 | {:.3} ms / {:.3} ms | |", ms(percentile(&mcp, 0.5)), ms(percentile(&mcp, 0.99)));
-    println!("| ratio MCP / floor, p50 / p99 | {:.2} / {:.2} | |", ms(percentile(&mcp, 0.5)) / ms(percentile(&floor, 0.5)), ms(percentile(&mcp, 0.99)) / ms(percentile(&floor, 0.99)));
+    println!(
+        "| floor: direct `values.get` p50 / p99 | {:.3} ms / {:.3} ms | |",
+        ms(percentile(&floor, 0.5)),
+        ms(percentile(&floor, 0.99))
+    );
+    println!(
+        "| MCP stdio `get_sheet_data` p50 / p99 | {:.3} ms / {:.3} ms | |",
+        ms(percentile(&mcp, 0.5)),
+        ms(percentile(&mcp, 0.99))
+    );
+    println!(
+        "| ratio MCP / floor, p50 / p99 | {:.2} / {:.2} | |",
+        ms(percentile(&mcp, 0.5)) / ms(percentile(&floor, 0.5)),
+        ms(percentile(&mcp, 0.99)) / ms(percentile(&floor, 0.99))
+    );
     println!("| overhead above the floor, p50 | {p50_overhead:.3} ms | ≤ 0.3 ms |");
     println!("| Google calls for `get_multiple_sheet_data`, 200 queries | {google_calls} | a handful |");
     println!("| idle server RSS | {:.1} MB | ≤ 20 MB |", idle_rss as f64 / 1024.0);
-    println!("| 20,000 x 8 read: result size, time | {:.2} M chars, {:.0} ms | |", result_chars as f64 / 1e6, ms(big_elapsed));
-    println!("| 20,000 x 8 read: peak RSS above idle / result | {:.1} MB / {:.2}x | |", peak_above_idle as f64 / 1e6, peak_above_idle as f64 / result_chars as f64);
+    println!(
+        "| 20,000 x 8 read: result size, time | {:.2} M chars, {:.0} ms | |",
+        result_chars as f64 / 1e6,
+        ms(big_elapsed)
+    );
+    println!(
+        "| 20,000 x 8 read: peak RSS above idle / result | {:.1} MB / {:.2}x | |",
+        peak_above_idle as f64 / 1e6,
+        peak_above_idle as f64 / result_chars as f64
+    );
     match heap_peak {
         Some((whole, read)) => {
             println!("| 20,000 x 8 read: peak heap of the whole process (massif) | {:.1} MB | |", whole as f64 / 1e6);

@@ -18,7 +18,12 @@ async fn budget_id(client: &gatehouse_e2e::Client) -> String {
     assert!(!found.is_error.unwrap_or(false), "{}", text(&found));
     let found = json(&found);
     let files = found.get("files").or_else(|| found.get("spreadsheets")).cloned().unwrap_or(found.clone());
-    files.as_array().and_then(|f| f.first()).and_then(|f| f["id"].as_str()).expect("Budget 2026 in the sandbox").to_owned()
+    files
+        .as_array()
+        .and_then(|f| f.first())
+        .and_then(|f| f["id"].as_str())
+        .expect("Budget 2026 in the sandbox")
+        .to_owned()
 }
 
 #[tokio::test]
@@ -44,13 +49,19 @@ async fn sandbox_reads_and_writes_round_trip_and_say_they_are_the_sandbox() {
     let home = Home::new();
     let client = stdio_client(sandbox(&home)).await.unwrap();
     let id = budget_id(&client).await;
-    let written = call(&client, "update_cells", json!({
-        "spreadsheet_id": id, "sheet": "Sales", "range": "H1:I2", "data": [["Region", "Total"], ["North", 42]]
-    }))
+    let written = call(
+        &client,
+        "update_cells",
+        json!({
+            "spreadsheet_id": id, "sheet": "Sales", "range": "H1:I2", "data": [["Region", "Total"], ["North", 42]]
+        }),
+    )
     .await
     .unwrap();
     assert!(!written.is_error.unwrap_or(false), "{}", text(&written));
-    let read = call(&client, "get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "H1:I2" })).await.unwrap();
+    let read = call(&client, "get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "H1:I2" }))
+        .await
+        .unwrap();
     let body = text(&read);
     assert!(body.contains("North") && body.contains("42") && body.contains("Region"), "{body}");
     let notes: Vec<String> = read.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect();
@@ -71,11 +82,15 @@ async fn bad_input_gets_a_clear_error_and_the_server_keeps_serving() {
     assert!(missing.is_error.unwrap_or(false));
     assert!(text(&missing).contains("sheet"), "{}", text(&missing));
 
-    let wrong_type = call(&client, "add_rows", json!({ "spreadsheet_id": id, "sheet": "Sales", "count": "three" })).await.unwrap();
+    let wrong_type =
+        call(&client, "add_rows", json!({ "spreadsheet_id": id, "sheet": "Sales", "count": "three" })).await.unwrap();
     assert!(wrong_type.is_error.unwrap_or(false));
     assert!(text(&wrong_type).contains("count") || text(&wrong_type).contains("integer"), "{}", text(&wrong_type));
 
-    let bad_range = call(&client, "get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "1A:??" })).await.unwrap();
+    let bad_range =
+        call(&client, "get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "1A:??" }))
+            .await
+            .unwrap();
     assert!(bad_range.is_error.unwrap_or(false));
     assert!(text(&bad_range).contains("1A:??"), "{}", text(&bad_range));
 
@@ -96,8 +111,13 @@ async fn bad_input_gets_a_clear_error_and_the_server_keeps_serving() {
 /// Reads stdout lines until one answers `id`, checking every line is JSON (stdout is the MCP channel).
 async fn answer_to(lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>, id: i64) -> Value {
     loop {
-        let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line()).await.unwrap().unwrap().expect("stdout open");
-        let message: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("stdout carried a non-JSON line: {line}"));
+        let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .expect("stdout open");
+        let message: Value =
+            serde_json::from_str(&line).unwrap_or_else(|_| panic!("stdout carried a non-JSON line: {line}"));
         if message["id"] == json!(id) {
             return message;
         }

@@ -28,14 +28,22 @@ pub fn gatehouse_bin() -> PathBuf {
                 .current_dir(env!("CARGO_MANIFEST_DIR"))
                 .output()
                 .expect("running cargo");
-            assert!(output.status.success(), "building gatehouse-cli failed: {}", String::from_utf8_lossy(&output.stderr));
+            assert!(
+                output.status.success(),
+                "building gatehouse-cli failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
         }
     });
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
     let path = target.join("debug").join(format!("gatehouse{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.exists(), "{} is missing: run `cargo build -p gatehouse-cli` first (scripts/test.sh does)", path.display());
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo build -p gatehouse-cli` first (scripts/test.sh does)",
+        path.display()
+    );
     path
 }
 
@@ -76,7 +84,8 @@ pub type Client = RunningService<RoleClient, ()>;
 
 /// Starts `gatehouse` with `args` and connects rmcp's client over stdio.
 pub async fn stdio_client(command: Command) -> Result<Client> {
-    let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().context("spawning gatehouse")?;
+    let (transport, _) =
+        TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().context("spawning gatehouse")?;
     Ok(().serve(transport).await?)
 }
 
@@ -89,11 +98,7 @@ pub async fn call(client: &Client, tool: &str, arguments: Value) -> Result<CallT
 
 /// The first text block of a result.
 pub fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .find_map(|block| block.as_text().map(|t| t.text.clone()))
-        .unwrap_or_default()
+    result.content.iter().find_map(|block| block.as_text().map(|t| t.text.clone())).unwrap_or_default()
 }
 
 /// The first text block parsed as JSON.
@@ -109,7 +114,8 @@ pub async fn start_http(mut command: Command) -> Result<(tokio::process::Child, 
     let mut lines = BufReader::new(stderr).lines();
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
-        let line = tokio::time::timeout_at(deadline, lines.next_line()).await.context("gatehouse did not start in 30 s")??;
+        let line =
+            tokio::time::timeout_at(deadline, lines.next_line()).await.context("gatehouse did not start in 30 s")??;
         let Some(line) = line else { bail!("gatehouse exited before serving") };
         if let Some(rest) = line.split("serving MCP at ").nth(1) {
             let url = rest.split_whitespace().next().unwrap_or_default().to_owned();

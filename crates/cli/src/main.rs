@@ -13,7 +13,11 @@ use gatehouse_core::{Engine, EngineOptions, mcp};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
-#[command(name = "gatehouse", version, about = "Let AI assistants work in your Google Sheets, Docs and Drive, with you in charge.")]
+#[command(
+    name = "gatehouse",
+    version,
+    about = "Let AI assistants work in your Google Sheets, Docs and Drive, with you in charge."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -81,7 +85,12 @@ async fn serve(args: ServeArgs) -> Result<()> {
     } else {
         credentials(&config)?
     };
-    let engine = Engine::new(EngineOptions { config: config.clone(), tokens, sandbox: args.sandbox, retry: RetryPolicy::default() })?;
+    let engine = Engine::new(EngineOptions {
+        config: config.clone(),
+        tokens,
+        sandbox: args.sandbox,
+        retry: RetryPolicy::default(),
+    })?;
     match args.http {
         Some(addr) => {
             let token = mcp::token::load_or_create(&config.home)?;
@@ -93,7 +102,9 @@ async fn serve(args: ServeArgs) -> Result<()> {
                 let _ = tokio::signal::ctrl_c().await;
                 stop.cancel();
             });
-            eprintln!("Gatehouse is serving MCP at http://{local}/mcp (bearer token: `gatehouse serve --print-token`).");
+            eprintln!(
+                "Gatehouse is serving MCP at http://{local}/mcp (bearer token: `gatehouse serve --print-token`)."
+            );
             mcp::http::serve(engine, listener, &token, cancel).await?;
         }
         None => mcp::serve_stdio(engine).await.context("serving MCP over stdio")?,

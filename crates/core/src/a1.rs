@@ -22,9 +22,7 @@ pub const MAX_COLUMNS: u32 = 18_278;
 /// Why a range or column could not be understood. Each message says what to write instead.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum A1Error {
-    #[error(
-        "the range is empty: give a sheet name like Sheet1, a range like A1:B2, or both like Sheet1!A1:B2"
-    )]
+    #[error("the range is empty: give a sheet name like Sheet1, a range like A1:B2, or both like Sheet1!A1:B2")]
     Empty,
     #[error(
         "`{input}` starts a quoted sheet name but never closes the quote: write it like 'My Sheet'!A1, doubling any quote inside the name ('Bob''s data')"
@@ -34,9 +32,7 @@ pub enum A1Error {
         "`{input}` has text after the quoted sheet name that is not `!` and a range: write it like 'My Sheet'!A1:B2"
     )]
     AfterQuote { input: String },
-    #[error(
-        "`{input}` has an empty sheet name: put the sheet's name before the `!`, like Sheet1!A1"
-    )]
+    #[error("`{input}` has an empty sheet name: put the sheet's name before the `!`, like Sheet1!A1")]
     EmptySheetName { input: String },
     #[error(
         "`{input}` has nothing after the `!`: add a range like A1:B2, or leave out the `!` to mean the whole sheet"
@@ -56,17 +52,11 @@ pub enum A1Error {
     ColumnTooFar { letters: String },
     #[error("`{letters}` is not a column: use letters only, from A to ZZZ")]
     NotAColumn { letters: String },
-    #[error(
-        "`{part}` on its own is not a range: write a whole column as {part}:{part} or a cell like {part}1"
-    )]
+    #[error("`{part}` on its own is not a range: write a whole column as {part}:{part} or a cell like {part}1")]
     LoneColumn { part: String },
-    #[error(
-        "`{part}` on its own is not a range: write a whole row as {part}:{part} or a cell like A{part}"
-    )]
+    #[error("`{part}` on its own is not a range: write a whole row as {part}:{part} or a cell like A{part}")]
     LoneRow { part: String },
-    #[error(
-        "`{input}` mixes a whole column with a whole row: use A:C for columns, 2:5 for rows, or A2:C5 for a block"
-    )]
+    #[error("`{input}` mixes a whole column with a whole row: use A:C for columns, 2:5 for rows, or A2:C5 for a block")]
     ColumnWithRow { input: String },
     #[error(
         "the range names sheet `{range_sheet}` but the sheet argument is `{sheet}`: drop the sheet from the range or make the two match"
@@ -74,9 +64,7 @@ pub enum A1Error {
     SheetMismatch { range_sheet: String, sheet: String },
     #[error("the sheet argument is empty: give the sheet's name as shown on its tab, like Sheet1")]
     NoSheet,
-    #[error(
-        "`{range}` is not a range: use A1 notation like A1:C10, B:B or 2:5 (the sheet is given separately)"
-    )]
+    #[error("`{range}` is not a range: use A1 notation like A1:C10, B:B or 2:5 (the sheet is given separately)")]
     NotARange { range: String },
 }
 
@@ -112,18 +100,14 @@ impl A1Range {
                 return Ok(A1Range::whole_sheet(name));
             }
             let Some(cells) = rest.strip_prefix('!') else {
-                return Err(A1Error::AfterQuote {
-                    input: text.to_string(),
-                });
+                return Err(A1Error::AfterQuote { input: text.to_string() });
             };
             return with_sheet(name, cells, text);
         }
         if let Some(bang) = text.rfind('!') {
             let (name, cells) = (&text[..bang], &text[bang + 1..]);
             if name.is_empty() {
-                return Err(A1Error::EmptySheetName {
-                    input: text.to_string(),
-                });
+                return Err(A1Error::EmptySheetName { input: text.to_string() });
             }
             return with_sheet(name.to_string(), cells, text);
         }
@@ -137,10 +121,7 @@ impl A1Range {
 
     /// The whole of the named sheet.
     pub fn whole_sheet(name: impl Into<String>) -> A1Range {
-        A1Range {
-            sheet: Some(name.into()),
-            ..A1Range::default()
-        }
+        A1Range { sheet: Some(name.into()), ..A1Range::default() }
     }
 
     /// Canonical A1 text, quoting the sheet name when Sheets would.
@@ -240,19 +221,14 @@ pub fn qualified(sheet: &str, range: Option<&str>) -> Result<String, A1Error> {
             Ok(cells) => cells,
             Err(err) if range.contains(':') => return Err(err),
             Err(_) => {
-                return Err(A1Error::NotARange {
-                    range: range.to_string(),
-                });
+                return Err(A1Error::NotARange { range: range.to_string() });
             }
         }
     };
     if let Some(named) = &parsed.sheet
         && named.to_lowercase() != sheet.to_lowercase()
     {
-        return Err(A1Error::SheetMismatch {
-            range_sheet: named.clone(),
-            sheet,
-        });
+        return Err(A1Error::SheetMismatch { range_sheet: named.clone(), sheet });
     }
     parsed.sheet = Some(sheet);
     Ok(parsed.to_a1())
@@ -274,17 +250,13 @@ pub fn column_letters(index: u32) -> String {
 pub fn column_index(letters: &str) -> Result<u32, A1Error> {
     let trimmed = letters.trim();
     if trimmed.is_empty() || !trimmed.bytes().all(|b| b.is_ascii_alphabetic()) {
-        return Err(A1Error::NotAColumn {
-            letters: letters.to_string(),
-        });
+        return Err(A1Error::NotAColumn { letters: letters.to_string() });
     }
     let mut n: u64 = 0;
     for b in trimmed.bytes() {
         n = n * 26 + u64::from(b.to_ascii_uppercase() - b'A' + 1);
         if n > u64::from(MAX_COLUMNS) {
-            return Err(A1Error::ColumnTooFar {
-                letters: trimmed.to_string(),
-            });
+            return Err(A1Error::ColumnTooFar { letters: trimmed.to_string() });
         }
     }
     Ok((n - 1) as u32)
@@ -297,26 +269,19 @@ pub fn quote_sheet(name: &str) -> String {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
         && !name.as_bytes()[0].is_ascii_digit()
         && !looks_like_reference(name);
-    if simple {
-        name.to_string()
-    } else {
-        format!("'{}'", name.replace('\'', "''"))
-    }
+    if simple { name.to_string() } else { format!("'{}'", name.replace('\'', "''")) }
 }
 
 /// True for names Sheets could read as a cell (`AB12`) or an R1C1 reference (`R1C1`).
 fn looks_like_reference(name: &str) -> bool {
     let letters = name.bytes().take_while(u8::is_ascii_alphabetic).count();
     let rest = &name[letters..];
-    let cell =
-        (1..=3).contains(&letters) && !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit());
+    let cell = (1..=3).contains(&letters) && !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit());
     let upper = name.to_ascii_uppercase();
     let r1c1 = upper
         .strip_prefix('R')
         .and_then(|r| r.split_once('C'))
-        .is_some_and(|(r, c)| {
-            r.bytes().all(|b| b.is_ascii_digit()) && c.bytes().all(|b| b.is_ascii_digit())
-        });
+        .is_some_and(|(r, c)| r.bytes().all(|b| b.is_ascii_digit()) && c.bytes().all(|b| b.is_ascii_digit()));
     cell || r1c1
 }
 
@@ -330,9 +295,7 @@ fn strip_sheet_quotes(sheet: &str) -> String {
 
 /// Splits `'name'rest` into the unescaped name and the rest.
 fn split_quoted(text: &str) -> Result<(String, &str), A1Error> {
-    let unclosed = || A1Error::UnclosedQuote {
-        input: text.to_string(),
-    };
+    let unclosed = || A1Error::UnclosedQuote { input: text.to_string() };
     let body = text.strip_prefix('\'').ok_or_else(unclosed)?;
     let mut name = String::new();
     let mut chars = body.char_indices().peekable();
@@ -344,9 +307,7 @@ fn split_quoted(text: &str) -> Result<(String, &str), A1Error> {
             chars.next();
         } else {
             if name.is_empty() {
-                return Err(A1Error::EmptySheetName {
-                    input: text.to_string(),
-                });
+                return Err(A1Error::EmptySheetName { input: text.to_string() });
             }
             return Ok((name, &body[i + 1..]));
         }
@@ -356,9 +317,7 @@ fn split_quoted(text: &str) -> Result<(String, &str), A1Error> {
 
 fn with_sheet(name: String, cells: &str, input: &str) -> Result<A1Range, A1Error> {
     if cells.trim().is_empty() {
-        return Err(A1Error::NothingAfterBang {
-            input: input.to_string(),
-        });
+        return Err(A1Error::NothingAfterBang { input: input.to_string() });
     }
     let mut range = parse_cells(cells, input)?;
     range.sheet = Some(name);
@@ -368,24 +327,12 @@ fn with_sheet(name: String, cells: &str, input: &str) -> Result<A1Range, A1Error
 /// Parses the part after `!`: one cell, or two corners joined by `:`.
 fn parse_cells(cells: &str, input: &str) -> Result<A1Range, A1Error> {
     let parts: Vec<&str> = cells.split(':').collect();
-    let range = |sr, sc, er, ec| A1Range {
-        sheet: None,
-        start_row: sr,
-        start_col: sc,
-        end_row: er,
-        end_col: ec,
-    };
+    let range = |sr, sc, er, ec| A1Range { sheet: None, start_row: sr, start_col: sc, end_row: er, end_col: ec };
     match parts.as_slice() {
         [one] => match parse_corner(one, input)? {
-            Corner::Cell { col, row } => {
-                Ok(range(Some(row), Some(col), Some(row + 1), Some(col + 1)))
-            }
-            Corner::Col(_) => Err(A1Error::LoneColumn {
-                part: one.trim().to_string(),
-            }),
-            Corner::Row(_) => Err(A1Error::LoneRow {
-                part: one.trim().to_string(),
-            }),
+            Corner::Cell { col, row } => Ok(range(Some(row), Some(col), Some(row + 1), Some(col + 1))),
+            Corner::Col(_) => Err(A1Error::LoneColumn { part: one.trim().to_string() }),
+            Corner::Row(_) => Err(A1Error::LoneRow { part: one.trim().to_string() }),
         },
         [a, b] => {
             let (a, b) = (parse_corner(a, input)?, parse_corner(b, input)?);
@@ -403,8 +350,7 @@ fn parse_cells(cells: &str, input: &str) -> Result<A1Range, A1Error> {
                     let (sr, er) = span(r1, r2);
                     range(Some(sr), None, Some(er), None)
                 }
-                (Corner::Cell { col, row }, Corner::Col(c2))
-                | (Corner::Col(c2), Corner::Cell { col, row }) => {
+                (Corner::Cell { col, row }, Corner::Col(c2)) | (Corner::Col(c2), Corner::Cell { col, row }) => {
                     let (sc, ec) = span(col, c2);
                     if matches!(a, Corner::Col(_)) {
                         // `A:C5` reads as `A1:C5`.
@@ -413,8 +359,7 @@ fn parse_cells(cells: &str, input: &str) -> Result<A1Range, A1Error> {
                         range(Some(row), Some(sc), None, Some(ec))
                     }
                 }
-                (Corner::Cell { col, row }, Corner::Row(r2))
-                | (Corner::Row(r2), Corner::Cell { col, row }) => {
+                (Corner::Cell { col, row }, Corner::Row(r2)) | (Corner::Row(r2), Corner::Cell { col, row }) => {
                     let (sr, er) = span(row, r2);
                     if matches!(a, Corner::Row(_)) {
                         // `2:C5` reads as `A2:C5`.
@@ -424,50 +369,32 @@ fn parse_cells(cells: &str, input: &str) -> Result<A1Range, A1Error> {
                     }
                 }
                 (Corner::Col(_), Corner::Row(_)) | (Corner::Row(_), Corner::Col(_)) => {
-                    return Err(A1Error::ColumnWithRow {
-                        input: input.to_string(),
-                    });
+                    return Err(A1Error::ColumnWithRow { input: input.to_string() });
                 }
             })
         }
-        _ => Err(A1Error::TooManyColons {
-            input: input.to_string(),
-        }),
+        _ => Err(A1Error::TooManyColons { input: input.to_string() }),
     }
 }
 
 /// Parses `B3`, `B`, `3` (with optional `$` markers) into a 0-based corner.
 fn parse_corner(part: &str, input: &str) -> Result<Corner, A1Error> {
     let trimmed = part.trim();
-    let not_cell = || A1Error::NotACell {
-        part: trimmed.to_string(),
-        input: input.to_string(),
-    };
+    let not_cell = || A1Error::NotACell { part: trimmed.to_string(), input: input.to_string() };
     let text = trimmed.strip_prefix('$').unwrap_or(trimmed);
     let letters_len = text.bytes().take_while(u8::is_ascii_alphabetic).count();
     let (letters, rest) = text.split_at(letters_len);
-    let digits = rest
-        .strip_prefix('$')
-        .filter(|_| letters_len > 0)
-        .unwrap_or(rest);
+    let digits = rest.strip_prefix('$').filter(|_| letters_len > 0).unwrap_or(rest);
     if !digits.bytes().all(|b| b.is_ascii_digit()) || (letters.is_empty() && digits.is_empty()) {
         return Err(not_cell());
     }
-    let col = if letters.is_empty() {
-        None
-    } else {
-        Some(column_index(letters)?)
-    };
+    let col = if letters.is_empty() { None } else { Some(column_index(letters)?) };
     let row = if digits.is_empty() {
         None
     } else {
-        let number: u32 = digits.parse().map_err(|_| A1Error::RowTooLarge {
-            input: input.to_string(),
-        })?;
+        let number: u32 = digits.parse().map_err(|_| A1Error::RowTooLarge { input: input.to_string() })?;
         if number == 0 {
-            return Err(A1Error::RowZero {
-                input: input.to_string(),
-            });
+            return Err(A1Error::RowZero { input: input.to_string() });
         }
         Some(number - 1)
     };
@@ -484,20 +411,8 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn r(
-        sheet: Option<&str>,
-        sr: Option<u32>,
-        sc: Option<u32>,
-        er: Option<u32>,
-        ec: Option<u32>,
-    ) -> A1Range {
-        A1Range {
-            sheet: sheet.map(str::to_string),
-            start_row: sr,
-            start_col: sc,
-            end_row: er,
-            end_col: ec,
-        }
+    fn r(sheet: Option<&str>, sr: Option<u32>, sc: Option<u32>, er: Option<u32>, ec: Option<u32>) -> A1Range {
+        A1Range { sheet: sheet.map(str::to_string), start_row: sr, start_col: sc, end_row: er, end_col: ec }
     }
 
     fn p(text: &str) -> A1Range {
@@ -506,65 +421,35 @@ mod tests {
 
     #[test]
     fn columns_convert_both_ways() {
-        for (i, s) in [
-            (0, "A"),
-            (25, "Z"),
-            (26, "AA"),
-            (27, "AB"),
-            (51, "AZ"),
-            (52, "BA"),
-            (701, "ZZ"),
-            (702, "AAA"),
-        ] {
+        for (i, s) in [(0, "A"), (25, "Z"), (26, "AA"), (27, "AB"), (51, "AZ"), (52, "BA"), (701, "ZZ"), (702, "AAA")] {
             assert_eq!(column_letters(i), s);
             assert_eq!(column_index(s).unwrap(), i);
             assert_eq!(column_index(&s.to_lowercase()).unwrap(), i);
         }
         assert_eq!(column_letters(MAX_COLUMNS - 1), "ZZZ");
         assert_eq!(column_index("ZZZ").unwrap(), MAX_COLUMNS - 1);
-        assert!(matches!(
-            column_index("AAAA"),
-            Err(A1Error::ColumnTooFar { .. })
-        ));
+        assert!(matches!(column_index("AAAA"), Err(A1Error::ColumnTooFar { .. })));
         assert!(matches!(column_index(""), Err(A1Error::NotAColumn { .. })));
-        assert!(matches!(
-            column_index("A1"),
-            Err(A1Error::NotAColumn { .. })
-        ));
+        assert!(matches!(column_index("A1"), Err(A1Error::NotAColumn { .. })));
         assert!(matches!(column_index("É"), Err(A1Error::NotAColumn { .. })));
     }
 
     #[test]
     fn parses_the_documented_shapes() {
-        assert_eq!(
-            p("Sheet1!A1:B2"),
-            r(Some("Sheet1"), Some(0), Some(0), Some(2), Some(2))
-        );
-        assert_eq!(
-            p("'My Sheet'!A1:B2"),
-            r(Some("My Sheet"), Some(0), Some(0), Some(2), Some(2))
-        );
-        assert_eq!(
-            p("'Bob''s data'!C3"),
-            r(Some("Bob's data"), Some(2), Some(2), Some(3), Some(3))
-        );
+        assert_eq!(p("Sheet1!A1:B2"), r(Some("Sheet1"), Some(0), Some(0), Some(2), Some(2)));
+        assert_eq!(p("'My Sheet'!A1:B2"), r(Some("My Sheet"), Some(0), Some(0), Some(2), Some(2)));
+        assert_eq!(p("'Bob''s data'!C3"), r(Some("Bob's data"), Some(2), Some(2), Some(3), Some(3)));
         assert_eq!(p("Sheet1"), A1Range::whole_sheet("Sheet1"));
         assert_eq!(p("'My Sheet'"), A1Range::whole_sheet("My Sheet"));
         assert_eq!(p("B3"), r(None, Some(2), Some(1), Some(3), Some(2)));
         assert_eq!(p("A:C"), r(None, None, Some(0), None, Some(3)));
         assert_eq!(p("2:5"), r(None, Some(1), None, Some(5), None));
         assert_eq!(p("A2:C"), r(None, Some(1), Some(0), None, Some(3)));
-        assert_eq!(
-            p("Sheet1!A5:A"),
-            r(Some("Sheet1"), Some(4), Some(0), None, Some(1))
-        );
+        assert_eq!(p("Sheet1!A5:A"), r(Some("Sheet1"), Some(4), Some(0), None, Some(1)));
         assert_eq!(p("B5:5"), r(None, Some(4), Some(1), Some(5), None));
         assert_eq!(p("A:C5"), r(None, Some(0), Some(0), Some(5), Some(3)));
         assert_eq!(p("2:C5"), r(None, Some(1), Some(0), Some(5), Some(3)));
-        assert_eq!(
-            p("ab10:zzz12"),
-            r(None, Some(9), Some(27), Some(12), Some(MAX_COLUMNS))
-        );
+        assert_eq!(p("ab10:zzz12"), r(None, Some(9), Some(27), Some(12), Some(MAX_COLUMNS)));
         assert_eq!(p("$A$1:$B$2"), p("A1:B2"));
         assert_eq!(p("  A1 : B2  "), p("A1:B2"));
     }
@@ -585,10 +470,7 @@ mod tests {
         assert_eq!(p("Données 2025"), A1Range::whole_sheet("Données 2025"));
         // Short names that read as cells are cells, as in Sheets: quote them to mean the sheet.
         let tab = column_index("TAB").unwrap();
-        assert_eq!(
-            p("Tab1"),
-            r(None, Some(0), Some(tab), Some(1), Some(tab + 1))
-        );
+        assert_eq!(p("Tab1"), r(None, Some(0), Some(tab), Some(1), Some(tab + 1)));
         assert_eq!(p("'Tab1'"), A1Range::whole_sheet("Tab1"));
         // Unquoted names with a bang inside: the last bang separates.
         assert_eq!(p("a!b!A1").sheet.as_deref(), Some("a!b"));
@@ -603,20 +485,14 @@ mod tests {
         let cases: &[(&str, Check)] = &[
             ("", |e| matches!(e, A1Error::Empty)),
             ("   ", |e| matches!(e, A1Error::Empty)),
-            ("'My Sheet!A1", |e| {
-                matches!(e, A1Error::UnclosedQuote { .. })
-            }),
+            ("'My Sheet!A1", |e| matches!(e, A1Error::UnclosedQuote { .. })),
             ("'My Sheet'A1", |e| matches!(e, A1Error::AfterQuote { .. })),
             ("''!A1", |e| matches!(e, A1Error::EmptySheetName { .. })),
             ("!A1", |e| matches!(e, A1Error::EmptySheetName { .. })),
             ("Sheet1!", |e| matches!(e, A1Error::NothingAfterBang { .. })),
             ("Sheet1!A0", |e| matches!(e, A1Error::RowZero { .. })),
-            ("Sheet1!A99999999999", |e| {
-                matches!(e, A1Error::RowTooLarge { .. })
-            }),
-            ("Sheet1!AAAA1", |e| {
-                matches!(e, A1Error::ColumnTooFar { .. })
-            }),
+            ("Sheet1!A99999999999", |e| matches!(e, A1Error::RowTooLarge { .. })),
+            ("Sheet1!AAAA1", |e| matches!(e, A1Error::ColumnTooFar { .. })),
             ("Sheet1!A", |e| matches!(e, A1Error::LoneColumn { .. })),
             ("Sheet1!3", |e| matches!(e, A1Error::LoneRow { .. })),
             ("A:5", |e| matches!(e, A1Error::ColumnWithRow { .. })),
@@ -656,11 +532,7 @@ mod tests {
         ];
         for (input, want) in cases {
             assert_eq!(p(input).to_a1(), want, "for {input}");
-            assert_eq!(
-                p(want).to_a1(),
-                want,
-                "canonical text is a fixed point: {want}"
-            );
+            assert_eq!(p(want).to_a1(), want, "canonical text is a fixed point: {want}");
         }
     }
 
@@ -668,17 +540,10 @@ mod tests {
     fn formats_ranges_a1_cannot_say_exactly() {
         assert_eq!(r(None, None, None, Some(3), Some(2)).to_a1(), "A1:B3");
         assert_eq!(r(None, Some(4), Some(2), Some(4), Some(1)).to_a1(), "C5");
-        assert_eq!(
-            r(Some("S"), Some(1), Some(1), None, None).to_a1(),
-            "S!B2:ZZZ"
-        );
+        assert_eq!(r(Some("S"), Some(1), Some(1), None, None).to_a1(), "S!B2:ZZZ");
         assert_eq!(r(Some("S"), None, None, None, None).to_a1(), "S");
         assert_eq!(r(None, None, None, None, None).to_a1(), "");
-        assert!(
-            !r(None, Some(u32::MAX), Some(u32::MAX), Some(0), Some(0))
-                .to_a1()
-                .is_empty()
-        );
+        assert!(!r(None, Some(u32::MAX), Some(u32::MAX), Some(0), Some(0)).to_a1().is_empty());
     }
 
     #[test]
@@ -691,10 +556,7 @@ mod tests {
             p("A:C").to_grid_range(0),
             serde_json::json!({"sheetId": 0, "startColumnIndex": 0, "endColumnIndex": 3})
         );
-        assert_eq!(
-            p("Sheet1").to_grid_range(12),
-            serde_json::json!({"sheetId": 12})
-        );
+        assert_eq!(p("Sheet1").to_grid_range(12), serde_json::json!({"sheetId": 12}));
         assert_eq!(
             p("A2:B").to_grid_range(1),
             serde_json::json!({"sheetId": 1, "startRowIndex": 1, "startColumnIndex": 0, "endColumnIndex": 2})
@@ -705,35 +567,17 @@ mod tests {
     fn qualified_combines_sheet_and_range() {
         assert_eq!(qualified("Sheet1", None).unwrap(), "Sheet1");
         assert_eq!(qualified("Sheet1", Some("  ")).unwrap(), "Sheet1");
-        assert_eq!(
-            qualified("My Sheet", Some("a1:b2")).unwrap(),
-            "'My Sheet'!A1:B2"
-        );
-        assert_eq!(
-            qualified("'My Sheet'", Some("A:A")).unwrap(),
-            "'My Sheet'!A:A"
-        );
-        assert_eq!(
-            qualified("My Sheet", Some("'My Sheet'!A1")).unwrap(),
-            "'My Sheet'!A1"
-        );
+        assert_eq!(qualified("My Sheet", Some("a1:b2")).unwrap(), "'My Sheet'!A1:B2");
+        assert_eq!(qualified("'My Sheet'", Some("A:A")).unwrap(), "'My Sheet'!A:A");
+        assert_eq!(qualified("My Sheet", Some("'My Sheet'!A1")).unwrap(), "'My Sheet'!A1");
         assert_eq!(qualified("data", Some("Data!A1")).unwrap(), "data!A1");
         assert_eq!(qualified("Data", Some("Data")).unwrap(), "Data");
         assert_eq!(qualified("Tab1", Some("Tab1")).unwrap(), "'Tab1'");
         assert_eq!(qualified("Tab1", Some("Tab2")).unwrap(), "'Tab1'!TAB2");
         assert_eq!(qualified("Bob's", None).unwrap(), "'Bob''s'");
-        assert!(matches!(
-            qualified("Data", Some("Other!A1")),
-            Err(A1Error::SheetMismatch { .. })
-        ));
-        assert!(matches!(
-            qualified("Data", Some("Summary")),
-            Err(A1Error::NotARange { .. })
-        ));
-        assert!(matches!(
-            qualified("Data", Some("A1:1A")),
-            Err(A1Error::NotACell { .. })
-        ));
+        assert!(matches!(qualified("Data", Some("Other!A1")), Err(A1Error::SheetMismatch { .. })));
+        assert!(matches!(qualified("Data", Some("Summary")), Err(A1Error::NotARange { .. })));
+        assert!(matches!(qualified("Data", Some("A1:1A")), Err(A1Error::NotACell { .. })));
         assert!(matches!(qualified(" ", Some("A1")), Err(A1Error::NoSheet)));
         let err = qualified("Data", Some("Other!A1")).unwrap_err().to_string();
         assert!(err.contains("Other") && err.contains("Data"), "{err}");
@@ -743,27 +587,18 @@ mod tests {
         let name = prop_oneof![
             Just(None),
             "[A-Za-z_][A-Za-z0-9_]{0,8}".prop_map(Some),
-            any::<String>()
-                .prop_filter("names are not empty", |s| !s.trim().is_empty())
-                .prop_map(Some),
-            "[ '!:A-Z0-9é😀]{1,12}"
-                .prop_filter("names are not empty", |s| !s.trim().is_empty())
-                .prop_map(Some),
+            any::<String>().prop_filter("names are not empty", |s| !s.trim().is_empty()).prop_map(Some),
+            "[ '!:A-Z0-9é😀]{1,12}".prop_filter("names are not empty", |s| !s.trim().is_empty()).prop_map(Some),
         ];
-        (
-            name,
-            0..MAX_COLUMNS,
-            0..MAX_COLUMNS,
-            0u32..u32::MAX,
-            0u32..u32::MAX,
-        )
-            .prop_map(|(sheet, c1, c2, r1, r2)| A1Range {
+        (name, 0..MAX_COLUMNS, 0..MAX_COLUMNS, 0u32..u32::MAX, 0u32..u32::MAX).prop_map(|(sheet, c1, c2, r1, r2)| {
+            A1Range {
                 sheet,
                 start_row: Some(r1.min(r2)),
                 start_col: Some(c1.min(c2)),
                 end_row: Some(r1.max(r2) + 1),
                 end_col: Some(c1.max(c2) + 1),
-            })
+            }
+        })
     }
 
     proptest! {

@@ -16,9 +16,7 @@ pub const DEFAULT_MAX_RESPONSE_CHARS: usize = 1_000_000;
 pub enum ConfigError {
     #[error("{name} is set to {value:?}, which is not {expected}. {remedy}")]
     Invalid { name: &'static str, value: String, expected: &'static str, remedy: &'static str },
-    #[error(
-        "Gatehouse could not find a home folder for its data: set GATEHOUSE_HOME to a folder it may write to."
-    )]
+    #[error("Gatehouse could not find a home folder for its data: set GATEHOUSE_HOME to a folder it may write to.")]
     NoHome,
 }
 
@@ -67,23 +65,20 @@ impl Config {
             })
             .transpose()?;
         let max_response_chars = match get("MAX_TOOL_RESPONSE_CHARS") {
-            Some(value) => value.trim().parse::<usize>().ok().filter(|n| *n > 0).ok_or(
-                ConfigError::Invalid {
-                    name: "MAX_TOOL_RESPONSE_CHARS",
-                    value,
-                    expected: "a whole number of characters above zero",
-                    remedy: "Use e.g. 1000000 (the default), or unset it.",
-                },
-            )?,
+            Some(value) => value.trim().parse::<usize>().ok().filter(|n| *n > 0).ok_or(ConfigError::Invalid {
+                name: "MAX_TOOL_RESPONSE_CHARS",
+                value,
+                expected: "a whole number of characters above zero",
+                remedy: "Use e.g. 1000000 (the default), or unset it.",
+            })?,
             None => DEFAULT_MAX_RESPONSE_CHARS,
         };
         let export_dir = get("GATEHOUSE_EXPORT_DIR").map(PathBuf::from).unwrap_or_else(|| home.join("exports"));
         let local_roots = get("GATEHOUSE_LOCAL_ROOTS")
             .map(|value| std::env::split_paths(&value).filter(|p| !p.as_os_str().is_empty()).collect())
             .unwrap_or_default();
-        let enabled_tools = get("ENABLED_TOOLS").map(|value| {
-            value.split(',').map(|name| name.trim().to_owned()).filter(|name| !name.is_empty()).collect()
-        });
+        let enabled_tools = get("ENABLED_TOOLS")
+            .map(|value| value.split(',').map(|name| name.trim().to_owned()).filter(|name| !name.is_empty()).collect());
         let request_timeout = match get("GATEHOUSE_REQUEST_TIMEOUT_SECS") {
             Some(value) => Duration::from_secs(value.trim().parse::<u64>().ok().filter(|n| *n > 0).ok_or(
                 ConfigError::Invalid {
@@ -166,7 +161,8 @@ mod tests {
 
     #[test]
     fn enabled_tools_is_a_comma_list() {
-        let config = config(&[("GATEHOUSE_HOME", "/tmp/g"), ("ENABLED_TOOLS", "list_sheets, get_sheet_data,")]).unwrap();
+        let config =
+            config(&[("GATEHOUSE_HOME", "/tmp/g"), ("ENABLED_TOOLS", "list_sheets, get_sheet_data,")]).unwrap();
         assert_eq!(config.enabled_tools.unwrap(), vec!["list_sheets", "get_sheet_data"]);
     }
 }

@@ -12,9 +12,7 @@ use std::fmt;
 pub enum QueryError {
     #[error("`{input}` is not a quoted string: Drive strings start and end with ', like 'report'")]
     NotQuoted { input: String },
-    #[error(
-        "`{input}` never closes its quote: end the string with ', and write a quote inside it as \\'"
-    )]
+    #[error("`{input}` never closes its quote: end the string with ', and write a quote inside it as \\'")]
     Unterminated { input: String },
     #[error("`{input}` has text after the closing quote: a string literal is just 'text'")]
     TrailingText { input: String },
@@ -41,13 +39,7 @@ pub fn quote(value: &str) -> String {
 /// Reads a whole Drive string literal back into its value; the inverse of [`quote`].
 pub fn unquote(literal: &str) -> Result<String, QueryError> {
     let (value, rest) = split_literal(literal)?;
-    if rest.is_empty() {
-        Ok(value)
-    } else {
-        Err(QueryError::TrailingText {
-            input: literal.to_string(),
-        })
-    }
+    if rest.is_empty() { Ok(value) } else { Err(QueryError::TrailingText { input: literal.to_string() }) }
 }
 
 /// Reads the string literal at the start of `input`, returning its value and the text after it.
@@ -55,9 +47,7 @@ pub fn unquote(literal: &str) -> Result<String, QueryError> {
 /// A backslash takes the next character literally, as Drive does, so `\\` is `\` and `\'` is `'`.
 pub fn split_literal(input: &str) -> Result<(String, &str), QueryError> {
     let Some(body) = input.strip_prefix('\'') else {
-        return Err(QueryError::NotQuoted {
-            input: input.to_string(),
-        });
+        return Err(QueryError::NotQuoted { input: input.to_string() });
     };
     let mut value = String::new();
     let mut chars = body.char_indices();
@@ -71,9 +61,7 @@ pub fn split_literal(input: &str) -> Result<(String, &str), QueryError> {
             other => value.push(other),
         }
     }
-    Err(QueryError::Unterminated {
-        input: input.to_string(),
-    })
+    Err(QueryError::Unterminated { input: input.to_string() })
 }
 
 /// A Drive query built from terms joined by `and`. Every helper quotes its value with [`quote`].
@@ -122,10 +110,7 @@ impl Query {
 
     /// Files of any of the given MIME types; no types adds nothing.
     pub fn and_mime_type_in(self, mime_types: &[&str]) -> Self {
-        let alternatives: Vec<String> = mime_types
-            .iter()
-            .map(|m| format!("mimeType = {}", quote(m)))
-            .collect();
+        let alternatives: Vec<String> = mime_types.iter().map(|m| format!("mimeType = {}", quote(m))).collect();
         match alternatives.len() {
             0 => self,
             1 => self.push(alternatives.concat()),
@@ -176,9 +161,7 @@ impl fmt::Display for Query {
 /// Accepts RFC 3339 or a bare date and returns the RFC 3339 text Drive expects.
 fn normalise_time(time: &str) -> Result<String, QueryError> {
     let trimmed = time.trim();
-    let bad = || QueryError::BadTime {
-        input: time.to_string(),
-    };
+    let bad = || QueryError::BadTime { input: time.to_string() };
     if chrono::DateTime::parse_from_rfc3339(trimmed).is_ok() {
         return Ok(trimmed.to_string());
     }
@@ -208,30 +191,12 @@ mod tests {
         assert_eq!(unquote(r"'a\\b'").unwrap(), r"a\b");
         assert_eq!(unquote(r"'\x'").unwrap(), "x");
         assert_eq!(unquote("''").unwrap(), "");
-        assert!(matches!(
-            unquote("report"),
-            Err(QueryError::NotQuoted { .. })
-        ));
-        assert!(matches!(
-            unquote("'report"),
-            Err(QueryError::Unterminated { .. })
-        ));
-        assert!(matches!(
-            unquote(r"'report\'"),
-            Err(QueryError::Unterminated { .. })
-        ));
-        assert!(matches!(
-            unquote(r"'report\"),
-            Err(QueryError::Unterminated { .. })
-        ));
-        assert!(matches!(
-            unquote("'a' or 'b'"),
-            Err(QueryError::TrailingText { .. })
-        ));
-        assert_eq!(
-            split_literal("'a b' in parents").unwrap(),
-            ("a b".to_string(), " in parents")
-        );
+        assert!(matches!(unquote("report"), Err(QueryError::NotQuoted { .. })));
+        assert!(matches!(unquote("'report"), Err(QueryError::Unterminated { .. })));
+        assert!(matches!(unquote(r"'report\'"), Err(QueryError::Unterminated { .. })));
+        assert!(matches!(unquote(r"'report\"), Err(QueryError::Unterminated { .. })));
+        assert!(matches!(unquote("'a' or 'b'"), Err(QueryError::TrailingText { .. })));
+        assert_eq!(split_literal("'a b' in parents").unwrap(), ("a b".to_string(), " in parents"));
     }
 
     #[test]
@@ -257,37 +222,19 @@ mod tests {
 
     #[test]
     fn builder_groups_alternatives() {
-        let q = Query::new()
-            .and_mime_type_in(&["a/b", "c/d"])
-            .and_name_equals("x");
-        assert_eq!(
-            q.render(),
-            "(mimeType = 'a/b' or mimeType = 'c/d') and name = 'x'"
-        );
-        assert_eq!(
-            Query::new().and_mime_type_in(&["a/b"]).render(),
-            "mimeType = 'a/b'"
-        );
+        let q = Query::new().and_mime_type_in(&["a/b", "c/d"]).and_name_equals("x");
+        assert_eq!(q.render(), "(mimeType = 'a/b' or mimeType = 'c/d') and name = 'x'");
+        assert_eq!(Query::new().and_mime_type_in(&["a/b"]).render(), "mimeType = 'a/b'");
         assert!(Query::new().and_mime_type_in(&[]).is_empty());
-        let raw = Query::new()
-            .and_raw("starred = true or shared = true")
-            .and_raw("(a or b)");
-        assert_eq!(
-            raw.render(),
-            "(starred = true or shared = true) and (a or b)"
-        );
+        let raw = Query::new().and_raw("starred = true or shared = true").and_raw("(a or b)");
+        assert_eq!(raw.render(), "(starred = true or shared = true) and (a or b)");
     }
 
     #[test]
     fn modified_after_accepts_dates_and_refuses_junk() {
         let q = Query::new().and_modified_after("2025-01-31").unwrap();
         assert_eq!(q.render(), "modifiedTime > '2025-01-31T00:00:00Z'");
-        for bad in [
-            "yesterday",
-            "2025-13-01",
-            "2025-01-31 09:00",
-            "' or name contains '",
-        ] {
+        for bad in ["yesterday", "2025-13-01", "2025-01-31 09:00", "' or name contains '"] {
             let err = Query::new().and_modified_after(bad).unwrap_err();
             assert!(matches!(err, QueryError::BadTime { .. }), "{bad}");
             assert!(err.to_string().contains("RFC 3339"));
@@ -339,11 +286,7 @@ mod tests {
         let tokens = tokenize(&Query::new().and_name_contains(evil).render());
         assert_eq!(
             tokens,
-            vec![
-                Token::Word("name".into()),
-                Token::Word("contains".into()),
-                Token::Literal(evil.into())
-            ]
+            vec![Token::Word("name".into()), Token::Word("contains".into()), Token::Literal(evil.into())]
         );
     }
 

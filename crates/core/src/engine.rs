@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::config::Config;
-use crate::google::{GoogleClient, RetryPolicy, TokenSource, Endpoints};
+use crate::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
 use crate::limits::local_files::LocalFiles;
 use crate::limits::response_cap;
 use crate::tools::registry::Output;
@@ -40,7 +40,9 @@ pub struct EngineOptions {
 /// Why the engine could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
-    #[error("ENABLED_TOOLS names {names}, which {verb} not a tool of this server. Remove {them}, or check the spelling against docs/tools.md.")]
+    #[error(
+        "ENABLED_TOOLS names {names}, which {verb} not a tool of this server. Remove {them}, or check the spelling against docs/tools.md."
+    )]
     UnknownEnabledTools { names: String, verb: &'static str, them: &'static str },
 }
 
@@ -52,7 +54,8 @@ pub struct Engine {
 }
 
 /// The note every sandbox answer carries.
-pub const SANDBOX_NOTE: &str = "Sandbox: this is sample data from Gatehouse's built-in Google emulator, not the person's Google account.";
+pub const SANDBOX_NOTE: &str =
+    "Sandbox: this is sample data from Gatehouse's built-in Google emulator, not the person's Google account.";
 
 impl Engine {
     pub fn new(options: EngineOptions) -> Result<Arc<Self>, StartError> {
@@ -107,7 +110,11 @@ impl Engine {
 
     /// Runs one tool call. Tool failures come back as an error [`Reply`] the assistant can relay; only a
     /// call naming no known tool is a [`CallError`].
-    pub async fn call(&self, name: &str, arguments: Option<serde_json::Map<String, Value>>) -> Result<Reply, CallError> {
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+    ) -> Result<Reply, CallError> {
         let tool = self.tool(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
         let arguments = Value::Object(arguments.unwrap_or_default());
         let started = std::time::Instant::now();
@@ -116,7 +123,12 @@ impl Engine {
             Ok(text) => Reply { text, is_error: false },
             Err(error) => Reply { text: error.to_string(), is_error: true },
         };
-        tracing::info!(tool = name, ok = !reply.is_error, elapsed_ms = started.elapsed().as_millis() as u64, "tool call");
+        tracing::info!(
+            tool = name,
+            ok = !reply.is_error,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "tool call"
+        );
         Ok(reply)
     }
 

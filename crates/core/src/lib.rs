@@ -7,8 +7,8 @@
 pub mod a1;
 pub mod config;
 pub mod docs_format;
-pub mod engine;
 pub mod drive_query;
+pub mod engine;
 pub mod google;
 pub mod limits;
 pub mod mcp;

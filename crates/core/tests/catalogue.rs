@@ -32,7 +32,9 @@ fn reference() -> BTreeMap<String, RefTool> {
                 .map(|param| {
                     let (pname, spec) = param.split_once(':').expect("param:type");
                     let (ty, default) = match spec.split_once('=') {
-                        Some((ty, default)) => (ty, Some(serde_json::from_str(default).unwrap_or(Value::String(default.to_owned())))),
+                        Some((ty, default)) => {
+                            (ty, Some(serde_json::from_str(default).unwrap_or(Value::String(default.to_owned()))))
+                        }
                         None => (spec, None),
                     };
                     let nullable = ty.ends_with('?');
@@ -131,7 +133,8 @@ fn every_declared_tool_matches_the_reference() {
             let property = &properties[pname];
             let is_required = param.default.is_none();
             if required.contains(pname) != is_required {
-                problems.push(format!("{name}.{pname}: required = {}, reference {is_required}", required.contains(pname)));
+                problems
+                    .push(format!("{name}.{pname}: required = {}, reference {is_required}", required.contains(pname)));
             }
             if let Some(default) = &param.default {
                 let ours = property.get("default").cloned().unwrap_or(Value::Null);
@@ -147,7 +150,11 @@ fn every_declared_tool_matches_the_reference() {
                         || allowed.contains(t.as_str())
                         || (t == "integer" && allowed.contains("number"));
                     if !fits {
-                        problems.push(format!("{name}.{pname}: type {types:?}, reference {}{}", param.ty, if param.nullable { "?" } else { "" }));
+                        problems.push(format!(
+                            "{name}.{pname}: type {types:?}, reference {}{}",
+                            param.ty,
+                            if param.nullable { "?" } else { "" }
+                        ));
                         break;
                     }
                 }
@@ -168,16 +175,60 @@ fn every_declared_tool_matches_the_reference() {
 
 /// The tools the foundation must offer (issue: the headless core).
 const FOUNDATION: &[&str] = &[
-    "get_sheet_data", "get_sheet_formulas", "get_multiple_sheet_data", "get_multiple_spreadsheet_summary",
-    "find_in_spreadsheet", "list_sheets", "clear_values", "update_cells", "batch_update_cells", "batch_update",
-    "create_spreadsheet", "create_sheet", "rename_sheet", "duplicate_sheet", "copy_sheet", "delete_sheet",
-    "add_rows", "add_columns", "delete_rows", "delete_columns", "list_spreadsheets", "search_spreadsheets",
-    "list_folders", "list_files", "search_files", "list_recent_files", "list_shared_with_me", "get_file_metadata",
-    "get_storage_quota", "create_folder", "copy_file", "move_file", "rename_file", "delete_file", "restore_file",
-    "export_file", "download_file", "upload_file", "upload_local_file", "share_file", "list_permissions",
-    "update_permission", "remove_permission", "transfer_ownership", "list_file_activity",
-    "create_doc", "get_doc_content", "get_doc_as_markdown", "get_doc_structure", "find_in_doc", "insert_doc_text",
-    "delete_doc_range", "list_doc_comments", "add_doc_comment",
+    "get_sheet_data",
+    "get_sheet_formulas",
+    "get_multiple_sheet_data",
+    "get_multiple_spreadsheet_summary",
+    "find_in_spreadsheet",
+    "list_sheets",
+    "clear_values",
+    "update_cells",
+    "batch_update_cells",
+    "batch_update",
+    "create_spreadsheet",
+    "create_sheet",
+    "rename_sheet",
+    "duplicate_sheet",
+    "copy_sheet",
+    "delete_sheet",
+    "add_rows",
+    "add_columns",
+    "delete_rows",
+    "delete_columns",
+    "list_spreadsheets",
+    "search_spreadsheets",
+    "list_folders",
+    "list_files",
+    "search_files",
+    "list_recent_files",
+    "list_shared_with_me",
+    "get_file_metadata",
+    "get_storage_quota",
+    "create_folder",
+    "copy_file",
+    "move_file",
+    "rename_file",
+    "delete_file",
+    "restore_file",
+    "export_file",
+    "download_file",
+    "upload_file",
+    "upload_local_file",
+    "share_file",
+    "list_permissions",
+    "update_permission",
+    "remove_permission",
+    "transfer_ownership",
+    "list_file_activity",
+    "create_doc",
+    "get_doc_content",
+    "get_doc_as_markdown",
+    "get_doc_structure",
+    "find_in_doc",
+    "insert_doc_text",
+    "delete_doc_range",
+    "list_doc_comments",
+    "add_doc_comment",
 ];
 
 #[test]

@@ -6,47 +6,21 @@ use serde_json::{Value, json};
 use support::Harness;
 
 fn actions(result: &Value) -> Vec<String> {
-    result["activities"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["action"].as_str().unwrap().to_owned())
-        .collect()
+    result["activities"].as_array().unwrap().iter().map(|a| a["action"].as_str().unwrap().to_owned()).collect()
 }
 
 #[tokio::test]
 async fn renames_moves_and_trash_show_up_newest_first() {
     let h = Harness::new().await;
-    let folder = h
-        .google
-        .world()
-        .drive
-        .create_folder("Archive", None, &h.owner());
-    let made = h
-        .ok(
-            "upload_file",
-            json!({ "name": "draft.txt", "content": "v1" }),
-        )
-        .await;
+    let folder = h.google.world().drive.create_folder("Archive", None, &h.owner());
+    let made = h.ok("upload_file", json!({ "name": "draft.txt", "content": "v1" })).await;
     let id = made["id"].as_str().unwrap();
-    h.ok(
-        "rename_file",
-        json!({ "file_id": id, "new_name": "final.txt" }),
-    )
-    .await;
-    h.ok(
-        "move_file",
-        json!({ "file_id": id, "destination_folder_id": folder }),
-    )
-    .await;
+    h.ok("rename_file", json!({ "file_id": id, "new_name": "final.txt" })).await;
+    h.ok("move_file", json!({ "file_id": id, "destination_folder_id": folder })).await;
     h.ok("delete_file", json!({ "file_id": id })).await;
 
     let activity = h.ok("list_file_activity", json!({ "file_id": id })).await;
-    assert_eq!(
-        actions(&activity),
-        ["delete", "move", "rename", "create"],
-        "{activity}"
-    );
+    assert_eq!(actions(&activity), ["delete", "move", "rename", "create"], "{activity}");
     let rename = &activity["activities"][2];
     assert_eq!(rename["detail"]["oldTitle"], json!("draft.txt"));
     assert_eq!(rename["detail"]["newTitle"], json!("final.txt"));
@@ -61,43 +35,17 @@ async fn renames_moves_and_trash_show_up_newest_first() {
 #[tokio::test]
 async fn activity_pages_with_page_token() {
     let h = Harness::new().await;
-    let id =
-        h.google
-            .world()
-            .drive
-            .create_blob("a.txt", "text/plain", Vec::new(), None, &h.owner());
+    let id = h.google.world().drive.create_blob("a.txt", "text/plain", Vec::new(), None, &h.owner());
     for name in ["b.txt", "c.txt", "d.txt"] {
-        h.ok("rename_file", json!({ "file_id": id, "new_name": name }))
-            .await;
+        h.ok("rename_file", json!({ "file_id": id, "new_name": name })).await;
     }
-    let first = h
-        .ok(
-            "list_file_activity",
-            json!({ "file_id": id, "page_size": 2 }),
-        )
-        .await;
+    let first = h.ok("list_file_activity", json!({ "file_id": id, "page_size": 2 })).await;
     assert_eq!(first["activities"].as_array().unwrap().len(), 2);
     assert_eq!(first["activities"][0]["detail"]["newTitle"], json!("d.txt"));
-    let token = first["next_page_token"]
-        .as_str()
-        .expect("a next page")
-        .to_owned();
-    let second = h
-        .ok(
-            "list_file_activity",
-            json!({ "file_id": id, "page_size": 2, "page_token": token }),
-        )
-        .await;
-    assert_eq!(
-        second["activities"][0]["detail"]["newTitle"],
-        json!("b.txt")
-    );
+    let token = first["next_page_token"].as_str().expect("a next page").to_owned();
+    let second = h.ok("list_file_activity", json!({ "file_id": id, "page_size": 2, "page_token": token })).await;
+    assert_eq!(second["activities"][0]["detail"]["newTitle"], json!("b.txt"));
     assert!(second.get("next_page_token").is_none(), "{second}");
-    let message = h
-        .err(
-            "list_file_activity",
-            json!({ "file_id": id, "page_size": 0 }),
-        )
-        .await;
+    let message = h.err("list_file_activity", json!({ "file_id": id, "page_size": 0 })).await;
     assert!(message.contains("page_size"), "{message}");
 }

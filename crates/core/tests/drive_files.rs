@@ -15,13 +15,7 @@ async fn get_file_metadata_names_the_file_and_its_export_formats() {
     let (blob, sheet, folder) = {
         let mut world = h.google.world();
         let folder = world.drive.create_folder("Docs", None, &h.owner());
-        let blob = world.drive.create_blob(
-            "a.txt",
-            "text/plain",
-            b"hello".to_vec(),
-            Some(&folder),
-            &h.owner(),
-        );
+        let blob = world.drive.create_blob("a.txt", "text/plain", b"hello".to_vec(), Some(&folder), &h.owner());
         let sheet = world.create_spreadsheet("Budget", &[], &h.owner());
         (blob, sheet, folder)
     };
@@ -40,33 +34,19 @@ async fn get_file_metadata_names_the_file_and_its_export_formats() {
     assert!(formats.contains(&json!("text/csv")), "{meta}");
     assert!(meta.get("size").is_none());
 
-    let message = h
-        .err("get_file_metadata", json!({ "file_id": "nope" }))
-        .await;
+    let message = h.err("get_file_metadata", json!({ "file_id": "nope" })).await;
     assert!(message.contains("could not find"), "{message}");
 }
 
 #[tokio::test]
 async fn get_storage_quota_reports_limit_and_usage() {
     let h = Harness::new().await;
-    h.google.world().drive.create_blob(
-        "a.bin",
-        "application/octet-stream",
-        vec![0; 2048],
-        None,
-        &h.owner(),
-    );
+    h.google.world().drive.create_blob("a.bin", "application/octet-stream", vec![0; 2048], None, &h.owner());
     let quota = h.ok("get_storage_quota", json!({})).await;
     assert_eq!(quota["account"], json!(USER));
     assert_eq!(quota["limit_bytes"], json!(15_u64 * 1024 * 1024 * 1024));
     assert_eq!(quota["usage_bytes"], json!(2048));
-    assert!(
-        quota["summary"]
-            .as_str()
-            .unwrap()
-            .contains("2.0 KB of 15.0 GB used"),
-        "{quota}"
-    );
+    assert!(quota["summary"].as_str().unwrap().contains("2.0 KB of 15.0 GB used"), "{quota}");
     let message = h.err("get_storage_quota", json!({ "extra": 1 })).await;
     assert!(message.contains("extra"), "{message}");
 }
@@ -84,23 +64,9 @@ async fn create_folder_lands_in_the_parent_or_my_drive() {
         assert!(folder.is_folder());
         assert_eq!(folder.parent.as_deref(), Some(root.as_str()));
     }
-    let child = h
-        .ok(
-            "create_folder",
-            json!({ "name": "2025", "parent_folder_id": id }),
-        )
-        .await;
+    let child = h.ok("create_folder", json!({ "name": "2025", "parent_folder_id": id })).await;
     let child_id = child["id"].as_str().unwrap();
-    assert_eq!(
-        h.google
-            .world()
-            .drive
-            .get(child_id)
-            .unwrap()
-            .parent
-            .as_deref(),
-        Some(id.as_str())
-    );
+    assert_eq!(h.google.world().drive.get(child_id).unwrap().parent.as_deref(), Some(id.as_str()));
     assert_eq!(child["folder_id"], json!(id));
     assert!(child["url"].as_str().unwrap().contains("folders"));
 }
@@ -110,10 +76,7 @@ async fn create_folder_defaults_to_drive_folder_id() {
     let (h, default) = with_default_folder().await;
     let made = h.ok("create_folder", json!({ "name": "Inside" })).await;
     let id = made["id"].as_str().unwrap();
-    assert_eq!(
-        h.google.world().drive.get(id).unwrap().parent.as_deref(),
-        Some(default.as_str())
-    );
+    assert_eq!(h.google.world().drive.get(id).unwrap().parent.as_deref(), Some(default.as_str()));
 }
 
 #[tokio::test]
@@ -122,21 +85,11 @@ async fn copy_file_copies_content_name_and_folder() {
     let (blob, target) = {
         let mut world = h.google.world();
         let target = world.drive.create_folder("Archive", None, &h.owner());
-        let blob = world.drive.create_blob(
-            "report.txt",
-            "text/plain",
-            b"figures".to_vec(),
-            None,
-            &h.owner(),
-        );
+        let blob = world.drive.create_blob("report.txt", "text/plain", b"figures".to_vec(), None, &h.owner());
         (blob, target)
     };
-    let copy = h
-        .ok(
-            "copy_file",
-            json!({ "file_id": blob, "new_name": "report (copy).txt", "folder_id": target }),
-        )
-        .await;
+    let copy =
+        h.ok("copy_file", json!({ "file_id": blob, "new_name": "report (copy).txt", "folder_id": target })).await;
     let copy_id = copy["id"].as_str().unwrap();
     assert_ne!(copy_id, blob);
     assert_eq!(copy["copied_from"], json!(blob));
@@ -154,16 +107,7 @@ async fn copy_file_without_a_name_or_folder_stays_next_to_the_original() {
     let (blob, folder) = {
         let mut world = h.google.world();
         let folder = world.drive.create_folder("Here", None, &h.owner());
-        (
-            world.drive.create_blob(
-                "x.txt",
-                "text/plain",
-                b"x".to_vec(),
-                Some(&folder),
-                &h.owner(),
-            ),
-            folder,
-        )
+        (world.drive.create_blob("x.txt", "text/plain", b"x".to_vec(), Some(&folder), &h.owner()), folder)
     };
     let copy = h.ok("copy_file", json!({ "file_id": blob })).await;
     let world = h.google.world();
@@ -179,120 +123,50 @@ async fn move_file_changes_the_folder() {
         let mut world = h.google.world();
         let from = world.drive.create_folder("From", None, &h.owner());
         let to = world.drive.create_folder("To", None, &h.owner());
-        (
-            world
-                .drive
-                .create_blob("m.txt", "text/plain", Vec::new(), Some(&from), &h.owner()),
-            from,
-            to,
-        )
+        (world.drive.create_blob("m.txt", "text/plain", Vec::new(), Some(&from), &h.owner()), from, to)
     };
-    let moved = h
-        .ok(
-            "move_file",
-            json!({ "file_id": blob, "destination_folder_id": to }),
-        )
-        .await;
+    let moved = h.ok("move_file", json!({ "file_id": blob, "destination_folder_id": to })).await;
     assert_eq!(moved["folder_id"], json!(to));
-    assert_eq!(
-        h.google.world().drive.get(&blob).unwrap().parent.as_deref(),
-        Some(to.as_str())
-    );
+    assert_eq!(h.google.world().drive.get(&blob).unwrap().parent.as_deref(), Some(to.as_str()));
     // Moving again changes nothing.
-    h.ok(
-        "move_file",
-        json!({ "file_id": blob, "destination_folder_id": to }),
-    )
-    .await;
-    assert_eq!(
-        h.google.world().drive.get(&blob).unwrap().parent.as_deref(),
-        Some(to.as_str())
-    );
+    h.ok("move_file", json!({ "file_id": blob, "destination_folder_id": to })).await;
+    assert_eq!(h.google.world().drive.get(&blob).unwrap().parent.as_deref(), Some(to.as_str()));
     // The typed client call other tools use.
-    h.engine
-        .context()
-        .google
-        .drive()
-        .move_to_folder(&blob, &from)
-        .await
-        .unwrap();
-    assert_eq!(
-        h.google.world().drive.get(&blob).unwrap().parent.as_deref(),
-        Some(from.as_str())
-    );
+    h.engine.context().google.drive().move_to_folder(&blob, &from).await.unwrap();
+    assert_eq!(h.google.world().drive.get(&blob).unwrap().parent.as_deref(), Some(from.as_str()));
 }
 
 #[tokio::test]
 async fn rename_file_renames() {
     let h = Harness::new().await;
-    let blob =
-        h.google
-            .world()
-            .drive
-            .create_blob("draft.txt", "text/plain", Vec::new(), None, &h.owner());
-    let renamed = h
-        .ok(
-            "rename_file",
-            json!({ "file_id": blob, "new_name": "final.txt" }),
-        )
-        .await;
+    let blob = h.google.world().drive.create_blob("draft.txt", "text/plain", Vec::new(), None, &h.owner());
+    let renamed = h.ok("rename_file", json!({ "file_id": blob, "new_name": "final.txt" })).await;
     assert_eq!(renamed["name"], json!("final.txt"));
     assert_eq!(h.google.world().drive.get(&blob).unwrap().name, "final.txt");
-    let message = h
-        .err("rename_file", json!({ "file_id": blob, "new_name": "  " }))
-        .await;
+    let message = h.err("rename_file", json!({ "file_id": blob, "new_name": "  " })).await;
     assert!(message.contains("new_name"), "{message}");
 }
 
 #[tokio::test]
 async fn delete_file_trashes_and_restore_file_restores() {
     let h = Harness::new().await;
-    let blob =
-        h.google
-            .world()
-            .drive
-            .create_blob("bin.txt", "text/plain", Vec::new(), None, &h.owner());
+    let blob = h.google.world().drive.create_blob("bin.txt", "text/plain", Vec::new(), None, &h.owner());
     let trashed = h.ok("delete_file", json!({ "file_id": blob })).await;
     assert_eq!(trashed["trashed"], json!(true));
-    assert!(
-        trashed["message"]
-            .as_str()
-            .unwrap()
-            .contains("restore_file")
-    );
-    assert!(
-        h.google
-            .world()
-            .drive
-            .get(&blob)
-            .unwrap()
-            .explicitly_trashed
-    );
+    assert!(trashed["message"].as_str().unwrap().contains("restore_file"));
+    assert!(h.google.world().drive.get(&blob).unwrap().explicitly_trashed);
 
     let restored = h.ok("restore_file", json!({ "file_id": blob })).await;
     assert_eq!(restored["trashed"], json!(false));
     assert_eq!(restored["name"], json!("bin.txt"));
-    assert!(
-        !h.google
-            .world()
-            .drive
-            .get(&blob)
-            .unwrap()
-            .explicitly_trashed
-    );
+    assert!(!h.google.world().drive.get(&blob).unwrap().explicitly_trashed);
 }
 
 #[tokio::test]
 async fn delete_file_permanent_removes_it_for_good() {
     let h = Harness::new().await;
-    let blob =
-        h.google
-            .world()
-            .drive
-            .create_blob("gone.txt", "text/plain", Vec::new(), None, &h.owner());
-    let deleted = h
-        .ok("delete_file", json!({ "file_id": blob, "permanent": true }))
-        .await;
+    let blob = h.google.world().drive.create_blob("gone.txt", "text/plain", Vec::new(), None, &h.owner());
+    let deleted = h.ok("delete_file", json!({ "file_id": blob, "permanent": true })).await;
     assert_eq!(deleted["deleted"], json!(true));
     assert_eq!(deleted["name"], json!("gone.txt"));
     assert!(!h.google.world().drive.contains(&blob));
@@ -305,10 +179,7 @@ async fn annotations_are_honest() {
     let h = Harness::new().await;
     let meta = |name: &str| h.engine.tool(name).unwrap().meta.annotations();
     let delete = meta("delete_file");
-    assert_eq!(
-        (delete.destructive_hint, delete.read_only_hint),
-        (Some(true), Some(false))
-    );
+    assert_eq!((delete.destructive_hint, delete.read_only_hint), (Some(true), Some(false)));
     assert_eq!(meta("create_folder").destructive_hint, Some(false));
     assert_eq!(meta("create_folder").idempotent_hint, Some(false));
     assert_eq!(meta("rename_file").idempotent_hint, Some(true));
@@ -325,28 +196,15 @@ async fn a_service_account_is_told_why_it_cannot_store_files_in_my_drive() {
         shared = google.world().drive.create_shared_drive("Robots", &sa);
     })
     .await;
-    let message = h
-        .err(
-            "upload_file",
-            json!({ "name": "note.txt", "content": "hi" }),
-        )
-        .await;
+    let message = h.err("upload_file", json!({ "name": "note.txt", "content": "hi" })).await;
     assert!(message.contains("no Drive storage of its own"), "{message}");
     assert!(message.contains("shared drive"), "{message}");
     assert!(h.google.world().drive.ids().is_empty());
 
     // Into a shared drive it works.
-    let made = h
-        .ok(
-            "upload_file",
-            json!({ "name": "note.txt", "content": "hi", "folder_id": shared }),
-        )
-        .await;
+    let made = h.ok("upload_file", json!({ "name": "note.txt", "content": "hi", "folder_id": shared })).await;
     let id = made["id"].as_str().unwrap();
-    assert_eq!(
-        h.google.world().drive.get(id).unwrap().content.as_deref(),
-        Some(&b"hi"[..])
-    );
+    assert_eq!(h.google.world().drive.get(id).unwrap().content.as_deref(), Some(&b"hi"[..]));
     let quota = h.ok("get_storage_quota", json!({})).await;
     assert_eq!(quota["account"], json!(SERVICE_ACCOUNT));
 }
@@ -357,10 +215,7 @@ async fn restoring_a_file_in_a_trashed_folder_says_the_folder_is_trashed() {
     let (folder, blob) = {
         let mut world = h.google.world();
         let folder = world.drive.create_folder("Old", None, &h.owner());
-        let blob =
-            world
-                .drive
-                .create_blob("x.txt", "text/plain", Vec::new(), Some(&folder), &h.owner());
+        let blob = world.drive.create_blob("x.txt", "text/plain", Vec::new(), Some(&folder), &h.owner());
         (folder, blob)
     };
     h.ok("delete_file", json!({ "file_id": blob })).await;
@@ -368,14 +223,7 @@ async fn restoring_a_file_in_a_trashed_folder_says_the_folder_is_trashed() {
     let restored = h.ok("restore_file", json!({ "file_id": blob })).await;
     assert_eq!(restored["trashed"], json!(true), "{restored}");
     assert!(restored["message"].as_str().unwrap().contains("folder"));
-    assert!(
-        !h.google
-            .world()
-            .drive
-            .get(&blob)
-            .unwrap()
-            .explicitly_trashed
-    );
+    assert!(!h.google.world().drive.get(&blob).unwrap().explicitly_trashed);
     let restored = h.ok("restore_file", json!({ "file_id": folder })).await;
     assert_eq!(restored["trashed"], json!(false));
 }

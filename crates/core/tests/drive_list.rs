@@ -23,9 +23,7 @@ async fn list_spreadsheets_sees_spreadsheets_only_and_not_the_trash() {
         world.drive.set_parent(&in_folder, &folder);
         let trashed = world.create_spreadsheet("Old budget", &[], &owner);
         world.drive.get_mut(&trashed).unwrap().explicitly_trashed = true;
-        world
-            .drive
-            .create_blob("notes.txt", "text/plain", b"hi".to_vec(), None, &owner);
+        world.drive.create_blob("notes.txt", "text/plain", b"hi".to_vec(), None, &owner);
         (folder, in_folder, trashed)
     };
     let all = h.ok("list_spreadsheets", json!({})).await;
@@ -34,17 +32,10 @@ async fn list_spreadsheets_sees_spreadsheets_only_and_not_the_trash() {
     assert_eq!(listed, ["Budget 2025", "Top"]);
     assert!(all.get("more_results").is_none(), "{all}");
 
-    let only = h
-        .ok("list_spreadsheets", json!({ "folder_id": folder }))
-        .await;
+    let only = h.ok("list_spreadsheets", json!({ "folder_id": folder })).await;
     assert_eq!(names(&only, "spreadsheets"), ["Budget 2025"]);
     assert_eq!(only["spreadsheets"][0]["id"], json!(in_folder));
-    assert!(
-        only["spreadsheets"][0]["url"]
-            .as_str()
-            .unwrap()
-            .contains(&in_folder)
-    );
+    assert!(only["spreadsheets"][0]["url"].as_str().unwrap().contains(&in_folder));
     assert_eq!(only["spreadsheets"][0]["owner"], json!(USER));
     assert!(!all.to_string().contains(&trashed));
 }
@@ -71,13 +62,8 @@ async fn a_cut_listing_says_more_exists_and_asks_only_for_what_it_needs() {
     let result = h.ok("list_spreadsheets", json!({ "max_results": 2 })).await;
     assert_eq!(result["count"], json!(2));
     assert_eq!(result["more_results"], json!(true));
-    assert!(
-        result["note"].as_str().unwrap().contains("max_results"),
-        "{result}"
-    );
-    let message = h
-        .err("list_spreadsheets", json!({ "max_results": 0 }))
-        .await;
+    assert!(result["note"].as_str().unwrap().contains("max_results"), "{result}");
+    let message = h.err("list_spreadsheets", json!({ "max_results": 0 })).await;
     assert!(message.contains("max_results"), "{message}");
 }
 
@@ -88,38 +74,18 @@ async fn more_than_one_drive_page_is_gathered_up_to_max_results() {
         let mut world = h.google.world();
         let folder = world.drive.create_folder("Many", None, &h.owner());
         for i in 0..1005 {
-            world.drive.create_blob(
-                &format!("f{i:04}.txt"),
-                "text/plain",
-                Vec::new(),
-                Some(&folder),
-                &h.owner(),
-            );
+            world.drive.create_blob(&format!("f{i:04}.txt"), "text/plain", Vec::new(), Some(&folder), &h.owner());
         }
         world.requests.clear();
         folder
     };
-    let result = h
-        .ok(
-            "list_files",
-            json!({ "folder_id": folder, "max_results": 1003 }),
-        )
-        .await;
+    let result = h.ok("list_files", json!({ "folder_id": folder, "max_results": 1003 })).await;
     assert_eq!(result["count"], json!(1003));
     assert_eq!(result["files"][1002]["name"], json!("f1002.txt"));
     assert_eq!(result["more_results"], json!(true));
-    assert_eq!(
-        h.google.world().count_requests("/drive/v3/files"),
-        2,
-        "one page of 1000, one of 3"
-    );
+    assert_eq!(h.google.world().count_requests("/drive/v3/files"), 2, "one page of 1000, one of 3");
 
-    let rest = h
-        .ok(
-            "list_files",
-            json!({ "folder_id": folder, "max_results": 2000 }),
-        )
-        .await;
+    let rest = h.ok("list_files", json!({ "folder_id": folder, "max_results": 2000 })).await;
     assert_eq!(rest["count"], json!(1005));
     assert!(rest.get("more_results").is_none());
 }
@@ -132,37 +98,19 @@ async fn a_name_that_looks_like_a_query_is_searched_as_a_name() {
         let mut world = h.google.world();
         world.create_spreadsheet("Budget", &[], &h.owner());
         let sheet = world.create_spreadsheet(evil, &[], &h.owner());
-        world.drive.create_blob(
-            "Budget.txt",
-            "text/plain",
-            b"numbers".to_vec(),
-            None,
-            &h.owner(),
-        );
-        let blob = world
-            .drive
-            .create_blob(evil, "text/plain", b"other".to_vec(), None, &h.owner());
+        world.drive.create_blob("Budget.txt", "text/plain", b"numbers".to_vec(), None, &h.owner());
+        let blob = world.drive.create_blob(evil, "text/plain", b"other".to_vec(), None, &h.owner());
         (sheet, blob)
     };
     let found = h.ok("search_spreadsheets", json!({ "query": evil })).await;
     assert_eq!(found["count"], json!(1), "{found}");
     assert_eq!(found["spreadsheets"][0]["id"], json!(sheet));
 
-    let found = h
-        .ok(
-            "search_files",
-            json!({ "query": evil, "mime_type": "text/plain" }),
-        )
-        .await;
+    let found = h.ok("search_files", json!({ "query": evil, "mime_type": "text/plain" })).await;
     assert_eq!(found["count"], json!(1), "{found}");
     assert_eq!(found["files"][0]["id"], json!(blob));
 
-    let backslash = h
-        .ok(
-            "search_files",
-            json!({ "query": "a\\' or trashed = true or name contains \\'" }),
-        )
-        .await;
+    let backslash = h.ok("search_files", json!({ "query": "a\\' or trashed = true or name contains \\'" })).await;
     assert_eq!(backslash["count"], json!(0), "{backslash}");
 }
 
@@ -173,17 +121,9 @@ async fn search_spreadsheets_matches_names_and_skips_other_types() {
         let mut world = h.google.world();
         world.create_spreadsheet("Sales report", &[], &h.owner());
         world.create_spreadsheet("Inventory", &[], &h.owner());
-        world.drive.create_blob(
-            "Sales notes.txt",
-            "text/plain",
-            Vec::new(),
-            None,
-            &h.owner(),
-        );
+        world.drive.create_blob("Sales notes.txt", "text/plain", Vec::new(), None, &h.owner());
     }
-    let found = h
-        .ok("search_spreadsheets", json!({ "query": "sales" }))
-        .await;
+    let found = h.ok("search_spreadsheets", json!({ "query": "sales" })).await;
     assert_eq!(names(&found, "spreadsheets"), ["Sales report"]);
 }
 
@@ -194,20 +134,14 @@ async fn list_folders_lists_one_level_sorted_by_name() {
         let mut world = h.google.world();
         let zeta = world.drive.create_folder("Zeta", None, &h.owner());
         let projects = world.drive.create_folder("Projects", None, &h.owner());
-        world
-            .drive
-            .create_folder("Nested", Some(&projects), &h.owner());
-        world
-            .drive
-            .create_blob("file.txt", "text/plain", Vec::new(), None, &h.owner());
+        world.drive.create_folder("Nested", Some(&projects), &h.owner());
+        world.drive.create_blob("file.txt", "text/plain", Vec::new(), None, &h.owner());
         (projects, zeta)
     };
     let top = h.ok("list_folders", json!({})).await;
     assert_eq!(names(&top, "folders"), ["Projects", "Zeta"]);
     assert_eq!(top["folders"][1]["id"], json!(zeta));
-    let inside = h
-        .ok("list_folders", json!({ "parent_folder_id": projects }))
-        .await;
+    let inside = h.ok("list_folders", json!({ "parent_folder_id": projects })).await;
     assert_eq!(names(&inside, "folders"), ["Nested"]);
 }
 
@@ -217,27 +151,13 @@ async fn list_files_lists_a_folder_folders_first_with_a_type_filter() {
     let folder = {
         let mut world = h.google.world();
         let folder = world.drive.create_folder("Work", None, &h.owner());
-        world.drive.create_blob(
-            "b.txt",
-            "text/plain",
-            b"12345".to_vec(),
-            Some(&folder),
-            &h.owner(),
-        );
+        world.drive.create_blob("b.txt", "text/plain", b"12345".to_vec(), Some(&folder), &h.owner());
         world.drive.create_folder("Sub", Some(&folder), &h.owner());
         let sheet = world.create_spreadsheet("a sheet", &[], &h.owner());
         world.drive.set_parent(&sheet, &folder);
-        let gone = world.drive.create_blob(
-            "gone.txt",
-            "text/plain",
-            Vec::new(),
-            Some(&folder),
-            &h.owner(),
-        );
+        let gone = world.drive.create_blob("gone.txt", "text/plain", Vec::new(), Some(&folder), &h.owner());
         world.drive.get_mut(&gone).unwrap().explicitly_trashed = true;
-        world
-            .drive
-            .create_blob("outside.txt", "text/plain", Vec::new(), None, &h.owner());
+        world.drive.create_blob("outside.txt", "text/plain", Vec::new(), None, &h.owner());
         folder
     };
     let all = h.ok("list_files", json!({ "folder_id": folder })).await;
@@ -246,20 +166,10 @@ async fn list_files_lists_a_folder_folders_first_with_a_type_filter() {
     assert_eq!(blob["size"], json!(5));
     assert_eq!(blob["folder_id"], json!(folder));
     assert_eq!(blob["mime_type"], json!("text/plain"));
-    let sheets = h
-        .ok(
-            "list_files",
-            json!({ "folder_id": folder, "mime_type": "spreadsheet" }),
-        )
-        .await;
+    let sheets = h.ok("list_files", json!({ "folder_id": folder, "mime_type": "spreadsheet" })).await;
     assert_eq!(names(&sheets, "files"), ["a sheet"]);
     assert_eq!(sheets["files"][0]["mime_type"], json!(SHEET));
-    let message = h
-        .err(
-            "list_files",
-            json!({ "folder_id": folder, "mime_type": "sheets of paper" }),
-        )
-        .await;
+    let message = h.err("list_files", json!({ "folder_id": folder, "mime_type": "sheets of paper" })).await;
     assert!(message.contains("mime_type"), "{message}");
 }
 
@@ -276,36 +186,18 @@ async fn search_files_finds_content_and_respects_folder_and_type() {
             Some(&folder),
             &h.owner(),
         );
-        world.drive.create_blob(
-            "q2.txt",
-            "text/plain",
-            b"quarterly too".to_vec(),
-            None,
-            &h.owner(),
-        );
-        world
-            .drive
-            .create_blob("cat.txt", "text/plain", b"meow".to_vec(), None, &h.owner());
+        world.drive.create_blob("q2.txt", "text/plain", b"quarterly too".to_vec(), None, &h.owner());
+        world.drive.create_blob("cat.txt", "text/plain", b"meow".to_vec(), None, &h.owner());
         (folder, inside)
     };
     let found = h.ok("search_files", json!({ "query": "quarterly" })).await;
     let mut listed = names(&found, "files");
     listed.sort();
     assert_eq!(listed, ["q2.txt", "q3.txt"]);
-    let scoped = h
-        .ok(
-            "search_files",
-            json!({ "query": "quarterly", "folder_id": folder }),
-        )
-        .await;
+    let scoped = h.ok("search_files", json!({ "query": "quarterly", "folder_id": folder })).await;
     assert_eq!(scoped["files"][0]["id"], json!(inside));
     assert_eq!(scoped["count"], json!(1));
-    let none = h
-        .ok(
-            "search_files",
-            json!({ "query": "quarterly", "mime_type": "pdf" }),
-        )
-        .await;
+    let none = h.ok("search_files", json!({ "query": "quarterly", "mime_type": "pdf" })).await;
     assert_eq!(none["count"], json!(0));
 }
 
@@ -314,20 +206,11 @@ async fn list_recent_files_is_newest_first_within_the_days() {
     let h = Harness::new().await;
     {
         let mut world = h.google.world();
-        let old = world
-            .drive
-            .create_blob("old.txt", "text/plain", Vec::new(), None, &h.owner());
-        world.drive.get_mut(&old).unwrap().modified_time =
-            chrono::Utc::now() - chrono::Duration::days(30);
-        let older =
-            world
-                .drive
-                .create_blob("middle.txt", "text/plain", Vec::new(), None, &h.owner());
-        world.drive.get_mut(&older).unwrap().modified_time =
-            chrono::Utc::now() - chrono::Duration::days(2);
-        world
-            .drive
-            .create_blob("new.txt", "text/plain", Vec::new(), None, &h.owner());
+        let old = world.drive.create_blob("old.txt", "text/plain", Vec::new(), None, &h.owner());
+        world.drive.get_mut(&old).unwrap().modified_time = chrono::Utc::now() - chrono::Duration::days(30);
+        let older = world.drive.create_blob("middle.txt", "text/plain", Vec::new(), None, &h.owner());
+        world.drive.get_mut(&older).unwrap().modified_time = chrono::Utc::now() - chrono::Duration::days(2);
+        world.drive.create_blob("new.txt", "text/plain", Vec::new(), None, &h.owner());
         world.drive.create_folder("A folder", None, &h.owner());
     }
     let recent = h.ok("list_recent_files", json!({ "days": 7 })).await;
@@ -345,18 +228,12 @@ async fn list_shared_with_me_shows_others_files_shared_with_the_user() {
     let bob = Identity::user(BOB);
     {
         let mut world = h.google.world();
-        let shared = world
-            .drive
-            .create_blob("From Bob.txt", "text/plain", Vec::new(), None, &bob);
+        let shared = world.drive.create_blob("From Bob.txt", "text/plain", Vec::new(), None, &bob);
         world.drive.share_with(&shared, USER, "reader");
         let sheet = world.create_spreadsheet("Bob's sheet", &[], &bob);
         world.drive.share_with(&sheet, USER, "writer");
-        world
-            .drive
-            .create_blob("Bob private.txt", "text/plain", Vec::new(), None, &bob);
-        world
-            .drive
-            .create_blob("Mine.txt", "text/plain", Vec::new(), None, &h.owner());
+        world.drive.create_blob("Bob private.txt", "text/plain", Vec::new(), None, &bob);
+        world.drive.create_blob("Mine.txt", "text/plain", Vec::new(), None, &h.owner());
     }
     let shared = h.ok("list_shared_with_me", json!({})).await;
     let mut listed = names(&shared, "files");
@@ -364,9 +241,7 @@ async fn list_shared_with_me_shows_others_files_shared_with_the_user() {
     assert_eq!(listed, ["Bob's sheet", "From Bob.txt"]);
     assert_eq!(shared["files"][0]["shared_by"], json!(BOB));
     assert_eq!(shared["files"][0]["owner"], json!(BOB));
-    let sheets = h
-        .ok("list_shared_with_me", json!({ "mime_type": SHEET }))
-        .await;
+    let sheets = h.ok("list_shared_with_me", json!({ "mime_type": SHEET })).await;
     assert_eq!(names(&sheets, "files"), ["Bob's sheet"]);
 }
 
@@ -376,27 +251,14 @@ async fn shared_drive_files_are_found_and_renamed() {
     let file = {
         let mut world = h.google.world();
         let drive = world.drive.create_shared_drive("Team", &h.owner());
-        world.drive.create_blob(
-            "Plan.txt",
-            "text/plain",
-            b"team plan".to_vec(),
-            Some(&drive),
-            &h.owner(),
-        )
+        world.drive.create_blob("Plan.txt", "text/plain", b"team plan".to_vec(), Some(&drive), &h.owner())
     };
     let found = h.ok("search_files", json!({ "query": "plan" })).await;
     assert_eq!(found["files"][0]["id"], json!(file), "{found}");
     let recent = h.ok("list_recent_files", json!({})).await;
     assert!(recent.to_string().contains(&file), "{recent}");
-    h.ok(
-        "rename_file",
-        json!({ "file_id": file, "new_name": "Plan v2.txt" }),
-    )
-    .await;
-    assert_eq!(
-        h.google.world().drive.get(&file).unwrap().name,
-        "Plan v2.txt"
-    );
+    h.ok("rename_file", json!({ "file_id": file, "new_name": "Plan v2.txt" })).await;
+    assert_eq!(h.google.world().drive.get(&file).unwrap().name, "Plan v2.txt");
 }
 
 #[tokio::test]
@@ -409,8 +271,6 @@ async fn a_service_account_lists_its_shared_drive() {
         world.drive.create_folder("Out", Some(&drive), &sa);
     })
     .await;
-    let folders = h
-        .ok("list_folders", json!({ "parent_folder_id": drive }))
-        .await;
+    let folders = h.ok("list_folders", json!({ "parent_folder_id": drive })).await;
     assert_eq!(names(&folders, "folders"), ["Out"]);
 }

@@ -12,10 +12,7 @@ use support::{Harness, USER};
 const CAROL: &str = "carol@example.com";
 
 fn blob(h: &Harness) -> String {
-    h.google
-        .world()
-        .drive
-        .create_blob("plan.txt", "text/plain", b"plan".to_vec(), None, &h.owner())
+    h.google.world().drive.create_blob("plan.txt", "text/plain", b"plan".to_vec(), None, &h.owner())
 }
 
 /// (role, email or domain or "anyone") of every permission on the file, sorted.
@@ -28,11 +25,7 @@ fn grants(h: &Harness, id: &str) -> Vec<(String, String)> {
         .permissions
         .iter()
         .map(|p| {
-            let who = p
-                .email
-                .clone()
-                .or_else(|| p.domain.clone())
-                .unwrap_or_else(|| p.grantee.as_str().to_owned());
+            let who = p.email.clone().or_else(|| p.domain.clone()).unwrap_or_else(|| p.grantee.as_str().to_owned());
             (p.role.as_str().to_owned(), who)
         })
         .collect();
@@ -73,14 +66,7 @@ async fn share_file_grants_each_permission_and_notifies_people() {
             pair("writer", BOB)
         ]
     );
-    let notified: Vec<String> = h
-        .google
-        .world()
-        .drive
-        .notifications
-        .iter()
-        .map(|n| n.to.clone())
-        .collect();
+    let notified: Vec<String> = h.google.world().drive.notifications.iter().map(|n| n.to.clone()).collect();
     assert_eq!(notified, [BOB, CAROL]);
 }
 
@@ -111,27 +97,14 @@ async fn share_file_checks_every_grant_before_sharing_any() {
             ] }),
         )
         .await;
-    assert!(
-        message.contains("\"editor\"") && message.contains("writer"),
-        "{message}"
-    );
-    let message = h
-        .err(
-            "share_file",
-            json!({ "file_id": id, "permissions": [{ "role": "owner", "email_address": BOB }] }),
-        )
-        .await;
+    assert!(message.contains("\"editor\"") && message.contains("writer"), "{message}");
+    let message =
+        h.err("share_file", json!({ "file_id": id, "permissions": [{ "role": "owner", "email_address": BOB }] })).await;
     assert!(message.contains("transfer_ownership"), "{message}");
-    let message = h
-        .err(
-            "share_file",
-            json!({ "file_id": id, "permissions": [{ "type": "user", "role": "reader" }] }),
-        )
-        .await;
+    let message =
+        h.err("share_file", json!({ "file_id": id, "permissions": [{ "type": "user", "role": "reader" }] })).await;
     assert!(message.contains("email_address"), "{message}");
-    let message = h
-        .err("share_file", json!({ "file_id": id, "permissions": [] }))
-        .await;
+    let message = h.err("share_file", json!({ "file_id": id, "permissions": [] })).await;
     assert!(message.contains("permissions"), "{message}");
     assert!(h.google.world().requests.is_empty());
     assert_eq!(grants(&h, &id), [pair("owner", USER)]);
@@ -152,13 +125,7 @@ async fn share_file_reports_a_partial_failure() {
         .await;
     assert_eq!(result["shared"].as_array().unwrap().len(), 1);
     assert_eq!(result["failed"][0]["who"], json!(CAROL));
-    assert!(
-        result["failed"][0]["error"]
-            .as_str()
-            .unwrap()
-            .contains("shared drive"),
-        "{result}"
-    );
+    assert!(result["failed"][0]["error"].as_str().unwrap().contains("shared drive"), "{result}");
     assert_eq!(grants(&h, &id), [pair("owner", USER), pair("reader", BOB)]);
 }
 
@@ -170,50 +137,24 @@ async fn list_update_and_remove_permissions() {
     let listed = h.ok("list_permissions", json!({ "file_id": id })).await;
     let permissions = listed["permissions"].as_array().unwrap();
     assert_eq!(permissions.len(), 2, "{listed}");
-    let bob = permissions
-        .iter()
-        .find(|p| p["email_address"] == json!(BOB))
-        .unwrap();
+    let bob = permissions.iter().find(|p| p["email_address"] == json!(BOB)).unwrap();
     assert_eq!(bob["role"], json!("reader"));
     assert_eq!(bob["type"], json!("user"));
-    let owner = permissions
-        .iter()
-        .find(|p| p["role"] == json!("owner"))
-        .unwrap();
+    let owner = permissions.iter().find(|p| p["role"] == json!("owner")).unwrap();
     assert_eq!(owner["email_address"], json!(USER));
     let bob_id = bob["id"].as_str().unwrap().to_owned();
 
-    let updated = h
-        .ok(
-            "update_permission",
-            json!({ "file_id": id, "permission_id": bob_id, "role": "writer" }),
-        )
-        .await;
+    let updated = h.ok("update_permission", json!({ "file_id": id, "permission_id": bob_id, "role": "writer" })).await;
     assert_eq!(updated["role"], json!("writer"));
     assert_eq!(grants(&h, &id), [pair("owner", USER), pair("writer", BOB)]);
-    let message = h
-        .err(
-            "update_permission",
-            json!({ "file_id": id, "permission_id": bob_id, "role": "owner" }),
-        )
-        .await;
+    let message = h.err("update_permission", json!({ "file_id": id, "permission_id": bob_id, "role": "owner" })).await;
     assert!(message.contains("transfer_ownership"), "{message}");
 
-    let removed = h
-        .ok(
-            "remove_permission",
-            json!({ "file_id": id, "permission_id": bob_id }),
-        )
-        .await;
+    let removed = h.ok("remove_permission", json!({ "file_id": id, "permission_id": bob_id })).await;
     assert_eq!(removed["removed"], json!(true));
     assert_eq!(grants(&h, &id), [pair("owner", USER)]);
     let owner_id = owner["id"].as_str().unwrap();
-    let message = h
-        .err(
-            "remove_permission",
-            json!({ "file_id": id, "permission_id": owner_id }),
-        )
-        .await;
+    let message = h.err("remove_permission", json!({ "file_id": id, "permission_id": owner_id })).await;
     assert!(message.contains("owner"), "{message}");
 }
 
@@ -223,21 +164,18 @@ async fn shared_drive_permissions_show_where_they_come_from() {
     let (drive, file) = {
         let mut world = h.google.world();
         let drive = world.drive.create_shared_drive("Team", &h.owner());
-        let file =
-            world
-                .drive
-                .create_blob("t.txt", "text/plain", Vec::new(), Some(&drive), &h.owner());
+        let file = world.drive.create_blob("t.txt", "text/plain", Vec::new(), Some(&drive), &h.owner());
         (drive, file)
     };
-    let shared = h.ok("share_file", json!({ "file_id": file, "permissions": [{ "role": "fileOrganizer", "email_address": BOB }] })).await;
+    let shared = h
+        .ok(
+            "share_file",
+            json!({ "file_id": file, "permissions": [{ "role": "fileOrganizer", "email_address": BOB }] }),
+        )
+        .await;
     assert_eq!(shared["shared"][0]["role"], json!("fileOrganizer"));
     let listed = h.ok("list_permissions", json!({ "file_id": file })).await;
-    let member = listed["permissions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["email_address"] == json!(USER))
-        .unwrap();
+    let member = listed["permissions"].as_array().unwrap().iter().find(|p| p["email_address"] == json!(USER)).unwrap();
     assert_eq!(member["inherited_from"], json!(drive), "{listed}");
 }
 
@@ -245,32 +183,15 @@ async fn shared_drive_permissions_show_where_they_come_from() {
 async fn transfer_ownership_makes_the_new_owner_and_keeps_the_old_as_writer() {
     let h = Harness::new().await;
     let id = blob(&h);
-    let result = h
-        .ok(
-            "transfer_ownership",
-            json!({ "file_id": id, "new_owner_email": BOB, "send_notification": false }),
-        )
-        .await;
+    let result =
+        h.ok("transfer_ownership", json!({ "file_id": id, "new_owner_email": BOB, "send_notification": false })).await;
     assert_eq!(result["new_owner"], json!(BOB));
     assert_eq!(result["role"], json!("owner"));
     assert!(result["note"].as_str().unwrap().contains("always emails"));
     assert_eq!(grants(&h, &id), [pair("owner", BOB), pair("writer", USER)]);
     assert_eq!(h.google.world().drive.get(&id).unwrap().owner(), Some(BOB));
-    assert_eq!(
-        h.google
-            .world()
-            .drive
-            .notifications
-            .last()
-            .map(|n| n.to.clone()),
-        Some(BOB.to_owned())
-    );
-    let message = h
-        .err(
-            "transfer_ownership",
-            json!({ "file_id": id, "new_owner_email": "nobody" }),
-        )
-        .await;
+    assert_eq!(h.google.world().drive.notifications.last().map(|n| n.to.clone()), Some(BOB.to_owned()));
+    let message = h.err("transfer_ownership", json!({ "file_id": id, "new_owner_email": "nobody" })).await;
     assert!(message.contains("not an email"), "{message}");
 }
 
@@ -278,22 +199,9 @@ async fn transfer_ownership_makes_the_new_owner_and_keeps_the_old_as_writer() {
 async fn a_service_account_cannot_hand_ownership_to_a_person() {
     let sa = Identity::service_account(SERVICE_ACCOUNT);
     let mut folder = String::new();
-    let h = harness_as(sa.clone(), |google, _| {
-        folder = google
-            .world()
-            .drive
-            .create_folder("Made by robot", None, &sa)
-    })
-    .await;
-    let message = h
-        .err(
-            "transfer_ownership",
-            json!({ "file_id": folder, "new_owner_email": USER }),
-        )
+    let h = harness_as(sa.clone(), |google, _| folder = google.world().drive.create_folder("Made by robot", None, &sa))
         .await;
+    let message = h.err("transfer_ownership", json!({ "file_id": folder, "new_owner_email": USER })).await;
     assert!(message.contains("same organization"), "{message}");
-    assert_eq!(
-        h.google.world().drive.get(&folder).unwrap().owner(),
-        Some(SERVICE_ACCOUNT)
-    );
+    assert_eq!(h.google.world().drive.get(&folder).unwrap().owner(), Some(SERVICE_ACCOUNT));
 }

@@ -16,13 +16,7 @@ const SHEET: &str = "application/vnd.google-apps.spreadsheet";
 fn budget(h: &Harness) -> String {
     h.google.world().create_spreadsheet(
         "Budget",
-        &[(
-            "Q1",
-            vec![
-                vec![json!("item"), json!("cost")],
-                vec![json!("paper"), json!(12)],
-            ],
-        )],
+        &[("Q1", vec![vec![json!("item"), json!("cost")], vec![json!("paper"), json!(12)]])],
         &h.owner(),
     )
 }
@@ -31,58 +25,22 @@ fn budget(h: &Harness) -> String {
 async fn export_file_returns_a_spreadsheet_as_csv() {
     let h = Harness::new().await;
     let id = budget(&h);
-    let exported = h
-        .ok(
-            "export_file",
-            json!({ "file_id": id, "export_format": "csv" }),
-        )
-        .await;
+    let exported = h.ok("export_file", json!({ "file_id": id, "export_format": "csv" })).await;
     assert_eq!(exported["name"], json!("Budget"));
     assert_eq!(exported["format"], json!("text/csv"));
-    assert_eq!(
-        exported["content"]
-            .as_str()
-            .unwrap()
-            .replace("\r\n", "\n")
-            .trim_end(),
-        "item,cost\npaper,12"
-    );
+    assert_eq!(exported["content"].as_str().unwrap().replace("\r\n", "\n").trim_end(), "item,cost\npaper,12");
 }
 
 #[tokio::test]
 async fn export_file_refuses_binary_formats_and_points_to_download_file() {
     let h = Harness::new().await;
     let id = budget(&h);
-    let message = h
-        .err(
-            "export_file",
-            json!({ "file_id": id, "export_format": "xlsx" }),
-        )
-        .await;
+    let message = h.err("export_file", json!({ "file_id": id, "export_format": "xlsx" })).await;
     assert!(message.contains("download_file"), "{message}");
-    let message = h
-        .err(
-            "export_file",
-            json!({ "file_id": id, "export_format": "markdown" }),
-        )
-        .await;
-    assert!(
-        message.contains("csv"),
-        "lists what Drive offers: {message}"
-    );
-    let pdf = h.google.world().drive.create_blob(
-        "scan.pdf",
-        "application/pdf",
-        b"%PDF-1.7".to_vec(),
-        None,
-        &h.owner(),
-    );
-    let message = h
-        .err(
-            "export_file",
-            json!({ "file_id": pdf, "export_format": "txt" }),
-        )
-        .await;
+    let message = h.err("export_file", json!({ "file_id": id, "export_format": "markdown" })).await;
+    assert!(message.contains("csv"), "lists what Drive offers: {message}");
+    let pdf = h.google.world().drive.create_blob("scan.pdf", "application/pdf", b"%PDF-1.7".to_vec(), None, &h.owner());
+    let message = h.err("export_file", json!({ "file_id": pdf, "export_format": "txt" })).await;
     assert!(message.contains("download_file"), "{message}");
 }
 
@@ -96,67 +54,30 @@ async fn export_file_returns_a_text_file_as_stored() {
         None,
         &h.owner(),
     );
-    let exported = h
-        .ok(
-            "export_file",
-            json!({ "file_id": id, "export_format": "markdown" }),
-        )
-        .await;
+    let exported = h.ok("export_file", json!({ "file_id": id, "export_format": "markdown" })).await;
     assert_eq!(exported["content"], json!("# Hi\nnaïve"));
     assert!(exported.get("note").is_none());
-    let as_txt = h
-        .ok(
-            "export_file",
-            json!({ "file_id": id, "export_format": "txt" }),
-        )
-        .await;
+    let as_txt = h.ok("export_file", json!({ "file_id": id, "export_format": "txt" })).await;
     assert!(as_txt["note"].as_str().unwrap().contains("as it is stored"));
 }
 
 #[tokio::test]
 async fn an_oversized_text_file_is_refused_before_it_is_downloaded() {
     let h = Harness::with_config(|c| c.max_response_chars = 1000).await;
-    let id = h.google.world().drive.create_blob(
-        "big.txt",
-        "text/plain",
-        vec![b'a'; 10_000],
-        None,
-        &h.owner(),
-    );
+    let id = h.google.world().drive.create_blob("big.txt", "text/plain", vec![b'a'; 10_000], None, &h.owner());
     h.google.world().requests.clear();
-    let message = h
-        .err(
-            "export_file",
-            json!({ "file_id": id, "export_format": "txt" }),
-        )
-        .await;
+    let message = h.err("export_file", json!({ "file_id": id, "export_format": "txt" })).await;
     assert!(message.contains("at least 2,500"), "{message}");
     assert!(message.contains("download_file"), "{message}");
-    assert_eq!(
-        h.google
-            .world()
-            .count_requests(&format!("/drive/v3/files/{id}")),
-        1,
-        "metadata only, no download"
-    );
+    assert_eq!(h.google.world().count_requests(&format!("/drive/v3/files/{id}")), 1, "metadata only, no download");
 }
 
 #[tokio::test]
 async fn an_oversized_export_is_refused_after_the_export() {
     let h = Harness::with_config(|c| c.max_response_chars = 200).await;
-    let rows: Vec<Vec<serde_json::Value>> = (0..100)
-        .map(|i| vec![json!(format!("row {i}")), json!(i)])
-        .collect();
-    let id = h
-        .google
-        .world()
-        .create_spreadsheet("Long", &[("Data", rows)], &h.owner());
-    let message = h
-        .err(
-            "export_file",
-            json!({ "file_id": id, "export_format": "csv" }),
-        )
-        .await;
+    let rows: Vec<Vec<serde_json::Value>> = (0..100).map(|i| vec![json!(format!("row {i}")), json!(i)]).collect();
+    let id = h.google.world().create_spreadsheet("Long", &[("Data", rows)], &h.owner());
+    let message = h.err("export_file", json!({ "file_id": id, "export_format": "csv" })).await;
     assert!(message.contains("over the limit of 200"), "{message}");
     assert!(message.contains("download_file"), "{message}");
 }
@@ -165,30 +86,15 @@ async fn an_oversized_export_is_refused_after_the_export() {
 async fn download_file_writes_the_bytes_to_disk() {
     let h = Harness::new().await;
     let bytes: Vec<u8> = (0..=255).collect();
-    let id = h.google.world().drive.create_blob(
-        "photo.bin",
-        "application/octet-stream",
-        bytes.clone(),
-        None,
-        &h.owner(),
-    );
-    let saved = h
-        .ok(
-            "download_file",
-            json!({ "file_id": id, "local_path": "downloads/photo.bin" }),
-        )
-        .await;
+    let id =
+        h.google.world().drive.create_blob("photo.bin", "application/octet-stream", bytes.clone(), None, &h.owner());
+    let saved = h.ok("download_file", json!({ "file_id": id, "local_path": "downloads/photo.bin" })).await;
     let path = saved["local_path"].as_str().unwrap();
     assert!(path.ends_with("exports/downloads/photo.bin"), "{path}");
     assert_eq!(std::fs::read(path).unwrap(), bytes);
     assert_eq!(saved["bytes"], json!(256));
     assert_eq!(saved["replaced_existing_file"], json!(false));
-    let again = h
-        .ok(
-            "download_file",
-            json!({ "file_id": id, "local_path": "downloads/photo.bin" }),
-        )
-        .await;
+    let again = h.ok("download_file", json!({ "file_id": id, "local_path": "downloads/photo.bin" })).await;
     assert_eq!(again["replaced_existing_file"], json!(true));
 }
 
@@ -196,47 +102,22 @@ async fn download_file_writes_the_bytes_to_disk() {
 async fn download_file_into_a_folder_uses_the_drive_name_and_exports_google_files() {
     let h = Harness::new().await;
     let id = budget(&h);
-    let saved = h
-        .ok(
-            "download_file",
-            json!({ "file_id": id, "local_path": "sheets/", "export_format": "csv" }),
-        )
-        .await;
+    let saved = h.ok("download_file", json!({ "file_id": id, "local_path": "sheets/", "export_format": "csv" })).await;
     let path = saved["local_path"].as_str().unwrap();
     assert!(path.ends_with("sheets/Budget.csv"), "{path}");
-    assert_eq!(
-        std::fs::read_to_string(path)
-            .unwrap()
-            .replace("\r\n", "\n")
-            .trim_end(),
-        "item,cost\npaper,12"
-    );
+    assert_eq!(std::fs::read_to_string(path).unwrap().replace("\r\n", "\n").trim_end(), "item,cost\npaper,12");
     assert_eq!(saved["format"], json!("text/csv"));
 }
 
 #[tokio::test]
 async fn download_file_refuses_paths_outside_the_allowed_folders_before_any_call() {
     let h = Harness::new().await;
-    let id =
-        h.google
-            .world()
-            .drive
-            .create_blob("a.txt", "text/plain", b"a".to_vec(), None, &h.owner());
+    let id = h.google.world().drive.create_blob("a.txt", "text/plain", b"a".to_vec(), None, &h.owner());
     h.google.world().requests.clear();
     let outside = h.home.path().join("elsewhere.txt");
-    let message = h
-        .err(
-            "download_file",
-            json!({ "file_id": id, "local_path": outside.to_str().unwrap() }),
-        )
-        .await;
+    let message = h.err("download_file", json!({ "file_id": id, "local_path": outside.to_str().unwrap() })).await;
     assert!(message.contains("outside the folders"), "{message}");
-    let message = h
-        .err(
-            "download_file",
-            json!({ "file_id": id, "local_path": "../../escape.txt" }),
-        )
-        .await;
+    let message = h.err("download_file", json!({ "file_id": id, "local_path": "../../escape.txt" })).await;
     assert!(message.contains("outside the folders"), "{message}");
     assert_eq!(h.google.world().requests.len(), 0);
     assert!(!outside.exists());
@@ -246,36 +127,22 @@ async fn download_file_refuses_paths_outside_the_allowed_folders_before_any_call
 async fn download_file_may_write_into_gatehouse_local_roots() {
     let roots = tempfile::tempdir().unwrap();
     let root = roots.path().to_path_buf();
-    let h = harness_as(Identity::user(USER), |_, config| {
-        config.local_roots = vec![root.clone()]
-    })
-    .await;
-    let id = h.google.world().drive.create_blob(
-        "a.txt",
-        "text/plain",
-        b"allowed".to_vec(),
-        None,
-        &h.owner(),
-    );
+    let h = harness_as(Identity::user(USER), |_, config| config.local_roots = vec![root.clone()]).await;
+    let id = h.google.world().drive.create_blob("a.txt", "text/plain", b"allowed".to_vec(), None, &h.owner());
     let target = roots.path().join("a.txt");
-    h.ok(
-        "download_file",
-        json!({ "file_id": id, "local_path": target.to_str().unwrap() }),
-    )
-    .await;
+    h.ok("download_file", json!({ "file_id": id, "local_path": target.to_str().unwrap() })).await;
     assert_eq!(std::fs::read(&target).unwrap(), b"allowed");
 }
 
 #[tokio::test]
 async fn upload_file_stores_the_content() {
     let h = Harness::new().await;
-    let folder = h
-        .google
-        .world()
-        .drive
-        .create_folder("Notes", None, &h.owner());
+    let folder = h.google.world().drive.create_folder("Notes", None, &h.owner());
     let made = h
-        .ok("upload_file", json!({ "name": "todo.csv", "content": "a,b\n1,2\n", "source_format": "csv", "folder_id": folder }))
+        .ok(
+            "upload_file",
+            json!({ "name": "todo.csv", "content": "a,b\n1,2\n", "source_format": "csv", "folder_id": folder }),
+        )
         .await;
     let id = made["id"].as_str().unwrap();
     assert_eq!(made["bytes_uploaded"], json!(8));
@@ -306,14 +173,11 @@ async fn upload_file_converts_to_a_google_doc() {
 #[tokio::test]
 async fn upload_file_refuses_unknown_formats_and_impossible_conversions() {
     let h = Harness::new().await;
-    let message = h
-        .err(
-            "upload_file",
-            json!({ "name": "x", "content": "x", "source_format": "docx" }),
-        )
-        .await;
+    let message = h.err("upload_file", json!({ "name": "x", "content": "x", "source_format": "docx" })).await;
     assert!(message.contains("markdown"), "{message}");
-    let message = h.err("upload_file", json!({ "name": "x", "content": "a,b", "source_format": "csv", "convert_to_doc": true })).await;
+    let message = h
+        .err("upload_file", json!({ "name": "x", "content": "a,b", "source_format": "csv", "convert_to_doc": true }))
+        .await;
     assert!(message.contains("Google Doc"), "{message}");
     assert!(h.google.world().drive.ids().is_empty());
 }
@@ -325,12 +189,7 @@ async fn upload_local_file_uploads_once_and_skips_the_second_time() {
     let exports = h.home.path().join("exports");
     std::fs::create_dir_all(&exports).unwrap();
     std::fs::write(exports.join("data.json"), br#"{"a":1}"#).unwrap();
-    let made = h
-        .ok(
-            "upload_local_file",
-            json!({ "local_path": "data.json", "parent_folder_id": folder }),
-        )
-        .await;
+    let made = h.ok("upload_local_file", json!({ "local_path": "data.json", "parent_folder_id": folder })).await;
     assert_eq!(made["skipped"], json!(false));
     let id = made["id"].as_str().unwrap().to_owned();
     {
@@ -341,19 +200,10 @@ async fn upload_local_file_uploads_once_and_skips_the_second_time() {
         assert_eq!(file.content.as_deref(), Some(&br#"{"a":1}"#[..]));
         assert_eq!(file.parent.as_deref(), Some(folder.as_str()));
     }
-    let again = h
-        .ok(
-            "upload_local_file",
-            json!({ "local_path": "data.json", "parent_folder_id": folder }),
-        )
-        .await;
+    let again = h.ok("upload_local_file", json!({ "local_path": "data.json", "parent_folder_id": folder })).await;
     assert_eq!(again["skipped"], json!(true));
     assert_eq!(again["id"], json!(id));
-    assert_eq!(
-        h.google.world().drive.ids().len(),
-        2,
-        "the folder and one file"
-    );
+    assert_eq!(h.google.world().drive.ids().len(), 2, "the folder and one file");
     let third = h
         .ok("upload_local_file", json!({ "local_path": "data.json", "parent_folder_id": folder, "skip_if_exists": false, "name": "copy.json" }))
         .await;
@@ -369,10 +219,7 @@ async fn upload_local_file_converts_csv_into_a_spreadsheet() {
     std::fs::create_dir_all(&exports).unwrap();
     std::fs::write(exports.join("sales.csv"), "region,total\nnorth,5\n").unwrap();
     let made = h
-        .ok(
-            "upload_local_file",
-            json!({ "local_path": "sales.csv", "parent_folder_id": folder, "convert": true }),
-        )
+        .ok("upload_local_file", json!({ "local_path": "sales.csv", "parent_folder_id": folder, "convert": true }))
         .await;
     assert_eq!(made["name"], json!("sales"));
     assert_eq!(made["mime_type"], json!(SHEET));
@@ -384,10 +231,7 @@ async fn upload_local_file_converts_csv_into_a_spreadsheet() {
     }
     std::fs::write(exports.join("photo.png"), [0x89, b'P', b'N', b'G']).unwrap();
     let message = h
-        .err(
-            "upload_local_file",
-            json!({ "local_path": "photo.png", "parent_folder_id": folder, "convert": true }),
-        )
+        .err("upload_local_file", json!({ "local_path": "photo.png", "parent_folder_id": folder, "convert": true }))
         .await;
     assert!(message.contains("cannot convert"), "{message}");
 }
@@ -398,12 +242,8 @@ async fn upload_local_file_refuses_files_outside_the_allowed_folders() {
     let folder = h.google.world().drive.create_folder("In", None, &h.owner());
     let secret = h.home.path().join("secret.txt");
     std::fs::write(&secret, "no").unwrap();
-    let message = h
-        .err(
-            "upload_local_file",
-            json!({ "local_path": secret.to_str().unwrap(), "parent_folder_id": folder }),
-        )
-        .await;
+    let message =
+        h.err("upload_local_file", json!({ "local_path": secret.to_str().unwrap(), "parent_folder_id": folder })).await;
     assert!(message.contains("outside the folders"), "{message}");
     assert_eq!(h.google.world().drive.ids().len(), 1);
 }
@@ -411,11 +251,7 @@ async fn upload_local_file_refuses_files_outside_the_allowed_folders() {
 #[tokio::test]
 async fn a_large_local_file_goes_through_a_resumable_upload() {
     let h = Harness::new().await;
-    let folder = h
-        .google
-        .world()
-        .drive
-        .create_folder("Big", None, &h.owner());
+    let folder = h.google.world().drive.create_folder("Big", None, &h.owner());
     let exports = h.home.path().join("exports");
     std::fs::create_dir_all(&exports).unwrap();
     let bytes: Vec<u8> = (0..6 * 1024 * 1024).map(|i| (i % 251) as u8).collect();
@@ -429,13 +265,6 @@ async fn a_large_local_file_goes_through_a_resumable_upload() {
         .await;
     let id = made["id"].as_str().unwrap();
     let world = h.google.world();
-    assert_eq!(
-        world.drive.get(id).unwrap().content.as_deref(),
-        Some(&bytes[..])
-    );
-    assert_eq!(
-        world.count_requests("/upload/drive/v3/files"),
-        2,
-        "open the session, then send the bytes"
-    );
+    assert_eq!(world.drive.get(id).unwrap().content.as_deref(), Some(&bytes[..]));
+    assert_eq!(world.count_requests("/upload/drive/v3/files"), 2, "open the session, then send the bytes");
 }

@@ -42,7 +42,8 @@ async fn writes_are_not_retried_on_server_errors() {
     let h = Harness::new().await;
     let id = spreadsheet(&h).await;
     h.google.inject(Fault::status("/v4/spreadsheets", 503, 1).for_method("PUT"));
-    let message = h.err("update_cells", json!({ "spreadsheet_id": id, "sheet": "Data", "range": "A1", "data": [["x"]] })).await;
+    let message =
+        h.err("update_cells", json!({ "spreadsheet_id": id, "sheet": "Data", "range": "A1", "data": [["x"]] })).await;
     assert!(message.contains("503"), "{message}");
     assert_eq!(requests(&h, "PUT", "/v4/spreadsheets"), 1, "a 5xx write may have happened: never repeated");
 }

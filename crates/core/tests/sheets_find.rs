@@ -12,12 +12,7 @@ fn cells(got: &serde_json::Value) -> Vec<(String, String)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| {
-            (
-                m["cell"].as_str().unwrap().to_owned(),
-                m["value"].as_str().unwrap().to_owned(),
-            )
-        })
+        .map(|m| (m["cell"].as_str().unwrap().to_owned(), m["value"].as_str().unwrap().to_owned()))
         .collect()
 }
 
@@ -34,10 +29,7 @@ fn budget(h: &Harness) -> String {
                     vec![json!(""), json!("Green apple pie")],
                 ],
             ),
-            (
-                "My Notes",
-                vec![vec![json!("apple tree")], vec![], vec![json!(42)]],
-            ),
+            ("My Notes", vec![vec![json!("apple tree")], vec![], vec![json!(42)]]),
         ],
     )
 }
@@ -47,12 +39,7 @@ async fn finds_across_every_sheet_with_a1_references() {
     let h = Harness::new().await;
     let id = budget(&h);
     let before = sheets_calls(&h);
-    let got = h
-        .ok(
-            "find_in_spreadsheet",
-            json!({ "spreadsheet_id": id, "query": "apple" }),
-        )
-        .await;
+    let got = h.ok("find_in_spreadsheet", json!({ "spreadsheet_id": id, "query": "apple" })).await;
     assert_eq!(
         cells(&got),
         [
@@ -63,45 +50,26 @@ async fn finds_across_every_sheet_with_a1_references() {
     );
     assert_eq!(got["count"], 3);
     assert_eq!(got["truncated"], false);
-    assert_eq!(
-        sheets_calls(&h) - before,
-        2,
-        "one get for the sheet titles, one batchGet for all sheets"
-    );
+    assert_eq!(sheets_calls(&h) - before, 2, "one get for the sheet titles, one batchGet for all sheets");
 }
 
 #[tokio::test]
 async fn case_sensitive_one_sheet_and_numbers() {
     let h = Harness::new().await;
     let id = budget(&h);
-    let got = h
-        .ok(
-            "find_in_spreadsheet",
-            json!({ "spreadsheet_id": id, "query": "Apple", "case_sensitive": true }),
-        )
-        .await;
+    let got =
+        h.ok("find_in_spreadsheet", json!({ "spreadsheet_id": id, "query": "Apple", "case_sensitive": true })).await;
     assert_eq!(cells(&got), [("Sales!A2".to_owned(), "Apples".to_owned())]);
-    let got = h
-        .ok(
-            "find_in_spreadsheet",
-            json!({ "spreadsheet_id": id, "query": "4", "sheet": "my notes" }),
-        )
-        .await;
+    let got = h.ok("find_in_spreadsheet", json!({ "spreadsheet_id": id, "query": "4", "sheet": "my notes" })).await;
     assert_eq!(cells(&got), [("'My Notes'!A3".to_owned(), "42".to_owned())]);
 }
 
 #[tokio::test]
 async fn max_results_truncates() {
     let h = Harness::new().await;
-    let rows: Vec<Vec<serde_json::Value>> =
-        (0..20).map(|i| vec![json!(format!("hit {i}"))]).collect();
+    let rows: Vec<Vec<serde_json::Value>> = (0..20).map(|i| vec![json!(format!("hit {i}"))]).collect();
     let id = seed(&h, "Hits", &[("Data", rows)]);
-    let got = h
-        .ok(
-            "find_in_spreadsheet",
-            json!({ "spreadsheet_id": id, "query": "HIT", "max_results": 5 }),
-        )
-        .await;
+    let got = h.ok("find_in_spreadsheet", json!({ "spreadsheet_id": id, "query": "HIT", "max_results": 5 })).await;
     assert_eq!(got["count"], 5);
     assert_eq!(got["truncated"], true);
     assert_eq!(got["matches"][4]["cell"], "Data!A5");
@@ -111,18 +79,8 @@ async fn max_results_truncates() {
 async fn a_missing_sheet_or_empty_query_is_explained() {
     let h = Harness::new().await;
     let id = budget(&h);
-    let message = h
-        .err(
-            "find_in_spreadsheet",
-            json!({ "spreadsheet_id": id, "query": "x", "sheet": "Nope" }),
-        )
-        .await;
+    let message = h.err("find_in_spreadsheet", json!({ "spreadsheet_id": id, "query": "x", "sheet": "Nope" })).await;
     assert!(message.contains("\"Sales\", \"My Notes\""), "{message}");
-    let message = h
-        .err(
-            "find_in_spreadsheet",
-            json!({ "spreadsheet_id": id, "query": "" }),
-        )
-        .await;
+    let message = h.err("find_in_spreadsheet", json!({ "spreadsheet_id": id, "query": "" })).await;
     assert!(message.contains("query is empty"), "{message}");
 }

@@ -66,11 +66,7 @@ static ALLOCATOR: Counting = Counting;
 
 #[test]
 fn a_20k_by_8_read_peaks_under_3x_its_result() {
-    let setup = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let setup = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let h = setup.block_on(Harness::with_config(|c| c.max_response_chars = 50_000_000));
     let rows: Vec<Vec<Value>> = (1..=20_000)
         .map(|r| {
@@ -89,66 +85,35 @@ fn a_20k_by_8_read_peaks_under_3x_its_result() {
     let id = seed(&h, "Big", &[("Data", rows)]);
     let engine = h.engine.clone();
     let args = json!({ "spreadsheet_id": id, "sheet": "Data" });
-    let Value::Object(args) = args else {
-        unreachable!()
-    };
+    let Value::Object(args) = args else { unreachable!() };
 
-    let call = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let call = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     // Warm up: connection pool, token, lazy statics.
-    call.block_on(engine.call(
-        "list_sheets",
-        Some(serde_json::Map::from_iter([(
-            "spreadsheet_id".to_owned(),
-            json!(id),
-        )])),
-    ))
+    call.block_on(
+        engine.call("list_sheets", Some(serde_json::Map::from_iter([("spreadsheet_id".to_owned(), json!(id))]))),
+    )
     .unwrap();
 
     // Peak over the heap in use now.
     CURRENT.with(|c| c.set(0));
     PEAK.with(|p| p.set(0));
     TRACKING.with(|t| t.set(true));
-    let reply = call
-        .block_on(engine.call("get_sheet_data", Some(args)))
-        .unwrap();
+    let reply = call.block_on(engine.call("get_sheet_data", Some(args))).unwrap();
     TRACKING.with(|t| t.set(false));
     let peak = PEAK.with(Cell::get) as f64;
 
-    assert!(
-        !reply.is_error,
-        "{}",
-        &reply.text[..reply.text.len().min(300)]
-    );
+    assert!(!reply.is_error, "{}", &reply.text[..reply.text.len().min(300)]);
     let result = reply.text.len() as f64;
     let parsed: Value = serde_json::from_str(&reply.text).unwrap();
     assert_eq!(parsed["values"].as_array().unwrap().len(), 20_000);
     assert_eq!(
         parsed["values"][19_999],
-        json!([
-            "Customer 20000",
-            "0",
-            "0",
-            "open",
-            "Region 8",
-            "20000",
-            "note for row 20000",
-            "TRUE"
-        ])
+        json!(["Customer 20000", "0", "0", "open", "Region 8", "20000", "note for row 20000", "TRUE"])
     );
     assert!(parsed["range"].as_str().unwrap().starts_with("Data!A1:"));
     let ratio = peak / result;
-    eprintln!(
-        "result {:.1} MB, peak {:.1} MB, ratio {ratio:.2}",
-        result / 1e6,
-        peak / 1e6
-    );
-    assert!(
-        ratio <= 3.0,
-        "peak {peak} bytes is {ratio:.2}x the {result}-byte result"
-    );
+    eprintln!("result {:.1} MB, peak {:.1} MB, ratio {ratio:.2}", result / 1e6, peak / 1e6);
+    assert!(ratio <= 3.0, "peak {peak} bytes is {ratio:.2}x the {result}-byte result");
     drop(h);
 }
 
@@ -157,16 +122,10 @@ fn a_20k_by_8_read_peaks_under_3x_its_result() {
 #[tokio::test]
 async fn an_over_cap_read_names_tool_size_cap_and_remedies() {
     let h = Harness::with_config(|c| c.max_response_chars = 1_000).await;
-    let rows = (1..=60)
-        .map(|r| vec![json!(format!("Café № {r}")), json!(r)])
-        .collect();
+    let rows = (1..=60).map(|r| vec![json!(format!("Café № {r}")), json!(r)]).collect();
     let id = seed(&h, "Cap", &[("Data", rows)]);
-    let saved = h
-        .ok(
-            "get_sheet_data",
-            json!({ "spreadsheet_id": id, "sheet": "Data", "local_path": "cap.json" }),
-        )
-        .await;
+    let saved =
+        h.ok("get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Data", "local_path": "cap.json" })).await;
     let text = std::fs::read_to_string(saved["local_path"].as_str().unwrap()).unwrap();
     let written: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(written["values"][59], json!(["Café № 60", "60"]));
@@ -174,29 +133,12 @@ async fn an_over_cap_read_names_tool_size_cap_and_remedies() {
     assert!(size > 1_000 && text.len() > size, "{size} chars");
     let grouped = format!("{},{:03}", size / 1000, size % 1000);
 
-    let message = h
-        .err(
-            "get_sheet_data",
-            json!({ "spreadsheet_id": id, "sheet": "Data" }),
-        )
-        .await;
-    for needle in [
-        "get_sheet_data",
-        &grouped,
-        "1000",
-        "MAX_TOOL_RESPONSE_CHARS",
-        "narrower range",
-        "local_path",
-    ] {
+    let message = h.err("get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Data" })).await;
+    for needle in ["get_sheet_data", &grouped, "1000", "MAX_TOOL_RESPONSE_CHARS", "narrower range", "local_path"] {
         assert!(message.contains(needle), "{needle} missing: {message}");
     }
 
-    let message = h
-        .err(
-            "get_sheet_formulas",
-            json!({ "spreadsheet_id": id, "sheet": "Data" }),
-        )
-        .await;
+    let message = h.err("get_sheet_formulas", json!({ "spreadsheet_id": id, "sheet": "Data" })).await;
     for needle in ["get_sheet_formulas", "1000", "narrower range"] {
         assert!(message.contains(needle), "{needle} missing: {message}");
     }

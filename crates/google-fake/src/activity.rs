@@ -26,10 +26,7 @@ use crate::state::{Identity, World};
 pub enum CreateKind {
     New,
     Upload,
-    Copy {
-        original_id: String,
-        original_title: String,
-    },
+    Copy { original_id: String, original_title: String },
 }
 
 /// Trash or permanent deletion.
@@ -121,14 +118,7 @@ pub struct Store {
 
 impl Store {
     /// Records that `actor` did `action` to the item `item_id` (titled `title`, of `mime_type`) now.
-    pub fn record(
-        &mut self,
-        actor: &Identity,
-        item_id: &str,
-        title: &str,
-        mime_type: &str,
-        action: Action,
-    ) {
+    pub fn record(&mut self, actor: &Identity, item_id: &str, title: &str, mime_type: &str, action: Action) {
         self.seq += 1;
         self.activities.push(Activity {
             seq: self.seq,
@@ -143,10 +133,7 @@ impl Store {
 
     /// The activities recorded for one item, oldest first.
     pub fn for_item(&self, item_id: &str) -> Vec<&Activity> {
-        self.activities
-            .iter()
-            .filter(|a| a.item_id == item_id)
-            .collect()
+        self.activities.iter().filter(|a| a.item_id == item_id).collect()
     }
 }
 
@@ -181,11 +168,7 @@ fn permission(p: &PermissionRef, who: &Identity) -> Value {
 }
 
 fn reference(world: &World, id: &str) -> Value {
-    let title = world
-        .drive
-        .get(id)
-        .map(|f| f.name.clone())
-        .unwrap_or_default();
+    let title = world.drive.get(id).map(|f| f.name.clone()).unwrap_or_default();
     let folder = world.drive.get(id).is_some_and(|f| f.is_folder());
     let mut item = json!({ "name": format!("items/{id}"), "title": title });
     if folder {
@@ -200,31 +183,21 @@ fn detail(world: &World, action: &Action, who: &Identity) -> Value {
     match action {
         Action::Create(CreateKind::New) => json!({ "create": { "new": {} } }),
         Action::Create(CreateKind::Upload) => json!({ "create": { "upload": {} } }),
-        Action::Create(CreateKind::Copy {
-            original_id,
-            original_title,
-        }) => json!({ "create": { "copy": {
+        Action::Create(CreateKind::Copy { original_id, original_title }) => json!({ "create": { "copy": {
             "originalObject": { "driveItem": {
                 "name": format!("items/{original_id}"), "title": original_title, "driveFile": {} } }
         } } }),
         Action::Edit => json!({ "edit": {} }),
-        Action::Rename {
-            old_title,
-            new_title,
-        } => json!({ "rename": { "oldTitle": old_title, "newTitle": new_title } }),
+        Action::Rename { old_title, new_title } => {
+            json!({ "rename": { "oldTitle": old_title, "newTitle": new_title } })
+        }
         Action::Move { added, removed } => {
             let mut change = Map::new();
             if !added.is_empty() {
-                change.insert(
-                    "addedParents".into(),
-                    added.iter().map(|id| reference(world, id)).collect(),
-                );
+                change.insert("addedParents".into(), added.iter().map(|id| reference(world, id)).collect());
             }
             if !removed.is_empty() {
-                change.insert(
-                    "removedParents".into(),
-                    removed.iter().map(|id| reference(world, id)).collect(),
-                );
+                change.insert("removedParents".into(), removed.iter().map(|id| reference(world, id)).collect());
             }
             json!({ "move": change })
         }
@@ -236,16 +209,10 @@ fn detail(world: &World, action: &Action, who: &Identity) -> Value {
         Action::PermissionChange { added, removed } => {
             let mut change = Map::new();
             if !added.is_empty() {
-                change.insert(
-                    "addedPermissions".into(),
-                    added.iter().map(|p| permission(p, who)).collect(),
-                );
+                change.insert("addedPermissions".into(), added.iter().map(|p| permission(p, who)).collect());
             }
             if !removed.is_empty() {
-                change.insert(
-                    "removedPermissions".into(),
-                    removed.iter().map(|p| permission(p, who)).collect(),
-                );
+                change.insert("removedPermissions".into(), removed.iter().map(|p| permission(p, who)).collect());
             }
             json!({ "permissionChange": change })
         }
@@ -264,8 +231,7 @@ fn target(world: &World, activity: &Activity, who: &Identity) -> Value {
     let file = world.drive.get(&activity.item_id);
     let title = file.map_or(activity.title.clone(), |f| f.name.clone());
     let mime = file.map_or(activity.mime_type.clone(), |f| f.mime_type.clone());
-    let mut item =
-        json!({ "name": format!("items/{}", activity.item_id), "title": title, "mimeType": mime });
+    let mut item = json!({ "name": format!("items/{}", activity.item_id), "title": title, "mimeType": mime });
     if mime == crate::drive::FOLDER {
         item["driveFolder"] = json!({ "type": "STANDARD_FOLDER" });
     } else {
@@ -273,13 +239,8 @@ fn target(world: &World, activity: &Activity, who: &Identity) -> Value {
     }
     match file.and_then(|f| f.drive_id.clone()) {
         Some(drive_id) => {
-            let drive_title = world
-                .drive
-                .get(&drive_id)
-                .map(|d| d.name.clone())
-                .unwrap_or_default();
-            item["owner"] =
-                json!({ "drive": { "name": format!("drives/{drive_id}"), "title": drive_title } });
+            let drive_title = world.drive.get(&drive_id).map(|d| d.name.clone()).unwrap_or_default();
+            item["owner"] = json!({ "drive": { "name": format!("drives/{drive_id}"), "title": drive_title } });
         }
         None => {
             if let Some(owner) = file.and_then(|f| f.owner()) {
@@ -292,9 +253,7 @@ fn target(world: &World, activity: &Activity, who: &Identity) -> Value {
 
 fn render(world: &World, activity: &Activity, who: &Identity) -> Value {
     let detail = detail(world, &activity.action, who);
-    let timestamp = activity
-        .timestamp
-        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let timestamp = activity.timestamp.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     json!({
         "primaryActionDetail": detail,
         "actors": [ { "user": user(&activity.actor, who) } ],
@@ -331,13 +290,7 @@ fn parse_filter(filter: &str) -> Result<Filter, ApiError> {
         if let Some(after) = expr.strip_prefix("detail.action_detail_case:") {
             let (cases, remaining) = if let Some(inner) = after.strip_prefix('(') {
                 let end = inner.find(')').ok_or_else(|| bad_filter(filter))?;
-                (
-                    inner[..end]
-                        .split_whitespace()
-                        .map(str::to_owned)
-                        .collect::<Vec<_>>(),
-                    &inner[end + 1..],
-                )
+                (inner[..end].split_whitespace().map(str::to_owned).collect::<Vec<_>>(), &inner[end + 1..])
             } else {
                 let end = after.find(char::is_whitespace).unwrap_or(after.len());
                 (vec![after[..end].to_owned()], &after[end..])
@@ -360,17 +313,11 @@ fn parse_filter(filter: &str) -> Result<Filter, ApiError> {
             let after = after[op.len()..].trim_start();
             let (value, remaining) = if let Some(quoted) = after.strip_prefix('"') {
                 let end = quoted.find('"').ok_or_else(|| bad_filter(filter))?;
-                let time =
-                    DateTime::parse_from_rfc3339(&quoted[..end]).map_err(|_| bad_filter(filter))?;
+                let time = DateTime::parse_from_rfc3339(&quoted[..end]).map_err(|_| bad_filter(filter))?;
                 (time.timestamp_millis(), &quoted[end + 1..])
             } else {
                 let end = after.find(char::is_whitespace).unwrap_or(after.len());
-                (
-                    after[..end]
-                        .parse::<i64>()
-                        .map_err(|_| bad_filter(filter))?,
-                    &after[end..],
-                )
+                (after[..end].parse::<i64>().map_err(|_| bad_filter(filter))?, &after[end..])
             };
             out.times.push((op.to_owned(), value));
             rest = remaining.trim_start();
@@ -397,14 +344,8 @@ impl Filter {
     }
 }
 
-const REQUEST_FIELDS: &[&str] = &[
-    "ancestorName",
-    "consolidationStrategy",
-    "filter",
-    "itemName",
-    "pageSize",
-    "pageToken",
-];
+const REQUEST_FIELDS: &[&str] =
+    &["ancestorName", "consolidationStrategy", "filter", "itemName", "pageSize", "pageToken"];
 
 fn item_id(name: &str, field: &str) -> Result<String, ApiError> {
     name.strip_prefix("items/")
@@ -414,11 +355,7 @@ fn item_id(name: &str, field: &str) -> Result<String, ApiError> {
 }
 
 /// `POST /v2/activity:query`.
-async fn query(
-    State(shared): State<Shared>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Result<Response, ApiError> {
+async fn query(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -> Result<Response, ApiError> {
     let world = shared.lock();
     let who = world.authenticate(&headers, Shape::Rpc)?;
     let request: Map<String, Value> = if body.iter().all(u8::is_ascii_whitespace) {
@@ -429,35 +366,18 @@ async fn query(
             _ => return Err(ApiError::invalid("Invalid JSON payload received.")),
         }
     };
-    if let Some(unknown) = request
-        .keys()
-        .find(|k| !REQUEST_FIELDS.contains(&k.as_str()))
-    {
+    if let Some(unknown) = request.keys().find(|k| !REQUEST_FIELDS.contains(&k.as_str())) {
         return Err(ApiError::invalid(format!(
             "Invalid JSON payload received. Unknown name \"{unknown}\": Cannot find field."
         )));
     }
-    let text = |name: &str| {
-        request
-            .get(name)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-    };
-    let item = text("itemName")
-        .map(|n| item_id(n, "item_name"))
-        .transpose()?;
-    let ancestor = text("ancestorName")
-        .map(|n| item_id(n, "ancestor_name"))
-        .transpose()?;
+    let text = |name: &str| request.get(name).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let item = text("itemName").map(|n| item_id(n, "item_name")).transpose()?;
+    let ancestor = text("ancestorName").map(|n| item_id(n, "ancestor_name")).transpose()?;
     if item.is_some() && ancestor.is_some() {
-        return Err(ApiError::invalid(
-            "Only one of item_name and ancestor_name may be set.",
-        ));
+        return Err(ApiError::invalid("Only one of item_name and ancestor_name may be set."));
     }
-    let filter = text("filter")
-        .map(parse_filter)
-        .transpose()?
-        .unwrap_or_default();
+    let filter = text("filter").map(parse_filter).transpose()?.unwrap_or_default();
     let page_size = match request.get("pageSize") {
         None | Some(Value::Null) => 50,
         Some(value) => value
@@ -466,12 +386,7 @@ async fn query(
             .filter(|n| *n >= 0)
             .ok_or_else(|| ApiError::invalid("Invalid page_size."))?,
     };
-    let page_size = usize::try_from(if page_size == 0 {
-        50
-    } else {
-        page_size.min(1000)
-    })
-    .unwrap_or(50);
+    let page_size = usize::try_from(if page_size == 0 { 50 } else { page_size.min(1000) }).unwrap_or(50);
     let before: Option<(i64, u64)> = match text("pageToken") {
         Some(token) => Some(
             URL_SAFE_NO_PAD
@@ -499,9 +414,7 @@ async fn query(
         .filter(|a| before.is_none_or(|b| position(a) < b))
         .filter(|a| item.as_ref().is_none_or(|id| a.item_id == *id))
         .filter(|a| {
-            ancestor.as_ref().is_none_or(|id| {
-                world.drive.get(&a.item_id).is_some() && is_below(&world, &a.item_id, id)
-            })
+            ancestor.as_ref().is_none_or(|id| world.drive.get(&a.item_id).is_some() && is_below(&world, &a.item_id, id))
         })
         .filter(|a| visible(a) && filter.keeps(a))
         .collect();
@@ -510,19 +423,12 @@ async fn query(
     matching.truncate(page_size);
     let mut out = Map::new();
     if !matching.is_empty() {
-        out.insert(
-            "activities".into(),
-            matching.iter().map(|a| render(&world, a, &who)).collect(),
-        );
+        out.insert("activities".into(), matching.iter().map(|a| render(&world, a, &who)).collect());
     }
     if more && let Some(last) = matching.last() {
         out.insert(
             "nextPageToken".into(),
-            json!(URL_SAFE_NO_PAD.encode(format!(
-                "before:{}:{}",
-                last.timestamp.timestamp_millis(),
-                last.seq
-            ))),
+            json!(URL_SAFE_NO_PAD.encode(format!("before:{}:{}", last.timestamp.timestamp_millis(), last.seq))),
         );
     }
     Ok(Json(Value::Object(out)).into_response())
@@ -560,12 +466,7 @@ mod tests {
         ] {
             assert!(parse_filter(ok).is_ok(), "{ok}");
         }
-        for bad in [
-            "time >",
-            "detail.action_detail_case:(",
-            "nonsense",
-            "time > \"yesterday\"",
-        ] {
+        for bad in ["time >", "detail.action_detail_case:(", "nonsense", "time > \"yesterday\""] {
             assert!(parse_filter(bad).is_err(), "{bad}");
         }
     }

@@ -61,6 +61,5 @@ async fn token(State(shared): State<Shared>, headers: HeaderMap, Form(form): For
     };
     let lifetime = if world.token_lifetime_secs == 0 { 3599 } else { world.token_lifetime_secs };
     let access_token = world.issue_token(Identity::service_account(&claims.claims.iss));
-    Json(json!({ "access_token": access_token, "expires_in": lifetime, "token_type": "Bearer" }))
-        .into_response()
+    Json(json!({ "access_token": access_token, "expires_in": lifetime, "token_type": "Bearer" })).into_response()
 }

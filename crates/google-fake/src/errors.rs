@@ -147,8 +147,7 @@ impl ApiError {
                 });
                 if let Some(location) = self.location {
                     item["location"] = json!(location);
-                    item["locationType"] =
-                        json!(if location == "Authorization" { "header" } else { "parameter" });
+                    item["locationType"] = json!(if location == "Authorization" { "header" } else { "parameter" });
                 }
                 json!({ "error": { "code": self.code, "message": self.message, "errors": [item] } })
             }

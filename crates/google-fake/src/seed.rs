@@ -43,54 +43,14 @@ const SALES: &[(&str, &str, &str, u32, f64)] = &[
 ];
 
 const CONTACTS: &[(&str, &str, &str, &str)] = &[
-    (
-        "Alex Morgan",
-        COLLEAGUE_EMAIL,
-        "Marketing lead",
-        "+1 415 555 0142",
-    ),
-    (
-        "Priya Natarajan",
-        "priya.natarajan@gatehouse.example",
-        "Engineering manager",
-        "+1 415 555 0178",
-    ),
-    (
-        "Tomás Ruiz",
-        "tomas.ruiz@gatehouse.example",
-        "Sales, West",
-        "+1 415 555 0113",
-    ),
-    (
-        "Mei Chen",
-        "mei.chen@gatehouse.example",
-        "Finance",
-        "+1 415 555 0190",
-    ),
-    (
-        "Jordan Blake",
-        "jordan.blake@gatehouse.example",
-        "Operations",
-        "+1 415 555 0125",
-    ),
-    (
-        "Fatima Haddad",
-        "fatima.haddad@gatehouse.example",
-        "Design",
-        "+1 415 555 0167",
-    ),
-    (
-        "Sam Okafor",
-        "sam.okafor@gatehouse.example",
-        "Customer success",
-        "+1 415 555 0104",
-    ),
-    (
-        "Lena Vogel",
-        "lena.vogel@gatehouse.example",
-        "Legal",
-        "+1 415 555 0151",
-    ),
+    ("Alex Morgan", COLLEAGUE_EMAIL, "Marketing lead", "+1 415 555 0142"),
+    ("Priya Natarajan", "priya.natarajan@gatehouse.example", "Engineering manager", "+1 415 555 0178"),
+    ("Tomás Ruiz", "tomas.ruiz@gatehouse.example", "Sales, West", "+1 415 555 0113"),
+    ("Mei Chen", "mei.chen@gatehouse.example", "Finance", "+1 415 555 0190"),
+    ("Jordan Blake", "jordan.blake@gatehouse.example", "Operations", "+1 415 555 0125"),
+    ("Fatima Haddad", "fatima.haddad@gatehouse.example", "Design", "+1 415 555 0167"),
+    ("Sam Okafor", "sam.okafor@gatehouse.example", "Customer success", "+1 415 555 0104"),
+    ("Lena Vogel", "lena.vogel@gatehouse.example", "Legal", "+1 415 555 0151"),
 ];
 
 const SALES_CSV: &str = "Month,Region,Units,Revenue\n2026-01,North,51,2369.00\n2026-01,South,12,1788.00\n\
@@ -112,47 +72,26 @@ type Paragraphs = &'static [(Block, &'static str)];
 
 const MEETING_NOTES: Paragraphs = &[
     (Block::Heading1, "Weekly sync — 12 May 2026"),
-    (
-        Block::Text,
-        "**Attendees:** Sandbox User, Alex Morgan, Priya Natarajan",
-    ),
+    (Block::Text, "**Attendees:** Sandbox User, Alex Morgan, Priya Natarajan"),
     (Block::Heading2, "Decisions"),
     (Block::Bullet, "Launch the summer campaign on 1 June."),
     (Block::Bullet, "Move the budget review to Thursdays."),
     (Block::Heading2, "Action items"),
-    (
-        Block::Numbered,
-        "**Alex:** share the marketing calendar with the team.",
-    ),
-    (
-        Block::Numbered,
-        "**Priya:** estimate the standing-desk restock.",
-    ),
-    (
-        Block::Numbered,
-        "**Sandbox User:** update the Sales sheet in [Budget 2026].",
-    ),
+    (Block::Numbered, "**Alex:** share the marketing calendar with the team."),
+    (Block::Numbered, "**Priya:** estimate the standing-desk restock."),
+    (Block::Numbered, "**Sandbox User:** update the Sales sheet in [Budget 2026]."),
 ];
 
 const PROJECT_PLAN: Paragraphs = &[
     (Block::Heading1, "Project plan: Office refresh 2026"),
-    (
-        Block::Text,
-        "**Owner:** Sandbox User. Spending is tracked in [Budget 2026].",
-    ),
+    (Block::Text, "**Owner:** Sandbox User. Spending is tracked in [Budget 2026]."),
     (Block::Heading2, "Goals"),
     (Block::Bullet, "Replace worn office chairs in every region."),
     (Block::Bullet, "Offer a standing desk to anyone who asks."),
     (Block::Bullet, "Keep spending within the annual budget."),
     (Block::Heading2, "Timeline"),
-    (
-        Block::Numbered,
-        "January to March: survey the teams and order samples.",
-    ),
-    (
-        Block::Numbered,
-        "April to June: roll out purchases region by region.",
-    ),
+    (Block::Numbered, "January to March: survey the teams and order samples."),
+    (Block::Numbered, "April to June: roll out purchases region by region."),
     (Block::Heading2, "Risks"),
     (Block::Bullet, "Supplier delays on standing desks."),
     (Block::Bullet, "**Budget overrun** if unit prices rise."),
@@ -168,17 +107,7 @@ fn text(value: &str) -> Value {
 
 fn budget_sheets() -> Vec<(&'static str, Vec<Vec<Value>>)> {
     let mut sales = vec![
-        [
-            "Date",
-            "Region",
-            "Product",
-            "Units",
-            "Unit price",
-            "Revenue",
-        ]
-        .iter()
-        .map(|h| text(h))
-        .collect::<Vec<_>>(),
+        ["Date", "Region", "Product", "Units", "Unit price", "Revenue"].iter().map(|h| text(h)).collect::<Vec<_>>(),
     ];
     for (index, (date, region, product, units, price)) in SALES.iter().enumerate() {
         let row = index + 2;
@@ -195,15 +124,9 @@ fn budget_sheets() -> Vec<(&'static str, Vec<Vec<Value>>)> {
     let summary = vec![
         vec![text("Budget 2026"), text("")],
         vec![text("Metric"), text("Value")],
-        vec![
-            text("Total revenue"),
-            text(&format!("=SUM(Sales!F2:F{last})")),
-        ],
+        vec![text("Total revenue"), text(&format!("=SUM(Sales!F2:F{last})"))],
         vec![text("Units sold"), text(&format!("=SUM(Sales!D2:D{last})"))],
-        vec![
-            text("Average unit price"),
-            text(&format!("=ROUND(AVERAGE(Sales!E2:E{last}), 2)")),
-        ],
+        vec![text("Average unit price"), text(&format!("=ROUND(AVERAGE(Sales!E2:E{last}), 2)"))],
         vec![text("Orders"), text(&format!("=COUNTA(Sales!A2:A{last})"))],
         vec![text("Annual budget"), json!(60000)],
         vec![text("Remaining"), text("=B7-B3")],
@@ -212,16 +135,9 @@ fn budget_sheets() -> Vec<(&'static str, Vec<Vec<Value>>)> {
 }
 
 fn contacts_sheet() -> Vec<(&'static str, Vec<Vec<Value>>)> {
-    let mut rows = vec![vec![
-        text("Name"),
-        text("Email"),
-        text("Role"),
-        text("Phone"),
-    ]];
+    let mut rows = vec![vec![text("Name"), text("Email"), text("Role"), text("Phone")]];
     rows.extend(
-        CONTACTS.iter().map(|(name, email, role, phone)| {
-            vec![text(name), text(email), text(role), text(phone)]
-        }),
+        CONTACTS.iter().map(|(name, email, role, phone)| vec![text(name), text(email), text(role), text(phone)]),
     );
     vec![("Contacts", rows)]
 }
@@ -233,13 +149,7 @@ fn range(start: u32, end: u32) -> Value {
 /// Creates a document owned by `owner` from `paragraphs` and styles it with `documents.batchUpdate`
 /// requests applied in process (the code the HTTP method runs), so it reads back as Google would answer
 /// for a document written in the editor. `[text]` spans link to `link`.
-fn styled_document(
-    world: &mut World,
-    title: &str,
-    paragraphs: Paragraphs,
-    owner: &Identity,
-    link: &str,
-) -> String {
+fn styled_document(world: &mut World, title: &str, paragraphs: Paragraphs, owner: &Identity, link: &str) -> String {
     let mut text = String::new();
     let mut requests = Vec::new();
     // Document indexes are UTF-16 code units; the body starts at 1.
@@ -314,10 +224,7 @@ fn styled_document(
         requests.push(bullets(k, from, index));
     }
     let id = world.create_document(title, &text, owner);
-    if let Err(error) = world
-        .docs
-        .batch_update(&id, &json!({ "requests": requests }))
-    {
+    if let Err(error) = world.docs.batch_update(&id, &json!({ "requests": requests })) {
         panic!("the sandbox's {title:?} does not apply: {}", error.message);
     }
     id
@@ -325,11 +232,7 @@ fn styled_document(
 
 /// `createParagraphBullets` over the paragraphs in `[start, end)`.
 fn bullets(block: Block, start: u32, end: u32) -> Value {
-    let preset = if block == Block::Numbered {
-        "NUMBERED_DECIMAL_ALPHA_ROMAN"
-    } else {
-        "BULLET_DISC_CIRCLE_SQUARE"
-    };
+    let preset = if block == Block::Numbered { "NUMBERED_DECIMAL_ALPHA_ROMAN" } else { "BULLET_DISC_CIRCLE_SQUARE" };
     json!({ "createParagraphBullets": { "range": range(start, end), "bulletPreset": preset } })
 }
 
@@ -351,9 +254,7 @@ fn created(world: &mut World, who: &Identity, id: &str) {
         return;
     };
     let (title, mime, time) = (file.name.clone(), file.mime_type.clone(), file.created_time);
-    world
-        .activity
-        .record(who, id, &title, &mime, Action::Create(CreateKind::New));
+    world.activity.record(who, id, &title, &mime, Action::Create(CreateKind::New));
     if let Some(last) = world.activity.activities.last_mut() {
         last.timestamp = time;
     }
@@ -379,61 +280,22 @@ pub fn sandbox(world: &mut World) {
     let plan = styled_document(world, "Project plan", PROJECT_PLAN, &me, &budget_link);
     world.drive.set_parent(&plan, &projects);
 
-    let csv = world.drive.create_blob(
-        "sales-export.csv",
-        "text/csv",
-        SALES_CSV.as_bytes().to_vec(),
-        Some(&reports),
-        &me,
-    );
-    let readme = world.drive.create_blob(
-        "README.txt",
-        "text/plain",
-        README.as_bytes().to_vec(),
-        None,
-        &me,
-    );
+    let csv =
+        world.drive.create_blob("sales-export.csv", "text/csv", SALES_CSV.as_bytes().to_vec(), Some(&reports), &me);
+    let readme = world.drive.create_blob("README.txt", "text/plain", README.as_bytes().to_vec(), None, &me);
 
     let calendar_rows = vec![
-        vec![
-            text("Week"),
-            text("Campaign"),
-            text("Channel"),
-            text("Owner"),
-        ],
-        vec![
-            text("2026-06-01"),
-            text("Summer launch teaser"),
-            text("Email"),
-            text("Alex"),
-        ],
-        vec![
-            text("2026-06-08"),
-            text("Product video"),
-            text("YouTube"),
-            text("Fatima"),
-        ],
-        vec![
-            text("2026-06-15"),
-            text("Customer stories"),
-            text("Blog"),
-            text("Sam"),
-        ],
-        vec![
-            text("2026-06-22"),
-            text("Launch webinar"),
-            text("Events"),
-            text("Alex"),
-        ],
+        vec![text("Week"), text("Campaign"), text("Channel"), text("Owner")],
+        vec![text("2026-06-01"), text("Summer launch teaser"), text("Email"), text("Alex")],
+        vec![text("2026-06-08"), text("Product video"), text("YouTube"), text("Fatima")],
+        vec![text("2026-06-15"), text("Customer stories"), text("Blog"), text("Sam")],
+        vec![text("2026-06-22"), text("Launch webinar"), text("Events"), text("Alex")],
     ];
-    let calendar =
-        world.create_spreadsheet("Marketing calendar", &[("Calendar", calendar_rows)], &alex);
+    let calendar = world.create_spreadsheet("Marketing calendar", &[("Calendar", calendar_rows)], &alex);
     world.drive.share_with(&calendar, SANDBOX_EMAIL, "writer");
 
     let team_drive = world.drive.create_shared_drive("Team Drive", &me);
-    world
-        .drive
-        .share_with(&team_drive, COLLEAGUE_EMAIL, "writer");
+    world.drive.share_with(&team_drive, COLLEAGUE_EMAIL, "writer");
     let handbook = world.drive.create_blob(
         "Team handbook.txt",
         "text/plain",
@@ -468,9 +330,7 @@ pub fn sandbox(world: &mut World) {
     world.drive.mark_viewed(&budget, &me);
     world.drive.mark_viewed(&calendar, &me);
 
-    for id in [
-        &projects, &reports, &budget, &contacts, &notes, &plan, &csv, &readme,
-    ] {
+    for id in [&projects, &reports, &budget, &contacts, &notes, &plan, &csv, &readme] {
         created(world, &me, id);
     }
     created(world, &alex, &calendar);

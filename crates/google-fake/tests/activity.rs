@@ -17,20 +17,10 @@ impl Env {
     async fn new() -> Self {
         let google = FakeGoogle::start().await.expect("emulator starts");
         let ada = google.issue_token(Identity::user(ADA));
-        Self {
-            google,
-            http: reqwest::Client::new(),
-            ada,
-        }
+        Self { google, http: reqwest::Client::new(), ada }
     }
 
-    async fn drive(
-        &self,
-        method: reqwest::Method,
-        path: &str,
-        query: &[(&str, &str)],
-        body: Value,
-    ) -> Value {
+    async fn drive(&self, method: reqwest::Method, path: &str, query: &[(&str, &str)], body: Value) -> Value {
         let response = self
             .http
             .request(method, format!("{}/drive/v3/{path}", self.google.url()))
@@ -40,11 +30,7 @@ impl Env {
             .send()
             .await
             .expect("answered");
-        assert!(
-            response.status().is_success(),
-            "{path}: {}",
-            response.status()
-        );
+        assert!(response.status().is_success(), "{path}: {}", response.status());
         response.json().await.unwrap_or(Value::Null)
     }
 
@@ -73,11 +59,7 @@ fn cases(response: &Value) -> Vec<String> {
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|a| {
-            a["primaryActionDetail"]
-                .as_object()
-                .and_then(|d| d.keys().next().cloned())
-        })
+        .filter_map(|a| a["primaryActionDetail"].as_object().and_then(|d| d.keys().next().cloned()))
         .collect()
 }
 
@@ -86,39 +68,16 @@ async fn history(env: &Env) -> (String, String, String) {
     let post = reqwest::Method::POST;
     let patch = reqwest::Method::PATCH;
     let folder = env
-        .drive(
-            post.clone(),
-            "files",
-            &[],
-            json!({ "name": "Box", "mimeType": "application/vnd.google-apps.folder" }),
-        )
+        .drive(post.clone(), "files", &[], json!({ "name": "Box", "mimeType": "application/vnd.google-apps.folder" }))
         .await;
     let other = env
-        .drive(
-            post.clone(),
-            "files",
-            &[],
-            json!({ "name": "Shelf", "mimeType": "application/vnd.google-apps.folder" }),
-        )
+        .drive(post.clone(), "files", &[], json!({ "name": "Shelf", "mimeType": "application/vnd.google-apps.folder" }))
         .await;
     let folder = folder["id"].as_str().expect("id").to_owned();
     let other = other["id"].as_str().expect("id").to_owned();
-    let file = env
-        .drive(
-            post.clone(),
-            "files",
-            &[],
-            json!({ "name": "draft", "parents": [folder] }),
-        )
-        .await;
+    let file = env.drive(post.clone(), "files", &[], json!({ "name": "draft", "parents": [folder] })).await;
     let file = file["id"].as_str().expect("id").to_owned();
-    env.drive(
-        patch.clone(),
-        &format!("files/{file}"),
-        &[],
-        json!({ "name": "final" }),
-    )
-    .await;
+    env.drive(patch.clone(), &format!("files/{file}"), &[], json!({ "name": "final" })).await;
     env.drive(
         patch.clone(),
         &format!("files/{file}"),
@@ -126,20 +85,8 @@ async fn history(env: &Env) -> (String, String, String) {
         json!({}),
     )
     .await;
-    env.drive(
-        patch.clone(),
-        &format!("files/{file}"),
-        &[],
-        json!({ "trashed": true }),
-    )
-    .await;
-    env.drive(
-        patch.clone(),
-        &format!("files/{file}"),
-        &[],
-        json!({ "trashed": false }),
-    )
-    .await;
+    env.drive(patch.clone(), &format!("files/{file}"), &[], json!({ "trashed": true })).await;
+    env.drive(patch.clone(), &format!("files/{file}"), &[], json!({ "trashed": false })).await;
     env.drive(
         post.clone(),
         &format!("files/{file}/permissions"),
@@ -147,13 +94,7 @@ async fn history(env: &Env) -> (String, String, String) {
         json!({ "type": "user", "role": "writer", "emailAddress": BOB }),
     )
     .await;
-    env.drive(
-        post,
-        &format!("files/{file}/comments"),
-        &[("fields", "id")],
-        json!({ "content": "Looks good" }),
-    )
-    .await;
+    env.drive(post, &format!("files/{file}/comments"), &[("fields", "id")], json!({ "content": "Looks good" })).await;
     (folder, other, file)
 }
 
@@ -161,40 +102,17 @@ async fn history(env: &Env) -> (String, String, String) {
 async fn drive_operations_are_recorded_newest_first() {
     let env = Env::new().await;
     let (folder, other, file) = history(&env).await;
-    let response = env
-        .query(json!({ "itemName": format!("items/{file}") }))
-        .await;
-    assert_eq!(
-        cases(&response),
-        vec![
-            "comment",
-            "permissionChange",
-            "restore",
-            "delete",
-            "move",
-            "rename",
-            "create"
-        ]
-    );
+    let response = env.query(json!({ "itemName": format!("items/{file}") })).await;
+    assert_eq!(cases(&response), vec!["comment", "permissionChange", "restore", "delete", "move", "rename", "create"]);
     assert!(response.get("nextPageToken").is_none());
 
     let activities = response["activities"].as_array().expect("activities");
     let rename = &activities[5];
-    assert_eq!(
-        rename["primaryActionDetail"],
-        json!({ "rename": { "oldTitle": "draft", "newTitle": "final" } })
-    );
-    assert_eq!(
-        rename["actions"][0]["detail"],
-        rename["primaryActionDetail"]
-    );
+    assert_eq!(rename["primaryActionDetail"], json!({ "rename": { "oldTitle": "draft", "newTitle": "final" } }));
+    assert_eq!(rename["actions"][0]["detail"], rename["primaryActionDetail"]);
     let actor = &rename["actors"][0]["user"]["knownUser"];
     assert_eq!(actor["isCurrentUser"], true);
-    assert!(
-        actor["personName"]
-            .as_str()
-            .is_some_and(|p| p.starts_with("people/"))
-    );
+    assert!(actor["personName"].as_str().is_some_and(|p| p.starts_with("people/")));
     let target = &rename["targets"][0]["driveItem"];
     assert_eq!(target["name"], format!("items/{file}"));
     assert_eq!(target["title"], "final");
@@ -204,66 +122,31 @@ async fn drive_operations_are_recorded_newest_first() {
     assert!(chrono::DateTime::parse_from_rfc3339(timestamp).is_ok() && timestamp.ends_with('Z'));
 
     let moved = &activities[4]["primaryActionDetail"]["move"];
-    assert_eq!(
-        moved["addedParents"][0]["driveItem"]["name"],
-        format!("items/{other}")
-    );
+    assert_eq!(moved["addedParents"][0]["driveItem"]["name"], format!("items/{other}"));
     assert_eq!(moved["addedParents"][0]["driveItem"]["title"], "Shelf");
-    assert_eq!(
-        moved["removedParents"][0]["driveItem"]["name"],
-        format!("items/{folder}")
-    );
-    assert_eq!(
-        activities[3]["primaryActionDetail"],
-        json!({ "delete": { "type": "TRASH" } })
-    );
-    assert_eq!(
-        activities[2]["primaryActionDetail"],
-        json!({ "restore": { "type": "UNTRASH" } })
-    );
+    assert_eq!(moved["removedParents"][0]["driveItem"]["name"], format!("items/{folder}"));
+    assert_eq!(activities[3]["primaryActionDetail"], json!({ "delete": { "type": "TRASH" } }));
+    assert_eq!(activities[2]["primaryActionDetail"], json!({ "restore": { "type": "UNTRASH" } }));
     let added = &activities[1]["primaryActionDetail"]["permissionChange"]["addedPermissions"][0];
     assert_eq!(added["role"], "EDITOR");
     assert_eq!(added["user"]["knownUser"]["isCurrentUser"], false);
-    assert_eq!(
-        activities[0]["primaryActionDetail"],
-        json!({ "comment": { "post": { "subtype": "ADDED" } } })
-    );
-    assert_eq!(
-        activities[6]["primaryActionDetail"],
-        json!({ "create": { "new": {} } })
-    );
+    assert_eq!(activities[0]["primaryActionDetail"], json!({ "comment": { "post": { "subtype": "ADDED" } } }));
+    assert_eq!(activities[6]["primaryActionDetail"], json!({ "create": { "new": {} } }));
 
     // Everything under a folder, with ancestorName.
-    let under = env
-        .query(json!({ "ancestorName": format!("items/{other}") }))
-        .await;
+    let under = env.query(json!({ "ancestorName": format!("items/{other}") })).await;
     let items: Vec<&str> = under["activities"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|a| a["targets"][0]["driveItem"]["name"].as_str())
         .collect();
-    assert_eq!(
-        items.len(),
-        8,
-        "the file's seven and the folder's own creation"
-    );
+    assert_eq!(items.len(), 8, "the file's seven and the folder's own creation");
 
     // Permanent deletion is recorded too.
-    env.drive(
-        reqwest::Method::DELETE,
-        &format!("files/{file}"),
-        &[],
-        Value::Null,
-    )
-    .await;
-    let after = env
-        .query(json!({ "itemName": format!("items/{file}") }))
-        .await;
-    assert_eq!(
-        after["activities"][0]["primaryActionDetail"],
-        json!({ "delete": { "type": "PERMANENT_DELETE" } })
-    );
+    env.drive(reqwest::Method::DELETE, &format!("files/{file}"), &[], Value::Null).await;
+    let after = env.query(json!({ "itemName": format!("items/{file}") })).await;
+    assert_eq!(after["activities"][0]["primaryActionDetail"], json!({ "delete": { "type": "PERMANENT_DELETE" } }));
 }
 
 #[tokio::test]
@@ -285,42 +168,17 @@ async fn paging_and_filters() {
             None => break,
         }
     }
-    assert_eq!(
-        seen,
-        vec![
-            "comment",
-            "permissionChange",
-            "restore",
-            "delete",
-            "move",
-            "rename",
-            "create"
-        ]
-    );
+    assert_eq!(seen, vec!["comment", "permissionChange", "restore", "delete", "move", "rename", "create"]);
 
-    let renames = env
-        .query(json!({ "itemName": item, "filter": "detail.action_detail_case:RENAME" }))
-        .await;
+    let renames = env.query(json!({ "itemName": item, "filter": "detail.action_detail_case:RENAME" })).await;
     assert_eq!(cases(&renames), vec!["rename"]);
-    let some = env
-        .query(json!({ "itemName": item, "filter": "detail.action_detail_case:(CREATE RESTORE)" }))
-        .await;
+    let some = env.query(json!({ "itemName": item, "filter": "detail.action_detail_case:(CREATE RESTORE)" })).await;
     assert_eq!(cases(&some), vec!["restore", "create"]);
-    let not_moves = env
-        .query(json!({ "itemName": item, "filter": "-detail.action_detail_case:MOVE" }))
-        .await;
+    let not_moves = env.query(json!({ "itemName": item, "filter": "-detail.action_detail_case:MOVE" })).await;
     assert_eq!(cases(&not_moves).len(), 6);
-    let future = env
-        .query(json!({ "itemName": item, "filter": "time > \"2999-01-01T00:00:00Z\"" }))
-        .await;
-    assert_eq!(
-        future,
-        json!({}),
-        "an empty answer omits every field (proto3)"
-    );
-    let all_time = env
-        .query(json!({ "itemName": item, "filter": "time >= 0 AND time <= 99999999999999" }))
-        .await;
+    let future = env.query(json!({ "itemName": item, "filter": "time > \"2999-01-01T00:00:00Z\"" })).await;
+    assert_eq!(future, json!({}), "an empty answer omits every field (proto3)");
+    let all_time = env.query(json!({ "itemName": item, "filter": "time >= 0 AND time <= 99999999999999" })).await;
     assert_eq!(cases(&all_time).len(), 7);
 }
 
@@ -332,27 +190,15 @@ async fn errors_use_the_rpc_shape() {
     assert_eq!(body["error"]["status"], "UNAUTHENTICATED");
     assert!(body["error"].get("errors").is_none());
 
-    let (status, body) = env
-        .query_as(&env.ada, json!({ "itemName": "files/abc" }))
-        .await;
+    let (status, body) = env.query_as(&env.ada, json!({ "itemName": "files/abc" })).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["error"]["status"], "INVALID_ARGUMENT");
     let (status, body) = env.query_as(&env.ada, json!({ "item": "items/abc" })).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(
-        body["error"]["message"],
-        "Invalid JSON payload received. Unknown name \"item\": Cannot find field."
-    );
-    let (status, _) = env
-        .query_as(
-            &env.ada,
-            json!({ "itemName": "items/a", "ancestorName": "items/b" }),
-        )
-        .await;
+    assert_eq!(body["error"]["message"], "Invalid JSON payload received. Unknown name \"item\": Cannot find field.");
+    let (status, _) = env.query_as(&env.ada, json!({ "itemName": "items/a", "ancestorName": "items/b" })).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    let (status, _) = env
-        .query_as(&env.ada, json!({ "filter": "what ever" }))
-        .await;
+    let (status, _) = env.query_as(&env.ada, json!({ "filter": "what ever" })).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
 
@@ -361,23 +207,13 @@ async fn others_activity_stays_private() {
     let env = Env::new().await;
     let (_, _, file) = history(&env).await;
     let carol = env.google.issue_token(Identity::user("carol@example.com"));
-    let (status, body) = env
-        .query_as(&carol, json!({ "itemName": format!("items/{file}") }))
-        .await;
+    let (status, body) = env.query_as(&carol, json!({ "itemName": format!("items/{file}") })).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body, json!({}));
     // Bob was given writer access in the history, so he sees it, and is not the current user in it.
     let bob = env.google.issue_token(Identity::user(BOB));
-    let (_, body) = env
-        .query_as(
-            &bob,
-            json!({ "itemName": format!("items/{file}"), "pageSize": 1 }),
-        )
-        .await;
-    assert_eq!(
-        body["activities"][0]["actors"][0]["user"]["knownUser"]["isCurrentUser"],
-        false
-    );
+    let (_, body) = env.query_as(&bob, json!({ "itemName": format!("items/{file}"), "pageSize": 1 })).await;
+    assert_eq!(body["activities"][0]["actors"][0]["user"]["knownUser"]["isCurrentUser"], false);
     assert!(body["nextPageToken"].is_string());
 }
 
@@ -403,12 +239,8 @@ async fn the_sandbox_has_history() {
         .collect();
     assert!(titles.contains(&"Budget 2026"), "{titles:?}");
     assert!(titles.contains(&"Marketing calendar"), "{titles:?}");
-    let stamps: Vec<&str> = response["activities"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|a| a["timestamp"].as_str())
-        .collect();
+    let stamps: Vec<&str> =
+        response["activities"].as_array().into_iter().flatten().filter_map(|a| a["timestamp"].as_str()).collect();
     let mut sorted = stamps.clone();
     sorted.sort_by(|a, b| b.cmp(a));
     assert_eq!(stamps, sorted, "newest first");
@@ -436,14 +268,8 @@ impl Env {
 async fn sheets_and_docs_edits_are_recorded() {
     let env = Env::new().await;
     let (post, put) = (reqwest::Method::POST, reqwest::Method::PUT);
-    let book = env
-        .native(
-            &env.ada,
-            post.clone(),
-            "v4/spreadsheets",
-            json!({ "properties": { "title": "Ledger" } }),
-        )
-        .await;
+    let book =
+        env.native(&env.ada, post.clone(), "v4/spreadsheets", json!({ "properties": { "title": "Ledger" } })).await;
     let book = book["spreadsheetId"].as_str().expect("id").to_owned();
     let item = json!({ "itemName": format!("items/{book}") });
     assert_eq!(cases(&env.query(item.clone()).await), ["create"]);
@@ -462,15 +288,9 @@ async fn sheets_and_docs_edits_are_recorded() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(cases(&seen_by_bob), ["edit", "create"]);
     let edit = &seen_by_bob["activities"][0];
-    assert_eq!(
-        edit["actors"][0]["user"]["knownUser"]["isCurrentUser"],
-        true
-    );
+    assert_eq!(edit["actors"][0]["user"]["knownUser"]["isCurrentUser"], true);
     assert_eq!(edit["targets"][0]["driveItem"]["title"], "Ledger");
-    assert_eq!(
-        edit["targets"][0]["driveItem"]["mimeType"],
-        "application/vnd.google-apps.spreadsheet"
-    );
+    assert_eq!(edit["targets"][0]["driveItem"]["mimeType"], "application/vnd.google-apps.spreadsheet");
 
     // A title change through Sheets is a rename (and the batchUpdate an edit).
     env.native(
@@ -489,23 +309,10 @@ async fn sheets_and_docs_edits_are_recorded() {
     );
 
     // Reads record nothing.
-    env.native(
-        &env.ada,
-        reqwest::Method::GET,
-        &format!("v4/spreadsheets/{book}"),
-        Value::Null,
-    )
-    .await;
+    env.native(&env.ada, reqwest::Method::GET, &format!("v4/spreadsheets/{book}"), Value::Null).await;
     assert_eq!(env.google.world().activity.for_item(&book).len(), 4);
 
-    let doc = env
-        .native(
-            &env.ada,
-            post.clone(),
-            "v1/documents",
-            json!({ "title": "Notes" }),
-        )
-        .await;
+    let doc = env.native(&env.ada, post.clone(), "v1/documents", json!({ "title": "Notes" })).await;
     let doc = doc["documentId"].as_str().expect("id").to_owned();
     env.native(
         &env.ada,
@@ -514,8 +321,6 @@ async fn sheets_and_docs_edits_are_recorded() {
         json!({ "requests": [{ "insertText": { "location": { "index": 1 }, "text": "Hi" } }] }),
     )
     .await;
-    let recent = env
-        .query(json!({ "itemName": format!("items/{doc}") }))
-        .await;
+    let recent = env.query(json!({ "itemName": format!("items/{doc}") })).await;
     assert_eq!(cases(&recent), ["edit", "create"]);
 }

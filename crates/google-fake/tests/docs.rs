@@ -14,10 +14,7 @@ impl Drop for Env {
     fn drop(&mut self) {
         if !std::thread::panicking() {
             let violations = self.google.discovery_violations();
-            assert!(
-                violations.is_empty(),
-                "discovery violations: {violations:#?}"
-            );
+            assert!(violations.is_empty(), "discovery violations: {violations:#?}");
         }
     }
 }
@@ -25,11 +22,7 @@ impl Drop for Env {
 async fn env() -> Env {
     let google = FakeGoogle::start().await.expect("emulator starts");
     let token = google.issue_token(Identity::user("ada@example.com"));
-    Env {
-        google,
-        token,
-        http: reqwest::Client::new(),
-    }
+    Env { google, token, http: reqwest::Client::new() }
 }
 
 impl Env {
@@ -42,45 +35,25 @@ impl Env {
     }
 
     async fn send_as(&self, token: &str, request: reqwest::RequestBuilder) -> (u16, Value) {
-        let response = request
-            .bearer_auth(token)
-            .send()
-            .await
-            .expect("request is sent");
+        let response = request.bearer_auth(token).send().await.expect("request is sent");
         let status = response.status().as_u16();
-        (
-            status,
-            response.json::<Value>().await.unwrap_or(Value::Null),
-        )
+        (status, response.json::<Value>().await.unwrap_or(Value::Null))
     }
 
     async fn create(&self, title: &str) -> (String, Value) {
-        let (status, body) = self
-            .send(
-                self.http
-                    .post(self.url("v1/documents"))
-                    .json(&json!({ "title": title })),
-            )
-            .await;
+        let (status, body) = self.send(self.http.post(self.url("v1/documents")).json(&json!({ "title": title }))).await;
         assert_eq!(status, 200, "{body}");
         (body["documentId"].as_str().expect("id").to_owned(), body)
     }
 
     async fn get(&self, id: &str) -> Value {
-        let (status, body) = self
-            .send(self.http.get(self.url(&format!("v1/documents/{id}"))))
-            .await;
+        let (status, body) = self.send(self.http.get(self.url(&format!("v1/documents/{id}")))).await;
         assert_eq!(status, 200, "{body}");
         body
     }
 
     async fn batch(&self, id: &str, body: Value) -> (u16, Value) {
-        self.send(
-            self.http
-                .post(self.url(&format!("v1/documents/{id}:batchUpdate")))
-                .json(&body),
-        )
-        .await
+        self.send(self.http.post(self.url(&format!("v1/documents/{id}:batchUpdate"))).json(&body)).await
     }
 
     async fn apply(&self, id: &str, requests: Value) -> Value {
@@ -90,11 +63,7 @@ impl Env {
     }
 
     async fn text(&self, id: &str) -> String {
-        self.google
-            .world()
-            .docs
-            .plain_text(id)
-            .expect("document exists")
+        self.google.world().docs.plain_text(id).expect("document exists")
     }
 }
 
@@ -112,11 +81,7 @@ fn paragraphs(doc: &Value) -> Vec<(u64, u64, String)> {
                 .iter()
                 .map(|el| el["textRun"]["content"].as_str().unwrap_or(""))
                 .collect();
-            (
-                e["startIndex"].as_u64().unwrap_or(0),
-                e["endIndex"].as_u64().unwrap_or(0),
-                text,
-            )
+            (e["startIndex"].as_u64().unwrap_or(0), e["endIndex"].as_u64().unwrap_or(0), text)
         })
         .collect()
 }
@@ -139,18 +104,10 @@ async fn create_returns_an_empty_document_registered_in_drive() {
         content[1]["paragraph"]["elements"],
         json!([{ "startIndex": 1, "endIndex": 2, "textRun": { "content": "\n", "textStyle": {} } }])
     );
-    assert_eq!(
-        content[1]["paragraph"]["paragraphStyle"]["namedStyleType"],
-        "NORMAL_TEXT"
-    );
+    assert_eq!(content[1]["paragraph"]["paragraphStyle"]["namedStyleType"], "NORMAL_TEXT");
     assert!(doc.get("lists").is_none());
 
-    let (status, file) = env
-        .send(
-            env.http
-                .get(env.url(&format!("drive/v3/files/{id}?fields=name,mimeType"))),
-        )
-        .await;
+    let (status, file) = env.send(env.http.get(env.url(&format!("drive/v3/files/{id}?fields=name,mimeType")))).await;
     assert_eq!(status, 200, "{file}");
     assert_eq!(file["mimeType"], "application/vnd.google-apps.document");
     assert_eq!(file["name"], "Minutes");
@@ -160,38 +117,22 @@ async fn create_returns_an_empty_document_registered_in_drive() {
 async fn errors_have_google_shapes() {
     let env = env().await;
     let (id, _) = env.create("Errors").await;
-    let response = env
-        .http
-        .get(env.url(&format!("v1/documents/{id}")))
-        .send()
-        .await
-        .expect("sent");
+    let response = env.http.get(env.url(&format!("v1/documents/{id}"))).send().await.expect("sent");
     assert_eq!(response.status().as_u16(), 401);
 
-    let (status, body) = env
-        .send(env.http.get(env.url("v1/documents/missing")))
-        .await;
+    let (status, body) = env.send(env.http.get(env.url("v1/documents/missing"))).await;
     assert_eq!(status, 404);
     assert_eq!(body["error"]["message"], "Requested entity was not found.");
 
-    let (status, body) = env
-        .batch(
-            &id,
-            json!({ "requests": [{ "insertText": { "location": { "index": 5 }, "text": "x" } }] }),
-        )
-        .await;
+    let (status, body) =
+        env.batch(&id, json!({ "requests": [{ "insertText": { "location": { "index": 5 }, "text": "x" } }] })).await;
     assert_eq!(status, 400);
     assert_eq!(
         body["error"]["message"],
         "Invalid requests[0].insertText: Index 5 must be less than the end index of the referenced segment, 2."
     );
 
-    let (status, body) = env
-        .batch(
-            &id,
-            json!({ "requests": [{ "insertTable": {} }, { "teleport": {} }] }),
-        )
-        .await;
+    let (status, body) = env.batch(&id, json!({ "requests": [{ "insertTable": {} }, { "teleport": {} }] })).await;
     assert_eq!(status, 400);
     assert_eq!(
         body["error"]["message"],
@@ -203,21 +144,13 @@ async fn errors_have_google_shapes() {
 async fn insert_and_delete_count_utf16_code_units() {
     let env = env().await;
     let (id, _) = env.create("Emoji").await;
-    env.apply(
-        &id,
-        json!([{ "insertText": { "location": { "index": 1 }, "text": "a😀b" } }]),
-    )
-    .await;
+    env.apply(&id, json!([{ "insertText": { "location": { "index": 1 }, "text": "a😀b" } }])).await;
     let doc = env.get(&id).await;
     assert_eq!(paragraphs(&doc), vec![(1, 6, "a😀b\n".to_owned())]);
 
     // Index 3 falls between the emoji's two code units.
-    let (status, body) = env
-        .batch(
-            &id,
-            json!({ "requests": [{ "insertText": { "location": { "index": 3 }, "text": "x" } }] }),
-        )
-        .await;
+    let (status, body) =
+        env.batch(&id, json!({ "requests": [{ "insertText": { "location": { "index": 3 }, "text": "x" } }] })).await;
     assert_eq!(status, 400, "{body}");
 
     env.apply(
@@ -230,24 +163,15 @@ async fn insert_and_delete_count_utf16_code_units() {
     .await;
     assert_eq!(env.text(&id).await, "a😀\nsecond b end\n");
     let doc = env.get(&id).await;
-    assert_eq!(
-        paragraphs(&doc),
-        vec![
-            (1, 5, "a😀\n".to_owned()),
-            (5, 18, "second b end\n".to_owned())
-        ]
-    );
+    assert_eq!(paragraphs(&doc), vec![(1, 5, "a😀\n".to_owned()), (5, 18, "second b end\n".to_owned())]);
 
     // Deleting the emoji (two indexes) and the paragraph break merges the paragraphs.
-    env.apply(
-        &id,
-        json!([{ "deleteContentRange": { "range": { "startIndex": 2, "endIndex": 5 } } }]),
-    )
-    .await;
+    env.apply(&id, json!([{ "deleteContentRange": { "range": { "startIndex": 2, "endIndex": 5 } } }])).await;
     assert_eq!(env.text(&id).await, "asecond b end\n");
 
-    let (status, body) =
-        env.batch(&id, json!({ "requests": [{ "deleteContentRange": { "range": { "startIndex": 1, "endIndex": 15 } } }] })).await;
+    let (status, body) = env
+        .batch(&id, json!({ "requests": [{ "deleteContentRange": { "range": { "startIndex": 1, "endIndex": 15 } } }] }))
+        .await;
     assert_eq!(status, 400);
     assert_eq!(
         body["error"]["message"],
@@ -259,11 +183,7 @@ async fn insert_and_delete_count_utf16_code_units() {
 async fn replace_all_text_reports_occurrences() {
     let env = env().await;
     let (id, _) = env.create("Replace").await;
-    env.apply(
-        &id,
-        json!([{ "insertText": { "location": { "index": 1 }, "text": "Hello {name}, {NAME}!" } }]),
-    )
-    .await;
+    env.apply(&id, json!([{ "insertText": { "location": { "index": 1 }, "text": "Hello {name}, {NAME}!" } }])).await;
     let body = env
         .apply(
             &id,
@@ -287,11 +207,7 @@ async fn replace_all_text_reports_occurrences() {
 async fn text_and_paragraph_styles() {
     let env = env().await;
     let (id, _) = env.create("Styles").await;
-    env.apply(
-        &id,
-        json!([{ "insertText": { "location": { "index": 1 }, "text": "Title\nBody text" } }]),
-    )
-    .await;
+    env.apply(&id, json!([{ "insertText": { "location": { "index": 1 }, "text": "Title\nBody text" } }])).await;
     env.apply(
         &id,
         json!([
@@ -305,18 +221,9 @@ async fn text_and_paragraph_styles() {
     let content = &doc["body"]["content"];
     let heading = &content[1]["paragraph"]["paragraphStyle"];
     assert_eq!(heading["namedStyleType"], "HEADING_1");
-    assert!(
-        heading["headingId"]
-            .as_str()
-            .is_some_and(|h| h.starts_with("h."))
-    );
-    let runs = content[2]["paragraph"]["elements"]
-        .as_array()
-        .expect("runs");
-    let contents: Vec<&str> = runs
-        .iter()
-        .map(|r| r["textRun"]["content"].as_str().unwrap_or(""))
-        .collect();
+    assert!(heading["headingId"].as_str().is_some_and(|h| h.starts_with("h.")));
+    let runs = content[2]["paragraph"]["elements"].as_array().expect("runs");
+    let contents: Vec<&str> = runs.iter().map(|r| r["textRun"]["content"].as_str().unwrap_or("")).collect();
     assert_eq!(contents, vec!["B", "o", "dy", " text\n"]);
     assert_eq!(runs[0]["startIndex"], 7);
     assert_eq!(
@@ -340,7 +247,8 @@ async fn text_and_paragraph_styles() {
 async fn bullets_take_nesting_from_leading_tabs() {
     let env = env().await;
     let (id, _) = env.create("Lists").await;
-    env.apply(&id, json!([{ "insertText": { "location": { "index": 1 }, "text": "One\n\tTwo\n\t\tThree\nAfter" } }])).await;
+    env.apply(&id, json!([{ "insertText": { "location": { "index": 1 }, "text": "One\n\tTwo\n\t\tThree\nAfter" } }]))
+        .await;
     env.apply(
         &id,
         json!([{ "createParagraphBullets": { "range": { "startIndex": 1, "endIndex": 18 }, "bulletPreset": "NUMBERED_DECIMAL_ALPHA_ROMAN" } }]),
@@ -349,49 +257,23 @@ async fn bullets_take_nesting_from_leading_tabs() {
     assert_eq!(env.text(&id).await, "One\nTwo\nThree\nAfter\n");
     let doc = env.get(&id).await;
     let content = doc["body"]["content"].as_array().expect("content");
-    let list_id = content[1]["paragraph"]["bullet"]["listId"]
-        .as_str()
-        .expect("list id")
-        .to_owned();
-    assert!(
-        content[1]["paragraph"]["bullet"]
-            .get("nestingLevel")
-            .is_none()
-    );
+    let list_id = content[1]["paragraph"]["bullet"]["listId"].as_str().expect("list id").to_owned();
+    assert!(content[1]["paragraph"]["bullet"].get("nestingLevel").is_none());
     assert_eq!(content[2]["paragraph"]["bullet"]["nestingLevel"], 1);
     assert_eq!(content[3]["paragraph"]["bullet"]["nestingLevel"], 2);
-    assert_eq!(
-        content[3]["paragraph"]["bullet"]["listId"],
-        list_id.as_str()
-    );
+    assert_eq!(content[3]["paragraph"]["bullet"]["listId"], list_id.as_str());
     assert!(content[4]["paragraph"].get("bullet").is_none());
     assert_eq!(paragraphs(&doc)[2], (9, 15, "Three\n".to_owned()));
     let levels = &doc["lists"][list_id.as_str()]["listProperties"]["nestingLevels"];
     assert_eq!(levels[0]["glyphType"], "DECIMAL");
     assert_eq!(levels[1]["glyphType"], "ALPHA");
 
-    let exported = env
-        .google
-        .world()
-        .docs
-        .export(&id, "text/plain")
-        .expect("text");
-    assert_eq!(
-        String::from_utf8_lossy(&exported),
-        "\u{feff}1. One\r\n    1. Two\r\n        1. Three\r\nAfter"
-    );
+    let exported = env.google.world().docs.export(&id, "text/plain").expect("text");
+    assert_eq!(String::from_utf8_lossy(&exported), "\u{feff}1. One\r\n    1. Two\r\n        1. Three\r\nAfter");
 
-    env.apply(
-        &id,
-        json!([{ "deleteParagraphBullets": { "range": { "startIndex": 1, "endIndex": 4 } } }]),
-    )
-    .await;
+    env.apply(&id, json!([{ "deleteParagraphBullets": { "range": { "startIndex": 1, "endIndex": 4 } } }])).await;
     let doc = env.get(&id).await;
-    assert!(
-        doc["body"]["content"][1]["paragraph"]
-            .get("bullet")
-            .is_none()
-    );
+    assert!(doc["body"]["content"][1]["paragraph"].get("bullet").is_none());
 }
 
 #[tokio::test]
@@ -403,10 +285,7 @@ async fn write_control_and_revisions() {
         .batch(&id, json!({ "requests": [{ "insertText": { "location": { "index": 1 }, "text": "x" } }], "writeControl": { "requiredRevisionId": first } }))
         .await;
     assert_eq!(body.0, 200, "{}", body.1);
-    let second = body.1["writeControl"]["requiredRevisionId"]
-        .as_str()
-        .expect("revision")
-        .to_owned();
+    let second = body.1["writeControl"]["requiredRevisionId"].as_str().expect("revision").to_owned();
     assert_ne!(first, second);
     assert_eq!(env.get(&id).await["revisionId"], second.as_str());
 
@@ -421,10 +300,7 @@ async fn write_control_and_revisions() {
 async fn page_breaks_tabs_and_exports() {
     let env = env().await;
     let owner = Identity::user("ada@example.com");
-    let id = env
-        .google
-        .world()
-        .create_document("Seeded", "Intro\nMore", &owner);
+    let id = env.google.world().create_document("Seeded", "Intro\nMore", &owner);
     env.apply(
         &id,
         json!([
@@ -434,37 +310,21 @@ async fn page_breaks_tabs_and_exports() {
         ]),
     )
     .await;
-    let (status, doc) = env
-        .send(
-            env.http
-                .get(env.url(&format!("v1/documents/{id}?includeTabsContent=true"))),
-        )
-        .await;
+    let (status, doc) = env.send(env.http.get(env.url(&format!("v1/documents/{id}?includeTabsContent=true")))).await;
     assert_eq!(status, 200, "{doc}");
     assert!(doc.get("body").is_none());
     let tab = &doc["tabs"][0];
     assert_eq!(tab["tabProperties"]["tabId"], "t.0");
     let content = &tab["documentTab"]["body"]["content"];
-    assert_eq!(
-        content[1]["paragraph"]["elements"][1]["pageBreak"],
-        json!({ "textStyle": {} })
-    );
+    assert_eq!(content[1]["paragraph"]["elements"][1]["pageBreak"], json!({ "textStyle": {} }));
     assert_eq!(content[1]["endIndex"], 8);
 
     let world = env.google.world();
-    let markdown =
-        String::from_utf8(world.docs.export(&id, "text/markdown").expect("md")).expect("utf-8");
+    let markdown = String::from_utf8(world.docs.export(&id, "text/markdown").expect("md")).expect("utf-8");
     assert_eq!(markdown, "# Intro\n\n\n\n*More*\n");
-    let html =
-        String::from_utf8(world.docs.export(&id, "text/html").expect("html")).expect("utf-8");
-    assert!(
-        html.contains("<p class=\"title\"><span>Intro</span></p>"),
-        "{html}"
-    );
-    assert!(
-        html.contains("<span style=\"font-style:italic\">More</span>"),
-        "{html}"
-    );
+    let html = String::from_utf8(world.docs.export(&id, "text/html").expect("html")).expect("utf-8");
+    assert!(html.contains("<p class=\"title\"><span>Intro</span></p>"), "{html}");
+    assert!(html.contains("<span style=\"font-style:italic\">More</span>"), "{html}");
     assert!(world.docs.export(&id, "application/pdf").is_none());
     assert_eq!(world.docs.title(&id).as_deref(), Some("Seeded"));
 }
@@ -486,16 +346,11 @@ async fn access_follows_the_callers_drive_role() {
     assert_eq!((status, &body), (403, &denied));
     let (status, body) = env.send_as(&bob, edit()).await;
     assert_eq!((status, &body), (403, &denied));
-    let (status, body) = env
-        .send_as(&bob, env.http.get(env.url("v1/documents/no-such-document")))
-        .await;
+    let (status, body) = env.send_as(&bob, env.http.get(env.url("v1/documents/no-such-document"))).await;
     assert_eq!(status, 404, "{body}");
 
     for role in ["reader", "commenter"] {
-        env.google
-            .world()
-            .drive
-            .share_with(&id, "bob@example.com", role);
+        env.google.world().drive.share_with(&id, "bob@example.com", role);
         let (status, body) = env.send_as(&bob, get()).await;
         assert_eq!(status, 200, "{role}: {body}");
         assert_eq!(body["title"], "Ada's draft");
@@ -504,10 +359,7 @@ async fn access_follows_the_callers_drive_role() {
     }
     assert_eq!(env.text(&id).await, "\n", "refused edits change nothing");
 
-    env.google
-        .world()
-        .drive
-        .share_with(&id, "bob@example.com", "writer");
+    env.google.world().drive.share_with(&id, "bob@example.com", "writer");
     let (status, body) = env.send_as(&bob, edit()).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(env.text(&id).await, "Bob \n");
@@ -521,11 +373,7 @@ async fn titles_follow_renames_both_ways() {
     let env = env().await;
     let (id, _) = env.create("Before").await;
     let (status, body) = env
-        .send(
-            env.http
-                .patch(env.url(&format!("drive/v3/files/{id}")))
-                .json(&json!({ "name": "Renamed in Drive" })),
-        )
+        .send(env.http.patch(env.url(&format!("drive/v3/files/{id}"))).json(&json!({ "name": "Renamed in Drive" })))
         .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(env.get(&id).await["title"], "Renamed in Drive");
@@ -543,8 +391,7 @@ async fn sandbox_documents_have_structure() {
             .into_iter()
             .filter_map(|id| {
                 let file = world.drive.get(&id)?;
-                (file.mime_type == "application/vnd.google-apps.document")
-                    .then(|| (file.name.clone(), id.clone()))
+                (file.mime_type == "application/vnd.google-apps.document").then(|| (file.name.clone(), id.clone()))
             })
             .collect()
     };
@@ -563,28 +410,14 @@ async fn sandbox_documents_have_structure() {
             .expect("json");
         let content = doc["body"]["content"].as_array().expect("content");
         let paragraphs: Vec<&Value> = content.iter().filter_map(|e| e.get("paragraph")).collect();
-        let styled = |named: &str| {
-            paragraphs
-                .iter()
-                .filter(|p| p["paragraphStyle"]["namedStyleType"] == named)
-                .count()
-        };
+        let styled = |named: &str| paragraphs.iter().filter(|p| p["paragraphStyle"]["namedStyleType"] == named).count();
         assert_eq!(styled("HEADING_1"), 1, "{name}");
         assert!(styled("HEADING_2") >= 2, "{name}");
-        let headings = paragraphs
-            .iter()
-            .filter(|p| p["paragraphStyle"]["headingId"].is_string())
-            .count();
-        assert_eq!(
-            headings,
-            styled("HEADING_1") + styled("HEADING_2"),
-            "{name}"
-        );
+        let headings = paragraphs.iter().filter(|p| p["paragraphStyle"]["headingId"].is_string()).count();
+        assert_eq!(headings, styled("HEADING_1") + styled("HEADING_2"), "{name}");
         // A bulleted and a numbered list, both rendered from the document's lists.
-        let list_ids: std::collections::BTreeSet<&str> = paragraphs
-            .iter()
-            .filter_map(|p| p["bullet"]["listId"].as_str())
-            .collect();
+        let list_ids: std::collections::BTreeSet<&str> =
+            paragraphs.iter().filter_map(|p| p["bullet"]["listId"].as_str()).collect();
         let glyphs: std::collections::BTreeSet<&str> = list_ids
             .iter()
             .map(|list| {
@@ -603,14 +436,8 @@ async fn sandbox_documents_have_structure() {
             .flat_map(|p| p["elements"].as_array().into_iter().flatten())
             .map(|e| &e["textRun"])
             .collect();
-        assert!(
-            runs.iter().any(|r| r["textStyle"]["bold"] == true),
-            "{name} has bold text"
-        );
-        let link = runs
-            .iter()
-            .find(|r| r["textStyle"]["link"]["url"].is_string())
-            .expect("a link");
+        assert!(runs.iter().any(|r| r["textStyle"]["bold"] == true), "{name} has bold text");
+        let link = runs.iter().find(|r| r["textStyle"]["link"]["url"].is_string()).expect("a link");
         assert_eq!(link["content"], "Budget 2026", "{name}");
         assert_eq!(link["textStyle"]["underline"], true);
     }

@@ -15,10 +15,7 @@ impl Drop for Env {
     fn drop(&mut self) {
         if !std::thread::panicking() {
             let violations = self.google.discovery_violations();
-            assert!(
-                violations.is_empty(),
-                "discovery violations: {violations:#?}"
-            );
+            assert!(violations.is_empty(), "discovery violations: {violations:#?}");
         }
     }
 }
@@ -26,11 +23,7 @@ impl Drop for Env {
 async fn env() -> Env {
     let google = FakeGoogle::start().await.expect("emulator starts");
     let token = google.issue_token(Identity::user("ada@example.com"));
-    Env {
-        google,
-        token,
-        http: reqwest::Client::new(),
-    }
+    Env { google, token, http: reqwest::Client::new() }
 }
 
 /// Percent-encodes a path segment (a range), as Google's client libraries do.
@@ -48,11 +41,7 @@ impl Env {
     }
 
     async fn send_as(&self, token: &str, request: reqwest::RequestBuilder) -> (u16, Value) {
-        let response = request
-            .bearer_auth(token)
-            .send()
-            .await
-            .expect("request is sent");
+        let response = request.bearer_auth(token).send().await.expect("request is sent");
         let status = response.status().as_u16();
         let body = response.json::<Value>().await.unwrap_or(Value::Null);
         (status, body)
@@ -71,74 +60,42 @@ impl Env {
     }
 
     async fn create(&self, title: &str) -> String {
-        let (status, body) = self
-            .post(
-                "v4/spreadsheets",
-                json!({ "properties": { "title": title } }),
-            )
-            .await;
+        let (status, body) = self.post("v4/spreadsheets", json!({ "properties": { "title": title } })).await;
         assert_eq!(status, 200, "{body}");
         body["spreadsheetId"].as_str().expect("an id").to_owned()
     }
 
     async fn write(&self, id: &str, range: &str, values: Value) -> Value {
-        let path = format!(
-            "v4/spreadsheets/{id}/values/{}?valueInputOption=USER_ENTERED",
-            enc(range)
-        );
+        let path = format!("v4/spreadsheets/{id}/values/{}?valueInputOption=USER_ENTERED", enc(range));
         let (status, body) = self.put(&path, json!({ "values": values })).await;
         assert_eq!(status, 200, "{body}");
         body
     }
 
     async fn read(&self, id: &str, range: &str, query: &str) -> Value {
-        let (status, body) = self
-            .get(&format!(
-                "v4/spreadsheets/{id}/values/{}?{query}",
-                enc(range)
-            ))
-            .await;
+        let (status, body) = self.get(&format!("v4/spreadsheets/{id}/values/{}?{query}", enc(range))).await;
         assert_eq!(status, 200, "{body}");
         body
     }
 
     async fn batch(&self, id: &str, requests: Value) -> (u16, Value) {
-        self.post(
-            &format!("v4/spreadsheets/{id}:batchUpdate"),
-            json!({ "requests": requests }),
-        )
-        .await
+        self.post(&format!("v4/spreadsheets/{id}:batchUpdate"), json!({ "requests": requests })).await
     }
 
     async fn sheet_properties(&self, id: &str) -> Vec<Value> {
-        let (status, body) = self
-            .get(&format!("v4/spreadsheets/{id}?fields=sheets.properties"))
-            .await;
+        let (status, body) = self.get(&format!("v4/spreadsheets/{id}?fields=sheets.properties")).await;
         assert_eq!(status, 200, "{body}");
-        body["sheets"]
-            .as_array()
-            .expect("sheets")
-            .iter()
-            .map(|s| s["properties"].clone())
-            .collect()
+        body["sheets"].as_array().expect("sheets").iter().map(|s| s["properties"].clone()).collect()
     }
 }
 
 #[tokio::test]
 async fn create_returns_the_full_spreadsheet_and_registers_the_drive_file() {
     let env = env().await;
-    let (status, body) = env
-        .post(
-            "v4/spreadsheets",
-            json!({ "properties": { "title": "Budget 2026" } }),
-        )
-        .await;
+    let (status, body) = env.post("v4/spreadsheets", json!({ "properties": { "title": "Budget 2026" } })).await;
     assert_eq!(status, 200, "{body}");
     let id = body["spreadsheetId"].as_str().expect("id");
-    assert_eq!(
-        body["spreadsheetUrl"],
-        format!("https://docs.google.com/spreadsheets/d/{id}/edit")
-    );
+    assert_eq!(body["spreadsheetUrl"], format!("https://docs.google.com/spreadsheets/d/{id}/edit"));
     let props = &body["properties"];
     assert_eq!(props["title"], "Budget 2026");
     assert_eq!(props["locale"], "en_US");
@@ -149,15 +106,10 @@ async fn create_returns_the_full_spreadsheet_and_registers_the_drive_file() {
     assert_eq!(sheet["title"], "Sheet1");
     assert_eq!(sheet["sheetId"], 0);
     assert_eq!(sheet["sheetType"], "GRID");
-    assert_eq!(
-        sheet["gridProperties"],
-        json!({ "rowCount": 1000, "columnCount": 26 })
-    );
+    assert_eq!(sheet["gridProperties"], json!({ "rowCount": 1000, "columnCount": 26 }));
     assert!(sheet.get("hidden").is_none());
 
-    let (status, file) = env
-        .get(&format!("drive/v3/files/{id}?fields=name,mimeType"))
-        .await;
+    let (status, file) = env.get(&format!("drive/v3/files/{id}?fields=name,mimeType")).await;
     assert_eq!(status, 200, "{file}");
     assert_eq!(file["name"], "Budget 2026");
     assert_eq!(file["mimeType"], "application/vnd.google-apps.spreadsheet");
@@ -195,12 +147,7 @@ async fn errors_have_google_shapes() {
     let env = env().await;
     let id = env.create("Errors").await;
 
-    let response = env
-        .http
-        .get(env.url(&format!("v4/spreadsheets/{id}")))
-        .send()
-        .await
-        .expect("sent");
+    let response = env.http.get(env.url(&format!("v4/spreadsheets/{id}"))).send().await.expect("sent");
     assert_eq!(response.status().as_u16(), 401);
     let body: Value = response.json().await.expect("json");
     assert_eq!(body["error"]["status"], "UNAUTHENTICATED");
@@ -213,48 +160,23 @@ async fn errors_have_google_shapes() {
         json!({ "code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND" })
     );
 
-    let (status, body) = env
-        .get(&format!("v4/spreadsheets/{id}/values/{}", enc("Sheet9!A1")))
-        .await;
+    let (status, body) = env.get(&format!("v4/spreadsheets/{id}/values/{}", enc("Sheet9!A1"))).await;
     assert_eq!(status, 400);
     assert_eq!(body["error"]["message"], "Unable to parse range: Sheet9!A1");
     assert_eq!(body["error"]["status"], "INVALID_ARGUMENT");
 
-    let (status, body) = env
-        .get(&format!(
-            "v4/spreadsheets/{id}/values/{}",
-            enc("Sheet1!A0:B")
-        ))
-        .await;
+    let (status, body) = env.get(&format!("v4/spreadsheets/{id}/values/{}", enc("Sheet1!A0:B"))).await;
     assert_eq!(status, 400);
-    assert_eq!(
-        body["error"]["message"],
-        "Unable to parse range: Sheet1!A0:B"
-    );
+    assert_eq!(body["error"]["message"], "Unable to parse range: Sheet1!A0:B");
 
-    let (status, body) = env
-        .put(
-            &format!("v4/spreadsheets/{id}/values/A1"),
-            json!({ "values": [[1]] }),
-        )
-        .await;
+    let (status, body) = env.put(&format!("v4/spreadsheets/{id}/values/A1"), json!({ "values": [[1]] })).await;
     assert_eq!(status, 400);
-    assert_eq!(
-        body["error"]["message"],
-        "'valueInputOption' is required but not specified"
-    );
+    assert_eq!(body["error"]["message"], "'valueInputOption' is required but not specified");
 
-    let (status, body) = env
-        .get(&format!(
-            "v4/spreadsheets/{id}/values/A1?majorDimension=DIAGONAL"
-        ))
-        .await;
+    let (status, body) = env.get(&format!("v4/spreadsheets/{id}/values/A1?majorDimension=DIAGONAL")).await;
     assert_eq!(status, 400);
     assert!(
-        body["error"]["message"]
-            .as_str()
-            .unwrap_or("")
-            .starts_with("Invalid value at 'major_dimension'"),
+        body["error"]["message"].as_str().unwrap_or("").starts_with("Invalid value at 'major_dimension'"),
         "{body}"
     );
 
@@ -271,15 +193,7 @@ async fn values_round_trip_with_every_render_option() {
     let env = env().await;
     let id = env.create("Values").await;
     let update = env
-        .write(
-            &id,
-            "Sheet1!A1:C3",
-            json!([
-                ["Item", "Qty", "Price"],
-                ["Pens", 3, "2.5"],
-                ["Done", "TRUE", "=B2*C2"]
-            ]),
-        )
+        .write(&id, "Sheet1!A1:C3", json!([["Item", "Qty", "Price"], ["Pens", 3, "2.5"], ["Done", "TRUE", "=B2*C2"]]))
         .await;
     assert_eq!(update["updatedRange"], "Sheet1!A1:C3");
     assert_eq!(update["updatedRows"], 3);
@@ -290,49 +204,24 @@ async fn values_round_trip_with_every_render_option() {
     let formatted = env.read(&id, "Sheet1!A1:C3", "").await;
     assert_eq!(formatted["range"], "Sheet1!A1:C3");
     assert_eq!(formatted["majorDimension"], "ROWS");
-    assert_eq!(
-        formatted["values"],
-        json!([
-            ["Item", "Qty", "Price"],
-            ["Pens", "3", "2.5"],
-            ["Done", "TRUE", "7.5"]
-        ])
-    );
+    assert_eq!(formatted["values"], json!([["Item", "Qty", "Price"], ["Pens", "3", "2.5"], ["Done", "TRUE", "7.5"]]));
 
-    let raw = env
-        .read(&id, "Sheet1!A1:C3", "valueRenderOption=UNFORMATTED_VALUE")
-        .await;
-    assert_eq!(
-        raw["values"],
-        json!([
-            ["Item", "Qty", "Price"],
-            ["Pens", 3, 2.5],
-            ["Done", true, 7.5]
-        ])
-    );
+    let raw = env.read(&id, "Sheet1!A1:C3", "valueRenderOption=UNFORMATTED_VALUE").await;
+    assert_eq!(raw["values"], json!([["Item", "Qty", "Price"], ["Pens", 3, 2.5], ["Done", true, 7.5]]));
 
-    let formulas = env
-        .read(&id, "Sheet1!C3", "valueRenderOption=FORMULA")
-        .await;
+    let formulas = env.read(&id, "Sheet1!C3", "valueRenderOption=FORMULA").await;
     assert_eq!(formulas["values"], json!([["=B2*C2"]]));
     assert_eq!(formulas["range"], "Sheet1!C3");
 
-    let columns = env
-        .read(&id, "Sheet1!A1:B2", "majorDimension=COLUMNS")
-        .await;
+    let columns = env.read(&id, "Sheet1!A1:B2", "majorDimension=COLUMNS").await;
     assert_eq!(columns["majorDimension"], "COLUMNS");
     assert_eq!(columns["values"], json!([["Item", "Pens"], ["Qty", "3"]]));
 
     // RAW keeps text as typed.
-    let path = format!(
-        "v4/spreadsheets/{id}/values/{}?valueInputOption=RAW",
-        enc("Sheet1!D1")
-    );
+    let path = format!("v4/spreadsheets/{id}/values/{}?valueInputOption=RAW", enc("Sheet1!D1"));
     let (status, _) = env.put(&path, json!({ "values": [["=1+1"]] })).await;
     assert_eq!(status, 200);
-    let raw = env
-        .read(&id, "Sheet1!D1", "valueRenderOption=FORMULA")
-        .await;
+    let raw = env.read(&id, "Sheet1!D1", "valueRenderOption=FORMULA").await;
     assert_eq!(raw["values"], json!([["=1+1"]]));
 }
 
@@ -344,54 +233,26 @@ async fn formulas_compute_or_fail_like_a_spreadsheet() {
         &id,
         "A1",
         json!([
-            [
-                1,
-                2,
-                "=SUM(A1:B1)",
-                "=AVERAGE(A1:B1)",
-                "=MAX(A1:B1)-MIN(A1:B1)",
-                "=COUNT(A1:E1)"
-            ],
-            [
-                "=FOO(1)",
-                "=1/0",
-                "=A1/3",
-                "=sum(a1:b1)*2",
-                "=\"x\"&A1",
-                "=Sheet1!B1+1"
-            ]
+            [1, 2, "=SUM(A1:B1)", "=AVERAGE(A1:B1)", "=MAX(A1:B1)-MIN(A1:B1)", "=COUNT(A1:E1)"],
+            ["=FOO(1)", "=1/0", "=A1/3", "=sum(a1:b1)*2", "=\"x\"&A1", "=Sheet1!B1+1"]
         ]),
     )
     .await;
     let values = env.read(&id, "A1:F2", "").await;
     assert_eq!(
         values["values"],
-        json!([
-            ["1", "2", "3", "1.5", "1", "5"],
-            ["#NAME?", "#DIV/0!", "0.3333333333", "6", "x1", "3"]
-        ])
+        json!([["1", "2", "3", "1.5", "1", "5"], ["#NAME?", "#DIV/0!", "0.3333333333", "6", "x1", "3"]])
     );
     let formulas = env.read(&id, "D2", "valueRenderOption=FORMULA").await;
     assert_eq!(formulas["values"], json!([["=SUM(A1:B1)*2"]]));
 
-    let (status, grid) = env
-        .get(&format!(
-            "v4/spreadsheets/{id}?includeGridData=true&ranges={}",
-            enc("A2:B2")
-        ))
-        .await;
+    let (status, grid) = env.get(&format!("v4/spreadsheets/{id}?includeGridData=true&ranges={}", enc("A2:B2"))).await;
     assert_eq!(status, 200, "{grid}");
     let cells = &grid["sheets"][0]["data"][0]["rowData"][0]["values"];
-    assert_eq!(
-        cells[0]["userEnteredValue"],
-        json!({ "formulaValue": "=FOO(1)" })
-    );
+    assert_eq!(cells[0]["userEnteredValue"], json!({ "formulaValue": "=FOO(1)" }));
     assert_eq!(cells[0]["effectiveValue"]["errorValue"]["type"], "NAME");
     assert_eq!(cells[0]["formattedValue"], "#NAME?");
-    assert_eq!(
-        cells[1]["effectiveValue"]["errorValue"]["type"],
-        "DIVIDE_BY_ZERO"
-    );
+    assert_eq!(cells[1]["effectiveValue"]["errorValue"]["type"], "DIVIDE_BY_ZERO");
     assert_eq!(grid["sheets"][0]["data"][0]["startRow"], 1);
     assert!(grid["sheets"][0]["data"][0].get("startColumn").is_none());
 }
@@ -419,45 +280,12 @@ async fn long_formula_chains_and_cycles_evaluate() {
 async fn typed_input_is_parsed_and_formatted() {
     let env = env().await;
     let id = env.create("Typed").await;
-    env.write(
-        &id,
-        "A1",
-        json!([[
-            "12.5%",
-            "$1,234.50",
-            "2024-01-15",
-            "'0042",
-            "false",
-            "1,234"
-        ]]),
-    )
-    .await;
+    env.write(&id, "A1", json!([["12.5%", "$1,234.50", "2024-01-15", "'0042", "false", "1,234"]])).await;
     let formatted = env.read(&id, "A1:F1", "").await;
-    assert_eq!(
-        formatted["values"],
-        json!([[
-            "12.50%",
-            "$1,234.50",
-            "2024-01-15",
-            "0042",
-            "FALSE",
-            "1,234"
-        ]])
-    );
-    let raw = env
-        .read(&id, "A1:F1", "valueRenderOption=UNFORMATTED_VALUE")
-        .await;
-    assert_eq!(
-        raw["values"],
-        json!([[0.125, 1234.5, 45306, "0042", false, 1234]])
-    );
-    let dates = env
-        .read(
-            &id,
-            "C1",
-            "valueRenderOption=UNFORMATTED_VALUE&dateTimeRenderOption=FORMATTED_STRING",
-        )
-        .await;
+    assert_eq!(formatted["values"], json!([["12.50%", "$1,234.50", "2024-01-15", "0042", "FALSE", "1,234"]]));
+    let raw = env.read(&id, "A1:F1", "valueRenderOption=UNFORMATTED_VALUE").await;
+    assert_eq!(raw["values"], json!([[0.125, 1234.5, 45306, "0042", false, 1234]]));
+    let dates = env.read(&id, "C1", "valueRenderOption=UNFORMATTED_VALUE&dateTimeRenderOption=FORMATTED_STRING").await;
     assert_eq!(dates["values"], json!([["2024-01-15"]]));
 }
 
@@ -465,12 +293,7 @@ async fn typed_input_is_parsed_and_formatted() {
 async fn ranges_cover_columns_rows_open_ends_and_whole_sheets() {
     let env = env().await;
     let id = env.create("Shapes").await;
-    env.write(
-        &id,
-        "A1",
-        json!([["a1", "b1", "c1"], ["a2", "b2", "c2"], ["a3", "b3", "c3"]]),
-    )
-    .await;
+    env.write(&id, "A1", json!([["a1", "b1", "c1"], ["a2", "b2", "c2"], ["a3", "b3", "c3"]])).await;
 
     let whole = env.read(&id, "Sheet1", "").await;
     assert_eq!(whole["range"], "Sheet1!A1:Z1000");
@@ -478,17 +301,11 @@ async fn ranges_cover_columns_rows_open_ends_and_whole_sheets() {
 
     let cols = env.read(&id, "Sheet1!B:C", "").await;
     assert_eq!(cols["range"], "Sheet1!B1:C1000");
-    assert_eq!(
-        cols["values"],
-        json!([["b1", "c1"], ["b2", "c2"], ["b3", "c3"]])
-    );
+    assert_eq!(cols["values"], json!([["b1", "c1"], ["b2", "c2"], ["b3", "c3"]]));
 
     let rows = env.read(&id, "Sheet1!2:3", "").await;
     assert_eq!(rows["range"], "Sheet1!A2:Z3");
-    assert_eq!(
-        rows["values"],
-        json!([["a2", "b2", "c2"], ["a3", "b3", "c3"]])
-    );
+    assert_eq!(rows["values"], json!([["a2", "b2", "c2"], ["a3", "b3", "c3"]]));
 
     let open = env.read(&id, "Sheet1!B2:C", "").await;
     assert_eq!(open["range"], "Sheet1!B2:C1000");
@@ -499,18 +316,12 @@ async fn ranges_cover_columns_rows_open_ends_and_whole_sheets() {
 
     // Proto3: an empty range has no `values` at all.
     let empty = env.read(&id, "Sheet1!E5:F6", "").await;
-    assert_eq!(
-        empty,
-        json!({ "range": "Sheet1!E5:F6", "majorDimension": "ROWS" })
-    );
+    assert_eq!(empty, json!({ "range": "Sheet1!E5:F6", "majorDimension": "ROWS" }));
 
     // Trailing empty cells and rows are trimmed; inner gaps are kept.
     env.write(&id, "Sheet1!A5", json!([["x", "", "y"]])).await;
     let gaps = env.read(&id, "Sheet1!A3:D6", "").await;
-    assert_eq!(
-        gaps["values"],
-        json!([["a3", "b3", "c3"], [], ["x", "", "y"]])
-    );
+    assert_eq!(gaps["values"], json!([["a3", "b3", "c3"], [], ["x", "", "y"]]));
 }
 
 #[tokio::test]
@@ -521,22 +332,16 @@ async fn quoted_sheet_names_are_read_and_written() {
         .batch(&id, json!([{ "addSheet": { "properties": { "title": "My Sheet" } } }, { "addSheet": { "properties": { "title": "It's" } } }]))
         .await;
     assert_eq!(status, 200, "{body}");
-    assert_eq!(
-        body["replies"][0]["addSheet"]["properties"]["title"],
-        "My Sheet"
-    );
+    assert_eq!(body["replies"][0]["addSheet"]["properties"]["title"], "My Sheet");
     assert_eq!(body["replies"][1]["addSheet"]["properties"]["index"], 2);
 
-    let update = env
-        .write(&id, "'My Sheet'!A1:B2", json!([[1, 2], [3, 4]]))
-        .await;
+    let update = env.write(&id, "'My Sheet'!A1:B2", json!([[1, 2], [3, 4]])).await;
     assert_eq!(update["updatedRange"], "'My Sheet'!A1:B2");
     let read = env.read(&id, "'My Sheet'!A1:B2", "").await;
     assert_eq!(read["range"], "'My Sheet'!A1:B2");
     assert_eq!(read["values"], json!([["1", "2"], ["3", "4"]]));
 
-    env.write(&id, "'It''s'!A1", json!([["=SUM('My Sheet'!A1:B2)"]]))
-        .await;
+    env.write(&id, "'It''s'!A1", json!([["=SUM('My Sheet'!A1:B2)"]])).await;
     let read = env.read(&id, "'It''s'!A1", "").await;
     assert_eq!(read["range"], "'It''s'!A1");
     assert_eq!(read["values"], json!([["10"]]));
@@ -552,16 +357,8 @@ async fn batch_get_returns_two_hundred_ranges_in_order() {
     let id = env.create("Bulk").await;
     let rows: Vec<Value> = (1..=200).map(|n| json!([format!("r{n}"), n])).collect();
     env.write(&id, "Sheet1!A1", Value::Array(rows)).await;
-    let query: Vec<String> = (1..=200)
-        .rev()
-        .map(|n| format!("ranges={}", enc(&format!("Sheet1!A{n}:B{n}"))))
-        .collect();
-    let (status, body) = env
-        .get(&format!(
-            "v4/spreadsheets/{id}/values:batchGet?{}",
-            query.join("&")
-        ))
-        .await;
+    let query: Vec<String> = (1..=200).rev().map(|n| format!("ranges={}", enc(&format!("Sheet1!A{n}:B{n}")))).collect();
+    let (status, body) = env.get(&format!("v4/spreadsheets/{id}/values:batchGet?{}", query.join("&"))).await;
     assert_eq!(status, 200, "{body}");
     let ranges = body["valueRanges"].as_array().expect("valueRanges");
     assert_eq!(ranges.len(), 200);
@@ -572,11 +369,7 @@ async fn batch_get_returns_two_hundred_ranges_in_order() {
     }
     assert_eq!(body["spreadsheetId"], id);
 
-    let (status, body) = env
-        .get(&format!(
-            "v4/spreadsheets/{id}/values:batchGet?ranges=Nope!A1"
-        ))
-        .await;
+    let (status, body) = env.get(&format!("v4/spreadsheets/{id}/values:batchGet?ranges=Nope!A1")).await;
     assert_eq!(status, 400);
     assert_eq!(body["error"]["message"], "Unable to parse range: Nope!A1");
 }
@@ -602,10 +395,7 @@ async fn batch_update_values_clear_and_append() {
     assert_eq!(body["totalUpdatedCells"], 7);
     assert_eq!(body["totalUpdatedSheets"], 1);
     assert_eq!(body["responses"][1]["updatedRange"], "Sheet1!D1:D3");
-    assert_eq!(
-        body["responses"][1]["updatedData"]["values"],
-        json!([["1"], ["2"], ["3"]])
-    );
+    assert_eq!(body["responses"][1]["updatedData"]["values"], json!([["1"], ["2"], ["3"]]));
 
     let (status, body) = env
         .post(
@@ -614,53 +404,31 @@ async fn batch_update_values_clear_and_append() {
         )
         .await;
     assert_eq!(status, 400);
-    assert_eq!(
-        body["error"]["message"],
-        "Invalid valueInputOption: INPUT_VALUE_OPTION_UNSPECIFIED"
-    );
+    assert_eq!(body["error"]["message"], "Invalid valueInputOption: INPUT_VALUE_OPTION_UNSPECIFIED");
 
-    let path = format!(
-        "v4/spreadsheets/{id}/values/{}?valueInputOption=RAW",
-        enc("A1:B2")
-    );
+    let path = format!("v4/spreadsheets/{id}/values/{}?valueInputOption=RAW", enc("A1:B2"));
     let (status, body) = env.put(&path, json!({ "values": [[1, 2, 3]] })).await;
     assert_eq!(status, 400);
-    assert_eq!(
-        body["error"]["message"],
-        "Requested writing within range [A1:B2], but tried writing to column [C]"
-    );
+    assert_eq!(body["error"]["message"], "Requested writing within range [A1:B2], but tried writing to column [C]");
 
-    let path = format!(
-        "v4/spreadsheets/{id}/values/{}:append?valueInputOption=USER_ENTERED",
-        enc("Sheet1!A1:B1")
-    );
+    let path = format!("v4/spreadsheets/{id}/values/{}:append?valueInputOption=USER_ENTERED", enc("Sheet1!A1:B1"));
     let (status, body) = env.post(&path, json!({ "values": [["e", "f"]] })).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["tableRange"], "Sheet1!A1:B2");
     assert_eq!(body["updates"]["updatedRange"], "Sheet1!A3:B3");
 
-    let (status, body) = env
-        .post(
-            &format!("v4/spreadsheets/{id}/values/{}:clear", enc("Sheet1!A1:A3")),
-            json!({}),
-        )
-        .await;
+    let (status, body) =
+        env.post(&format!("v4/spreadsheets/{id}/values/{}:clear", enc("Sheet1!A1:A3")), json!({})).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["clearedRange"], "Sheet1!A1:A3");
     let read = env.read(&id, "A1:B3", "").await;
     assert_eq!(read["values"], json!([["", "b"], ["", "d"], ["", "f"]]));
 
     let (status, body) = env
-        .post(
-            &format!("v4/spreadsheets/{id}/values:batchClear"),
-            json!({ "ranges": ["B1:B3", "Sheet1!D:D"] }),
-        )
+        .post(&format!("v4/spreadsheets/{id}/values:batchClear"), json!({ "ranges": ["B1:B3", "Sheet1!D:D"] }))
         .await;
     assert_eq!(status, 200, "{body}");
-    assert_eq!(
-        body["clearedRanges"],
-        json!(["Sheet1!B1:B3", "Sheet1!D1:D1000"])
-    );
+    assert_eq!(body["clearedRanges"], json!(["Sheet1!B1:B3", "Sheet1!D1:D1000"]));
     let read = env.read(&id, "Sheet1", "").await;
     assert!(read.get("values").is_none(), "{read}");
 }
@@ -672,13 +440,11 @@ async fn writes_past_the_grid_expand_it_up_to_the_cell_limit() {
     let update = env.write(&id, "Sheet1!AB1001", json!([["far"]])).await;
     assert_eq!(update["updatedRange"], "Sheet1!AB1001");
     let props = env.sheet_properties(&id).await;
-    assert_eq!(
-        props[0]["gridProperties"],
-        json!({ "rowCount": 1001, "columnCount": 28 })
-    );
+    assert_eq!(props[0]["gridProperties"], json!({ "rowCount": 1001, "columnCount": 28 }));
 
-    let (status, body) =
-        env.batch(&id, json!([{ "appendDimension": { "sheetId": 0, "dimension": "ROWS", "length": 9_999_000 } }])).await;
+    let (status, body) = env
+        .batch(&id, json!([{ "appendDimension": { "sheetId": 0, "dimension": "ROWS", "length": 9_999_000 } }]))
+        .await;
     assert_eq!(status, 400);
     assert_eq!(
         body["error"]["message"],
@@ -690,8 +456,7 @@ async fn writes_past_the_grid_expand_it_up_to_the_cell_limit() {
 async fn batch_update_sheet_requests() {
     let env = env().await;
     let id = env.create("Sheets").await;
-    env.write(&id, "A1", json!([["h1", "h2"], ["r1", 1], ["r2", 2]]))
-        .await;
+    env.write(&id, "A1", json!([["h1", "h2"], ["r1", 1], ["r2", 2]])).await;
     let (status, body) = env
         .batch(
             &id,
@@ -709,19 +474,13 @@ async fn batch_update_sheet_requests() {
     let replies = body["replies"].as_array().expect("replies");
     assert_eq!(replies.len(), 6);
     assert_eq!(replies[0], json!({}));
-    assert_eq!(
-        replies[1]["duplicateSheet"]["properties"]["title"],
-        "Copy of Data"
-    );
+    assert_eq!(replies[1]["duplicateSheet"]["properties"]["title"], "Copy of Data");
     assert_eq!(replies[1]["duplicateSheet"]["properties"]["sheetId"], 77);
     assert_eq!(replies[1]["duplicateSheet"]["properties"]["index"], 1);
 
     let props = env.sheet_properties(&id).await;
     assert_eq!(props[0]["title"], "Data");
-    assert_eq!(
-        props[0]["gridProperties"],
-        json!({ "rowCount": 1001, "columnCount": 25, "frozenRowCount": 1 })
-    );
+    assert_eq!(props[0]["gridProperties"], json!({ "rowCount": 1001, "columnCount": 25, "frozenRowCount": 1 }));
     assert_eq!(props[1]["gridProperties"]["columnCount"], 30);
     let data = env.read(&id, "Data!A1:B4", "").await;
     assert_eq!(data["values"], json!([["h1"], [], ["r1"], ["r2"]]));
@@ -753,13 +512,13 @@ async fn batch_update_is_atomic_and_refuses_unknown_kinds() {
     let env = env().await;
     let id = env.create("Atomic").await;
     let (status, body) = env
-        .batch(&id, json!([{ "addSheet": { "properties": { "title": "New" } } }, { "deleteSheet": { "sheetId": 12345 } }]))
+        .batch(
+            &id,
+            json!([{ "addSheet": { "properties": { "title": "New" } } }, { "deleteSheet": { "sheetId": 12345 } }]),
+        )
         .await;
     assert_eq!(status, 400);
-    assert_eq!(
-        body["error"]["message"],
-        "Invalid requests[1].deleteSheet: No sheet with id: 12345"
-    );
+    assert_eq!(body["error"]["message"], "Invalid requests[1].deleteSheet: No sheet with id: 12345");
     assert_eq!(env.sheet_properties(&id).await.len(), 1);
 
     let (status, body) = env.batch(&id, json!([{ "frobnicate": {} }])).await;
@@ -769,21 +528,14 @@ async fn batch_update_is_atomic_and_refuses_unknown_kinds() {
         "Invalid JSON payload received. Unknown name \"frobnicate\" at 'requests[0]': Cannot find field."
     );
 
-    let (status, body) = env
-        .batch(
-            &id,
-            json!([{ "addSheet": { "properties": { "title": "Sheet1" } } }]),
-        )
-        .await;
+    let (status, body) = env.batch(&id, json!([{ "addSheet": { "properties": { "title": "Sheet1" } } }])).await;
     assert_eq!(status, 400);
     assert_eq!(
         body["error"]["message"],
         "Invalid requests[0].addSheet: A sheet with the name \"Sheet1\" already exists. Please enter another name."
     );
 
-    let (status, body) = env
-        .batch(&id, json!([{ "deleteSheet": { "sheetId": 0 } }]))
-        .await;
+    let (status, body) = env.batch(&id, json!([{ "deleteSheet": { "sheetId": 0 } }])).await;
     assert_eq!(status, 400);
     assert_eq!(
         body["error"]["message"],
@@ -812,11 +564,7 @@ async fn cells_formats_and_merges() {
         )
         .await;
     assert_eq!(status, 200, "{body}");
-    let (status, sheet) = env
-        .get(&format!(
-            "v4/spreadsheets/{id}?includeGridData=true&ranges=A1:B1"
-        ))
-        .await;
+    let (status, sheet) = env.get(&format!("v4/spreadsheets/{id}?includeGridData=true&ranges=A1:B1")).await;
     assert_eq!(status, 200, "{sheet}");
     let first = &sheet["sheets"][0];
     let cells = &first["data"][0]["rowData"][0]["values"];
@@ -826,40 +574,24 @@ async fn cells_formats_and_merges() {
     assert_eq!(cells[1]["effectiveValue"], json!({ "numberValue": 1 }));
     assert_eq!(cells[1]["userEnteredFormat"]["textFormat"]["bold"], true);
     assert_eq!(cells[1]["effectiveFormat"]["textFormat"]["fontSize"], 10);
-    assert_eq!(
-        first["data"][0]["rowMetadata"],
-        json!([{ "pixelSize": 21 }])
-    );
-    assert_eq!(
-        first["merges"],
-        json!([{ "startRowIndex": 2, "endRowIndex": 4, "endColumnIndex": 2 }])
-    );
+    assert_eq!(first["data"][0]["rowMetadata"], json!([{ "pixelSize": 21 }]));
+    assert_eq!(first["merges"], json!([{ "startRowIndex": 2, "endRowIndex": 4, "endColumnIndex": 2 }]));
 }
 
 #[tokio::test]
 async fn get_honours_fields_and_ranges() {
     let env = env().await;
     let id = env.create("Masks").await;
-    env.batch(
-        &id,
-        json!([{ "addSheet": { "properties": { "title": "Other" } } }]),
-    )
-    .await;
-    let (status, body) = env
-        .get(&format!(
-            "v4/spreadsheets/{id}?fields=sheets.properties.title,properties.title"
-        ))
-        .await;
+    env.batch(&id, json!([{ "addSheet": { "properties": { "title": "Other" } } }])).await;
+    let (status, body) =
+        env.get(&format!("v4/spreadsheets/{id}?fields=sheets.properties.title,properties.title")).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
         body,
         json!({ "properties": { "title": "Masks" }, "sheets": [{ "properties": { "title": "Sheet1" } }, { "properties": { "title": "Other" } }] })
     );
-    let (_, body) = env
-        .get(&format!(
-            "v4/spreadsheets/{id}?fields=sheets(properties(sheetId,index))&ranges=Other!A1"
-        ))
-        .await;
+    let (_, body) =
+        env.get(&format!("v4/spreadsheets/{id}?fields=sheets(properties(sheetId,index))&ranges=Other!A1")).await;
     let other = &body["sheets"];
     assert_eq!(other.as_array().map(Vec::len), Some(1));
     assert_eq!(other[0]["properties"]["index"], 1);
@@ -872,10 +604,7 @@ async fn copy_to_another_spreadsheet() {
     let target = env.create("Target").await;
     env.write(&source, "A1", json!([["copied", "=1+2"]])).await;
     let (status, body) = env
-        .post(
-            &format!("v4/spreadsheets/{source}/sheets/0:copyTo"),
-            json!({ "destinationSpreadsheetId": target }),
-        )
+        .post(&format!("v4/spreadsheets/{source}/sheets/0:copyTo"), json!({ "destinationSpreadsheetId": target }))
         .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["title"], "Copy of Sheet1");
@@ -884,10 +613,7 @@ async fn copy_to_another_spreadsheet() {
     assert_eq!(read["values"], json!([["copied", "3"]]));
 
     let (status, _) = env
-        .post(
-            &format!("v4/spreadsheets/{source}/sheets/0:copyTo"),
-            json!({ "destinationSpreadsheetId": "missing" }),
-        )
+        .post(&format!("v4/spreadsheets/{source}/sheets/0:copyTo"), json!({ "destinationSpreadsheetId": "missing" }))
         .await;
     assert_eq!(status, 404);
 }
@@ -898,33 +624,19 @@ async fn store_api_seeds_and_exports() {
     let owner = Identity::user("ada@example.com");
     let id = env.google.world().create_spreadsheet(
         "Seeded",
-        &[
-            (
-                "People",
-                vec![
-                    vec![json!("name"), json!("age")],
-                    vec![json!("Ada, L."), json!(36)],
-                ],
-            ),
-            ("Empty", vec![]),
-        ],
+        &[("People", vec![vec![json!("name"), json!("age")], vec![json!("Ada, L."), json!(36)]]), ("Empty", vec![])],
         &owner,
     );
     {
         let world = env.google.world();
         assert!(world.sheets.contains(&id));
         assert_eq!(world.sheets.sheet_titles(&id), vec!["People", "Empty"]);
-        assert_eq!(
-            world.sheets.values(&id, "People"),
-            vec![vec!["name", "age"], vec!["Ada, L.", "36"]]
-        );
+        assert_eq!(world.sheets.values(&id, "People"), vec![vec!["name", "age"], vec!["Ada, L.", "36"]]);
         let csv = world.sheets.export(&id, "text/csv").expect("csv");
         assert_eq!(String::from_utf8_lossy(&csv), "name,age\r\n\"Ada, L.\",36");
     }
 
-    let read = env
-        .read(&id, "People!B2", "valueRenderOption=UNFORMATTED_VALUE")
-        .await;
+    let read = env.read(&id, "People!B2", "valueRenderOption=UNFORMATTED_VALUE").await;
     assert_eq!(read["values"], json!([[36]]));
 
     let mut world = env.google.world();
@@ -940,27 +652,13 @@ async fn statuses_for(env: &Env, token: &str, id: &str, mine: &str) -> Vec<(&'st
     let a1 = enc("Sheet1!A1");
     let calls: Vec<(&'static str, reqwest::RequestBuilder)> = vec![
         ("get", http.get(env.url(&format!("v4/spreadsheets/{id}")))),
-        (
-            "getByDataFilter",
-            http.post(env.url(&format!("v4/spreadsheets/{id}:getByDataFilter")))
-                .json(&json!({})),
-        ),
-        (
-            "values.get",
-            http.get(env.url(&format!("v4/spreadsheets/{id}/values/{a1}"))),
-        ),
-        (
-            "values.batchGet",
-            http.get(env.url(&format!(
-                "v4/spreadsheets/{id}/values:batchGet?ranges={a1}"
-            ))),
-        ),
+        ("getByDataFilter", http.post(env.url(&format!("v4/spreadsheets/{id}:getByDataFilter"))).json(&json!({}))),
+        ("values.get", http.get(env.url(&format!("v4/spreadsheets/{id}/values/{a1}")))),
+        ("values.batchGet", http.get(env.url(&format!("v4/spreadsheets/{id}/values:batchGet?ranges={a1}")))),
         (
             "values.update",
-            http.put(env.url(&format!(
-                "v4/spreadsheets/{id}/values/{a1}?valueInputOption=RAW"
-            )))
-            .json(&json!({ "values": [["x"]] })),
+            http.put(env.url(&format!("v4/spreadsheets/{id}/values/{a1}?valueInputOption=RAW")))
+                .json(&json!({ "values": [["x"]] })),
         ),
         (
             "values.batchUpdate",
@@ -969,16 +667,10 @@ async fn statuses_for(env: &Env, token: &str, id: &str, mine: &str) -> Vec<(&'st
         ),
         (
             "values.append",
-            http.post(env.url(&format!(
-                "v4/spreadsheets/{id}/values/{a1}:append?valueInputOption=RAW"
-            )))
-            .json(&json!({ "values": [["x"]] })),
+            http.post(env.url(&format!("v4/spreadsheets/{id}/values/{a1}:append?valueInputOption=RAW")))
+                .json(&json!({ "values": [["x"]] })),
         ),
-        (
-            "values.clear",
-            http.post(env.url(&format!("v4/spreadsheets/{id}/values/{a1}:clear")))
-                .json(&json!({})),
-        ),
+        ("values.clear", http.post(env.url(&format!("v4/spreadsheets/{id}/values/{a1}:clear"))).json(&json!({}))),
         (
             "values.batchClear",
             http.post(env.url(&format!("v4/spreadsheets/{id}/values:batchClear")))
@@ -1027,21 +719,13 @@ async fn access_follows_the_callers_drive_role() {
         let (status, body) = env
             .send_as(
                 &bob,
-                env.http
-                    .post(env.url("v4/spreadsheets"))
-                    .json(&json!({ "properties": { "title": "Bob's" } })),
+                env.http.post(env.url("v4/spreadsheets")).json(&json!({ "properties": { "title": "Bob's" } })),
             )
             .await;
         assert_eq!(status, 200, "{body}");
         body["spreadsheetId"].as_str().expect("id").to_owned()
     };
-    let reads = [
-        "get",
-        "getByDataFilter",
-        "values.get",
-        "values.batchGet",
-        "copyTo (from it)",
-    ];
+    let reads = ["get", "getByDataFilter", "values.get", "values.batchGet", "copyTo (from it)"];
     let expect = |read_ok: bool, write_ok: bool| -> Vec<u16> {
         [
             "get",
@@ -1059,11 +743,7 @@ async fn access_follows_the_callers_drive_role() {
         ]
         .iter()
         .map(|label| {
-            let ok = if reads.contains(label) {
-                read_ok
-            } else {
-                write_ok
-            };
+            let ok = if reads.contains(label) { read_ok } else { write_ok };
             if ok { 200 } else { 403 }
         })
         .collect()
@@ -1071,30 +751,15 @@ async fn access_follows_the_callers_drive_role() {
     let codes = |found: Vec<(&str, u16)>| found.into_iter().map(|(_, s)| s).collect::<Vec<_>>();
 
     // No role: every call is refused, reads included.
-    assert_eq!(
-        codes(statuses_for(&env, &bob, &id, &bobs).await),
-        expect(false, false)
-    );
+    assert_eq!(codes(statuses_for(&env, &bob, &id, &bobs).await), expect(false, false));
     // An id nothing knows is not found.
-    let (status, body) = env
-        .send_as(
-            &bob,
-            env.http.get(env.url("v4/spreadsheets/no-such-spreadsheet")),
-        )
-        .await;
+    let (status, body) = env.send_as(&bob, env.http.get(env.url("v4/spreadsheets/no-such-spreadsheet"))).await;
     assert_eq!(status, 404, "{body}");
     assert_eq!(body["error"]["message"], "Requested entity was not found.");
 
     for (role, write_ok) in [("reader", false), ("commenter", false), ("writer", true)] {
-        env.google
-            .world()
-            .drive
-            .share_with(&id, "bob@example.com", role);
-        assert_eq!(
-            codes(statuses_for(&env, &bob, &id, &bobs).await),
-            expect(true, write_ok),
-            "{role}"
-        );
+        env.google.world().drive.share_with(&id, "bob@example.com", role);
+        assert_eq!(codes(statuses_for(&env, &bob, &id, &bobs).await), expect(true, write_ok), "{role}");
     }
     // The writer's edit is Bob's in Drive.
     let world = env.google.world();
@@ -1114,27 +779,13 @@ async fn titles_follow_renames_both_ways() {
         )
         .await;
     assert_eq!(status, 200, "{body}");
-    assert_eq!(
-        env.google
-            .world()
-            .drive
-            .get(&id)
-            .map(|f| f.name.clone())
-            .as_deref(),
-        Some("Renamed in Sheets")
-    );
+    assert_eq!(env.google.world().drive.get(&id).map(|f| f.name.clone()).as_deref(), Some("Renamed in Sheets"));
     // Drive → Sheets.
     let (status, body) = env
-        .send(
-            env.http
-                .patch(env.url(&format!("drive/v3/files/{id}")))
-                .json(&json!({ "name": "Renamed in Drive" })),
-        )
+        .send(env.http.patch(env.url(&format!("drive/v3/files/{id}"))).json(&json!({ "name": "Renamed in Drive" })))
         .await;
     assert_eq!(status, 200, "{body}");
-    let (status, body) = env
-        .get(&format!("v4/spreadsheets/{id}?fields=properties.title"))
-        .await;
+    let (status, body) = env.get(&format!("v4/spreadsheets/{id}?fields=properties.title")).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["properties"]["title"], "Renamed in Drive");
 }

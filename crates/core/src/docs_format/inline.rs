@@ -29,19 +29,13 @@ pub struct Span {
 impl Span {
     /// Unstyled text.
     pub fn plain(text: impl Into<String>) -> Span {
-        Span {
-            text: text.into(),
-            style: Style::default(),
-        }
+        Span { text: text.into(), style: Style::default() }
     }
 }
 
 /// Parses one paragraph's inline Markdown into spans; adjacent spans always differ in style.
 pub fn parse_inline(text: &str) -> Vec<Span> {
-    let parser = Parser {
-        chars: text.chars().collect(),
-        closers: RefCell::new(HashMap::new()),
-    };
+    let parser = Parser { chars: text.chars().collect(), closers: RefCell::new(HashMap::new()) };
     let mut out = Vec::new();
     parser.parse(0, parser.chars.len(), &Style::default(), 0, &mut out);
     out
@@ -88,10 +82,7 @@ impl Parser {
                 '[' | '!' | '<' if depth < MAX_DEPTH => match self.link_at(i, end) {
                     Some(link) => {
                         flush(&mut buf, style, out);
-                        let inner = Style {
-                            link: Some(link.url.clone()),
-                            ..style.clone()
-                        };
+                        let inner = Style { link: Some(link.url.clone()), ..style.clone() };
                         if link.literal {
                             push(out, link.url, inner);
                         } else {
@@ -140,10 +131,7 @@ impl Parser {
             return None;
         }
         let tries: &[usize] = if m == 3 { &[3, 2, 1] } else { &[m] };
-        tries.iter().find_map(|&k| {
-            self.find_closer(i + k, end, k, depth)
-                .map(|close| (k, close))
-        })
+        tries.iter().find_map(|&k| self.find_closer(i + k, end, k, depth).map(|close| (k, close)))
     }
 
     /// Finds a closing run of at least `n` delimiters, skipping nested emphasis, code and escapes.
@@ -166,17 +154,13 @@ impl Parser {
                 j += 2;
             } else if c == '`' {
                 let n = self.run_len(j, end);
-                j = self
-                    .code_close(j + n, end, n)
-                    .map_or(j + n, |close| close + n);
+                j = self.code_close(j + n, end, n).map_or(j + n, |close| close + n);
             } else if c == delim {
                 let m = self.run_len(j, end);
                 // CommonMark's "rule of three": a run that could also open does not close an
                 // opener when their lengths add up to a multiple of three (`*a**b**`).
                 let both = self.can_open(j, m);
-                let rule_of_three = both
-                    && (n + m).is_multiple_of(3)
-                    && !(n.is_multiple_of(3) && m.is_multiple_of(3));
+                let rule_of_three = both && (n + m).is_multiple_of(3) && !(n.is_multiple_of(3) && m.is_multiple_of(3));
                 if j > from && m >= n && self.can_close(j, m) && !rule_of_three {
                     return Some(j);
                 }
@@ -201,10 +185,7 @@ impl Parser {
 
     /// Right-flanking: preceded by a non-space; `_` also must not sit inside a word.
     fn can_close(&self, i: usize, m: usize) -> bool {
-        let prev = i
-            .checked_sub(1)
-            .and_then(|p| self.at(p))
-            .is_some_and(|c| !c.is_whitespace());
+        let prev = i.checked_sub(1).and_then(|p| self.at(p)).is_some_and(|c| !c.is_whitespace());
         prev && (self.chars[i] == '*' || !self.at(i + m).is_some_and(char::is_alphanumeric))
     }
 
@@ -239,12 +220,7 @@ impl Parser {
                 if url.is_empty() {
                     return None;
                 }
-                Some(Link {
-                    text: (i + 1, close),
-                    url,
-                    after,
-                    literal: false,
-                })
+                Some(Link { text: (i + 1, close), url, after, literal: false })
             }
             _ => None,
         }
@@ -253,9 +229,7 @@ impl Parser {
     fn autolink_at(&self, i: usize, end: usize) -> Option<Link> {
         let close = (i + 1..end).find(|&j| self.chars[j] == '>')?;
         let url: String = self.chars[i + 1..close].iter().collect();
-        let scheme_ok = ["http://", "https://", "mailto:"]
-            .iter()
-            .any(|s| url.to_ascii_lowercase().starts_with(s));
+        let scheme_ok = ["http://", "https://", "mailto:"].iter().any(|s| url.to_ascii_lowercase().starts_with(s));
         (scheme_ok && !url.contains(char::is_whitespace)).then(|| Link {
             text: (i + 1, close),
             url,
@@ -340,11 +314,7 @@ struct Link {
 fn code_content(chars: &[char]) -> String {
     let s: String = chars.iter().collect();
     let padded = s.len() >= 2 && s.starts_with(' ') && s.ends_with(' ') && !s.trim().is_empty();
-    if padded {
-        s[1..s.len() - 1].to_string()
-    } else {
-        s
-    }
+    if padded { s[1..s.len() - 1].to_string() } else { s }
 }
 
 fn flush(buf: &mut String, style: &Style, out: &mut Vec<Span>) {
@@ -372,14 +342,7 @@ mod tests {
         Span::plain(t)
     }
     fn styled(t: &str, bold: bool, italic: bool, link: Option<&str>) -> Span {
-        Span {
-            text: t.into(),
-            style: Style {
-                bold,
-                italic,
-                link: link.map(str::to_string),
-            },
-        }
+        Span { text: t.into(), style: Style { bold, italic, link: link.map(str::to_string) } }
     }
 
     #[test]
@@ -390,83 +353,35 @@ mod tests {
 
     #[test]
     fn emphasis_forms() {
-        assert_eq!(
-            parse_inline("a **b** c"),
-            vec![plain("a "), styled("b", true, false, None), plain(" c")]
-        );
+        assert_eq!(parse_inline("a **b** c"), vec![plain("a "), styled("b", true, false, None), plain(" c")]);
         assert_eq!(
             parse_inline("*i* _j_"),
-            vec![
-                styled("i", false, true, None),
-                plain(" "),
-                styled("j", false, true, None)
-            ]
+            vec![styled("i", false, true, None), plain(" "), styled("j", false, true, None)]
         );
-        assert_eq!(
-            parse_inline("***both***"),
-            vec![styled("both", true, true, None)]
-        );
-        assert_eq!(
-            parse_inline("__bold__"),
-            vec![styled("bold", true, false, None)]
-        );
+        assert_eq!(parse_inline("***both***"), vec![styled("both", true, true, None)]);
+        assert_eq!(parse_inline("__bold__"), vec![styled("bold", true, false, None)]);
         assert_eq!(
             parse_inline("**a *b* c**"),
-            vec![
-                styled("a ", true, false, None),
-                styled("b", true, true, None),
-                styled(" c", true, false, None)
-            ]
+            vec![styled("a ", true, false, None), styled("b", true, true, None), styled(" c", true, false, None)]
         );
         assert_eq!(
             parse_inline("*a **b** c*"),
-            vec![
-                styled("a ", false, true, None),
-                styled("b", true, true, None),
-                styled(" c", false, true, None)
-            ]
+            vec![styled("a ", false, true, None), styled("b", true, true, None), styled(" c", false, true, None)]
         );
         assert_eq!(
             parse_inline("**bold *it***"),
-            vec![
-                styled("bold ", true, false, None),
-                styled("it", true, true, None)
-            ]
+            vec![styled("bold ", true, false, None), styled("it", true, true, None)]
         );
-        assert_eq!(
-            parse_inline("***a** b*"),
-            vec![
-                styled("a", true, true, None),
-                styled(" b", false, true, None)
-            ]
-        );
-        assert_eq!(
-            parse_inline("**a**_b_"),
-            vec![
-                styled("a", true, false, None),
-                styled("b", false, true, None)
-            ]
-        );
+        assert_eq!(parse_inline("***a** b*"), vec![styled("a", true, true, None), styled(" b", false, true, None)]);
+        assert_eq!(parse_inline("**a**_b_"), vec![styled("a", true, false, None), styled("b", false, true, None)]);
     }
 
     #[test]
     fn unpaired_or_spaced_markers_stay_literal() {
-        for text in [
-            "5 * 3 * 2",
-            "snake_case_name",
-            "**open",
-            "a ** b **",
-            "* not a list here",
-            "_x",
-            "x_",
-            "****",
-        ] {
+        for text in ["5 * 3 * 2", "snake_case_name", "**open", "a ** b **", "* not a list here", "_x", "x_", "****"] {
             assert_eq!(parse_inline(text), vec![plain(text)], "{text}");
         }
-        assert_eq!(
-            parse_inline("un*frigging*believable")[1],
-            styled("frigging", false, true, None)
-        );
+        assert_eq!(parse_inline("un*frigging*believable")[1], styled("frigging", false, true, None));
     }
 
     #[test]
@@ -480,55 +395,25 @@ mod tests {
                 plain(" now"),
             ]
         );
-        assert_eq!(
-            parse_inline("[a](<u v> \"title\")"),
-            vec![styled("a", false, false, Some("u v"))]
-        );
-        assert_eq!(
-            parse_inline("**[a](u)**"),
-            vec![styled("a", true, false, Some("u"))]
-        );
+        assert_eq!(parse_inline("[a](<u v> \"title\")"), vec![styled("a", false, false, Some("u v"))]);
+        assert_eq!(parse_inline("**[a](u)**"), vec![styled("a", true, false, Some("u"))]);
         assert_eq!(
             parse_inline("<https://x.test>"),
-            vec![styled(
-                "https://x.test",
-                false,
-                false,
-                Some("https://x.test")
-            )]
+            vec![styled("https://x.test", false, false, Some("https://x.test"))]
         );
-        assert_eq!(
-            parse_inline("![alt](img.png)"),
-            vec![styled("alt", false, false, Some("img.png"))]
-        );
-        for text in [
-            "[a]",
-            "[a] (b)",
-            "[a](b",
-            "[a]()",
-            "<not a link>",
-            "a < b > c",
-        ] {
+        assert_eq!(parse_inline("![alt](img.png)"), vec![styled("alt", false, false, Some("img.png"))]);
+        for text in ["[a]", "[a] (b)", "[a](b", "[a]()", "<not a link>", "a < b > c"] {
             assert_eq!(parse_inline(text), vec![plain(text)], "{text}");
         }
     }
 
     #[test]
     fn code_and_escapes_are_literal() {
-        assert_eq!(
-            parse_inline("run `a *b* c` now"),
-            vec![plain("run a *b* c now")]
-        );
+        assert_eq!(parse_inline("run `a *b* c` now"), vec![plain("run a *b* c now")]);
         assert_eq!(parse_inline("`` a`b ``"), vec![plain("a`b")]);
         assert_eq!(parse_inline("`open"), vec![plain("`open")]);
-        assert_eq!(
-            parse_inline(r"\*not\* \[x\] \\ \a"),
-            vec![plain(r"*not* [x] \ \a")]
-        );
-        assert_eq!(
-            parse_inline(r"**a\*b**"),
-            vec![styled("a*b", true, false, None)]
-        );
+        assert_eq!(parse_inline(r"\*not\* \[x\] \\ \a"), vec![plain(r"*not* [x] \ \a")]);
+        assert_eq!(parse_inline(r"**a\*b**"), vec![styled("a*b", true, false, None)]);
     }
 
     #[test]

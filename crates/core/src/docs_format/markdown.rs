@@ -231,10 +231,7 @@ fn join_lines(lines: &[String]) -> String {
 }
 
 fn indent_width(line: &str) -> usize {
-    line.chars()
-        .take_while(|c| *c == ' ' || *c == '\t')
-        .map(|c| if c == '\t' { 4 } else { 1 })
-        .sum()
+    line.chars().take_while(|c| *c == ' ' || *c == '\t').map(|c| if c == '\t' { 4 } else { 1 }).sum()
 }
 
 fn fence_marker(line: &str) -> Option<(char, usize)> {
@@ -257,11 +254,7 @@ fn heading(line: &str) -> Option<(u8, &str)> {
     // A closing run of `#` after a space is decoration.
     let text = rest.trim();
     let stripped = text.trim_end_matches('#');
-    let text = if stripped.is_empty() || stripped.ends_with([' ', '\t']) {
-        stripped.trim_end()
-    } else {
-        text
-    };
+    let text = if stripped.is_empty() || stripped.ends_with([' ', '\t']) { stripped.trim_end() } else { text };
     Some((hashes as u8, text))
 }
 
@@ -277,10 +270,7 @@ fn list_item(line: &str) -> Option<(bool, &str)> {
 }
 
 fn is_table_delimiter(line: &str) -> bool {
-    line.contains('-')
-        && line
-            .chars()
-            .all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
+    line.contains('-') && line.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
 }
 
 /// Where each paragraph lands, in UTF-16 document indexes.
@@ -312,11 +302,7 @@ impl Layout {
         if placement == Placement::ParagraphStart {
             text.push('\n');
         }
-        Layout {
-            insert_at,
-            text,
-            spots,
-        }
+        Layout { insert_at, text, spots }
     }
 
     /// A range over paragraph `i`: its text, or its newline when it has none.
@@ -355,12 +341,7 @@ impl Layout {
         }
         for (i, para) in paras.iter().enumerate() {
             let (start, len) = self.spots[i];
-            let mut at = start + len
-                - para
-                    .spans
-                    .iter()
-                    .map(|s| utf16_len(&s.text) as u32)
-                    .sum::<u32>();
+            let mut at = start + len - para.spans.iter().map(|s| utf16_len(&s.text) as u32).sum::<u32>();
             for span in &para.spans {
                 let end = at + utf16_len(&span.text) as u32;
                 if let Some(request) = text_style(at, end, &span.style) {
@@ -372,11 +353,7 @@ impl Layout {
         for (kind_ordered, from, to) in list_groups(paras).into_iter().rev() {
             let (start, _) = self.spots[from];
             let (last, last_len) = self.spots[to];
-            let preset = if kind_ordered {
-                "NUMBERED_DECIMAL_ALPHA_ROMAN"
-            } else {
-                "BULLET_DISC_CIRCLE_SQUARE"
-            };
+            let preset = if kind_ordered { "NUMBERED_DECIMAL_ALPHA_ROMAN" } else { "BULLET_DISC_CIRCLE_SQUARE" };
             out.push(json!({"createParagraphBullets": {
                 "range": range(start, last + last_len.max(1)),
                 "bulletPreset": preset,
@@ -439,10 +416,7 @@ mod tests {
     use super::*;
 
     fn kinds(md: &str) -> Vec<(Kind, String)> {
-        parse_blocks(md)
-            .into_iter()
-            .map(|p| (p.kind, p.spans.iter().map(|s| s.text.as_str()).collect()))
-            .collect()
+        parse_blocks(md).into_iter().map(|p| (p.kind, p.spans.iter().map(|s| s.text.as_str()).collect())).collect()
     }
 
     fn item(ordered: bool, level: usize) -> Kind {
@@ -483,10 +457,7 @@ mod tests {
                 (Kind::Normal, "  indented".into()),
                 (Kind::Normal, "| a | b |".into()),
                 (Kind::Normal, "| 1 | 2 |".into()),
-                (
-                    Kind::Normal,
-                    "line one\u{b}line two\u{b}line three #hashtag".into()
-                ),
+                (Kind::Normal, "line one\u{b}line two\u{b}line three #hashtag".into()),
             ]
         );
     }
@@ -497,14 +468,7 @@ mod tests {
         let got: Vec<Kind> = kinds(md).into_iter().map(|(k, _)| k).collect();
         assert_eq!(
             got,
-            vec![
-                item(true, 0),
-                item(true, 1),
-                item(true, 2),
-                item(true, 1),
-                item(true, 0),
-                item(false, 0)
-            ]
+            vec![item(true, 0), item(true, 1), item(true, 2), item(true, 1), item(true, 0), item(false, 0)]
         );
         // Continuation line joined to item "e".
         assert_eq!(kinds(md)[4].1, "e x. not an item");
@@ -512,27 +476,12 @@ mod tests {
 
     #[test]
     fn requests_for_a_small_document() {
-        let reqs = markdown_to_requests(
-            "# Hi 😀\n\nA **b** [c](https://x.test)\n\n- one\n  - two\n1. n",
-            1,
-        );
+        let reqs = markdown_to_requests("# Hi 😀\n\nA **b** [c](https://x.test)\n\n- one\n  - two\n1. n", 1);
         let text = "Hi 😀\nA b c\none\n\ttwo\nn\n";
-        assert_eq!(
-            reqs[0],
-            json!({"insertText": {"location": {"index": 1}, "text": text}})
-        );
-        assert_eq!(
-            reqs[1],
-            json!({"deleteParagraphBullets": {"range": {"startIndex": 1, "endIndex": 23}}})
-        );
-        assert_eq!(
-            reqs[2]["updateParagraphStyle"]["range"],
-            json!({"startIndex": 1, "endIndex": 23})
-        );
-        assert_eq!(
-            reqs[3]["updateTextStyle"]["fields"],
-            "bold,italic,underline,strikethrough,link"
-        );
+        assert_eq!(reqs[0], json!({"insertText": {"location": {"index": 1}, "text": text}}));
+        assert_eq!(reqs[1], json!({"deleteParagraphBullets": {"range": {"startIndex": 1, "endIndex": 23}}}));
+        assert_eq!(reqs[2]["updateParagraphStyle"]["range"], json!({"startIndex": 1, "endIndex": 23}));
+        assert_eq!(reqs[3]["updateTextStyle"]["fields"], "bold,italic,underline,strikethrough,link");
         assert_eq!(
             reqs[4],
             json!({"updateParagraphStyle": {"range": {"startIndex": 1, "endIndex": 6},
@@ -569,10 +518,7 @@ mod tests {
         assert_eq!(text(Placement::ParagraphEnd), "\na\nb");
         assert_eq!(text(Placement::EmptyParagraph), "a\nb");
         let end = markdown_to_requests_placed("# a", 5, Placement::ParagraphEnd);
-        assert_eq!(
-            end[4]["updateParagraphStyle"]["range"],
-            json!({"startIndex": 6, "endIndex": 7})
-        );
+        assert_eq!(end[4]["updateParagraphStyle"]["range"], json!({"startIndex": 6, "endIndex": 7}));
     }
 
     #[test]
@@ -595,13 +541,7 @@ mod tests {
         let reqs = markdown_to_requests("#\n-", 1);
         assert_eq!(reqs[0]["insertText"]["text"], "\n\n");
         assert_eq!(reqs.len(), 5, "{reqs:#?}");
-        assert_eq!(
-            reqs[3]["updateParagraphStyle"]["range"],
-            json!({"startIndex": 1, "endIndex": 2})
-        );
-        assert_eq!(
-            reqs[4]["createParagraphBullets"]["range"],
-            json!({"startIndex": 2, "endIndex": 3})
-        );
+        assert_eq!(reqs[3]["updateParagraphStyle"]["range"], json!({"startIndex": 1, "endIndex": 2}));
+        assert_eq!(reqs[4]["createParagraphBullets"]["range"], json!({"startIndex": 2, "endIndex": 3}));
     }
 }

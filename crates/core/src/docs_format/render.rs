@@ -47,10 +47,7 @@ pub fn render_runs(runs: &[Run]) -> String {
         }
         i += len;
     }
-    out.split(['\u{b}', '\n'])
-        .map(escape_line_start)
-        .collect::<Vec<_>>()
-        .join("\\\n")
+    out.split(['\u{b}', '\n']).map(escape_line_start).collect::<Vec<_>>().join("\\\n")
 }
 
 /// Emphasis markers around escaped text, for runs that share one link (or none).
@@ -68,10 +65,8 @@ fn emphasis(runs: &[Run]) -> String {
         if !blank && let Some(pos) = open.iter().position(|&m| !wanted(m)) {
             close(&mut toks, &mut open, pos);
         }
-        let missing: Vec<Mark> = [Mark::Bold, Mark::Italic]
-            .into_iter()
-            .filter(|&m| !blank && wanted(m) && !open.contains(&m))
-            .collect();
+        let missing: Vec<Mark> =
+            [Mark::Bold, Mark::Italic].into_iter().filter(|&m| !blank && wanted(m) && !open.contains(&m)).collect();
         let mut text = text.as_str();
         if !missing.is_empty() {
             let rest = text.trim_start();
@@ -122,11 +117,7 @@ fn close(toks: &mut Vec<Tok>, open: &mut Vec<Mark>, pos: usize) {
 fn render_tokens(toks: &[Tok]) -> String {
     let is_alnum_text = |t: Option<&Tok>, first: bool| match t {
         Some(Tok::Text(s)) => {
-            let c = if first {
-                s.chars().next()
-            } else {
-                s.chars().last()
-            };
+            let c = if first { s.chars().next() } else { s.chars().last() };
             c.is_some_and(char::is_alphanumeric)
         }
         _ => false,
@@ -138,13 +129,10 @@ fn render_tokens(toks: &[Tok]) -> String {
             Tok::Text(s) => out.push_str(s),
             Tok::Open(Mark::Bold) | Tok::Close(Mark::Bold) => out.push_str("**"),
             Tok::Open(Mark::Italic) => {
-                let close = toks[k..]
-                    .iter()
-                    .position(|t| matches!(t, Tok::Close(Mark::Italic)))
-                    .map_or(toks.len(), |p| k + p);
+                let close =
+                    toks[k..].iter().position(|t| matches!(t, Tok::Close(Mark::Italic))).map_or(toks.len(), |p| k + p);
                 let before = k.checked_sub(1).and_then(|p| toks.get(p));
-                let touches =
-                    is_alnum_text(before, false) || is_alnum_text(toks.get(close + 1), true);
+                let touches = is_alnum_text(before, false) || is_alnum_text(toks.get(close + 1), true);
                 italic = if touches { "*" } else { "_" };
                 out.push_str(italic);
             }
@@ -159,19 +147,12 @@ fn escape(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     for (i, &c) in chars.iter().enumerate() {
-        let alnum_at = |j: Option<usize>| {
-            j.and_then(|j| chars.get(j))
-                .is_some_and(|c| c.is_alphanumeric())
-        };
+        let alnum_at = |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|c| c.is_alphanumeric());
         let escape = match c {
             '\\' | '*' | '`' | '[' | ']' => true,
             '_' => !(alnum_at(i.checked_sub(1)) && alnum_at(Some(i + 1))),
             '<' => {
-                let rest: String = chars[i + 1..]
-                    .iter()
-                    .take(7)
-                    .collect::<String>()
-                    .to_lowercase();
+                let rest: String = chars[i + 1..].iter().take(7).collect::<String>().to_lowercase();
                 rest.starts_with("http") || rest.starts_with("mailto:")
             }
             _ => false,
@@ -234,12 +215,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn run(text: &str, bold: bool, italic: bool, link: Option<&str>) -> Run {
-        Run {
-            text: text.into(),
-            bold,
-            italic,
-            link: link.map(str::to_string),
-        }
+        Run { text: text.into(), bold, italic, link: link.map(str::to_string) }
     }
 
     #[test]
@@ -247,58 +223,26 @@ mod tests {
         let cases = [
             (vec![run("plain", false, false, None)], "plain"),
             (
-                vec![
-                    run("a ", false, false, None),
-                    run("b", true, false, None),
-                    run(" c", false, false, None),
-                ],
+                vec![run("a ", false, false, None), run("b", true, false, None), run(" c", false, false, None)],
                 "a **b** c",
             ),
-            (
-                vec![
-                    run("bold ", true, false, None),
-                    run("text", false, false, None),
-                ],
-                "**bold** text",
-            ),
+            (vec![run("bold ", true, false, None), run("text", false, false, None)], "**bold** text"),
             (vec![run("x", false, true, None)], "_x_"),
             (
-                vec![
-                    run("un", false, false, None),
-                    run("frig", false, true, None),
-                    run("ging", false, false, None),
-                ],
+                vec![run("un", false, false, None), run("frig", false, true, None), run("ging", false, false, None)],
                 "un*frig*ging",
             ),
             (vec![run("both", true, true, None)], "**_both_**"),
+            (vec![run("a", true, false, None), run("b", false, true, None)], "**a**_b_"),
+            (vec![run("a", true, true, None), run("b", true, false, None)], "***a*b**"),
             (
-                vec![run("a", true, false, None), run("b", false, true, None)],
-                "**a**_b_",
-            ),
-            (
-                vec![run("a", true, true, None), run("b", true, false, None)],
-                "***a*b**",
-            ),
-            (
-                vec![
-                    run("see ", false, false, None),
-                    run("docs", false, false, Some("https://x.test/a b")),
-                ],
+                vec![run("see ", false, false, None), run("docs", false, false, Some("https://x.test/a b"))],
                 "see [docs](<https://x.test/a b>)",
             ),
-            (
-                vec![run("1. not a list", false, false, None)],
-                "1\\. not a list",
-            ),
+            (vec![run("1. not a list", false, false, None)], "1\\. not a list"),
             (vec![run("# no", false, false, None)], "\\# no"),
-            (
-                vec![run("a*b_c [d] `e` \\ snake_case", false, false, None)],
-                "a\\*b_c \\[d\\] \\`e\\` \\\\ snake_case",
-            ),
-            (
-                vec![run("line\u{b}- two", false, false, None)],
-                "line\\\n\\- two",
-            ),
+            (vec![run("a*b_c [d] `e` \\ snake_case", false, false, None)], "a\\*b_c \\[d\\] \\`e\\` \\\\ snake_case"),
+            (vec![run("line\u{b}- two", false, false, None)], "line\\\n\\- two"),
         ];
         for (runs, want) in cases {
             assert_eq!(render_runs(&runs), want);
@@ -308,12 +252,7 @@ mod tests {
     fn to_runs(spans: Vec<Span>) -> Vec<Run> {
         spans
             .into_iter()
-            .map(|s| Run {
-                text: s.text,
-                bold: s.style.bold,
-                italic: s.style.italic,
-                link: s.style.link,
-            })
+            .map(|s| Run { text: s.text, bold: s.style.bold, italic: s.style.italic, link: s.style.link })
             .collect()
     }
 
@@ -333,16 +272,8 @@ mod tests {
     fn arb_runs() -> impl Strategy<Value = Vec<Run>> {
         let text = "[a-c1 *_`\\[\\]\\\\<#!()|é😀.-]{1,6}";
         let link = prop_oneof![3 => Just(None), 1 => "[a-z()]{1,4}".prop_map(|s| Some(format!("https://x.test/{s}")))];
-        proptest::collection::vec((text, any::<bool>(), any::<bool>(), link), 1..6).prop_map(|v| {
-            v.into_iter()
-                .map(|(text, bold, italic, link)| Run {
-                    text,
-                    bold,
-                    italic,
-                    link,
-                })
-                .collect()
-        })
+        proptest::collection::vec((text, any::<bool>(), any::<bool>(), link), 1..6)
+            .prop_map(|v| v.into_iter().map(|(text, bold, italic, link)| Run { text, bold, italic, link }).collect())
     }
 
     /// The block parser trims paragraphs, so runs are compared without edge spaces.
@@ -400,47 +331,21 @@ mod tests {
     #[test]
     fn common_intraword_switches_survive() {
         let cases = [
-            vec![
-                run("un", false, false, None),
-                run("frig", false, true, None),
-                run("ging", false, false, None),
-            ],
+            vec![run("un", false, false, None), run("frig", false, true, None), run("ging", false, false, None)],
             vec![run("a", true, false, None), run("b", false, true, None)],
             vec![run("a", true, true, None), run("b", true, false, None)],
-            vec![
-                run("a", true, false, None),
-                run("b", true, true, None),
-                run("c", true, false, None),
-            ],
-            vec![
-                run("x", false, false, None),
-                run("y", true, false, None),
-                run("z", false, false, Some("u")),
-            ],
+            vec![run("a", true, false, None), run("b", true, true, None), run("c", true, false, None)],
+            vec![run("x", false, false, None), run("y", true, false, None), run("z", false, false, Some("u"))],
         ];
         for runs in cases {
             let md = render_runs(&runs);
-            assert_eq!(
-                normalise(&parse_back(&md)),
-                normalise(&runs),
-                "markdown was {md:?}"
-            );
+            assert_eq!(normalise(&parse_back(&md)), normalise(&runs), "markdown was {md:?}");
         }
     }
 
     #[test]
     fn span_and_run_agree() {
         let spans = parse_inline("**a** [b](u)");
-        assert_eq!(
-            spans[0],
-            Span {
-                text: "a".into(),
-                style: Style {
-                    bold: true,
-                    italic: false,
-                    link: None
-                }
-            }
-        );
+        assert_eq!(spans[0], Span { text: "a".into(), style: Style { bold: true, italic: false, link: None } });
     }
 }

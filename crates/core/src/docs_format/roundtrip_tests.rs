@@ -47,14 +47,9 @@ impl Sim {
     fn apply(&mut self, request: &Value) {
         let (kind, body) = request.as_object().unwrap().iter().next().unwrap();
         match kind.as_str() {
-            "insertText" => self.insert(
-                idx(&body["location"]["index"]),
-                body["text"].as_str().unwrap(),
-            ),
+            "insertText" => self.insert(idx(&body["location"]["index"]), body["text"].as_str().unwrap()),
             "updateParagraphStyle" => {
-                let named = body["paragraphStyle"]["namedStyleType"]
-                    .as_str()
-                    .unwrap_or("NORMAL_TEXT");
+                let named = body["paragraphStyle"]["namedStyleType"].as_str().unwrap_or("NORMAL_TEXT");
                 assert!(fields(body).contains(&"namedStyleType"), "{body}");
                 for (_, nl) in self.overlapping(&body["range"]) {
                     self.units[nl].para.as_mut().unwrap().0 = named.to_string();
@@ -81,23 +76,13 @@ impl Sim {
                 }
             }
             "createParagraphBullets" => {
-                let numbered = body["bulletPreset"]
-                    .as_str()
-                    .unwrap()
-                    .starts_with("NUMBERED");
+                let numbered = body["bulletPreset"].as_str().unwrap().starts_with("NUMBERED");
                 let id = format!("kix.list{}", self.lists.len());
                 self.lists.insert(id.clone(), numbered);
                 for (start, _) in self.overlapping(&body["range"]).into_iter().rev() {
-                    let tabs = self.units[start..]
-                        .iter()
-                        .take_while(|u| u.u == u16::from(b'\t'))
-                        .count();
+                    let tabs = self.units[start..].iter().take_while(|u| u.u == u16::from(b'\t')).count();
                     self.units.drain(start..start + tabs);
-                    let nl = start
-                        + self.units[start..]
-                            .iter()
-                            .position(|u| u.para.is_some())
-                            .unwrap();
+                    let nl = start + self.units[start..].iter().position(|u| u.para.is_some()).unwrap();
                     self.units[nl].para.as_mut().unwrap().1 = Some((id.clone(), tabs));
                 }
             }
@@ -106,20 +91,13 @@ impl Sim {
     }
 
     fn insert(&mut self, index: usize, text: &str) {
-        assert!(
-            index >= 1 && index <= self.units.len(),
-            "insert index {index} outside the body"
-        );
+        assert!(index >= 1 && index <= self.units.len(), "insert index {index} outside the body");
         let pos = index - 1;
         let from = match pos.checked_sub(1).map(|p| &self.units[p]) {
             Some(prev) if prev.para.is_none() => prev.clone(),
             _ => self.units[pos].clone(),
         };
-        let nl = pos
-            + self.units[pos..]
-                .iter()
-                .position(|u| u.para.is_some())
-                .unwrap();
+        let nl = pos + self.units[pos..].iter().position(|u| u.para.is_some()).unwrap();
         let para = self.units[nl].para.clone();
         let new: Vec<Unit> = text
             .encode_utf16()
@@ -137,21 +115,14 @@ impl Sim {
     /// A request range as unit positions, checked the way Docs checks it.
     fn range(&self, range: &Value) -> (usize, usize) {
         let (s, e) = (idx(&range["startIndex"]), idx(&range["endIndex"]));
-        assert!(
-            1 <= s && s < e && e <= self.units.len() + 1,
-            "bad range {range} for body of {}",
-            self.units.len()
-        );
+        assert!(1 <= s && s < e && e <= self.units.len() + 1, "bad range {range} for body of {}", self.units.len());
         (s - 1, e - 1)
     }
 
     /// Paragraphs (start, newline position) touching a range.
     fn overlapping(&self, range: &Value) -> Vec<(usize, usize)> {
         let (s, e) = self.range(range);
-        self.paragraphs()
-            .into_iter()
-            .filter(|&(ps, nl)| ps < e && s <= nl)
-            .collect()
+        self.paragraphs().into_iter().filter(|&(ps, nl)| ps < e && s <= nl).collect()
     }
 
     fn paragraphs(&self) -> Vec<(usize, usize)> {
@@ -178,10 +149,7 @@ impl Sim {
             let mut i = start;
             while i <= nl {
                 let key = |u: &Unit| (u.bold, u.italic, u.link.clone());
-                let len = self.units[i..=nl]
-                    .iter()
-                    .take_while(|u| key(u) == key(&self.units[i]))
-                    .count();
+                let len = self.units[i..=nl].iter().take_while(|u| key(u) == key(&self.units[i])).count();
                 let unit = &self.units[i];
                 let mut style = Map::new();
                 if unit.bold {
@@ -199,13 +167,11 @@ impl Sim {
                 i += len;
             }
             let (named, bullet) = self.units[nl].para.clone().unwrap();
-            let mut paragraph =
-                json!({"elements": elements, "paragraphStyle": {"namedStyleType": named}});
+            let mut paragraph = json!({"elements": elements, "paragraphStyle": {"namedStyleType": named}});
             if let Some((list, level)) = bullet {
                 paragraph["bullet"] = json!({"listId": list, "nestingLevel": level});
             }
-            content
-                .push(json!({"startIndex": start + 1, "endIndex": nl + 2, "paragraph": paragraph}));
+            content.push(json!({"startIndex": start + 1, "endIndex": nl + 2, "paragraph": paragraph}));
         }
         let lists: Map<String, Value> = self
             .lists
@@ -225,13 +191,7 @@ impl Sim {
 }
 
 fn newline(style: &str, bullet: Option<(String, usize)>) -> Unit {
-    Unit {
-        u: u16::from(b'\n'),
-        bold: false,
-        italic: false,
-        link: None,
-        para: Some((style.to_string(), bullet)),
-    }
+    Unit { u: u16::from(b'\n'), bold: false, italic: false, link: None, para: Some((style.to_string(), bullet)) }
 }
 
 fn idx(v: &Value) -> usize {
@@ -293,33 +253,18 @@ fn the_document_holds_what_the_markdown_said() {
     assert_eq!(sim.text(), "Head\nA b c\nx\ny\n\n");
     let doc = sim.document();
     let content = doc["body"]["content"].as_array().unwrap();
-    assert_eq!(
-        content[1]["paragraph"]["paragraphStyle"]["namedStyleType"],
-        "HEADING_1"
-    );
-    assert_eq!(
-        content[2]["paragraph"]["elements"][1]["textRun"]["content"],
-        "b"
-    );
-    assert_eq!(
-        content[2]["paragraph"]["elements"][1]["textRun"]["textStyle"]["bold"],
-        true
-    );
+    assert_eq!(content[1]["paragraph"]["paragraphStyle"]["namedStyleType"], "HEADING_1");
+    assert_eq!(content[2]["paragraph"]["elements"][1]["textRun"]["content"], "b");
+    assert_eq!(content[2]["paragraph"]["elements"][1]["textRun"]["textStyle"]["bold"], true);
     assert_eq!(content[4]["paragraph"]["bullet"]["nestingLevel"], 1);
-    assert_eq!(
-        content[3]["paragraph"]["bullet"]["listId"],
-        content[4]["paragraph"]["bullet"]["listId"]
-    );
+    assert_eq!(content[3]["paragraph"]["bullet"]["listId"], content[4]["paragraph"]["bullet"]["listId"]);
 }
 
 #[test]
 fn inserting_before_a_heading_leaves_it_alone() {
     let mut sim = doc_from("# Old heading\n");
     sim.apply_all(&markdown_to_requests("New **text**", 1));
-    assert_eq!(
-        to_markdown(&sim.document()),
-        "New **text**\n\n# Old heading\n"
-    );
+    assert_eq!(to_markdown(&sim.document()), "New **text**\n\n# Old heading\n");
 }
 
 #[test]
@@ -327,25 +272,14 @@ fn appending_after_a_bold_list_item_starts_clean() {
     let mut sim = doc_from("- **last item**\n");
     // The body is "last item\n\n": append at the end of the item's text.
     let end_of_item = 1 + "last item".len() as u32;
-    sim.apply_all(&markdown_to_requests_placed(
-        "plain\n\n## Head",
-        end_of_item,
-        Placement::ParagraphEnd,
-    ));
-    assert_eq!(
-        to_markdown(&sim.document()),
-        "- **last item**\n\nplain\n\n## Head\n"
-    );
+    sim.apply_all(&markdown_to_requests_placed("plain\n\n## Head", end_of_item, Placement::ParagraphEnd));
+    assert_eq!(to_markdown(&sim.document()), "- **last item**\n\nplain\n\n## Head\n");
 }
 
 #[test]
 fn an_empty_paragraph_is_filled_without_a_spare_one() {
     let mut sim = Sim::new();
-    sim.apply_all(&markdown_to_requests_placed(
-        "# A\n\nb",
-        1,
-        Placement::EmptyParagraph,
-    ));
+    sim.apply_all(&markdown_to_requests_placed("# A\n\nb", 1, Placement::EmptyParagraph));
     assert_eq!(sim.text(), "A\nb\n");
     assert_eq!(to_markdown(&sim.document()), "# A\n\nb\n");
 }
@@ -365,10 +299,7 @@ fn plain_text_and_structure_of_a_built_document() {
     assert_eq!(outline["title"], "Test");
     assert_eq!(outline["bodyEndIndex"], 22);
     let elements = outline["elements"].as_array().unwrap();
-    assert_eq!(
-        elements[0],
-        json!({"type": "heading", "level": 1, "text": "Head", "startIndex": 1, "endIndex": 6})
-    );
+    assert_eq!(elements[0], json!({"type": "heading", "level": 1, "text": "Head", "startIndex": 1, "endIndex": 6}));
     assert_eq!(elements[1]["type"], "paragraph");
     assert_eq!(elements[2]["type"], "list_item");
     assert_eq!(elements[2]["numbered"], false);
@@ -386,24 +317,18 @@ enum Gen {
 fn arb_paragraphs() -> impl Strategy<Value = Vec<(Gen, Vec<Run>)>> {
     let word = "[a-z0-9*_`\\[\\]\\\\<#!()|é😀.=~+-]{1,5}";
     let link = prop_oneof![4 => Just(None), 1 => "[a-z()]{1,3}".prop_map(|s| Some(format!("https://x.test/{s}")))];
-    let runs = proptest::collection::vec((word, any::<bool>(), any::<bool>(), link), 1..4)
-        .prop_map(|v| {
-            let n = v.len();
-            v.into_iter()
-                .enumerate()
-                .map(|(i, (mut text, bold, italic, link))| {
-                    if i + 1 < n {
-                        text.push(' ');
-                    }
-                    Run {
-                        text,
-                        bold,
-                        italic,
-                        link,
-                    }
-                })
-                .collect::<Vec<_>>()
-        });
+    let runs = proptest::collection::vec((word, any::<bool>(), any::<bool>(), link), 1..4).prop_map(|v| {
+        let n = v.len();
+        v.into_iter()
+            .enumerate()
+            .map(|(i, (mut text, bold, italic, link))| {
+                if i + 1 < n {
+                    text.push(' ');
+                }
+                Run { text, bold, italic, link }
+            })
+            .collect::<Vec<_>>()
+    });
     let kind = prop_oneof![
         Just(Gen::Normal),
         (1usize..=6).prop_map(Gen::Heading),
@@ -438,22 +363,14 @@ fn document_of(paras: &[(Gen, Vec<Run>)]) -> Value {
     for (kind, runs) in paras {
         for run in runs {
             for u in run.text.encode_utf16() {
-                sim.units.push(Unit {
-                    u,
-                    bold: run.bold,
-                    italic: run.italic,
-                    link: run.link.clone(),
-                    para: None,
-                });
+                sim.units.push(Unit { u, bold: run.bold, italic: run.italic, link: run.link.clone(), para: None });
             }
         }
         let (style, bullet) = match kind {
             Gen::Normal => ("NORMAL_TEXT".to_string(), None),
             Gen::Heading(n) => (format!("HEADING_{n}"), None),
             Gen::Item(ordered, level) => {
-                let id = list
-                    .get_or_insert_with(|| format!("gen{}", sim.lists.len()))
-                    .clone();
+                let id = list.get_or_insert_with(|| format!("gen{}", sim.lists.len())).clone();
                 sim.lists.insert(id.clone(), *ordered);
                 ("NORMAL_TEXT".to_string(), Some((id, *level)))
             }
@@ -480,33 +397,18 @@ fn summary(doc: &Value) -> Vec<(String, Vec<Styled>)> {
             let kind = match p.get("bullet") {
                 Some(b) => {
                     let list = &lists[b["listId"].as_str().unwrap()];
-                    let numbered = list["listProperties"]["nestingLevels"][0]
-                        .get("glyphType")
-                        .is_some();
+                    let numbered = list["listProperties"]["nestingLevels"][0].get("glyphType").is_some();
                     format!("item {numbered} {}", b["nestingLevel"])
                 }
-                None => p["paragraphStyle"]["namedStyleType"]
-                    .as_str()
-                    .unwrap()
-                    .to_string(),
+                None => p["paragraphStyle"]["namedStyleType"].as_str().unwrap().to_string(),
             };
             let mut chars = Vec::new();
             for el in p["elements"].as_array().unwrap() {
                 let run = &el["textRun"];
                 let style = &run["textStyle"];
-                for c in run["content"]
-                    .as_str()
-                    .unwrap()
-                    .chars()
-                    .filter(|&c| c != '\n')
-                {
+                for c in run["content"].as_str().unwrap().chars().filter(|&c| c != '\n') {
                     let emph = |k: &str| !c.is_whitespace() && style[k].as_bool().unwrap_or(false);
-                    chars.push((
-                        c,
-                        emph("bold"),
-                        emph("italic"),
-                        style["link"]["url"].as_str().map(str::to_string),
-                    ));
+                    chars.push((c, emph("bold"), emph("italic"), style["link"]["url"].as_str().map(str::to_string)));
                 }
             }
             (kind, chars)
@@ -541,11 +443,6 @@ proptest! {
 
 #[test]
 fn render_runs_is_what_paragraphs_use() {
-    let runs = vec![Run {
-        text: "a".into(),
-        bold: true,
-        italic: false,
-        link: None,
-    }];
+    let runs = vec![Run { text: "a".into(), bold: true, italic: false, link: None }];
     assert_eq!(render_runs(&runs), "**a**");
 }

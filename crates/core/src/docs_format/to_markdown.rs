@@ -99,10 +99,7 @@ impl<'a> DocParts<'a> {
             Some(_) => doc,
             None => doc.pointer("/tabs/0/documentTab").unwrap_or(doc),
         };
-        DocParts {
-            content: content_of(root.get("body")),
-            lists: root.get("lists").and_then(Value::as_object),
-        }
+        DocParts { content: content_of(root.get("body")), lists: root.get("lists").and_then(Value::as_object) }
     }
 
     /// Whether a list level is numbered, from its glyph: a glyph type such as DECIMAL numbers it, a
@@ -113,33 +110,21 @@ impl<'a> DocParts<'a> {
             .and_then(|l| l.get(list_id))
             .and_then(|l| l.pointer("/listProperties/nestingLevels"))
             .and_then(|levels| levels.get(level));
-        let glyph = level
-            .and_then(|l| l.get("glyphType"))
-            .and_then(Value::as_str);
-        matches!(
-            glyph,
-            Some("DECIMAL" | "ZERO_DECIMAL" | "UPPER_ALPHA" | "ALPHA" | "UPPER_ROMAN" | "ROMAN")
-        )
+        let glyph = level.and_then(|l| l.get("glyphType")).and_then(Value::as_str);
+        matches!(glyph, Some("DECIMAL" | "ZERO_DECIMAL" | "UPPER_ALPHA" | "ALPHA" | "UPPER_ROMAN" | "ROMAN"))
     }
 
     fn start_number(&self, list_id: &str, level: usize) -> u64 {
         self.lists
             .and_then(|l| l.get(list_id))
-            .and_then(|l| {
-                l.pointer(&format!(
-                    "/listProperties/nestingLevels/{level}/startNumber"
-                ))
-            })
+            .and_then(|l| l.pointer(&format!("/listProperties/nestingLevels/{level}/startNumber")))
             .and_then(Value::as_u64)
             .unwrap_or(1)
     }
 }
 
 fn content_of(holder: Option<&Value>) -> &[Value] {
-    holder
-        .and_then(|h| h.get("content"))
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+    holder.and_then(|h| h.get("content")).and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
 fn indexes(element: &Value) -> (u64, u64) {
@@ -175,34 +160,19 @@ impl ListState {
             let parent = self.indents.last().copied().unwrap_or(0);
             self.indents.push(parent + 2);
         }
-        let indent = self
-            .indents
-            .last()
-            .copied()
-            .filter(|_| level > 0)
-            .unwrap_or(0);
+        let indent = self.indents.last().copied().filter(|_| level > 0).unwrap_or(0);
         self.indents.push(indent + marker.len() + 1);
         (marker, indent)
     }
 }
 
 /// A paragraph as a Markdown block, and the id of its list if it is a list item.
-fn paragraph_markdown<'a>(
-    paragraph: &'a Value,
-    doc: &DocParts,
-    lists: &mut ListState,
-) -> (String, Option<&'a str>) {
+fn paragraph_markdown<'a>(paragraph: &'a Value, doc: &DocParts, lists: &mut ListState) -> (String, Option<&'a str>) {
     let inline = render_runs(&runs(paragraph));
-    let style = paragraph
-        .pointer("/paragraphStyle/namedStyleType")
-        .and_then(Value::as_str)
-        .unwrap_or("NORMAL_TEXT");
+    let style = paragraph.pointer("/paragraphStyle/namedStyleType").and_then(Value::as_str).unwrap_or("NORMAL_TEXT");
     if let Some(bullet) = paragraph.get("bullet") {
         let list_id = bullet.get("listId").and_then(Value::as_str).unwrap_or("");
-        let level = bullet
-            .get("nestingLevel")
-            .and_then(Value::as_u64)
-            .unwrap_or(0) as usize;
+        let level = bullet.get("nestingLevel").and_then(Value::as_u64).unwrap_or(0) as usize;
         let (marker, indent) = lists.item(doc, list_id, level);
         let text = format!("{}{marker} {inline}", " ".repeat(indent));
         return (text.trim_end().to_string(), Some(list_id));
@@ -239,40 +209,20 @@ fn runs(paragraph: &Value) -> Vec<Run> {
         } else if let Some(person) = element.get("person") {
             let props = person.get("personProperties");
             let name = props.and_then(|p| p.get("name").or_else(|| p.get("email")));
-            (
-                name.and_then(Value::as_str).unwrap_or("").to_string(),
-                person.get("textStyle"),
-            )
+            (name.and_then(Value::as_str).unwrap_or("").to_string(), person.get("textStyle"))
         } else if let Some(link) = element.get("richLink") {
             let props = link.get("richLinkProperties");
             let title = props.and_then(|p| p.get("title").or_else(|| p.get("uri")));
             let uri = props.and_then(|p| p.get("uri")).and_then(Value::as_str);
             let text = title.and_then(Value::as_str).unwrap_or("").to_string();
-            out.push(Run {
-                text,
-                bold: false,
-                italic: false,
-                link: uri.map(str::to_string),
-            });
+            out.push(Run { text, bold: false, italic: false, link: uri.map(str::to_string) });
             continue;
         } else {
             continue;
         };
-        let flag = |key: &str| {
-            style
-                .and_then(|s| s.get(key))
-                .and_then(Value::as_bool)
-                .unwrap_or(false)
-        };
-        let link = style
-            .and_then(|s| s.pointer("/link/url"))
-            .and_then(Value::as_str);
-        out.push(Run {
-            text,
-            bold: flag("bold"),
-            italic: flag("italic"),
-            link: link.map(str::to_string),
-        });
+        let flag = |key: &str| style.and_then(|s| s.get(key)).and_then(Value::as_bool).unwrap_or(false);
+        let link = style.and_then(|s| s.pointer("/link/url")).and_then(Value::as_str);
+        out.push(Run { text, bold: flag("bold"), italic: flag("italic"), link: link.map(str::to_string) });
     }
     if let Some(last) = out.last_mut()
         && last.text.ends_with('\n')
@@ -358,23 +308,14 @@ fn preview(text: &str) -> String {
 
 fn describe_paragraph(paragraph: &Value, doc: &DocParts, entry: &mut Map<String, Value>) {
     let text: String = runs(paragraph).into_iter().map(|r| r.text).collect();
-    let style = paragraph
-        .pointer("/paragraphStyle/namedStyleType")
-        .and_then(Value::as_str)
-        .unwrap_or("NORMAL_TEXT");
+    let style = paragraph.pointer("/paragraphStyle/namedStyleType").and_then(Value::as_str).unwrap_or("NORMAL_TEXT");
     if let Some(bullet) = paragraph.get("bullet") {
         let list_id = bullet.get("listId").and_then(Value::as_str).unwrap_or("");
-        let level = bullet
-            .get("nestingLevel")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
+        let level = bullet.get("nestingLevel").and_then(Value::as_u64).unwrap_or(0);
         entry.insert("type".into(), json!("list_item"));
         entry.insert("listId".into(), json!(list_id));
         entry.insert("nestingLevel".into(), json!(level));
-        entry.insert(
-            "numbered".into(),
-            json!(doc.is_numbered(list_id, level as usize)),
-        );
+        entry.insert("numbered".into(), json!(doc.is_numbered(list_id, level as usize)));
     } else if let Some(level) = style.strip_prefix("HEADING_") {
         entry.insert("type".into(), json!("heading"));
         entry.insert("level".into(), json!(level.parse::<u8>().unwrap_or(1)));
@@ -401,14 +342,8 @@ fn describe_table(table: &Value, entry: &mut Map<String, Value>) {
         })
         .collect();
     entry.insert("type".into(), json!("table"));
-    entry.insert(
-        "rows".into(),
-        table.get("rows").cloned().unwrap_or(json!(cells.len())),
-    );
-    entry.insert(
-        "columns".into(),
-        table.get("columns").cloned().unwrap_or(Value::Null),
-    );
+    entry.insert("rows".into(), table.get("rows").cloned().unwrap_or(json!(cells.len())));
+    entry.insert("columns".into(), table.get("columns").cloned().unwrap_or(Value::Null));
     entry.insert("cells".into(), Value::Array(cells));
 }
 
@@ -447,20 +382,14 @@ mod tests {
 
     #[test]
     fn tables_become_gfm_tables() {
-        assert_eq!(
-            to_markdown(&table_doc()),
-            "Before\n\n| Name | a\\|b |\n| --- | --- |\n| x |  |\n"
-        );
+        assert_eq!(to_markdown(&table_doc()), "Before\n\n| Name | a\\|b |\n| --- | --- |\n| x |  |\n");
         assert_eq!(to_plain_text(&table_doc()), "Before\nName\ta|b\nx\t\n\n");
         let outline = structure(&table_doc());
         let table = &outline["elements"][1];
         assert_eq!(table["type"], "table");
         assert_eq!(table["rows"], 2);
         assert_eq!(table["startIndex"], 8);
-        assert_eq!(
-            table["cells"][0][1],
-            json!({"startIndex": 15, "endIndex": 19, "text": "a|b"})
-        );
+        assert_eq!(table["cells"][0][1], json!({"startIndex": 15, "endIndex": 19, "text": "a|b"}));
         assert_eq!(outline["bodyEndIndex"], 31);
     }
 
@@ -475,11 +404,7 @@ mod tests {
     #[test]
     fn list_kinds_come_from_glyphs_and_numbering_continues() {
         let item = |start, text: &str, list: &str, level: u64| {
-            para(
-                start,
-                text,
-                json!({"bullet": {"listId": list, "nestingLevel": level}}),
-            )
+            para(start, text, json!({"bullet": {"listId": list, "nestingLevel": level}}))
         };
         let doc = json!({
             "lists": {
@@ -495,10 +420,7 @@ mod tests {
                 item(22, "deep\n", "b", 3),
             ]},
         });
-        assert_eq!(
-            to_markdown(&doc),
-            "3. three\n   1. a\n4. four\n\n- dot\n  - sub\n      - deep\n"
-        );
+        assert_eq!(to_markdown(&doc), "3. three\n   1. a\n4. four\n\n- dot\n  - sub\n      - deep\n");
         let outline = structure(&doc);
         assert_eq!(outline["elements"][0]["numbered"], true);
         assert_eq!(outline["elements"][3]["numbered"], false);
@@ -524,10 +446,7 @@ mod tests {
             to_markdown(&doc),
             "# Doc title\n\nSub\n\nAsk Ada about [Plan](https://x.test/plan)**line\\\n\\# two**\n"
         );
-        assert_eq!(
-            to_plain_text(&doc),
-            "Doc title\nSub\nAsk Ada about Planline\n# two\nToc\n"
-        );
+        assert_eq!(to_plain_text(&doc), "Doc title\nSub\nAsk Ada about Planline\n# two\nToc\n");
         let outline = structure(&doc);
         assert_eq!(outline["elements"][0]["type"], "title");
         assert_eq!(outline["elements"][3]["type"], "table_of_contents");
@@ -537,10 +456,7 @@ mod tests {
     fn previews_are_short() {
         let long = "x".repeat(200) + "\n";
         let doc = json!({"body": {"content": [para(1, &long, json!({}))]}});
-        let text = structure(&doc)["elements"][0]["text"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let text = structure(&doc)["elements"][0]["text"].as_str().unwrap().to_string();
         assert_eq!(text.chars().count(), PREVIEW_CHARS + 1);
         assert!(text.ends_with('…'));
     }

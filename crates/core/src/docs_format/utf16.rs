@@ -15,12 +15,7 @@ pub enum Utf16Error {
     #[error(
         "index {index} falls inside the character `{character}`, which Google Docs counts as 2 units: use {before} or {after}"
     )]
-    InsideCharacter {
-        index: usize,
-        character: char,
-        before: usize,
-        after: usize,
-    },
+    InsideCharacter { index: usize, character: char, before: usize, after: usize },
     #[error("byte offset {offset} falls inside a character")]
     NotCharBoundary { offset: usize },
     #[error("the text to find is empty: give at least one character to search for")]
@@ -38,13 +33,8 @@ pub fn utf16_len(text: &str) -> usize {
 pub fn byte_to_utf16(text: &str, byte_offset: usize) -> Result<usize, Utf16Error> {
     match text.get(..byte_offset) {
         Some(prefix) => Ok(utf16_len(prefix)),
-        None if byte_offset > text.len() => Err(Utf16Error::PastEnd {
-            index: byte_offset,
-            len: text.len(),
-        }),
-        None => Err(Utf16Error::NotCharBoundary {
-            offset: byte_offset,
-        }),
+        None if byte_offset > text.len() => Err(Utf16Error::PastEnd { index: byte_offset, len: text.len() }),
+        None => Err(Utf16Error::NotCharBoundary { offset: byte_offset }),
     }
 }
 
@@ -66,14 +56,7 @@ pub fn utf16_to_byte(text: &str, utf16_offset: usize) -> Result<usize, Utf16Erro
         }
         units += width;
     }
-    if units == utf16_offset {
-        Ok(text.len())
-    } else {
-        Err(Utf16Error::PastEnd {
-            index: utf16_offset,
-            len: units,
-        })
-    }
+    if units == utf16_offset { Ok(text.len()) } else { Err(Utf16Error::PastEnd { index: utf16_offset, len: units }) }
 }
 
 /// Finds every non-overlapping match of `needle` in `haystack`, left to right, as UTF-16
@@ -91,18 +74,10 @@ pub fn find_all(
     if needle.is_empty() {
         return Err(Utf16Error::EmptyNeedle);
     }
-    let pattern = if regex {
-        needle.to_string()
-    } else {
-        regex::escape(needle)
-    };
-    let matcher = RegexBuilder::new(&pattern)
-        .case_insensitive(!case_sensitive)
-        .size_limit(1 << 20)
-        .build()
-        .map_err(|err| Utf16Error::BadRegex {
-            pattern: needle.to_string(),
-            reason: first_line(&err.to_string()),
+    let pattern = if regex { needle.to_string() } else { regex::escape(needle) };
+    let matcher =
+        RegexBuilder::new(&pattern).case_insensitive(!case_sensitive).size_limit(1 << 20).build().map_err(|err| {
+            Utf16Error::BadRegex { pattern: needle.to_string(), reason: first_line(&err.to_string()) }
         })?;
     // Matches come in increasing order, so one walk converts all offsets.
     let mut found = Vec::new();
@@ -123,12 +98,7 @@ fn first_line(message: &str) -> String {
         .lines()
         .rev()
         .find(|line| line.trim_start().starts_with("error:"))
-        .map(|line| {
-            line.trim_start()
-                .trim_start_matches("error:")
-                .trim()
-                .to_string()
-        })
+        .map(|line| line.trim_start().trim_start_matches("error:").trim().to_string())
         .unwrap_or_else(|| message.trim().to_string())
 }
 
@@ -155,82 +125,35 @@ mod tests {
         assert_eq!(byte_to_utf16(text, 5).unwrap(), 3);
         assert_eq!(byte_to_utf16(text, 7).unwrap(), 4);
         assert_eq!(byte_to_utf16(text, 9).unwrap(), 6);
-        assert!(matches!(
-            byte_to_utf16(text, 2),
-            Err(Utf16Error::NotCharBoundary { offset: 2 })
-        ));
-        assert!(matches!(
-            byte_to_utf16(text, 10),
-            Err(Utf16Error::PastEnd { .. })
-        ));
+        assert!(matches!(byte_to_utf16(text, 2), Err(Utf16Error::NotCharBoundary { offset: 2 })));
+        assert!(matches!(byte_to_utf16(text, 10), Err(Utf16Error::PastEnd { .. })));
         assert_eq!(utf16_to_byte(text, 0).unwrap(), 0);
         assert_eq!(utf16_to_byte(text, 3).unwrap(), 5);
         assert_eq!(utf16_to_byte(text, 6).unwrap(), 9);
         let err = utf16_to_byte(text, 2).unwrap_err();
-        assert_eq!(
-            err,
-            Utf16Error::InsideCharacter {
-                index: 2,
-                character: '😀',
-                before: 1,
-                after: 3
-            }
-        );
+        assert_eq!(err, Utf16Error::InsideCharacter { index: 2, character: '😀', before: 1, after: 3 });
         assert!(err.to_string().contains("use 1 or 3"), "{err}");
-        assert!(matches!(
-            utf16_to_byte(text, 7),
-            Err(Utf16Error::PastEnd { index: 7, len: 6 })
-        ));
+        assert!(matches!(utf16_to_byte(text, 7), Err(Utf16Error::PastEnd { index: 7, len: 6 })));
     }
 
     #[test]
     fn finds_plain_text() {
-        assert_eq!(
-            find_all("a😀b a😀b", "b", true, false).unwrap(),
-            vec![(3, 4), (8, 9)]
-        );
-        assert_eq!(
-            find_all("aaaa", "aa", true, false).unwrap(),
-            vec![(0, 2), (2, 4)]
-        );
-        assert_eq!(
-            find_all("Cost (USD) cost", "cost", true, false).unwrap(),
-            vec![(11, 15)]
-        );
-        assert_eq!(
-            find_all("Cost (USD) cost", "COST", false, false).unwrap(),
-            vec![(0, 4), (11, 15)]
-        );
-        assert_eq!(
-            find_all("price $5.00 (x)", "$5.00 (", true, false).unwrap(),
-            vec![(6, 13)]
-        );
-        assert_eq!(
-            find_all("ÉCOLE école", "école", false, false).unwrap(),
-            vec![(0, 5), (6, 11)]
-        );
+        assert_eq!(find_all("a😀b a😀b", "b", true, false).unwrap(), vec![(3, 4), (8, 9)]);
+        assert_eq!(find_all("aaaa", "aa", true, false).unwrap(), vec![(0, 2), (2, 4)]);
+        assert_eq!(find_all("Cost (USD) cost", "cost", true, false).unwrap(), vec![(11, 15)]);
+        assert_eq!(find_all("Cost (USD) cost", "COST", false, false).unwrap(), vec![(0, 4), (11, 15)]);
+        assert_eq!(find_all("price $5.00 (x)", "$5.00 (", true, false).unwrap(), vec![(6, 13)]);
+        assert_eq!(find_all("ÉCOLE école", "école", false, false).unwrap(), vec![(0, 5), (6, 11)]);
         assert!(find_all("abc", "z", true, false).unwrap().is_empty());
-        assert_eq!(
-            find_all("abc", "", true, false),
-            Err(Utf16Error::EmptyNeedle)
-        );
+        assert_eq!(find_all("abc", "", true, false), Err(Utf16Error::EmptyNeedle));
     }
 
     #[test]
     fn finds_regular_expressions() {
-        assert_eq!(
-            find_all("😀 id-12, id-345", r"id-\d+", true, true).unwrap(),
-            vec![(3, 8), (10, 16)]
-        );
-        assert_eq!(
-            find_all("Foo foo", "^foo", false, true).unwrap(),
-            vec![(0, 3)]
-        );
+        assert_eq!(find_all("😀 id-12, id-345", r"id-\d+", true, true).unwrap(), vec![(3, 8), (10, 16)]);
+        assert_eq!(find_all("Foo foo", "^foo", false, true).unwrap(), vec![(0, 3)]);
         // Zero-length matches are skipped rather than reported as empty ranges.
-        assert_eq!(
-            find_all("ab", "x*", true, true).unwrap(),
-            Vec::<(usize, usize)>::new()
-        );
+        assert_eq!(find_all("ab", "x*", true, true).unwrap(), Vec::<(usize, usize)>::new());
         let err = find_all("ab", "(unclosed", true, true).unwrap_err();
         assert!(matches!(err, Utf16Error::BadRegex { .. }));
         assert!(!err.to_string().contains('\n'), "{err}");

@@ -118,8 +118,6 @@ impl GoogleClient {
 impl Activity<'_> {
     /// `activity:query`: a POST that only reads, so it is retried like a read.
     pub async fn query(&self, request: &QueryRequest) -> Result<QueryResponse, GoogleError> {
-        self.0
-            .json(Call::post_read(Api::DriveActivity, "v2/activity:query").json(request))
-            .await
+        self.0.json(Call::post_read(Api::DriveActivity, "v2/activity:query").json(request)).await
     }
 }

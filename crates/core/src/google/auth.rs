@@ -26,15 +26,23 @@ pub const SCOPES: &[&str] = &[
 /// Why no token could be had.
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
-    #[error("The service account key at {path} could not be read: {detail}. Check SERVICE_ACCOUNT_PATH points to the JSON key file you downloaded from Google Cloud.")]
+    #[error(
+        "The service account key at {path} could not be read: {detail}. Check SERVICE_ACCOUNT_PATH points to the JSON key file you downloaded from Google Cloud."
+    )]
     KeyUnreadable { path: String, detail: String },
-    #[error("The service account key is not usable: {0}. Download a new JSON key from Google Cloud (IAM › Service accounts › Keys).")]
+    #[error(
+        "The service account key is not usable: {0}. Download a new JSON key from Google Cloud (IAM › Service accounts › Keys)."
+    )]
     KeyInvalid(String),
-    #[error("Google refused the sign-in ({error}: {description}). Check the credential is still valid, or sign in again.")]
+    #[error(
+        "Google refused the sign-in ({error}: {description}). Check the credential is still valid, or sign in again."
+    )]
     Refused { error: String, description: String },
     #[error("Gatehouse could not reach Google's sign-in service: {0}. Check the internet connection and try again.")]
     Network(String),
-    #[error("Not signed in to Google. Sign in from the Gatehouse tray icon, or run `gatehouse serve --sandbox` to try it with sample files.")]
+    #[error(
+        "Not signed in to Google. Sign in from the Gatehouse tray icon, or run `gatehouse serve --sandbox` to try it with sample files."
+    )]
     NotSignedIn,
 }
 
@@ -178,10 +186,8 @@ impl ServiceAccount {
     }
 
     async fn fetch(&self) -> Result<Cached, AuthError> {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or_default();
+        let now =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_default();
         let claims = Claims {
             iss: &self.key.client_email,
             scope: SCOPES.join(" "),
@@ -194,7 +200,8 @@ impl ServiceAccount {
         header.kid = self.key.private_key_id.clone();
         let signing = jsonwebtoken::EncodingKey::from_rsa_pem(self.key.private_key.as_bytes())
             .map_err(|e| AuthError::KeyInvalid(e.to_string()))?;
-        let assertion = jsonwebtoken::encode(&header, &claims, &signing).map_err(|e| AuthError::KeyInvalid(e.to_string()))?;
+        let assertion =
+            jsonwebtoken::encode(&header, &claims, &signing).map_err(|e| AuthError::KeyInvalid(e.to_string()))?;
         let response = self
             .http
             .post(&self.token_url)

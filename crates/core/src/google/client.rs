@@ -108,7 +108,9 @@ impl Call {
     pub fn multipart(self, metadata: &serde_json::Value, content_type: &str, content: &[u8]) -> Self {
         let boundary = format!("gatehouse-{:016x}", rand::random::<u64>());
         let mut body = Vec::with_capacity(content.len() + 512);
-        body.extend_from_slice(format!("--{boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n").as_bytes());
+        body.extend_from_slice(
+            format!("--{boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n").as_bytes(),
+        );
         body.extend_from_slice(metadata.to_string().as_bytes());
         body.extend_from_slice(format!("\r\n--{boundary}\r\nContent-Type: {content_type}\r\n\r\n").as_bytes());
         body.extend_from_slice(content);

@@ -115,16 +115,9 @@ impl GoogleClient {
 
 impl Comments<'_> {
     /// `comments.list`: one page of the file's comments, oldest first as Drive returns them.
-    pub async fn list(
-        &self,
-        file_id: &str,
-        page: ListComments<'_>,
-    ) -> Result<CommentList, GoogleError> {
+    pub async fn list(&self, file_id: &str, page: ListComments<'_>) -> Result<CommentList, GoogleError> {
         let call = Call::get(Api::Drive, format!("files/{}/comments", segment(file_id)))
-            .query(
-                "fields",
-                format!("comments({COMMENT_FIELDS}),nextPageToken"),
-            )
+            .query("fields", format!("comments({COMMENT_FIELDS}),nextPageToken"))
             .query("pageSize", page.page_size)
             .query("includeDeleted", page.include_deleted)
             .query_opt("pageToken", page.page_token);
@@ -140,10 +133,8 @@ impl Comments<'_> {
     ) -> Result<Comment, GoogleError> {
         let body = NewComment {
             content,
-            quoted_file_content: quoted_text.map(|value| QuotedFileContent {
-                mime_type: "text/plain".to_owned(),
-                value: value.to_owned(),
-            }),
+            quoted_file_content: quoted_text
+                .map(|value| QuotedFileContent { mime_type: "text/plain".to_owned(), value: value.to_owned() }),
         };
         let call = Call::post(Api::Drive, format!("files/{}/comments", segment(file_id)))
             .query("fields", COMMENT_FIELDS)

@@ -75,11 +75,8 @@ impl Docs<'_> {
         document_id: &str,
         requests: &[Value],
     ) -> Result<BatchUpdateResponse, GoogleError> {
-        let call = Call::post(
-            Api::Docs,
-            format!("v1/documents/{}:batchUpdate", segment(document_id)),
-        )
-        .json(&BatchUpdateRequest { requests });
+        let call = Call::post(Api::Docs, format!("v1/documents/{}:batchUpdate", segment(document_id)))
+            .json(&BatchUpdateRequest { requests });
         self.0.json(call).await
     }
 }

@@ -218,11 +218,7 @@ fn file_path(file_id: &str) -> String {
 }
 
 fn permission_path(file_id: &str, permission_id: &str) -> String {
-    format!(
-        "files/{}/permissions/{}",
-        segment(file_id),
-        segment(permission_id)
-    )
+    format!("files/{}/permissions/{}", segment(file_id), segment(permission_id))
 }
 
 impl Drive<'_> {
@@ -238,27 +234,21 @@ impl Drive<'_> {
             call = call.query("q", request.q);
         }
         if request.corpora == Corpora::AllDrives {
-            call = call
-                .query("corpora", "allDrives")
-                .query("includeItemsFromAllDrives", true);
+            call = call.query("corpora", "allDrives").query("includeItemsFromAllDrives", true);
         }
         self.0.json(call).await
     }
 
     /// `files.get` with a field mask.
     pub async fn get(&self, file_id: &str, fields: &str) -> Result<File, GoogleError> {
-        let call = Call::get(Api::Drive, file_path(file_id))
-            .query("fields", fields)
-            .query("supportsAllDrives", true);
+        let call = Call::get(Api::Drive, file_path(file_id)).query("fields", fields).query("supportsAllDrives", true);
         self.0.json(call).await
     }
 
     /// `files.create` without content (folders, empty Google files).
     pub async fn create(&self, metadata: &Value, fields: &str) -> Result<File, GoogleError> {
-        let call = Call::post(Api::Drive, "files")
-            .query("fields", fields)
-            .query("supportsAllDrives", true)
-            .json(metadata);
+        let call =
+            Call::post(Api::Drive, "files").query("fields", fields).query("supportsAllDrives", true).json(metadata);
         self.0.json(call).await
     }
 
@@ -290,8 +280,7 @@ impl Drive<'_> {
         if content.len() <= MULTIPART_MAX_BYTES {
             self.upload(metadata, content_type, content, fields).await
         } else {
-            self.upload_resumable(metadata, content_type, content, fields)
-                .await
+            self.upload_resumable(metadata, content_type, content, fields).await
         }
     }
 
@@ -310,15 +299,10 @@ impl Drive<'_> {
             .query("supportsAllDrives", true)
             .json(metadata);
         let reply = self.0.bytes(start).await?;
-        let missing = || GoogleError::Decode {
-            api: Api::DriveUpload.name(),
-            detail: "no upload session URI in Location".into(),
-        };
-        let location = reply
-            .headers
-            .get(reqwest::header::LOCATION)
-            .and_then(|v| v.to_str().ok())
-            .ok_or_else(missing)?;
+        let missing =
+            || GoogleError::Decode { api: Api::DriveUpload.name(), detail: "no upload session URI in Location".into() };
+        let location =
+            reply.headers.get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok()).ok_or_else(missing)?;
         let session = url::Url::parse(location).map_err(|_| missing())?;
         // The session URI is the upload path with the session's own query (upload_id and the original
         // parameters): replay that query on the same path under our endpoint.
@@ -326,18 +310,11 @@ impl Drive<'_> {
         for (name, value) in session.query_pairs() {
             call = call.query(&name, value);
         }
-        self.0
-            .json(call.raw(content_type.to_owned(), Bytes::copy_from_slice(content)))
-            .await
+        self.0.json(call.raw(content_type.to_owned(), Bytes::copy_from_slice(content))).await
     }
 
     /// `files.update` of metadata (name, trashed …).
-    pub async fn update(
-        &self,
-        file_id: &str,
-        metadata: &Value,
-        fields: &str,
-    ) -> Result<File, GoogleError> {
+    pub async fn update(&self, file_id: &str, metadata: &Value, fields: &str) -> Result<File, GoogleError> {
         let call = Call::patch(Api::Drive, file_path(file_id))
             .query("fields", fields)
             .query("supportsAllDrives", true)
@@ -346,12 +323,7 @@ impl Drive<'_> {
     }
 
     /// `files.copy`; `metadata` may set the copy's `name` and `parents`.
-    pub async fn copy(
-        &self,
-        file_id: &str,
-        metadata: &Value,
-        fields: &str,
-    ) -> Result<File, GoogleError> {
+    pub async fn copy(&self, file_id: &str, metadata: &Value, fields: &str) -> Result<File, GoogleError> {
         let call = Call::post(Api::Drive, format!("{}/copy", file_path(file_id)))
             .query("fields", fields)
             .query("supportsAllDrives", true)
@@ -369,16 +341,13 @@ impl Drive<'_> {
     /// `files.export`: a Google-native file converted to `mime_type`.
     pub async fn export(&self, file_id: &str, mime_type: &str) -> Result<Bytes, GoogleError> {
         // files.export takes no supportsAllDrives: it finds shared-drive files on its own.
-        let call = Call::get(Api::Drive, format!("{}/export", file_path(file_id)))
-            .query("mimeType", mime_type);
+        let call = Call::get(Api::Drive, format!("{}/export", file_path(file_id))).query("mimeType", mime_type);
         Ok(self.0.bytes(call).await?.body)
     }
 
     /// `files.get?alt=media`: a blob's bytes.
     pub async fn download(&self, file_id: &str) -> Result<Bytes, GoogleError> {
-        let call = Call::get(Api::Drive, file_path(file_id))
-            .query("alt", "media")
-            .query("supportsAllDrives", true);
+        let call = Call::get(Api::Drive, file_path(file_id)).query("alt", "media").query("supportsAllDrives", true);
         Ok(self.0.bytes(call).await?.body)
     }
 
@@ -389,19 +358,9 @@ impl Drive<'_> {
     }
 
     /// [`Drive::move_to_folder`], answering the moved file with `fields`.
-    pub async fn move_file(
-        &self,
-        file_id: &str,
-        folder_id: &str,
-        fields: &str,
-    ) -> Result<File, GoogleError> {
+    pub async fn move_file(&self, file_id: &str, folder_id: &str, fields: &str) -> Result<File, GoogleError> {
         let current = self.get(file_id, "id,parents").await?;
-        let remove: Vec<&str> = current
-            .parents
-            .iter()
-            .map(String::as_str)
-            .filter(|p| *p != folder_id)
-            .collect();
+        let remove: Vec<&str> = current.parents.iter().map(String::as_str).filter(|p| *p != folder_id).collect();
         let mut call = Call::patch(Api::Drive, file_path(file_id))
             .query("addParents", folder_id)
             .query("supportsAllDrives", true)
@@ -414,11 +373,7 @@ impl Drive<'_> {
     }
 
     /// `permissions.list`, every page.
-    pub async fn permissions(
-        &self,
-        file_id: &str,
-        fields: &str,
-    ) -> Result<Vec<Permission>, GoogleError> {
+    pub async fn permissions(&self, file_id: &str, fields: &str) -> Result<Vec<Permission>, GoogleError> {
         let mut out = Vec::new();
         let mut token: Option<String> = None;
         loop {
@@ -473,21 +428,14 @@ impl Drive<'_> {
     }
 
     /// `permissions.delete`.
-    pub async fn delete_permission(
-        &self,
-        file_id: &str,
-        permission_id: &str,
-    ) -> Result<(), GoogleError> {
-        let call = Call::delete(Api::Drive, permission_path(file_id, permission_id))
-            .query("supportsAllDrives", true);
+    pub async fn delete_permission(&self, file_id: &str, permission_id: &str) -> Result<(), GoogleError> {
+        let call = Call::delete(Api::Drive, permission_path(file_id, permission_id)).query("supportsAllDrives", true);
         let _: Value = self.0.json(call).await?;
         Ok(())
     }
 
     /// `about.get` (Drive requires `fields` here).
     pub async fn about(&self, fields: &str) -> Result<About, GoogleError> {
-        self.0
-            .json(Call::get(Api::Drive, "about").query("fields", fields))
-            .await
+        self.0.json(Call::get(Api::Drive, "about").query("fields", fields)).await
     }
 }

@@ -51,7 +51,9 @@ pub enum GoogleError {
     Timeout { api: &'static str, timeout: Duration },
     #[error("Gatehouse could not reach {api}: {detail}. Check the internet connection and try again.")]
     Network { api: &'static str, detail: String },
-    #[error("{api} answered something Gatehouse did not understand ({detail}). This is a bug in Gatehouse: please report it.")]
+    #[error(
+        "{api} answered something Gatehouse did not understand ({detail}). This is a bug in Gatehouse: please report it."
+    )]
     Decode { api: &'static str, detail: String },
     #[error("{0}")]
     Auth(#[from] crate::google::auth::AuthError),
@@ -104,11 +106,9 @@ impl ApiError {
     pub fn parse(api: Api, http_status: u16, body: &[u8], retry_after: Option<Duration>) -> Self {
         let parsed: Option<Body> = serde_json::from_slice::<Envelope>(body).ok().map(|e| e.error);
         let (status, reason, message) = match parsed {
-            Some(body) => (
-                body.status,
-                body.errors.into_iter().find_map(|item| item.reason),
-                body.message.unwrap_or_default(),
-            ),
+            Some(body) => {
+                (body.status, body.errors.into_iter().find_map(|item| item.reason), body.message.unwrap_or_default())
+            }
             None => (None, None, String::from_utf8_lossy(body).chars().take(200).collect()),
         };
         let kind = classify(http_status, status.as_deref(), reason.as_deref());
@@ -142,14 +142,28 @@ fn plain_words(error: &ApiError) -> String {
     let api = error.api.name();
     let google = if error.message.is_empty() { String::new() } else { format!(" Google said: \"{}\"", error.message) };
     match error.kind {
-        ErrorKind::InvalidArgument => format!("{api} refused the request as invalid.{google} Check the arguments and try again."),
-        ErrorKind::Unauthenticated => format!("{api} did not accept Gatehouse's sign-in.{google} Sign in to Google again from Gatehouse."),
-        ErrorKind::PermissionDenied => format!("The signed-in Google account may not do this.{google} Ask the file's owner for access, or use a file this account can edit."),
-        ErrorKind::NotFound => format!("{api} could not find it.{google} Check the id, or whether the file was deleted or is not shared with this account."),
+        ErrorKind::InvalidArgument => {
+            format!("{api} refused the request as invalid.{google} Check the arguments and try again.")
+        }
+        ErrorKind::Unauthenticated => {
+            format!("{api} did not accept Gatehouse's sign-in.{google} Sign in to Google again from Gatehouse.")
+        }
+        ErrorKind::PermissionDenied => format!(
+            "The signed-in Google account may not do this.{google} Ask the file's owner for access, or use a file this account can edit."
+        ),
+        ErrorKind::NotFound => format!(
+            "{api} could not find it.{google} Check the id, or whether the file was deleted or is not shared with this account."
+        ),
         ErrorKind::Conflict => format!("{api} reported a conflict.{google} Fetch the current state and try again."),
-        ErrorKind::StorageQuota => format!("This Google identity has no Drive storage of its own (service accounts don't).{google} Put the file in a shared drive, or sign in with a person's Google account."),
-        ErrorKind::RateLimited => format!("{api} asked Gatehouse to slow down (rate limit).{google} Wait a minute and try again."),
-        ErrorKind::Unavailable => format!("{api} had a problem on its side (HTTP {}).{google} Try again in a moment.", error.http_status),
+        ErrorKind::StorageQuota => format!(
+            "This Google identity has no Drive storage of its own (service accounts don't).{google} Put the file in a shared drive, or sign in with a person's Google account."
+        ),
+        ErrorKind::RateLimited => {
+            format!("{api} asked Gatehouse to slow down (rate limit).{google} Wait a minute and try again.")
+        }
+        ErrorKind::Unavailable => {
+            format!("{api} had a problem on its side (HTTP {}).{google} Try again in a moment.", error.http_status)
+        }
         ErrorKind::Other => format!("{api} answered HTTP {}.{google}", error.http_status),
     }
 }

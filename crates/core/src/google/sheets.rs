@@ -128,11 +128,7 @@ pub struct ValueRangeIn<'a> {
 impl<'a> ValueRangeIn<'a> {
     /// Row-major values for `range`.
     pub fn rows(range: &'a str, values: &'a [Vec<Value>]) -> Self {
-        Self {
-            range,
-            major_dimension: "ROWS",
-            values,
-        }
+        Self { range, major_dimension: "ROWS", values }
     }
 }
 
@@ -214,11 +210,7 @@ fn spreadsheet_path(spreadsheet_id: &str) -> String {
 
 impl Sheets<'_> {
     /// `spreadsheets.get` with a field mask (`fields`), without grid data.
-    pub async fn get(
-        &self,
-        spreadsheet_id: &str,
-        fields: &str,
-    ) -> Result<Spreadsheet, GoogleError> {
+    pub async fn get(&self, spreadsheet_id: &str, fields: &str) -> Result<Spreadsheet, GoogleError> {
         let call = Call::get(Api::Sheets, spreadsheet_path(spreadsheet_id)).query("fields", fields);
         self.0.json(call).await
     }
@@ -230,8 +222,7 @@ impl Sheets<'_> {
         ranges: &[String],
         fields: &str,
     ) -> Result<Spreadsheet, GoogleError> {
-        let mut call =
-            Call::get(Api::Sheets, spreadsheet_path(spreadsheet_id)).query("includeGridData", true);
+        let mut call = Call::get(Api::Sheets, spreadsheet_path(spreadsheet_id)).query("includeGridData", true);
         for range in ranges {
             call = call.query("ranges", range);
         }
@@ -250,11 +241,7 @@ impl Sheets<'_> {
         range: &str,
         render: ValueRender,
     ) -> Result<ValueRange<C>, GoogleError> {
-        let path = format!(
-            "{}/values/{}",
-            spreadsheet_path(spreadsheet_id),
-            segment(range)
-        );
+        let path = format!("{}/values/{}", spreadsheet_path(spreadsheet_id), segment(range));
         let call = Call::get(Api::Sheets, path).query("valueRenderOption", render.as_str());
         self.0.json(call).await
     }
@@ -267,14 +254,8 @@ impl Sheets<'_> {
         range: &str,
         render: ValueRender,
     ) -> Result<Bytes, GoogleError> {
-        let path = format!(
-            "{}/values/{}",
-            spreadsheet_path(spreadsheet_id),
-            segment(range)
-        );
-        let call = Call::get(Api::Sheets, path)
-            .query("valueRenderOption", render.as_str())
-            .query("prettyPrint", false);
+        let path = format!("{}/values/{}", spreadsheet_path(spreadsheet_id), segment(range));
+        let call = Call::get(Api::Sheets, path).query("valueRenderOption", render.as_str()).query("prettyPrint", false);
         Ok(self.0.bytes(call).await?.body)
     }
 
@@ -289,9 +270,7 @@ impl Sheets<'_> {
         for range in ranges {
             call = call.query("ranges", range);
         }
-        self.0
-            .json(call.query("valueRenderOption", render.as_str()))
-            .await
+        self.0.json(call.query("valueRenderOption", render.as_str())).await
     }
 
     /// `spreadsheets.values.update` with `USER_ENTERED` input (typed as in the UI: formulas, numbers, dates).
@@ -301,11 +280,7 @@ impl Sheets<'_> {
         range: &str,
         values: &[Vec<Value>],
     ) -> Result<UpdateValuesResponse, GoogleError> {
-        let path = format!(
-            "{}/values/{}",
-            spreadsheet_path(spreadsheet_id),
-            segment(range)
-        );
+        let path = format!("{}/values/{}", spreadsheet_path(spreadsheet_id), segment(range));
         let call = Call::put(Api::Sheets, path)
             .query("valueInputOption", "USER_ENTERED")
             .json(&ValueRangeIn::rows(range, values));
@@ -319,25 +294,14 @@ impl Sheets<'_> {
         data: &[ValueRangeIn<'_>],
     ) -> Result<BatchUpdateValuesResponse, GoogleError> {
         let path = format!("{}/values:batchUpdate", spreadsheet_path(spreadsheet_id));
-        let call = Call::post(Api::Sheets, path)
-            .json(&json!({ "valueInputOption": "USER_ENTERED", "data": data }));
+        let call = Call::post(Api::Sheets, path).json(&json!({ "valueInputOption": "USER_ENTERED", "data": data }));
         self.0.json(call).await
     }
 
     /// `spreadsheets.values.clear`: values only, formatting stays.
-    pub async fn values_clear(
-        &self,
-        spreadsheet_id: &str,
-        range: &str,
-    ) -> Result<ClearValuesResponse, GoogleError> {
-        let path = format!(
-            "{}/values/{}:clear",
-            spreadsheet_path(spreadsheet_id),
-            segment(range)
-        );
-        self.0
-            .json(Call::post(Api::Sheets, path).json(&json!({})))
-            .await
+    pub async fn values_clear(&self, spreadsheet_id: &str, range: &str) -> Result<ClearValuesResponse, GoogleError> {
+        let path = format!("{}/values/{}:clear", spreadsheet_path(spreadsheet_id), segment(range));
+        self.0.json(Call::post(Api::Sheets, path).json(&json!({}))).await
     }
 
     /// `spreadsheets.batchUpdate` with `requests` as given.
@@ -347,9 +311,7 @@ impl Sheets<'_> {
         requests: &[Value],
     ) -> Result<BatchUpdateResponse<R>, GoogleError> {
         let path = format!("{}:batchUpdate", spreadsheet_path(spreadsheet_id));
-        self.0
-            .json(Call::post(Api::Sheets, path).json(&json!({ "requests": requests })))
-            .await
+        self.0.json(Call::post(Api::Sheets, path).json(&json!({ "requests": requests }))).await
     }
 
     /// `spreadsheets.sheets.copyTo`: copies a sheet into another spreadsheet; answers the copy's properties.
@@ -359,18 +321,14 @@ impl Sheets<'_> {
         sheet_id: i64,
         destination_spreadsheet_id: &str,
     ) -> Result<SheetProperties, GoogleError> {
-        let path = format!(
-            "{}/sheets/{sheet_id}:copyTo",
-            spreadsheet_path(spreadsheet_id)
-        );
+        let path = format!("{}/sheets/{sheet_id}:copyTo", spreadsheet_path(spreadsheet_id));
         let body = json!({ "destinationSpreadsheetId": destination_spreadsheet_id });
         self.0.json(Call::post(Api::Sheets, path).json(&body)).await
     }
 
     /// `spreadsheets.create` with a title.
     pub async fn create(&self, title: &str) -> Result<Spreadsheet, GoogleError> {
-        let call = Call::post(Api::Sheets, "v4/spreadsheets")
-            .json(&json!({ "properties": { "title": title } }));
+        let call = Call::post(Api::Sheets, "v4/spreadsheets").json(&json!({ "properties": { "title": title } }));
         self.0.json(call).await
     }
 }

@@ -7,9 +7,13 @@ use std::path::{Component, Path, PathBuf};
 /// A path refused or a file that could not be written, with what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum LocalPathError {
-    #[error("local_path {path:?} leads outside the export folder {root}. Use a path inside it (a relative path is taken inside it).")]
+    #[error(
+        "local_path {path:?} leads outside the export folder {root}. Use a path inside it (a relative path is taken inside it)."
+    )]
     OutsideExportFolder { path: String, root: String },
-    #[error("{path:?} is outside the folders Gatehouse may use ({roots}). Use a path inside one of them, or add the folder in Gatehouse's settings (GATEHOUSE_LOCAL_ROOTS).")]
+    #[error(
+        "{path:?} is outside the folders Gatehouse may use ({roots}). Use a path inside one of them, or add the folder in Gatehouse's settings (GATEHOUSE_LOCAL_ROOTS)."
+    )]
     OutsideAllowedRoots { path: String, roots: String },
     #[error("local_path must name a file, not be empty.")]
     Empty,
@@ -76,7 +80,10 @@ impl LocalFiles {
     }
 
     fn ensure_export_dir(&self) -> Result<PathBuf, LocalPathError> {
-        let io = |e: std::io::Error| LocalPathError::Io { path: self.export_dir.display().to_string(), detail: e.to_string() };
+        let io = |e: std::io::Error| LocalPathError::Io {
+            path: self.export_dir.display().to_string(),
+            detail: e.to_string(),
+        };
         std::fs::create_dir_all(&self.export_dir).map_err(io)?;
         std::fs::canonicalize(&self.export_dir).map_err(io)
     }

@@ -31,7 +31,10 @@ impl TooLarge {
 /// The ways out, most useful first, derived from the tool's declaration.
 fn remedy(meta: &ToolMeta) -> String {
     let mut ways = vec![match meta.cap {
-        Cap::Paging => "ask for fewer results per page (max_results / page_size) and fetch the next page with the page token".to_owned(),
+        Cap::Paging => {
+            "ask for fewer results per page (max_results / page_size) and fetch the next page with the page token"
+                .to_owned()
+        }
         Cap::Download => "use download_file to save the file to disk instead".to_owned(),
         Cap::Narrower | Cap::Fixed => "ask for a narrower range or fewer items".to_owned(),
     }];

@@ -21,7 +21,9 @@ use crate::Engine;
 /// Why the HTTP server could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {
-    #[error("Gatehouse serves HTTP on loopback only, and {0} is not a loopback address. Use 127.0.0.1:PORT (or [::1]:PORT).")]
+    #[error(
+        "Gatehouse serves HTTP on loopback only, and {0} is not a loopback address. Use 127.0.0.1:PORT (or [::1]:PORT)."
+    )]
     NotLoopback(SocketAddr),
     #[error("Gatehouse could not listen on {addr}: {detail}. Pick another port, or stop whatever is using it.")]
     Bind { addr: SocketAddr, detail: String },
@@ -58,9 +60,7 @@ pub fn router(engine: Arc<Engine>, token: &str, port: u16, cancel: CancellationT
         config,
     );
     let guard = Guard { token: Arc::from(token), hosts: hosts.into(), origins: origins.into() };
-    axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(guard, check_request))
+    axum::Router::new().nest_service("/mcp", service).layer(axum::middleware::from_fn_with_state(guard, check_request))
 }
 
 fn refuse(status: StatusCode, message: &str) -> Response {
@@ -143,7 +143,9 @@ pub async fn serve(
     token: &str,
     cancel: CancellationToken,
 ) -> Result<(), HttpError> {
-    let local = listener.local_addr().map_err(|e| HttpError::Bind { addr: ([127, 0, 0, 1], 0).into(), detail: e.to_string() })?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| HttpError::Bind { addr: ([127, 0, 0, 1], 0).into(), detail: e.to_string() })?;
     let app = router(engine, token, local.port(), cancel.clone());
     axum::serve(listener, app)
         .with_graceful_shutdown(async move { cancel.cancelled().await })
@@ -181,7 +183,11 @@ mod tests {
     fn a_good_request_passes() {
         let ok = headers(&[("host", "127.0.0.1:8080"), ("authorization", "Bearer secret")]);
         assert!(guard().refusal(&ok, None).is_none());
-        let ok = headers(&[("host", "localhost:8080"), ("origin", "http://localhost:8080"), ("authorization", "Bearer secret")]);
+        let ok = headers(&[
+            ("host", "localhost:8080"),
+            ("origin", "http://localhost:8080"),
+            ("authorization", "Bearer secret"),
+        ]);
         assert!(guard().refusal(&ok, None).is_none());
     }
 
@@ -196,7 +202,14 @@ mod tests {
     fn foreign_host_origin_or_token_are_refused() {
         let cases = [
             (headers(&[("host", "evil.example:8080"), ("authorization", "Bearer secret")]), StatusCode::FORBIDDEN),
-            (headers(&[("host", "127.0.0.1:8080"), ("origin", "http://evil.example"), ("authorization", "Bearer secret")]), StatusCode::FORBIDDEN),
+            (
+                headers(&[
+                    ("host", "127.0.0.1:8080"),
+                    ("origin", "http://evil.example"),
+                    ("authorization", "Bearer secret"),
+                ]),
+                StatusCode::FORBIDDEN,
+            ),
             (headers(&[("host", "127.0.0.1:8080"), ("authorization", "Bearer wrong")]), StatusCode::UNAUTHORIZED),
             (headers(&[("host", "127.0.0.1:8080")]), StatusCode::UNAUTHORIZED),
         ];

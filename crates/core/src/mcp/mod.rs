@@ -16,10 +16,7 @@ use crate::Engine;
 /// stdout while this runs: logs go to stderr.
 pub async fn serve_stdio(engine: Arc<Engine>) -> Result<(), std::io::Error> {
     let transport = (tokio::io::stdin(), stdout_writer());
-    let service = McpServer::new(engine)
-        .serve(transport)
-        .await
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    let service = McpServer::new(engine).serve(transport).await.map_err(|e| std::io::Error::other(e.to_string()))?;
     service.waiting().await.map_err(|e| std::io::Error::other(e.to_string()))?;
     Ok(())
 }
@@ -31,10 +28,8 @@ fn stdout_writer() -> Box<dyn tokio::io::AsyncWrite + Send + Unpin> {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
-        let pipe = std::io::stdout()
-            .as_fd()
-            .try_clone_to_owned()
-            .and_then(tokio::net::unix::pipe::Sender::from_owned_fd);
+        let pipe =
+            std::io::stdout().as_fd().try_clone_to_owned().and_then(tokio::net::unix::pipe::Sender::from_owned_fd);
         if let Ok(pipe) = pipe {
             return Box::new(pipe);
         }

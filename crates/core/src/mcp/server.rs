@@ -77,7 +77,11 @@ impl ServerHandler for McpServer {
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let templates = resources::TEMPLATES
             .iter()
-            .map(|t| ResourceTemplate::new(t.uri_template, t.name).with_description(t.description).with_mime_type("application/json"))
+            .map(|t| {
+                ResourceTemplate::new(t.uri_template, t.name)
+                    .with_description(t.description)
+                    .with_mime_type("application/json")
+            })
             .collect();
         Ok(ListResourceTemplatesResult::with_all_items(templates))
     }

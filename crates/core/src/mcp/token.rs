@@ -7,7 +7,9 @@ use base64::Engine as _;
 
 /// The token file could not be read or written.
 #[derive(Debug, thiserror::Error)]
-#[error("Gatehouse could not {action} its HTTP token file {path}: {detail}. Check GATEHOUSE_HOME is a folder this user may write to.")]
+#[error(
+    "Gatehouse could not {action} its HTTP token file {path}: {detail}. Check GATEHOUSE_HOME is a folder this user may write to."
+)]
 pub struct TokenFileError {
     action: &'static str,
     path: String,
@@ -22,7 +24,8 @@ pub fn token_path(home: &Path) -> PathBuf {
 /// Reads the token, creating it (mode 0600) if there is none yet.
 pub fn load_or_create(home: &Path) -> Result<String, TokenFileError> {
     let path = token_path(home);
-    let error = |action, e: std::io::Error| TokenFileError { action, path: path.display().to_string(), detail: e.to_string() };
+    let error =
+        |action, e: std::io::Error| TokenFileError { action, path: path.display().to_string(), detail: e.to_string() };
     match std::fs::read_to_string(&path) {
         Ok(text) if !text.trim().is_empty() => return Ok(text.trim().to_owned()),
         Ok(_) => {}

@@ -18,7 +18,11 @@ pub fn markdown(tools: &[ToolDef]) -> String {
     let mut services: Vec<_> = tools.iter().map(|t| t.meta.service).collect();
     services.dedup();
     for service in services {
-        let _ = write!(out, "\n## {}\n\n| tool | what it does | parameters | R/W | D | I | cap | local_path |\n|---|---|---|---|---|---|---|---|\n", service.label());
+        let _ = write!(
+            out,
+            "\n## {}\n\n| tool | what it does | parameters | R/W | D | I | cap | local_path |\n|---|---|---|---|---|---|---|---|\n",
+            service.label()
+        );
         for tool in tools.iter().filter(|t| t.meta.service == service) {
             let meta = &tool.meta;
             let (rw, destructive, idempotent) = match meta.access {
@@ -49,8 +53,11 @@ pub fn markdown(tools: &[ToolDef]) -> String {
 /// `name` for required parameters, `name=default` for optional ones.
 fn parameters(tool: &ToolDef) -> String {
     let schema = tool.input_schema();
-    let required: Vec<&str> =
-        schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return String::new() };
     properties
         .iter()
@@ -80,6 +87,9 @@ mod tests {
             std::fs::write(&path, &expected).unwrap();
         }
         let actual = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(actual == expected, "docs/tools.md is out of date: run `UPDATE_DOCS=1 cargo test -p gatehouse-core catalogue_doc` and commit it");
+        assert!(
+            actual == expected,
+            "docs/tools.md is out of date: run `UPDATE_DOCS=1 cargo test -p gatehouse-core catalogue_doc` and commit it"
+        );
     }
 }

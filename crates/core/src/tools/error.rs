@@ -30,7 +30,11 @@ impl ToolError {
     /// Names the argument at fault (`count: invalid type …`) where serde knows which one it was.
     pub(crate) fn arguments(tool: &'static str, error: serde_path_to_error::Error<serde_json::Error>) -> Self {
         let path = error.path().to_string();
-        let detail = if path.is_empty() || path == "." { error.inner().to_string() } else { format!("`{path}`: {}", error.inner()) };
+        let detail = if path.is_empty() || path == "." {
+            error.inner().to_string()
+        } else {
+            format!("`{path}`: {}", error.inner())
+        };
         Self::Arguments { tool, detail }
     }
 

@@ -85,7 +85,13 @@ impl ToolMeta {
             Access::Read => (true, false, true),
             Access::Write { destructive, idempotent } => (false, destructive, idempotent),
         };
-        ToolAnnotations::from_raw(Some(self.title.to_owned()), Some(read_only), Some(destructive), Some(idempotent), Some(true))
+        ToolAnnotations::from_raw(
+            Some(self.title.to_owned()),
+            Some(read_only),
+            Some(destructive),
+            Some(idempotent),
+            Some(true),
+        )
     }
 }
 

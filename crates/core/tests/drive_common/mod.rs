@@ -16,10 +16,7 @@ pub const SERVICE_ACCOUNT: &str = "robot@gatehouse-test.iam.gserviceaccount.com"
 pub const BOB: &str = "bob@example.com";
 
 /// A harness acting as `identity`; `seed` runs on the emulator first and may adjust the config.
-pub async fn harness_as(
-    identity: Identity,
-    seed: impl FnOnce(&FakeGoogle, &mut Config),
-) -> Harness {
+pub async fn harness_as(identity: Identity, seed: impl FnOnce(&FakeGoogle, &mut Config)) -> Harness {
     let google = FakeGoogle::start().await.expect("start the emulator");
     let account = identity.email.clone();
     let token = google.issue_token(identity);
@@ -34,21 +31,14 @@ pub async fn harness_as(
         retry: quick_retry(),
     })
     .expect("engine");
-    Harness {
-        google,
-        engine,
-        home,
-    }
+    Harness { google, engine, home }
 }
 
 /// A harness for the usual user whose DRIVE_FOLDER_ID is a seeded folder "Default"; returns its id.
 pub async fn with_default_folder() -> (Harness, String) {
     let mut folder = String::new();
     let h = harness_as(Identity::user(USER), |google, config| {
-        folder = google
-            .world()
-            .drive
-            .create_folder("Default", None, &Identity::user(USER));
+        folder = google.world().drive.create_folder("Default", None, &Identity::user(USER));
         config.drive_folder_id = Some(folder.clone());
     })
     .await;
@@ -59,11 +49,7 @@ pub async fn with_default_folder() -> (Harness, String) {
 pub fn my_drive_root(h: &Harness) -> String {
     let mut world = h.google.world();
     let probe = world.drive.create_folder("probe", None, &h.owner());
-    let root = world
-        .drive
-        .get(&probe)
-        .and_then(|f| f.parent.clone())
-        .expect("root");
+    let root = world.drive.get(&probe).and_then(|f| f.parent.clone()).expect("root");
     // Keep the probe out of listings.
     if let Some(file) = world.drive.get_mut(&probe) {
         file.explicitly_trashed = true;

@@ -48,11 +48,7 @@ impl Harness {
             retry: quick_retry(),
         })
         .expect("engine");
-        Self {
-            google,
-            engine,
-            home,
-        }
+        Self { google, engine, home }
     }
 
     /// Calls a tool; panics if it is unknown. Returns (parsed JSON or the text as a string, is_error).
@@ -78,10 +74,7 @@ impl Harness {
     pub async fn err(&self, tool: &str, args: Value) -> String {
         let (value, is_error) = self.call(tool, args).await;
         assert!(is_error, "{tool} should have failed but returned {value}");
-        value
-            .as_str()
-            .map(str::to_owned)
-            .unwrap_or_else(|| value.to_string())
+        value.as_str().map(str::to_owned).unwrap_or_else(|| value.to_string())
     }
 
     pub fn owner(&self) -> Identity {

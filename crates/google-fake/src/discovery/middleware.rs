@@ -32,11 +32,7 @@ pub async fn middleware(State(shared): State<Shared>, request: Request, next: Ne
     let query: Vec<(String, String)> = request
         .uri()
         .query()
-        .map(|query| {
-            url::form_urlencoded::parse(query.as_bytes())
-                .into_owned()
-                .collect()
-        })
+        .map(|query| url::form_urlencoded::parse(query.as_bytes()).into_owned().collect())
         .unwrap_or_default();
     let (parts, body) = request.into_parts();
     let (body, request_seen) = buffer(&parts.headers, body).await;
@@ -76,10 +72,7 @@ async fn buffer(headers: &HeaderMap, body: HttpBody) -> (HttpBody, Seen) {
     if !is_json(headers) {
         return (body, Seen::Other);
     }
-    if hint
-        .upper()
-        .is_none_or(|upper| upper > MAX_BUFFERED_BYTES as u64)
-    {
+    if hint.upper().is_none_or(|upper| upper > MAX_BUFFERED_BYTES as u64) {
         return (body, Seen::Unread);
     }
     match to_bytes(body, MAX_BUFFERED_BYTES).await {

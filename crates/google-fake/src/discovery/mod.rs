@@ -49,25 +49,15 @@ pub fn model() -> Result<&'static Discovery, &'static str> {
 const NON_DISCOVERY_ROUTES: [(&str, &str); 1] = [
     // Google's OAuth 2.0 token endpoint (`https://oauth2.googleapis.com/token`) is in no discovery
     // document: it takes a form-encoded grant and answers RFC 6749 bodies, not an API's JSON.
-    (
-        "/token",
-        "OAuth 2.0 token endpoint (RFC 6749, not a discovery API)",
-    ),
+    ("/token", "OAuth 2.0 token endpoint (RFC 6749, not a discovery API)"),
 ];
 
 /// Why the check skips `path`, if it does: the routes in [`NON_DISCOVERY_ROUTES`], and the APIs' batch
 /// endpoints (`batchPath`), whose `multipart/mixed` bodies wrap requests discovery does not see whole.
 pub fn non_discovery_route(path: &str) -> Option<&'static str> {
-    if let Some((_, why)) = NON_DISCOVERY_ROUTES
-        .iter()
-        .find(|(route, _)| *route == path)
-    {
+    if let Some((_, why)) = NON_DISCOVERY_ROUTES.iter().find(|(route, _)| *route == path) {
         return Some(why);
     }
-    let batch = model()
-        .ok()?
-        .apis()
-        .iter()
-        .any(|api| api.batch_url_path().is_some_and(|batch| batch == path));
+    let batch = model().ok()?.apis().iter().any(|api| api.batch_url_path().is_some_and(|batch| batch == path));
     batch.then_some("batch endpoint (multipart/mixed)")
 }

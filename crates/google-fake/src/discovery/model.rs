@@ -7,19 +7,10 @@ use serde::Deserialize;
 
 /// The embedded discovery documents, exactly as Google publishes them.
 pub(super) const DOCUMENTS: [(&str, &str); 4] = [
-    (
-        "sheets.v4.json",
-        include_str!("../../discovery/sheets.v4.json"),
-    ),
+    ("sheets.v4.json", include_str!("../../discovery/sheets.v4.json")),
     ("docs.v1.json", include_str!("../../discovery/docs.v1.json")),
-    (
-        "drive.v3.json",
-        include_str!("../../discovery/drive.v3.json"),
-    ),
-    (
-        "driveactivity.v2.json",
-        include_str!("../../discovery/driveactivity.v2.json"),
-    ),
+    ("drive.v3.json", include_str!("../../discovery/drive.v3.json")),
+    ("driveactivity.v2.json", include_str!("../../discovery/driveactivity.v2.json")),
 ];
 
 /// Every API the emulator serves, as its discovery documents describe it.
@@ -137,11 +128,7 @@ enum Segment {
     /// A fixed segment, custom verbs included (`values:batchGet`, `activity:query`).
     Literal(String),
     /// `prefix{name}suffix` (`{spreadsheetId}:batchUpdate`); `{+name}` (`reserved`) may span segments.
-    Param {
-        prefix: String,
-        suffix: String,
-        reserved: bool,
-    },
+    Param { prefix: String, suffix: String, reserved: bool },
 }
 
 #[derive(Deserialize)]
@@ -253,15 +240,8 @@ impl Discovery {
                         }
                         continue;
                     }
-                    if best
-                        .as_ref()
-                        .is_none_or(|(specificity, _)| template.specificity > *specificity)
-                    {
-                        let found = Match {
-                            api,
-                            method,
-                            upload: template.upload,
-                        };
+                    if best.as_ref().is_none_or(|(specificity, _)| template.specificity > *specificity) {
+                        let found = Match { api, method, upload: template.upload };
                         best = Some((template.specificity, found));
                     }
                 }
@@ -280,14 +260,7 @@ impl Api {
         let raw: RawDocument = serde_json::from_str(text)?;
         let base = format!("{}{}", url_path(&raw.root_url), raw.service_path);
         let mut methods = Vec::new();
-        collect_methods(
-            &raw.methods,
-            &raw.resources,
-            &raw.root_url,
-            &raw.service_path,
-            &base,
-            &mut methods,
-        );
+        collect_methods(&raw.methods, &raw.resources, &raw.root_url, &raw.service_path, &base, &mut methods);
         Ok(Self {
             name: raw.name,
             version: raw.version,
@@ -307,9 +280,7 @@ impl Api {
 
     /// The absolute path of the API's batch endpoint, e.g. `/batch/drive/v3`.
     pub fn batch_url_path(&self) -> Option<String> {
-        self.batch_path
-            .as_ref()
-            .map(|batch| format!("{}{batch}", url_path(&self.root_url)))
+        self.batch_path.as_ref().map(|batch| format!("{}{batch}", url_path(&self.root_url)))
     }
 }
 
@@ -355,25 +326,14 @@ fn collect_methods(
         });
     }
     for resource in resources.values() {
-        collect_methods(
-            &resource.methods,
-            &resource.resources,
-            root_url,
-            service_path,
-            base,
-            out,
-        );
+        collect_methods(&resource.methods, &resource.resources, root_url, service_path, base, out);
     }
 }
 
 /// The path part of a root URL: `https://www.googleapis.com/` → `/`.
 fn url_path(root_url: &str) -> &str {
-    let after_scheme = root_url
-        .split_once("://")
-        .map_or(root_url, |(_, rest)| rest);
-    after_scheme
-        .find('/')
-        .map_or("/", |slash| &after_scheme[slash..])
+    let after_scheme = root_url.split_once("://").map_or(root_url, |(_, rest)| rest);
+    after_scheme.find('/').map_or("/", |slash| &after_scheme[slash..])
 }
 
 /// Splits a request path on `/` (so an encoded `%2F` stays inside its segment), then percent-decodes
@@ -381,11 +341,7 @@ fn url_path(root_url: &str) -> &str {
 fn split_path(path: &str) -> Vec<String> {
     path.trim_start_matches('/')
         .split('/')
-        .map(|segment| {
-            percent_encoding::percent_decode_str(segment)
-                .decode_utf8_lossy()
-                .into_owned()
-        })
+        .map(|segment| percent_encoding::percent_decode_str(segment).decode_utf8_lossy().into_owned())
         .collect()
 }
 
@@ -413,11 +369,7 @@ impl Template {
                 Segment::Param { prefix, suffix, .. } => prefix.len() + suffix.len(),
             })
             .sum();
-        Self {
-            segments,
-            upload,
-            specificity,
-        }
+        Self { segments, upload, specificity }
     }
 
     fn matches(&self, path: &[String]) -> bool {
@@ -431,23 +383,12 @@ fn match_segments(template: &[Segment], path: &[String]) -> bool {
     };
     match first {
         Segment::Literal(literal) => {
-            path.first().is_some_and(|segment| segment == literal)
-                && match_segments(rest, &path[1..])
+            path.first().is_some_and(|segment| segment == literal) && match_segments(rest, &path[1..])
         }
-        Segment::Param {
-            prefix,
-            suffix,
-            reserved: false,
-        } => {
-            path.first()
-                .is_some_and(|segment| fills(segment, prefix, suffix))
-                && match_segments(rest, &path[1..])
+        Segment::Param { prefix, suffix, reserved: false } => {
+            path.first().is_some_and(|segment| fills(segment, prefix, suffix)) && match_segments(rest, &path[1..])
         }
-        Segment::Param {
-            prefix,
-            suffix,
-            reserved: true,
-        } => {
+        Segment::Param { prefix, suffix, reserved: true } => {
             // `{+name}` expands to one or more segments, `/` included.
             (1..=path.len()).any(|take| {
                 let joined = path[..take].join("/");
@@ -459,9 +400,7 @@ fn match_segments(template: &[Segment], path: &[String]) -> bool {
 
 /// Whether `segment` is `prefix`, a non-empty value, then `suffix`.
 fn fills(segment: &str, prefix: &str, suffix: &str) -> bool {
-    segment.len() > prefix.len() + suffix.len()
-        && segment.starts_with(prefix)
-        && segment.ends_with(suffix)
+    segment.len() > prefix.len() + suffix.len() && segment.starts_with(prefix) && segment.ends_with(suffix)
 }
 
 #[cfg(test)]

@@ -115,10 +115,7 @@ impl Violations {
         self.items
             .iter()
             .map(|violation| {
-                format!(
-                    "{} {} -> {} ({method}): {violation}",
-                    exchange.method, exchange.path, exchange.status
-                )
+                format!("{} {} -> {} ({method}): {violation}", exchange.method, exchange.path, exchange.status)
             })
             .collect()
     }
@@ -159,16 +156,9 @@ impl Discovery {
         let (api, method) = (found.api, found.method);
         out.method = Some(method.id.clone());
         let has = |name: &str| exchange.query.iter().any(|(key, _)| key == name);
-        let value_of = |name: &str| {
-            exchange
-                .query
-                .iter()
-                .find(|(key, _)| key == name)
-                .map(|(_, v)| v.as_str())
-        };
+        let value_of = |name: &str| exchange.query.iter().find(|(key, _)| key == name).map(|(_, v)| v.as_str());
         // Upload URIs carry media (or multipart) bodies, except when starting a resumable session.
-        let session_start =
-            found.upload && value_of("uploadType") == Some("resumable") && !has(UPLOAD_ID);
+        let session_start = found.upload && value_of("uploadType") == Some("resumable") && !has(UPLOAD_ID);
         let media_request = found.upload && !session_start;
         let media_response = value_of("alt") == Some("media");
 
@@ -178,24 +168,17 @@ impl Discovery {
                     continue;
                 }
                 match method.query_parameter(api, name) {
-                    None => out.push(
-                        Kind::UnknownQueryParameter,
-                        format!("query parameter `{name}` is not defined"),
-                    ),
+                    None => out.push(Kind::UnknownQueryParameter, format!("query parameter `{name}` is not defined")),
                     Some(parameter) => {
                         if let Some(problem) = check_parameter(parameter, value) {
-                            let message =
-                                format!("query parameter `{name}` = {value:?}: {problem}");
+                            let message = format!("query parameter `{name}` = {value:?}: {problem}");
                             out.push(Kind::InvalidQueryParameter, message);
                         }
                     }
                 }
             }
             for (name, parameter) in &method.parameters {
-                if parameter.required
-                    && parameter.location.as_deref() == Some("query")
-                    && !has(name)
-                {
+                if parameter.required && parameter.location.as_deref() == Some("query") && !has(name) {
                     let message = format!("required query parameter `{name}` is missing");
                     out.push(Kind::MissingQueryParameter, message);
                 }
@@ -205,10 +188,7 @@ impl Discovery {
                     (Body::Json(value), Some(schema)) => {
                         Walker::new(api, Side::Request, &mut out).root(schema, value);
                     }
-                    (Body::Malformed, _) => out.push(
-                        Kind::MalformedRequest,
-                        "request body is not valid JSON".into(),
-                    ),
+                    (Body::Malformed, _) => out.push(Kind::MalformedRequest, "request body is not valid JSON".into()),
                     _ => {}
                 }
             }
@@ -228,21 +208,13 @@ impl Discovery {
             (Body::Json(value), None) => {
                 let empty = value.as_object().is_some_and(Map::is_empty);
                 if !empty && !method.supports_media_download {
-                    out.push(
-                        Kind::ResponseBody,
-                        "Google answers this method with an empty body".into(),
-                    );
+                    out.push(Kind::ResponseBody, "Google answers this method with an empty body".into());
                 }
             }
             (Body::Absent | Body::Other, Some(schema)) => {
-                out.push(
-                    Kind::ResponseBody,
-                    format!("expected a JSON `{schema}` body"),
-                );
+                out.push(Kind::ResponseBody, format!("expected a JSON `{schema}` body"));
             }
-            (Body::Malformed, _) => {
-                out.push(Kind::ResponseBody, "response body is not valid JSON".into())
-            }
+            (Body::Malformed, _) => out.push(Kind::ResponseBody, "response body is not valid JSON".into()),
             _ => {}
         }
         out
@@ -254,18 +226,10 @@ impl Discovery {
         let found = self.find(exchange.method, exchange.path);
         let in_session = exchange.query.iter().any(|(key, _)| key == UPLOAD_ID);
         match found {
-            Err(Miss::UnknownMethod(methods))
-                if in_session && exchange.method.eq_ignore_ascii_case("PUT") =>
-            {
-                methods
-                    .iter()
-                    .find_map(|method| {
-                        self.find(method, exchange.path)
-                            .ok()
-                            .filter(|found| found.upload)
-                    })
-                    .ok_or(Miss::UnknownMethod(methods))
-            }
+            Err(Miss::UnknownMethod(methods)) if in_session && exchange.method.eq_ignore_ascii_case("PUT") => methods
+                .iter()
+                .find_map(|method| self.find(method, exchange.path).ok().filter(|found| found.upload))
+                .ok_or(Miss::UnknownMethod(methods)),
             other => other,
         }
     }
@@ -273,9 +237,7 @@ impl Discovery {
 
 /// Why a query parameter value does not fit its definition, if it does not.
 fn check_parameter(parameter: &Parameter, value: &str) -> Option<String> {
-    if !parameter.enum_values.is_empty()
-        && !parameter.enum_values.iter().any(|allowed| allowed == value)
-    {
+    if !parameter.enum_values.is_empty() && !parameter.enum_values.iter().any(|allowed| allowed == value) {
         return Some(format!("not one of {:?}", parameter.enum_values));
     }
     let fits = match (parameter.kind.as_deref(), parameter.format.as_deref()) {
@@ -287,12 +249,7 @@ fn check_parameter(parameter: &Parameter, value: &str) -> Option<String> {
         (Some("string"), format) => check_string_format(format, value),
         _ => true,
     };
-    (!fits).then(|| {
-        format!(
-            "not a valid {}",
-            describe_type(parameter.kind.as_deref(), parameter.format.as_deref())
-        )
-    })
+    (!fits).then(|| format!("not a valid {}", describe_type(parameter.kind.as_deref(), parameter.format.as_deref())))
 }
 
 fn describe_type(kind: Option<&str>, format: Option<&str>) -> String {
@@ -310,17 +267,13 @@ fn check_string_format(format: Option<&str>, value: &str) -> bool {
         Some("uint64") => value.parse::<u64>().is_ok(),
         Some("int32") => value.parse::<i32>().is_ok(),
         Some("uint32") => value.parse::<u32>().is_ok(),
-        Some("date-time" | "google-datetime") => {
-            chrono::DateTime::parse_from_rfc3339(value).is_ok()
-        }
+        Some("date-time" | "google-datetime") => chrono::DateTime::parse_from_rfc3339(value).is_ok(),
         Some("date") => chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d").is_ok(),
         Some("byte") => {
             let trimmed = value.trim_end_matches('=');
             STANDARD_NO_PAD.decode(trimmed).is_ok() || URL_SAFE_NO_PAD.decode(trimmed).is_ok()
         }
-        Some("google-duration") => value
-            .strip_suffix('s')
-            .is_some_and(|seconds| seconds.parse::<f64>().is_ok()),
+        Some("google-duration") => value.strip_suffix('s').is_some_and(|seconds| seconds.parse::<f64>().is_ok()),
         _ => true,
     }
 }
@@ -349,20 +302,13 @@ struct Walker<'a, 'v> {
 
 impl<'a, 'v> Walker<'a, 'v> {
     fn new(api: &'a Api, side: Side, out: &'a mut Violations) -> Self {
-        Self {
-            api,
-            side,
-            out,
-            steps: Vec::new(),
-        }
+        Self { api, side, out, steps: Vec::new() }
     }
 
     fn root(&mut self, schema: &str, value: &'v Value) {
         match self.api.schema(schema) {
             Some(resolved) => self.value(resolved, schema, value),
-            None => self.invalid(format!(
-                "schema `{schema}` is not in the discovery document"
-            )),
+            None => self.invalid(format!("schema `{schema}` is not in the discovery document")),
         }
     }
 
@@ -396,9 +342,7 @@ impl<'a, 'v> Walker<'a, 'v> {
             },
             "array" => match value.as_array() {
                 Some(items) => {
-                    if let Some(item_schema) =
-                        schema.items.as_deref().filter(|items| !is_any(items))
-                    {
+                    if let Some(item_schema) = schema.items.as_deref().filter(|items| !is_any(items)) {
                         for (index, item) in items.iter().enumerate() {
                             self.steps.push(Step::Index(index));
                             self.value(item_schema, owner, item);
@@ -415,9 +359,7 @@ impl<'a, 'v> Walker<'a, 'v> {
                         let expected = describe_type(Some(kind), schema.format.as_deref());
                         self.invalid(format!("{text:?} is not a valid {expected}"));
                     }
-                    if !schema.enum_values.is_empty()
-                        && !schema.enum_values.iter().any(|allowed| allowed == text)
-                    {
+                    if !schema.enum_values.is_empty() && !schema.enum_values.iter().any(|allowed| allowed == text) {
                         self.invalid(format!("{text:?} is not one of {:?}", schema.enum_values));
                     }
                     true
@@ -439,11 +381,7 @@ impl<'a, 'v> Walker<'a, 'v> {
                     _ => number.is_i64() || number.is_u64(),
                 },
                 Value::String(text) => {
-                    request
-                        && check_string_format(
-                            Some(schema.format.as_deref().unwrap_or("int64")),
-                            text,
-                        )
+                    request && check_string_format(Some(schema.format.as_deref().unwrap_or("int64")), text)
                 }
                 _ => false,
             },
@@ -476,11 +414,7 @@ impl<'a, 'v> Walker<'a, 'v> {
                     Side::Request => Kind::UnknownRequestField,
                     Side::Response => Kind::UnknownResponseField,
                 };
-                let message = format!(
-                    "{} field `{}` is not defined by `{owner}`",
-                    self.side_name(),
-                    self.here()
-                );
+                let message = format!("{} field `{}` is not defined by `{owner}`", self.side_name(), self.here());
                 self.out.push(kind, message);
             }
             self.steps.pop();
@@ -557,15 +491,8 @@ const CANONICAL_CODES: [(&str, &[u16]); 17] = [
 ];
 
 /// Fields of an `errors[]` item in Google's (legacy, Drive v3) error body.
-const ERROR_ITEM_FIELDS: [&str; 7] = [
-    "domain",
-    "reason",
-    "message",
-    "location",
-    "locationType",
-    "extendedHelp",
-    "sendReport",
-];
+const ERROR_ITEM_FIELDS: [&str; 7] =
+    ["domain", "reason", "message", "location", "locationType", "extendedHelp", "sendReport"];
 
 /// Checks an error answer against Google's envelope:
 /// `{"error": {"code", "message", "status"?, "errors"?: [...], "details"?: [{"@type", …}]}}`.
@@ -574,10 +501,7 @@ fn check_error(status: u16, body: Body<'_>, out: &mut Violations) {
         Body::Json(value) => value,
         Body::Unread => return,
         Body::Absent | Body::Other | Body::Malformed => {
-            out.push(
-                Kind::ErrorEnvelope,
-                "error response is not a JSON error envelope".into(),
-            );
+            out.push(Kind::ErrorEnvelope, "error response is not a JSON error envelope".into());
             return;
         }
     };
@@ -602,30 +526,15 @@ fn check_error(status: u16, body: Body<'_>, out: &mut Violations) {
         match key.as_str() {
             "code" => match field.as_u64() {
                 Some(code) if code == u64::from(status) => {}
-                Some(code) => fail(format!(
-                    "`error.code` {code} is not the HTTP status {status}"
-                )),
-                None => fail(format!(
-                    "`error.code` is {}, not an integer",
-                    json_type(field)
-                )),
+                Some(code) => fail(format!("`error.code` {code} is not the HTTP status {status}")),
+                None => fail(format!("`error.code` is {}, not an integer", json_type(field))),
             },
             "message" if field.is_string() => {}
-            "message" => fail(format!(
-                "`error.message` is {}, not a string",
-                json_type(field)
-            )),
-            "status" => match field
-                .as_str()
-                .and_then(|name| CANONICAL_CODES.iter().find(|(n, _)| *n == name))
-            {
+            "message" => fail(format!("`error.message` is {}, not a string", json_type(field))),
+            "status" => match field.as_str().and_then(|name| CANONICAL_CODES.iter().find(|(n, _)| *n == name)) {
                 Some((_, statuses)) if statuses.contains(&status) => {}
-                Some((name, _)) => fail(format!(
-                    "`error.status` {name} does not go with HTTP status {status}"
-                )),
-                None => fail(format!(
-                    "`error.status` {field} is not a google.rpc.Code name"
-                )),
+                Some((name, _)) => fail(format!("`error.status` {name} does not go with HTTP status {status}")),
+                None => fail(format!("`error.status` {field} is not a google.rpc.Code name")),
             },
             "errors" => match field.as_array() {
                 Some(items) => {
@@ -636,9 +545,7 @@ fn check_error(status: u16, body: Body<'_>, out: &mut Violations) {
                         };
                         for (name, value) in item {
                             if !ERROR_ITEM_FIELDS.contains(&name.as_str()) {
-                                fail(format!(
-                                    "`error.errors[{index}].{name}` is not a field of Google's errors"
-                                ));
+                                fail(format!("`error.errors[{index}].{name}` is not a field of Google's errors"));
                             } else if !value.is_string() {
                                 fail(format!("`error.errors[{index}].{name}` is not a string"));
                             }
@@ -657,9 +564,7 @@ fn check_error(status: u16, body: Body<'_>, out: &mut Violations) {
                 }
                 None => fail("`error.details` is not an array".into()),
             },
-            other => fail(format!(
-                "`error.{other}` is not a field of Google's error envelope"
-            )),
+            other => fail(format!("`error.{other}` is not a field of Google's error envelope")),
         }
     }
 }

@@ -4,9 +4,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::model::{
-    Bullet, Document, Kind, ListDef, Para, Style, Unit, is_heading, list_indent, short_id,
-};
+use super::model::{Bullet, Document, Kind, ListDef, Para, Style, Unit, is_heading, list_indent, short_id};
 use crate::sheets::fields::{self, Mask};
 
 /// Why one request failed.
@@ -51,26 +49,16 @@ fn obj<'a>(body: &'a Map<String, Value>, key: &str) -> Option<&'a Map<String, Va
 }
 
 fn int(value: Option<&Value>) -> i64 {
-    value
-        .and_then(|v| v.as_i64().or_else(|| v.as_str()?.parse().ok()))
-        .unwrap_or(0)
+    value.and_then(|v| v.as_i64().or_else(|| v.as_str()?.parse().ok())).unwrap_or(0)
 }
 
 /// Only the body of the one tab exists: other segments (headers, footers, footnotes) and tabs are
 /// refused.
 fn check_segment(place: &Map<String, Value>) -> Result<(), Failure> {
-    if let Some(segment) = place
-        .get("segmentId")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-    {
+    if let Some(segment) = place.get("segmentId").and_then(Value::as_str).filter(|s| !s.is_empty()) {
         return Err(format!("The segment with ID '{segment}' was not found.").into());
     }
-    if let Some(tab) = place
-        .get("tabId")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty() && *s != "t.0")
-    {
+    if let Some(tab) = place.get("tabId").and_then(Value::as_str).filter(|s| !s.is_empty() && *s != "t.0") {
         return Err(format!("The tab with ID '{tab}' was not found.").into());
     }
     Ok(())
@@ -96,16 +84,15 @@ fn insertion_point(doc: &Document, body: &Map<String, Value>) -> Result<usize, F
             return Err("The insertion index must be inside the bounds of an existing paragraph. You can still create new paragraphs by inserting newlines.".into());
         }
         if index >= end {
-            return Err(format!(
-                "Index {index} must be less than the end index of the referenced segment, {end}."
-            )
-            .into());
+            return Err(
+                format!("Index {index} must be less than the end index of the referenced segment, {end}.").into()
+            );
         }
         let starts = doc.starts();
         let index = u32::try_from(index).unwrap_or(u32::MAX);
-        return doc.position(&starts, index).ok_or_else(|| {
-            Failure::from("The insertion index cannot be inside a surrogate pair.")
-        });
+        return doc
+            .position(&starts, index)
+            .ok_or_else(|| Failure::from("The insertion index cannot be inside a surrogate pair."));
     }
     if let Some(end) = obj(body, "endOfSegmentLocation") {
         check_segment(end)?;
@@ -117,10 +104,7 @@ fn insertion_point(doc: &Document, body: &Map<String, Value>) -> Result<usize, F
 /// The style inserted text takes: that of the text before it in the same paragraph, else the text
 /// after it. Links are not extended.
 fn inherited_style(doc: &Document, pos: usize) -> Style {
-    let before = pos
-        .checked_sub(1)
-        .map(|p| &doc.units[p])
-        .filter(|u| !u.is_newline());
+    let before = pos.checked_sub(1).map(|p| &doc.units[p]).filter(|u| !u.is_newline());
     let source = before.or_else(|| doc.units.get(pos));
     match source {
         Some(unit) if unit.style.contains_key("link") => {
@@ -139,8 +123,7 @@ fn inherited_style(doc: &Document, pos: usize) -> Style {
 fn split_para(para: &Para) -> Para {
     let mut para = para.clone();
     if para.style.contains_key("headingId") {
-        para.style
-            .insert("headingId".into(), json!(format!("h.{}", short_id())));
+        para.style.insert("headingId".into(), json!(format!("h.{}", short_id())));
     }
     para
 }
@@ -148,10 +131,7 @@ fn split_para(para: &Para) -> Para {
 /// Inserts text at a unit position; returns how many units were inserted.
 fn insert_units(doc: &mut Document, pos: usize, text: &str, style: Style) -> usize {
     let para = split_para(&doc.para_at(pos));
-    let units: Vec<Unit> = text
-        .chars()
-        .map(|c| Unit::char(c, style.clone(), Some(&para)))
-        .collect();
+    let units: Vec<Unit> = text.chars().map(|c| Unit::char(c, style.clone(), Some(&para))).collect();
     let count = units.len();
     doc.units.splice(pos..pos, units);
     count
@@ -171,24 +151,14 @@ fn insert_page_break(doc: &mut Document, body: &Map<String, Value>) -> Outcome {
     let pos = insertion_point(doc, body)?;
     let style = inherited_style(doc, pos);
     let para = split_para(&doc.para_at(pos));
-    let units = vec![
-        Unit {
-            kind: Kind::PageBreak,
-            style: style.clone(),
-            para: None,
-        },
-        Unit::char('\n', style, Some(&para)),
-    ];
+    let units =
+        vec![Unit { kind: Kind::PageBreak, style: style.clone(), para: None }, Unit::char('\n', style, Some(&para))];
     doc.units.splice(pos..pos, units);
     Ok(json!({}))
 }
 
 /// A `Range` as unit positions `[start, end)`; `allow_final` lets it cover the body's last newline.
-fn range(
-    doc: &Document,
-    body: &Map<String, Value>,
-    allow_final: bool,
-) -> Result<(usize, usize), Failure> {
+fn range(doc: &Document, body: &Map<String, Value>, allow_final: bool) -> Result<(usize, usize), Failure> {
     let range = obj(body, "range").ok_or_else(|| Failure::from("range must be specified."))?;
     check_segment(range)?;
     let start = int(range.get("startIndex"));
@@ -198,10 +168,7 @@ fn range(
         return Err(if start == end {
             "The range should not be empty.".into()
         } else {
-            format!(
-                "The start index ({start}) of the range must be less than the end index ({end})."
-            )
-            .into()
+            format!("The start index ({start}) of the range must be less than the end index ({end}).").into()
         });
     }
     if start < 1 {
@@ -215,9 +182,7 @@ fn range(
         .into());
     }
     if end == segment_end && !allow_final {
-        return Err(
-            "The range cannot include the newline character at the end of the segment.".into(),
-        );
+        return Err("The range cannot include the newline character at the end of the segment.".into());
     }
     let starts = doc.starts();
     let position = |index: i64| {
@@ -234,43 +199,23 @@ fn delete_content_range(doc: &mut Document, body: &Map<String, Value>) -> Outcom
 }
 
 fn replace_all_text(doc: &mut Document, body: &Map<String, Value>) -> Outcome {
-    let criteria = obj(body, "containsText")
-        .ok_or_else(|| Failure::from("containsText must be specified."))?;
-    let needle: Vec<char> = criteria
-        .get("text")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .chars()
-        .collect();
+    let criteria = obj(body, "containsText").ok_or_else(|| Failure::from("containsText must be specified."))?;
+    let needle: Vec<char> = criteria.get("text").and_then(Value::as_str).unwrap_or("").chars().collect();
     if needle.is_empty() {
         return Err("The text to search for must not be empty.".into());
     }
     if criteria.get("searchByRegex").and_then(Value::as_bool) == Some(true) {
         return Err(Failure::Unimplemented);
     }
-    let match_case = criteria
-        .get("matchCase")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let replacement = clean(
-        body.get("replaceText")
-            .and_then(Value::as_str)
-            .unwrap_or(""),
-    );
+    let match_case = criteria.get("matchCase").and_then(Value::as_bool).unwrap_or(false);
+    let replacement = clean(body.get("replaceText").and_then(Value::as_str).unwrap_or(""));
     let same = |a: char, b: char| {
-        if match_case {
-            a == b
-        } else {
-            a.to_lowercase().eq(b.to_lowercase())
-        }
+        if match_case { a == b } else { a.to_lowercase().eq(b.to_lowercase()) }
     };
     let mut matches = Vec::new();
     let mut i = 0;
     while i + needle.len() <= doc.units.len() {
-        let hit = needle
-            .iter()
-            .enumerate()
-            .all(|(k, n)| matches!(doc.units[i + k].kind, Kind::Char(c) if same(c, *n)));
+        let hit = needle.iter().enumerate().all(|(k, n)| matches!(doc.units[i + k].kind, Kind::Char(c) if same(c, *n)));
         if hit {
             matches.push(i);
             i += needle.len();
@@ -293,9 +238,7 @@ fn replace_all_text(doc: &mut Document, body: &Map<String, Value>) -> Outcome {
 fn mask(body: &Map<String, Value>) -> Result<Mask, Failure> {
     let spec = body.get("fields").and_then(Value::as_str).unwrap_or("");
     if spec.trim().is_empty() {
-        return Err(
-            "At least one field must be listed in 'fields'. To update all fields use '*'.".into(),
-        );
+        return Err("At least one field must be listed in 'fields'. To update all fields use '*'.".into());
     }
     Mask::parse(spec).ok_or_else(|| Failure::from(format!("Invalid field mask: '{spec}'.")))
 }
@@ -313,10 +256,7 @@ fn update_text_style(doc: &mut Document, body: &Map<String, Value>) -> Outcome {
     let mask = mask(body)?;
     let (start, end) = range(doc, body, true)?;
     let source = obj(body, "textStyle").cloned().unwrap_or_default();
-    let size_unit = source
-        .get("fontSize")
-        .and_then(|s| s.get("unit"))
-        .and_then(Value::as_str);
+    let size_unit = source.get("fontSize").and_then(|s| s.get("unit")).and_then(Value::as_str);
     if size_unit.is_some_and(|u| u != "PT") {
         return Err("textStyle.fontSize.unit must be PT.".into());
     }
@@ -338,10 +278,7 @@ fn update_text_style(doc: &mut Document, body: &Map<String, Value>) -> Outcome {
 
 /// The paragraphs (as newline positions) a range touches.
 fn touched_paragraphs(doc: &Document, start: usize, end: usize) -> Vec<(usize, usize)> {
-    doc.paragraphs()
-        .into_iter()
-        .filter(|(first, last)| *first < end.max(start + 1) && *last >= start)
-        .collect()
+    doc.paragraphs().into_iter().filter(|(first, last)| *first < end.max(start + 1) && *last >= start).collect()
 }
 
 fn update_paragraph_style(doc: &mut Document, body: &Map<String, Value>) -> Outcome {
@@ -356,12 +293,7 @@ fn update_paragraph_style(doc: &mut Document, body: &Map<String, Value>) -> Outc
         let heading_id = para.style.remove("headingId");
         fields::apply(&mut para.style, &source, &mask);
         prune(&mut para.style);
-        let named = para
-            .style
-            .get("namedStyleType")
-            .and_then(Value::as_str)
-            .unwrap_or("NORMAL_TEXT")
-            .to_owned();
+        let named = para.style.get("namedStyleType").and_then(Value::as_str).unwrap_or("NORMAL_TEXT").to_owned();
         if named == "NORMAL_TEXT" {
             para.style.remove("namedStyleType");
         }
@@ -375,10 +307,7 @@ fn update_paragraph_style(doc: &mut Document, body: &Map<String, Value>) -> Outc
 
 fn create_paragraph_bullets(doc: &mut Document, body: &Map<String, Value>) -> Outcome {
     let (start, end) = range(doc, body, true)?;
-    let preset = body
-        .get("bulletPreset")
-        .and_then(Value::as_str)
-        .unwrap_or("BULLET_GLYPH_PRESET_UNSPECIFIED");
+    let preset = body.get("bulletPreset").and_then(Value::as_str).unwrap_or("BULLET_GLYPH_PRESET_UNSPECIFIED");
     if preset == "BULLET_GLYPH_PRESET_UNSPECIFIED" {
         return Err("bulletPreset must be specified.".into());
     }
@@ -387,40 +316,19 @@ fn create_paragraph_bullets(doc: &mut Document, body: &Map<String, Value>) -> Ou
         return Ok(json!({}));
     };
     // Paragraphs right after a list with the same preset join that list, as in Google Docs.
-    let previous = first
-        .checked_sub(1)
-        .and_then(|p| doc.units[p].para.as_deref())
-        .and_then(|p| p.bullet.clone());
+    let previous = first.checked_sub(1).and_then(|p| doc.units[p].para.as_deref()).and_then(|p| p.bullet.clone());
     let list_id = match previous {
-        Some(bullet)
-            if doc
-                .lists
-                .get(&bullet.list_id)
-                .is_some_and(|l| l.preset == preset) =>
-        {
-            bullet.list_id.clone()
-        }
+        Some(bullet) if doc.lists.get(&bullet.list_id).is_some_and(|l| l.preset == preset) => bullet.list_id.clone(),
         _ => {
             let id = format!("kix.{}", short_id());
-            doc.lists.insert(
-                id.clone(),
-                ListDef {
-                    preset: preset.to_owned(),
-                },
-            );
+            doc.lists.insert(id.clone(), ListDef { preset: preset.to_owned() });
             id
         }
     };
     for &(first, newline) in touched.iter().rev() {
-        let tabs = doc.units[first..newline]
-            .iter()
-            .take_while(|u| u.kind == Kind::Char('\t'))
-            .count();
+        let tabs = doc.units[first..newline].iter().take_while(|u| u.kind == Kind::Char('\t')).count();
         if let Some(para) = doc.units[newline].para.as_deref_mut() {
-            para.bullet = Some(Bullet {
-                list_id: list_id.clone(),
-                level: tabs as u32,
-            });
+            para.bullet = Some(Bullet { list_id: list_id.clone(), level: tabs as u32 });
             list_indent(&mut para.style, tabs as u32);
         }
         doc.units.drain(first..first + tabs);

@@ -15,17 +15,9 @@ fn blocks(doc: &Document) -> Vec<Block> {
     let mut out = Vec::new();
     for (first, last) in doc.paragraphs() {
         let para: Para = doc.units[last].para.as_deref().cloned().unwrap_or_default();
-        let named = para
-            .style
-            .get("namedStyleType")
-            .and_then(Value::as_str)
-            .unwrap_or("NORMAL_TEXT")
-            .to_owned();
+        let named = para.style.get("namedStyleType").and_then(Value::as_str).unwrap_or("NORMAL_TEXT").to_owned();
         let bullet = para.bullet.as_ref().map(|b| {
-            let numbered = doc
-                .lists
-                .get(&b.list_id)
-                .is_some_and(|l| is_numbered(&l.preset));
+            let numbered = doc.lists.get(&b.list_id).is_some_and(|l| is_numbered(&l.preset));
             (b.level, numbered)
         });
         let mut runs: Vec<(String, serde_json::Map<String, Value>)> = Vec::new();
@@ -40,11 +32,7 @@ fn blocks(doc: &Document) -> Vec<Block> {
                 _ => runs.push((text, (*unit.style).clone())),
             }
         }
-        out.push(Block {
-            named,
-            bullet,
-            runs,
-        });
+        out.push(Block { named, bullet, runs });
     }
     out
 }
@@ -54,10 +42,7 @@ fn flag(style: &serde_json::Map<String, Value>, key: &str) -> bool {
 }
 
 fn link(style: &serde_json::Map<String, Value>) -> Option<&str> {
-    style
-        .get("link")
-        .and_then(|l| l.get("url"))
-        .and_then(Value::as_str)
+    style.get("link").and_then(|l| l.get("url")).and_then(Value::as_str)
 }
 
 /// `text/plain`, as Google exports it: a byte-order mark, CRLF between paragraphs, `* ` bullets.
@@ -118,11 +103,7 @@ pub(crate) fn markdown(doc: &Document) -> String {
         }
         let is_list = block.bullet.is_some();
         if !out.is_empty() {
-            out.push_str(if is_list && previous_list {
-                "\n"
-            } else {
-                "\n\n"
-            });
+            out.push_str(if is_list && previous_list { "\n" } else { "\n\n" });
         }
         let line = match (block.bullet, block.named.as_str()) {
             (Some((level, numbered)), _) => {
@@ -155,10 +136,7 @@ pub(crate) fn markdown(doc: &Document) -> String {
 }
 
 fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// `text/html`: a complete page with headings, paragraphs, lists and styled spans.

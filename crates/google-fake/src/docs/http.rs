@@ -25,23 +25,14 @@ impl Store {
 }
 
 /// `POST /v1/documents` (`documents.create`): only the title of the body is used, as Google does.
-pub(super) async fn create(
-    State(shared): State<Shared>,
-    headers: HeaderMap,
-    uri: Uri,
-    body: Bytes,
-) -> Reply {
+pub(super) async fn create(State(shared): State<Shared>, headers: HeaderMap, uri: Uri, body: Bytes) -> Reply {
     let mut world = shared.lock();
     let who = world.authenticate(&headers, Shape::Rpc)?;
     let query = Query::parse(uri.query());
     check_query(Api::Docs, &["documents", "create"], &query)?;
     let body = parse_body(&body)?;
     check_body(Api::Docs, "Document", &body)?;
-    let title = body
-        .get("title")
-        .and_then(Value::as_str)
-        .filter(|t| !t.is_empty())
-        .unwrap_or("Untitled document");
+    let title = body.get("title").and_then(Value::as_str).filter(|t| !t.is_empty()).unwrap_or("Untitled document");
     let id = format!("1{}", World::new_id(43));
     let doc = Document::new(&id, title);
     let value = doc.json(false);
@@ -51,10 +42,7 @@ pub(super) async fn create(
 }
 
 fn unknown_path(path: &str) -> ApiError {
-    ApiError::rpc(
-        404,
-        format!("The requested URL {path} was not found on this server."),
-    )
+    ApiError::rpc(404, format!("The requested URL {path} was not found on this server."))
 }
 
 /// `GET /v1/documents/{id}` and `POST /v1/documents/{id}:batchUpdate`.
@@ -119,16 +107,11 @@ impl Store {
     /// or none do. Also returns whether the document changed (there was at least one request).
     fn apply_batch(&mut self, id: &str, body: &Value) -> Result<(Value, bool), ApiError> {
         let original = self.doc(id)?;
-        let control = body
-            .get("writeControl")
-            .map(body_object)
-            .unwrap_or_default();
+        let control = body.get("writeControl").map(body_object).unwrap_or_default();
         let required = control.get("requiredRevisionId").and_then(Value::as_str);
         let target = control.get("targetRevisionId").and_then(Value::as_str);
         if required.is_some() && target.is_some() {
-            return Err(ApiError::invalid(
-                "Only one of requiredRevisionId and targetRevisionId may be set.",
-            ));
+            return Err(ApiError::invalid("Only one of requiredRevisionId and targetRevisionId may be set."));
         }
         if let Some(required) = required
             && required != original.revision
@@ -140,26 +123,16 @@ impl Store {
                 ))
             });
         }
-        let requests = body
-            .get("requests")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let requests = body.get("requests").and_then(Value::as_array).cloned().unwrap_or_default();
         let mut doc = original.clone();
         let mut replies = Vec::with_capacity(requests.len());
         for (i, request) in requests.iter().enumerate() {
-            let set: Vec<(&String, &Value)> = request
-                .as_object()
-                .into_iter()
-                .flatten()
-                .filter(|(_, v)| !v.is_null())
-                .collect();
+            let set: Vec<(&String, &Value)> =
+                request.as_object().into_iter().flatten().filter(|(_, v)| !v.is_null()).collect();
             let (kind, inner) = match set.as_slice() {
                 [(kind, inner)] => (camel(kind), body_object(inner)),
                 [] => {
-                    return Err(ApiError::invalid(format!(
-                        "Invalid requests[{i}]: No request specified."
-                    )));
+                    return Err(ApiError::invalid(format!("Invalid requests[{i}]: No request specified.")));
                 }
                 [(first, _), (second, _), ..] => {
                     return Err(ApiError::invalid(format!(
@@ -170,9 +143,7 @@ impl Store {
             match edit::apply(&mut doc, &kind, &inner) {
                 Ok(reply) => replies.push(reply),
                 Err(Failure::Invalid(message)) => {
-                    return Err(ApiError::invalid(format!(
-                        "Invalid requests[{i}].{kind}: {message}"
-                    )));
+                    return Err(ApiError::invalid(format!("Invalid requests[{i}].{kind}: {message}")));
                 }
                 Err(Failure::Unimplemented) => {
                     return Err(ApiError::rpc(
@@ -190,8 +161,7 @@ impl Store {
         }
         let revision = doc.revision.clone();
         self.docs.insert(id.to_owned(), doc);
-        let mut out =
-            json!({ "documentId": id, "writeControl": { "requiredRevisionId": revision } });
+        let mut out = json!({ "documentId": id, "writeControl": { "requiredRevisionId": revision } });
         if changed {
             out["replies"] = Value::Array(replies);
         }

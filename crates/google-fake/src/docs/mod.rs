@@ -33,9 +33,7 @@ pub struct Store {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("docs::Store")
-            .field("documents", &self.docs.len())
-            .finish()
+        f.debug_struct("docs::Store").field("documents", &self.docs.len()).finish()
     }
 }
 
@@ -100,11 +98,8 @@ impl Store {
     pub fn insert_with_text(&mut self, id: &str, title: &str, text: &str) {
         let mut doc = Document::new(id, title);
         let style = empty_style();
-        let units: Vec<Unit> = text
-            .chars()
-            .filter(|c| *c != '\r')
-            .map(|c| Unit::char(c, style.clone(), None))
-            .collect();
+        let units: Vec<Unit> =
+            text.chars().filter(|c| *c != '\r').map(|c| Unit::char(c, style.clone(), None)).collect();
         doc.units.splice(0..0, units);
         self.docs.insert(id.to_owned(), doc);
     }
@@ -122,7 +117,5 @@ impl World {
 }
 
 pub fn routes() -> Router<Shared> {
-    Router::new()
-        .route("/v1/documents", post(http::create))
-        .route("/v1/documents/{*rest}", any(http::dispatch))
+    Router::new().route("/v1/documents", post(http::create)).route("/v1/documents/{*rest}", any(http::dispatch))
 }

@@ -43,11 +43,7 @@ pub(crate) struct Unit {
 impl Unit {
     pub(crate) fn char(ch: char, style: Style, para: Option<&Para>) -> Self {
         let para = (ch == '\n').then(|| Box::new(para.cloned().unwrap_or_default()));
-        Self {
-            kind: Kind::Char(ch),
-            style,
-            para,
-        }
+        Self { kind: Kind::Char(ch), style, para }
     }
 
     pub(crate) fn width(&self) -> u32 {
@@ -84,9 +80,7 @@ pub(crate) fn new_revision() -> String {
 
 /// A random suffix like Google's `kix.` list ids and `h.` heading ids.
 pub(crate) fn short_id() -> String {
-    crate::World::new_id(12)
-        .to_ascii_lowercase()
-        .replace(['-', '_'], "x")
+    crate::World::new_id(12).to_ascii_lowercase().replace(['-', '_'], "x")
 }
 
 pub(crate) fn empty_style() -> Style {
@@ -179,11 +173,8 @@ impl Document {
             "documentStyle": document_style(),
             "namedStyles": named_styles(),
         });
-        let lists: Map<String, Value> = self
-            .lists
-            .iter()
-            .map(|(id, list)| (id.clone(), list_json(&list.preset)))
-            .collect();
+        let lists: Map<String, Value> =
+            self.lists.iter().map(|(id, list)| (id.clone(), list_json(&list.preset))).collect();
         if !lists.is_empty() {
             tab["lists"] = Value::Object(lists);
         }
@@ -233,11 +224,7 @@ impl Document {
             }));
             i = j;
         }
-        let para = self.units[last]
-            .para
-            .as_deref()
-            .cloned()
-            .unwrap_or_default();
+        let para = self.units[last].para.as_deref().cloned().unwrap_or_default();
         let mut style = json!({ "namedStyleType": "NORMAL_TEXT", "direction": "LEFT_TO_RIGHT" });
         if let Value::Object(map) = &mut style {
             map.extend(para.style.clone());
@@ -270,9 +257,7 @@ pub(crate) fn number(n: f64) -> Value {
     if n.fract() == 0.0 && n.abs() < 9.0e15 {
         json!(n as i64)
     } else {
-        serde_json::Number::from_f64(n)
-            .map(Value::Number)
-            .unwrap_or(Value::Null)
+        serde_json::Number::from_f64(n).map(Value::Number).unwrap_or(Value::Null)
     }
 }
 
@@ -297,12 +282,8 @@ fn glyphs(preset: &str) -> [(&'static str, &'static str); 3] {
         }
         "NUMBERED_DECIMAL_ALPHA_ROMAN_PARENS" => [("DECIMAL", ")"), ("ALPHA", ")"), ("ROMAN", ")")],
         "NUMBERED_UPPERALPHA_ALPHA_ROMAN" => [("UPPER_ALPHA", "."), ("ALPHA", "."), ("ROMAN", ".")],
-        "NUMBERED_UPPERROMAN_UPPERALPHA_DECIMAL" => {
-            [("UPPER_ROMAN", "."), ("UPPER_ALPHA", "."), ("DECIMAL", ".")]
-        }
-        "NUMBERED_ZERODECIMAL_ALPHA_ROMAN" => {
-            [("ZERO_DECIMAL", "."), ("ALPHA", "."), ("ROMAN", ".")]
-        }
+        "NUMBERED_UPPERROMAN_UPPERALPHA_DECIMAL" => [("UPPER_ROMAN", "."), ("UPPER_ALPHA", "."), ("DECIMAL", ".")],
+        "NUMBERED_ZERODECIMAL_ALPHA_ROMAN" => [("ZERO_DECIMAL", "."), ("ALPHA", "."), ("ROMAN", ".")],
         _ => [("", "●"), ("", "○"), ("", "■")],
     }
 }

@@ -21,23 +21,14 @@ const USER_QUOTA: u64 = 15 * 1024 * 1024 * 1024;
 const IMPORTS: &[(&str, &str)] = &[
     ("text/csv", SPREADSHEET),
     ("text/tab-separated-values", SPREADSHEET),
-    (
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        SPREADSHEET,
-    ),
+    ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", SPREADSHEET),
     ("application/vnd.ms-excel", SPREADSHEET),
-    (
-        "application/vnd.oasis.opendocument.spreadsheet",
-        SPREADSHEET,
-    ),
+    ("application/vnd.oasis.opendocument.spreadsheet", SPREADSHEET),
     ("text/plain", DOCUMENT),
     ("text/html", DOCUMENT),
     ("text/markdown", DOCUMENT),
     ("application/rtf", DOCUMENT),
-    (
-        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-        DOCUMENT,
-    ),
+    ("application/vnd.openxmlformats-officedocument.wordprocessingml.document", DOCUMENT),
     ("application/msword", DOCUMENT),
     ("application/vnd.oasis.opendocument.text", DOCUMENT),
 ];
@@ -45,24 +36,14 @@ const IMPORTS: &[(&str, &str)] = &[
 fn about_json(store: &Store, who: &Identity) -> Value {
     let me = who.email.trim().to_ascii_lowercase();
     let (mut used, mut trashed) = (0_u64, 0_u64);
-    for file in store
-        .files
-        .values()
-        .filter(|f| f.drive_id.is_none() && f.owner() == Some(me.as_str()))
-    {
-        let size = file
-            .size()
-            .map_or(0, |s| u64::try_from(s).unwrap_or(u64::MAX));
+    for file in store.files.values().filter(|f| f.drive_id.is_none() && f.owner() == Some(me.as_str())) {
+        let size = file.size().map_or(0, |s| u64::try_from(s).unwrap_or(u64::MAX));
         used += size;
         if store.is_trashed(file) {
             trashed += size;
         }
     }
-    let limit = if who.is_service_account() {
-        0
-    } else {
-        USER_QUOTA
-    };
+    let limit = if who.is_service_account() { 0 } else { USER_QUOTA };
     let mut imports: Map<String, Value> = Map::new();
     for (from, to) in IMPORTS {
         imports.insert((*from).to_owned(), json!([to]));
@@ -76,10 +57,7 @@ fn about_json(store: &Store, who: &Identity) -> Value {
         "application/vnd.google-apps.script",
     ] {
         if let Some(formats) = native::export_formats(mime) {
-            exports.insert(
-                mime.to_owned(),
-                formats.iter().map(|(m, _)| json!(m)).collect(),
-            );
+            exports.insert(mime.to_owned(), formats.iter().map(|(m, _)| json!(m)).collect());
         }
     }
     json!({
@@ -162,11 +140,7 @@ fn drive_json(store: &Store, drive: &SharedDrive, role: Role) -> Value {
 }
 
 fn drive_role(store: &Store, id: &str, who: &Identity) -> Option<Role> {
-    store
-        .files
-        .get(id)
-        .filter(|f| f.node == Node::SharedDriveRoot)
-        .and_then(|f| store.role_on(f, who, false))
+    store.files.get(id).filter(|f| f.node == Node::SharedDriveRoot).and_then(|f| store.role_on(f, who, false))
 }
 
 fn drive_not_found(id: &str) -> ApiError {
@@ -174,12 +148,10 @@ fn drive_not_found(id: &str) -> ApiError {
 }
 
 fn member_count(store: &Store, id: &str, organizers: bool) -> i64 {
-    let count = store.files.get(id).map_or(0, |root| {
-        root.permissions
-            .iter()
-            .filter(|p| !organizers || p.role == Role::Organizer)
-            .count()
-    });
+    let count = store
+        .files
+        .get(id)
+        .map_or(0, |root| root.permissions.iter().filter(|p| !organizers || p.role == Role::Organizer).count());
     i64::try_from(count).unwrap_or(i64::MAX)
 }
 
@@ -202,11 +174,7 @@ pub(crate) async fn list_drives(
     let mut visible: Vec<(&SharedDrive, Role)> = store
         .drives
         .values()
-        .filter_map(|d| {
-            drive_role(store, &d.id, &who)
-                .or(admin.then_some(Role::Reader))
-                .map(|r| (d, r))
-        })
+        .filter_map(|d| drive_role(store, &d.id, &who).or(admin.then_some(Role::Reader)).map(|r| (d, r)))
         .filter(|(d, _)| {
             expr.as_ref().is_none_or(|e| {
                 e.eval(&mut |cond| match (cond.field, &cond.value) {
@@ -214,13 +182,9 @@ pub(crate) async fn list_drives(
                         Op::Contains => query::word_prefix(&d.name, text),
                         op => query::compare(&d.name.as_str(), op, &text.as_str()),
                     },
-                    ("createdTime", Literal::Time(time)) => {
-                        query::compare(&d.created_time, cond.op, time)
-                    }
+                    ("createdTime", Literal::Time(time)) => query::compare(&d.created_time, cond.op, time),
                     ("hidden", Literal::Bool(flag)) => query::compare(&d.hidden, cond.op, flag),
-                    ("memberCount", Literal::Num(n)) => {
-                        query::compare(&member_count(store, &d.id, false), cond.op, n)
-                    }
+                    ("memberCount", Literal::Num(n)) => query::compare(&member_count(store, &d.id, false), cond.op, n),
                     ("organizerCount", Literal::Num(n)) => {
                         query::compare(&member_count(store, &d.id, true), cond.op, n)
                     }
@@ -242,20 +206,12 @@ pub(crate) async fn list_drives(
     visible.retain(|(d, _)| d.seq > start);
     let more = visible.len() > page_size;
     visible.truncate(page_size);
-    let drives: Vec<Value> = visible
-        .iter()
-        .map(|(d, role)| drive_json(store, d, *role))
-        .collect();
+    let drives: Vec<Value> = visible.iter().map(|(d, role)| drive_json(store, d, *role)).collect();
     let mut body = json!({ "kind": "drive#driveList", "drives": drives });
     if more && let Some((last, _)) = visible.last() {
         body["nextPageToken"] = json!(URL_SAFE_NO_PAD.encode(format!("after:{}", last.seq)));
     }
-    respond(
-        &params,
-        "kind,nextPageToken,drives(id,name,kind)",
-        "DriveList",
-        &body,
-    )
+    respond(&params, "kind,nextPageToken,drives(id,name,kind)", "DriveList", &body)
 }
 
 /// `GET /drive/v3/drives/{driveId}`.
@@ -269,17 +225,9 @@ pub(crate) async fn get_drive(
     let world = shared.lock();
     let who = world.authenticate(&headers, Shape::Legacy)?;
     let store = &world.drive;
-    let drive = store
-        .drives
-        .get(&drive_id)
-        .ok_or_else(|| drive_not_found(&drive_id))?;
+    let drive = store.drives.get(&drive_id).ok_or_else(|| drive_not_found(&drive_id))?;
     let role = drive_role(store, &drive_id, &who).ok_or_else(|| drive_not_found(&drive_id))?;
-    respond(
-        &params,
-        "kind,id,name",
-        "Drive",
-        &drive_json(store, drive, role),
-    )
+    respond(&params, "kind,id,name", "Drive", &drive_json(store, drive, role))
 }
 
 /// `POST /drive/v3/drives?requestId=…`.
@@ -293,9 +241,7 @@ pub(crate) async fn create_drive(
     let mut world = shared.lock();
     let who = world.authenticate(&headers, Shape::Legacy)?;
     if params.text("requestId").is_none() {
-        return Err(
-            ApiError::legacy(400, "required", "Required parameter: requestId").at("requestId"),
-        );
+        return Err(ApiError::legacy(400, "required", "Required parameter: requestId").at("requestId"));
     }
     let body = json_body(&body)?;
     let name = str_field(&body, "name")?
@@ -311,17 +257,8 @@ pub(crate) async fn create_drive(
             drive.color_rgb = color.to_owned();
         }
     }
-    let drive = world
-        .drive
-        .drives
-        .get(&id)
-        .ok_or_else(|| drive_not_found(&id))?;
-    respond(
-        &params,
-        "kind,id,name",
-        "Drive",
-        &drive_json(&world.drive, drive, Role::Organizer),
-    )
+    let drive = world.drive.drives.get(&id).ok_or_else(|| drive_not_found(&id))?;
+    respond(&params, "kind,id,name", "Drive", &drive_json(&world.drive, drive, Role::Organizer))
 }
 
 /// `DELETE /drive/v3/drives/{driveId}`: organizers only, and only once the shared drive is empty.
@@ -337,11 +274,7 @@ pub(crate) async fn delete_drive(
     if role < Role::Organizer {
         return Err(super::access::insufficient(&drive_id));
     }
-    if store
-        .files
-        .values()
-        .any(|f| f.drive_id.as_deref() == Some(drive_id.as_str()) && f.node == Node::Item)
-    {
+    if store.files.values().any(|f| f.drive_id.as_deref() == Some(drive_id.as_str()) && f.node == Node::Item) {
         return Err(ApiError::legacy(
             403,
             "cannotDeleteTeamDriveWithItems",

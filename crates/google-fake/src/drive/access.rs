@@ -67,8 +67,7 @@ impl Store {
         let seq = self.next_seq();
         let mut root = File::new(id.clone(), "My Drive", FOLDER, seq);
         root.node = Node::MyDriveRoot;
-        root.permissions
-            .push(super::Permission::user(&email, Role::Owner, None));
+        root.permissions.push(super::Permission::user(&email, Role::Owner, None));
         self.files.insert(id.clone(), root);
         self.roots.insert(email, id.clone());
         id
@@ -76,11 +75,7 @@ impl Store {
 
     /// Resolves the `root` alias for `who`.
     pub(crate) fn resolve(&mut self, id: &str, who: &Identity) -> String {
-        if id == "root" {
-            self.root_id(&who.email)
-        } else {
-            id.to_owned()
-        }
+        if id == "root" { self.root_id(&who.email) } else { id.to_owned() }
     }
 
     /// The file and its ancestors, nearest first (cycles cannot be built, but the walk is bounded anyway).
@@ -99,9 +94,7 @@ impl Store {
 
     /// Whether `ancestor` is `id` or one of its ancestors.
     pub(crate) fn is_within(&self, id: &str, ancestor: &str) -> bool {
-        self.files
-            .get(id)
-            .is_some_and(|file| self.lineage(file).iter().any(|f| f.id == ancestor))
+        self.files.get(id).is_some_and(|file| self.lineage(file).iter().any(|f| f.id == ancestor))
     }
 
     /// `who`'s role on `file`: the best grant on the file or an ancestor. `anyone` grants count only when
@@ -129,24 +122,14 @@ impl Store {
                     continue;
                 }
                 let applies = match permission.grantee {
-                    Grantee::User | Grantee::Group => {
-                        permission.email.as_deref() == Some(email.as_str())
-                    }
+                    Grantee::User | Grantee::Group => permission.email.as_deref() == Some(email.as_str()),
                     Grantee::Domain => {
-                        domain_grants
-                            && permission
-                                .domain
-                                .as_deref()
-                                .is_some_and(|d| d.eq_ignore_ascii_case(domain))
+                        domain_grants && permission.domain.as_deref().is_some_and(|d| d.eq_ignore_ascii_case(domain))
                     }
                     Grantee::Anyone => link_grants,
                 };
                 if applies {
-                    let role = if depth > 0 && permission.role == Role::Owner {
-                        Role::Writer
-                    } else {
-                        permission.role
-                    };
+                    let role = if depth > 0 && permission.role == Role::Owner { Role::Writer } else { permission.role };
                     best = best.max(Some(role));
                 }
             }
@@ -156,9 +139,7 @@ impl Store {
 
     /// `who`'s role on the file `id` when opening it by id, or `None` when they cannot see it.
     pub fn role_of(&self, id: &str, who: &Identity) -> Option<Role> {
-        self.files
-            .get(id)
-            .and_then(|file| self.role_on(file, who, true))
+        self.files.get(id).and_then(|file| self.role_on(file, who, true))
     }
 
     /// Whether a file is trashed, explicitly or through a trashed folder above it.
@@ -172,11 +153,8 @@ impl Store {
         let mut index = 0;
         while index < out.len() {
             let parent = out[index].clone();
-            let mut children: Vec<&File> = self
-                .files
-                .values()
-                .filter(|f| f.parent.as_deref() == Some(parent.as_str()))
-                .collect();
+            let mut children: Vec<&File> =
+                self.files.values().filter(|f| f.parent.as_deref() == Some(parent.as_str())).collect();
             children.sort_by_key(|f| f.seq);
             for child in children {
                 if !out.contains(&child.id) {
@@ -191,33 +169,17 @@ impl Store {
     /// The file `who` opens by id, with their role; "File not found" when it does not exist, when they
     /// cannot see it, or when it lives in a shared drive and the request did not say
     /// `supportsAllDrives=true`.
-    pub(crate) fn open(
-        &self,
-        id: &str,
-        who: &Identity,
-        all_drives: bool,
-    ) -> Result<(&File, Role), ApiError> {
-        let file = self
-            .files
-            .get(id)
-            .ok_or_else(|| ApiError::drive_file_not_found(id))?;
+    pub(crate) fn open(&self, id: &str, who: &Identity, all_drives: bool) -> Result<(&File, Role), ApiError> {
+        let file = self.files.get(id).ok_or_else(|| ApiError::drive_file_not_found(id))?;
         if file.drive_id.is_some() && !all_drives {
             return Err(ApiError::drive_file_not_found(id));
         }
-        let role = self
-            .role_on(file, who, true)
-            .ok_or_else(|| ApiError::drive_file_not_found(id))?;
+        let role = self.role_on(file, who, true).ok_or_else(|| ApiError::drive_file_not_found(id))?;
         Ok((file, role))
     }
 
     /// Like [`Store::open`], and refuses with `insufficientFilePermissions` below `needed`.
-    pub(crate) fn open_for(
-        &self,
-        id: &str,
-        who: &Identity,
-        all_drives: bool,
-        needed: Role,
-    ) -> Result<&File, ApiError> {
+    pub(crate) fn open_for(&self, id: &str, who: &Identity, all_drives: bool, needed: Role) -> Result<&File, ApiError> {
         let (file, role) = self.open(id, who, all_drives)?;
         if role < needed {
             return Err(insufficient(id));
@@ -265,18 +227,13 @@ impl Store {
         }
         file.permissions
             .iter()
-            .find(|p| {
-                matches!(p.grantee, Grantee::User | Grantee::Group)
-                    && p.email.as_deref() == Some(email.as_str())
-            })
+            .find(|p| matches!(p.grantee, Grantee::User | Grantee::Group) && p.email.as_deref() == Some(email.as_str()))
             .map(|p| (p.granted_at, p.granted_by.clone()))
     }
 
     /// Whether anyone but the owner has access (inherited grants included); shared-drive items are not "shared".
     pub(crate) fn is_shared(&self, file: &File) -> bool {
-        self.lineage(file)
-            .iter()
-            .any(|node| node.permissions.iter().any(|p| p.role != Role::Owner))
+        self.lineage(file).iter().any(|node| node.permissions.iter().any(|p| p.role != Role::Owner))
     }
 
     /// Whether `who` may put new items into `folder`.
@@ -288,12 +245,7 @@ impl Store {
     ) -> Result<&File, ApiError> {
         let (parent, role) = self.open(parent_id, who, all_drives)?;
         if !parent.is_folder() {
-            return Err(ApiError::legacy(
-                400,
-                "badRequest",
-                "The specified parent is not a folder.",
-            )
-            .at("parents"));
+            return Err(ApiError::legacy(400, "badRequest", "The specified parent is not a folder.").at("parents"));
         }
         if role < Role::Writer {
             return Err(insufficient(parent_id));
@@ -304,8 +256,7 @@ impl Store {
     /// Stamps the time `who` viewed a file (used by seeding and tests).
     pub fn mark_viewed(&mut self, id: &str, who: &Identity) {
         if let Some(file) = self.files.get_mut(id) {
-            file.viewed_by
-                .insert(who.email.trim().to_ascii_lowercase(), now());
+            file.viewed_by.insert(who.email.trim().to_ascii_lowercase(), now());
         }
     }
 }

@@ -23,11 +23,7 @@ fn comment_not_found(id: &str) -> ApiError {
 }
 
 fn html(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\n', "<br>")
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\n', "<br>")
 }
 
 fn author(world: &World, email: &str, who: &Identity) -> Value {
@@ -114,10 +110,7 @@ fn page(params: &Params, total: usize) -> Result<(usize, usize), ApiError> {
             .decode(token)
             .ok()
             .and_then(|b| String::from_utf8(b).ok())
-            .and_then(|s| {
-                s.strip_prefix("offset:")
-                    .and_then(|n| n.parse::<usize>().ok())
-            })
+            .and_then(|s| s.strip_prefix("offset:").and_then(|n| n.parse::<usize>().ok()))
             .filter(|n| *n <= total)
             .ok_or_else(|| ApiError::drive_invalid("pageToken", "Invalid Value"))?,
         None => 0,
@@ -146,10 +139,9 @@ pub(crate) async fn list(
     let (who, id) = prepare(world, &headers, &params, &file_id, Role::Reader)?;
     let include_deleted = params.flag("includeDeleted")?;
     let since = match params.text("startModifiedTime") {
-        Some(time) => Some(
-            parse_time(time)
-                .ok_or_else(|| ApiError::drive_invalid("startModifiedTime", "Invalid Value"))?,
-        ),
+        Some(time) => {
+            Some(parse_time(time).ok_or_else(|| ApiError::drive_invalid("startModifiedTime", "Invalid Value"))?)
+        }
         None => None,
     };
     let empty = Vec::new();
@@ -163,12 +155,8 @@ pub(crate) async fn list(
         .filter(|c| since.is_none_or(|t| c.modified_time >= t))
         .collect();
     let (start, size) = page(&params, all.len())?;
-    let comments: Vec<Value> = all
-        .iter()
-        .skip(start)
-        .take(size)
-        .map(|c| comment_json(world, c, &who, include_deleted))
-        .collect();
+    let comments: Vec<Value> =
+        all.iter().skip(start).take(size).map(|c| comment_json(world, c, &who, include_deleted)).collect();
     let mut body = json!({ "kind": "drive#commentList", "comments": comments });
     if let Some(token) = next_token(start, size, all.len()) {
         body["nextPageToken"] = json!(token);
@@ -191,16 +179,11 @@ pub(crate) async fn create(
     let body = json_body(&body)?;
     let content = str_field(&body, "content")?
         .filter(|c| !c.trim().is_empty())
-        .ok_or_else(|| {
-            ApiError::legacy(400, "required", "Required parameter: content").at("content")
-        })?
+        .ok_or_else(|| ApiError::legacy(400, "required", "Required parameter: content").at("content"))?
         .to_owned();
     let quoted = match body.get("quotedFileContent") {
         Some(Value::Object(quote)) => quote.get("value").and_then(Value::as_str).map(|value| {
-            let mime = quote
-                .get("mimeType")
-                .and_then(Value::as_str)
-                .unwrap_or("text/html");
+            let mime = quote.get("mimeType").and_then(Value::as_str).unwrap_or("text/html");
             (mime.to_owned(), value.to_owned())
         }),
         _ => None,
@@ -219,21 +202,12 @@ pub(crate) async fn create(
         replies: Vec::new(),
     };
     let value = comment_json(world, &comment, &who, false);
-    world
-        .drive
-        .comments
-        .entry(id.clone())
-        .or_default()
-        .push(comment);
+    world.drive.comments.entry(id.clone()).or_default().push(comment);
     record(world, &who, &id, CommentKind::Added);
     answer(&params, "Comment", &value)
 }
 
-fn find_comment<'a>(
-    world: &'a mut World,
-    id: &str,
-    comment_id: &str,
-) -> Result<&'a mut Comment, ApiError> {
+fn find_comment<'a>(world: &'a mut World, id: &str, comment_id: &str) -> Result<&'a mut Comment, ApiError> {
     world
         .drive
         .comments
@@ -258,11 +232,7 @@ pub(crate) async fn get(
     if comment.deleted && !include_deleted {
         return Err(comment_not_found(&comment_id));
     }
-    answer(
-        &params,
-        "Comment",
-        &comment_json(world, &comment, &who, include_deleted),
-    )
+    answer(&params, "Comment", &comment_json(world, &comment, &who, include_deleted))
 }
 
 /// `PATCH /drive/v3/files/{fileId}/comments/{commentId}`: the author changes the content.
@@ -295,11 +265,7 @@ pub(crate) async fn update(
         comment.modified_time = now();
     }
     let comment = comment.clone();
-    answer(
-        &params,
-        "Comment",
-        &comment_json(world, &comment, &who, false),
-    )
+    answer(&params, "Comment", &comment_json(world, &comment, &who, false))
 }
 
 /// `DELETE /drive/v3/files/{fileId}/comments/{commentId}`: by its author or the file's owner/organizer.
@@ -343,18 +309,9 @@ pub(crate) async fn list_replies(
     let (who, id) = prepare(world, &headers, &params, &file_id, Role::Reader)?;
     let include_deleted = params.flag("includeDeleted")?;
     let comment = find_comment(world, &id, &comment_id)?.clone();
-    let all: Vec<&Reply> = comment
-        .replies
-        .iter()
-        .filter(|r| include_deleted || !r.deleted)
-        .collect();
+    let all: Vec<&Reply> = comment.replies.iter().filter(|r| include_deleted || !r.deleted).collect();
     let (start, size) = page(&params, all.len())?;
-    let replies: Vec<Value> = all
-        .iter()
-        .skip(start)
-        .take(size)
-        .map(|r| reply_json(world, r, &who))
-        .collect();
+    let replies: Vec<Value> = all.iter().skip(start).take(size).map(|r| reply_json(world, r, &who)).collect();
     let mut body = json!({ "kind": "drive#replyList", "replies": replies });
     if let Some(token) = next_token(start, size, all.len()) {
         body["nextPageToken"] = json!(token);
@@ -376,10 +333,7 @@ pub(crate) async fn create_reply(
     let (who, id) = prepare(world, &headers, &params, &file_id, Role::Commenter)?;
     let body = json_body(&body)?;
     let action = str_field(&body, "action")?.map(str::to_owned);
-    if action
-        .as_deref()
-        .is_some_and(|a| a != "resolve" && a != "reopen")
-    {
+    if action.as_deref().is_some_and(|a| a != "resolve" && a != "reopen") {
         return Err(ApiError::drive_invalid("action", "Invalid Value"));
     }
     let content = str_field(&body, "content")?.unwrap_or_default().to_owned();

@@ -14,12 +14,7 @@ use crate::errors::ApiError;
 pub(crate) struct Mask(BTreeMap<String, Option<Mask>>);
 
 fn invalid(name: &str) -> ApiError {
-    ApiError::legacy(
-        400,
-        "invalidParameter",
-        format!("Invalid field selection {name}"),
-    )
-    .at("fields")
+    ApiError::legacy(400, "invalidParameter", format!("Invalid field selection {name}")).at("fields")
 }
 
 impl Mask {
@@ -52,10 +47,7 @@ impl Mask {
             }
             return;
         }
-        let entry = self
-            .0
-            .entry(head.clone())
-            .or_insert_with(|| Some(Mask::default()));
+        let entry = self.0.entry(head.clone()).or_insert_with(|| Some(Mask::default()));
         if let Some(child) = entry {
             child.merge(rest, sub);
         }
@@ -64,9 +56,7 @@ impl Mask {
     /// Keeps the selected members of `value` (arrays apply the mask to each element).
     pub(crate) fn apply(&self, value: &Value) -> Value {
         match value {
-            Value::Array(items) => {
-                Value::Array(items.iter().map(|item| self.apply(item)).collect())
-            }
+            Value::Array(items) => Value::Array(items.iter().map(|item| self.apply(item)).collect()),
             Value::Object(map) => {
                 let all = self.0.get("*");
                 let mut out = Map::new();
@@ -99,10 +89,7 @@ impl Mask {
             if schema.get("additionalProperties").is_some() {
                 continue;
             }
-            let property = schema
-                .get("properties")
-                .and_then(|p| p.get(key))
-                .ok_or_else(|| invalid(key))?;
+            let property = schema.get("properties").and_then(|p| p.get(key)).ok_or_else(|| invalid(key))?;
             if let Some(sub) = sub
                 && let Some(target) = element_schema(property)
             {
@@ -122,11 +109,7 @@ fn parse_list(chars: &[char], pos: &mut usize) -> Result<Mask, ApiError> {
             while *pos < chars.len() && !matches!(chars[*pos], ',' | '(' | ')' | '/') {
                 *pos += 1;
             }
-            let name: String = chars[start..*pos]
-                .iter()
-                .collect::<String>()
-                .trim()
-                .to_owned();
+            let name: String = chars[start..*pos].iter().collect::<String>().trim().to_owned();
             if name.is_empty() {
                 return Err(invalid(&chars.iter().collect::<String>()));
             }
@@ -159,15 +142,11 @@ fn parse_list(chars: &[char], pos: &mut usize) -> Result<Mask, ApiError> {
 
 fn discovery() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
-    DOC.get_or_init(|| {
-        serde_json::from_str(include_str!("../../discovery/drive.v3.json")).unwrap_or(Value::Null)
-    })
+    DOC.get_or_init(|| serde_json::from_str(include_str!("../../discovery/drive.v3.json")).unwrap_or(Value::Null))
 }
 
 fn schema(name: &str) -> Option<&'static Value> {
-    discovery()
-        .get("schemas")
-        .and_then(|schemas| schemas.get(name))
+    discovery().get("schemas").and_then(|schemas| schemas.get(name))
 }
 
 /// The schema a sub-selection of `property` applies to: its `$ref`, its array items, or its inline object.
@@ -179,8 +158,7 @@ fn element_schema(property: &'static Value) -> Option<&'static Value> {
     if let Some(name) = target.get("$ref").and_then(Value::as_str) {
         return schema(name);
     }
-    (target.get("properties").is_some() || target.get("additionalProperties").is_some())
-        .then_some(target)
+    (target.get("properties").is_some() || target.get("additionalProperties").is_some()).then_some(target)
 }
 
 /// `value` (a resource of discovery schema `schema_name`) cut to `selector`.
@@ -202,12 +180,8 @@ mod tests {
         let value = json!({"kind": "drive#fileList", "nextPageToken": "t", "files": [
             {"id": "a", "name": "A", "parents": ["p"], "mimeType": "m", "capabilities": {"canEdit": true, "canShare": false}}
         ]});
-        let cut =
-            select("files(id,name,parents),nextPageToken", "FileList", &value).unwrap_or_default();
-        assert_eq!(
-            cut,
-            json!({"nextPageToken": "t", "files": [{"id": "a", "name": "A", "parents": ["p"]}]})
-        );
+        let cut = select("files(id,name,parents),nextPageToken", "FileList", &value).unwrap_or_default();
+        assert_eq!(cut, json!({"nextPageToken": "t", "files": [{"id": "a", "name": "A", "parents": ["p"]}]}));
         let cut = select("files/capabilities/canEdit", "FileList", &value).unwrap_or_default();
         assert_eq!(cut, json!({"files": [{"capabilities": {"canEdit": true}}]}));
         let cut = select("*", "FileList", &value).unwrap_or_default();

@@ -22,22 +22,9 @@ pub(crate) const FILE_DEFAULT: &str = "kind,id,name,mimeType,resourceKey";
 const EXPORT_LIMIT: usize = 10 * 1024 * 1024;
 
 /// The file `id` as `who` sees it, cut to the request's `fields`.
-pub(crate) fn file_response(
-    world: &World,
-    who: &Identity,
-    id: &str,
-    params: &Params,
-) -> Result<Response, ApiError> {
-    let file = world
-        .drive
-        .get(id)
-        .ok_or_else(|| ApiError::drive_file_not_found(id))?;
-    respond(
-        params,
-        FILE_DEFAULT,
-        "File",
-        &world.drive.file_json(file, who),
-    )
+pub(crate) fn file_response(world: &World, who: &Identity, id: &str, params: &Params) -> Result<Response, ApiError> {
+    let file = world.drive.get(id).ok_or_else(|| ApiError::drive_file_not_found(id))?;
+    respond(params, FILE_DEFAULT, "File", &world.drive.file_json(file, who))
 }
 
 /// Raw bytes with a content type.
@@ -146,12 +133,7 @@ pub(crate) async fn delete(
     if !world.drive.can_delete(file, role) {
         return Err(insufficient(&id));
     }
-    record(
-        world,
-        &who,
-        &id,
-        Action::Delete(DeleteKind::PermanentDelete),
-    );
+    record(world, &who, &id, Action::Delete(DeleteKind::PermanentDelete));
     delete_tree(world, &id);
     Ok(StatusCode::NO_CONTENT.into_response())
 }
@@ -185,20 +167,13 @@ pub(crate) async fn empty_trash(
             .drive
             .files
             .values()
-            .filter(|f| {
-                f.explicitly_trashed && f.drive_id.is_none() && f.owner() == Some(me.as_str())
-            })
+            .filter(|f| f.explicitly_trashed && f.drive_id.is_none() && f.owner() == Some(me.as_str()))
             .map(|f| f.id.clone())
             .collect(),
     };
     for id in doomed {
         if world.drive.contains(&id) {
-            record(
-                world,
-                &who,
-                &id,
-                Action::Delete(DeleteKind::PermanentDelete),
-            );
+            record(world, &who, &id, Action::Delete(DeleteKind::PermanentDelete));
             delete_tree(world, &id);
         }
     }
@@ -222,104 +197,58 @@ pub(crate) async fn copy(
     let id = world.drive.resolve(&file_id, &who);
     let (source, role) = world.drive.open(&id, &who, all_drives)?;
     if source.is_folder() || source.node != Node::Item {
-        return Err(ApiError::legacy(
-            403,
-            "cannotCopyFile",
-            "This file cannot be copied by the user.",
-        ));
+        return Err(ApiError::legacy(403, "cannotCopyFile", "This file cannot be copied by the user."));
     }
     if source.copy_requires_writer_permission && role < Role::Writer {
-        return Err(ApiError::legacy(
-            403,
-            "cannotCopyFile",
-            "This file cannot be copied by the user.",
-        ));
+        return Err(ApiError::legacy(403, "cannotCopyFile", "This file cannot be copied by the user."));
     }
     let source = source.clone();
-    let name =
-        str_field(&body, "name")?.map_or_else(|| format!("Copy of {}", source.name), str::to_owned);
+    let name = str_field(&body, "name")?.map_or_else(|| format!("Copy of {}", source.name), str::to_owned);
     // Without `parents` the copy goes where the original is, if the caller may add files there.
-    let parent = match body
-        .get("parents")
-        .and_then(|p| p.as_array())
-        .map(Vec::as_slice)
-    {
+    let parent = match body.get("parents").and_then(|p| p.as_array()).map(Vec::as_slice) {
         Some([]) | None => match source.parent.as_deref() {
-            Some(parent)
-                if world
-                    .drive
-                    .check_new_parent(parent, &who, all_drives)
-                    .is_ok() =>
-            {
-                parent.to_owned()
-            }
+            Some(parent) if world.drive.check_new_parent(parent, &who, all_drives).is_ok() => parent.to_owned(),
             _ => world.drive.root_id(&who.email),
         },
         Some([one]) => {
-            let parent = one
-                .as_str()
-                .ok_or_else(|| ApiError::drive_invalid("parents", "Invalid Value"))?;
+            let parent = one.as_str().ok_or_else(|| ApiError::drive_invalid("parents", "Invalid Value"))?;
             world.drive.resolve(parent, &who)
         }
         Some(_) => {
-            return Err(ApiError::legacy(
-                403,
-                "cannotAddParent",
-                "Increasing the number of parents is not allowed.",
-            ));
+            return Err(ApiError::legacy(403, "cannotAddParent", "Increasing the number of parents is not allowed."));
         }
     };
-    let drive_id = world
-        .drive
-        .check_new_parent(&parent, &who, all_drives)?
-        .drive_id
-        .clone();
+    let drive_id = world.drive.check_new_parent(&parent, &who, all_drives)?.drive_id.clone();
     if who.is_service_account() && drive_id.is_none() {
         return Err(service_account_quota());
     }
-    let new_id = if source.is_google_type() {
-        new_native_id()
-    } else {
-        new_file_id()
-    };
+    let new_id = if source.is_google_type() { new_native_id() } else { new_file_id() };
     if source.is_editor_file() {
         native::copy(world, &source.id, &new_id, &name, &source.mime_type);
     }
     let store = &mut world.drive;
     if !store.contains(&new_id) {
-        store.insert_item(
-            new_id.clone(),
-            &name,
-            &source.mime_type,
-            Some(&parent),
-            &who.email,
-        );
+        store.insert_item(new_id.clone(), &name, &source.mime_type, Some(&parent), &who.email);
     } else {
         store.set_parent(&new_id, &parent);
     }
     if let Some(copy) = store.files.get_mut(&new_id) {
         copy.name.clone_from(&name);
         copy.content.clone_from(&source.content);
-        copy.description = str_field(&body, "description")?
-            .map(str::to_owned)
-            .or(source.description.clone());
+        copy.description = str_field(&body, "description")?.map(str::to_owned).or(source.description.clone());
         copy.properties.clone_from(&source.properties);
         copy.app_properties.clone_from(&source.app_properties);
         copy.original_filename.clone_from(&source.original_filename);
         copy.shortcut_target.clone_from(&source.shortcut_target);
         if body.get("starred").and_then(serde_json::Value::as_bool) == Some(true) {
-            copy.starred_by
-                .insert(who.email.trim().to_ascii_lowercase());
+            copy.starred_by.insert(who.email.trim().to_ascii_lowercase());
         }
     }
     record(
         world,
         &who,
         &new_id,
-        Action::Create(CreateKind::Copy {
-            original_id: source.id.clone(),
-            original_title: source.name.clone(),
-        }),
+        Action::Create(CreateKind::Copy { original_id: source.id.clone(), original_title: source.name.clone() }),
     );
     file_response(world, &who, &new_id, &params)
 }
@@ -335,25 +264,14 @@ pub(crate) async fn export(
     let world = shared.lock();
     let who = world.authenticate(&headers, Shape::Legacy)?;
     let Some(mime) = params.text("mimeType") else {
-        return Err(
-            ApiError::legacy(400, "required", "Required parameter: mimeType").at("mimeType"),
-        );
+        return Err(ApiError::legacy(400, "required", "Required parameter: mimeType").at("mimeType"));
     };
     let (file, _) = world.drive.open(&file_id, &who, true)?;
     let Some(formats) = native::export_formats(&file.mime_type) else {
-        return Err(ApiError::legacy(
-            403,
-            "fileNotExportable",
-            "Export only supports Docs Editors files.",
-        ));
+        return Err(ApiError::legacy(403, "fileNotExportable", "Export only supports Docs Editors files."));
     };
     if !formats.iter().any(|(target, _)| *target == mime) {
-        return Err(ApiError::legacy(
-            400,
-            "badRequest",
-            "The requested conversion is not supported.",
-        )
-        .at("convertTo"));
+        return Err(ApiError::legacy(400, "badRequest", "The requested conversion is not supported.").at("convertTo"));
     }
     // Formats Google produces but the content stores cannot (xlsx, pdf …) fail loudly rather than
     // answering bytes that are not what Google would send.
@@ -361,18 +279,11 @@ pub(crate) async fn export(
         ApiError::legacy(
             501,
             "notImplemented",
-            format!(
-                "The Google emulator cannot export {} as {mime}.",
-                file.mime_type
-            ),
+            format!("The Google emulator cannot export {} as {mime}.", file.mime_type),
         )
     })?;
     if bytes.len() > EXPORT_LIMIT {
-        return Err(ApiError::legacy(
-            403,
-            "exportSizeLimitExceeded",
-            "This file is too large to be exported.",
-        ));
+        return Err(ApiError::legacy(403, "exportSizeLimitExceeded", "This file is too large to be exported."));
     }
     Ok(bytes_response(bytes, mime))
 }

@@ -127,39 +127,26 @@ impl Listing<'_> {
             .map(|(key, _)| match key {
                 SortKey::CreatedTime => Part::Int(file.created_time.timestamp_millis()),
                 SortKey::Folder => Part::Int(i64::from(!file.is_folder())),
-                SortKey::ModifiedByMeTime => {
-                    Part::Int(Self::millis(file.modified_by.get(&self.email)))
-                }
+                SortKey::ModifiedByMeTime => Part::Int(Self::millis(file.modified_by.get(&self.email))),
                 SortKey::ModifiedTime => Part::Int(file.modified_time.timestamp_millis()),
                 SortKey::Name => Part::Text(file.name.to_lowercase()),
                 SortKey::NameNatural => Part::Text(natural(&file.name)),
-                SortKey::QuotaBytesUsed => Part::Int(
-                    file.size()
-                        .map_or(0, |s| i64::try_from(s).unwrap_or(i64::MAX)),
-                ),
+                SortKey::QuotaBytesUsed => Part::Int(file.size().map_or(0, |s| i64::try_from(s).unwrap_or(i64::MAX))),
                 SortKey::Recency => Part::Int(
                     [
                         Some(file.modified_time.timestamp_millis()),
-                        file.viewed_by
-                            .get(&self.email)
-                            .map(chrono::DateTime::timestamp_millis),
-                        file.modified_by
-                            .get(&self.email)
-                            .map(chrono::DateTime::timestamp_millis),
-                        self.store
-                            .shared_with_me(file, self.who)
-                            .map(|(t, _)| t.timestamp_millis()),
+                        file.viewed_by.get(&self.email).map(chrono::DateTime::timestamp_millis),
+                        file.modified_by.get(&self.email).map(chrono::DateTime::timestamp_millis),
+                        self.store.shared_with_me(file, self.who).map(|(t, _)| t.timestamp_millis()),
                     ]
                     .into_iter()
                     .flatten()
                     .max()
                     .unwrap_or(0),
                 ),
-                SortKey::SharedWithMeTime => Part::Int(
-                    self.store
-                        .shared_with_me(file, self.who)
-                        .map_or(0, |(t, _)| t.timestamp_millis()),
-                ),
+                SortKey::SharedWithMeTime => {
+                    Part::Int(self.store.shared_with_me(file, self.who).map_or(0, |(t, _)| t.timestamp_millis()))
+                }
                 SortKey::Starred => Part::Int(i64::from(file.starred_by.contains(&self.email))),
                 SortKey::ViewedByMeTime => Part::Int(Self::millis(file.viewed_by.get(&self.email))),
             })
@@ -181,16 +168,12 @@ impl Listing<'_> {
                 if !owner && self.store.is_trashed(file) {
                     return false;
                 }
-                let granted = self
-                    .store
-                    .role_for_email(file, &self.email, true, false)
-                    .is_some();
+                let granted = self.store.role_for_email(file, &self.email, true, false).is_some();
                 let discoverable = *corpus == Corpus::Domain
                     && self.store.lineage(file).iter().any(|node| {
-                        node.permissions.iter().any(|p| {
-                            p.allow_file_discovery
-                                && matches!(p.grantee, Grantee::Domain | Grantee::Anyone)
-                        })
+                        node.permissions
+                            .iter()
+                            .any(|p| p.allow_file_discovery && matches!(p.grantee, Grantee::Domain | Grantee::Anyone))
                     });
                 granted || discoverable || file.viewed_by.contains_key(&self.email)
             }
@@ -198,11 +181,7 @@ impl Listing<'_> {
     }
 
     fn member_email(&self, value: &str) -> String {
-        if value == "me" {
-            self.email.clone()
-        } else {
-            value.trim().to_ascii_lowercase()
-        }
+        if value == "me" { self.email.clone() } else { value.trim().to_ascii_lowercase() }
     }
 
     fn visibility(&self, file: &File) -> &'static str {
@@ -217,16 +196,10 @@ impl Listing<'_> {
                     _ => continue,
                 };
                 let rank = |v: &str| {
-                    [
-                        "limited",
-                        "domainWithLink",
-                        "domainCanFind",
-                        "anyoneWithLink",
-                        "anyoneCanFind",
-                    ]
-                    .iter()
-                    .position(|x| *x == v)
-                    .unwrap_or(0)
+                    ["limited", "domainWithLink", "domainCanFind", "anyoneWithLink", "anyoneCanFind"]
+                        .iter()
+                        .position(|x| *x == v)
+                        .unwrap_or(0)
                 };
                 if rank(level) > rank(best) {
                     best = level;
@@ -261,10 +234,9 @@ impl Listing<'_> {
         match cond.field {
             "name" => text(&file.name),
             "mimeType" => match (&cond.value, cond.op) {
-                (Literal::Str(expected), Op::Contains) => file
-                    .mime_type
-                    .to_lowercase()
-                    .contains(&expected.to_lowercase()),
+                (Literal::Str(expected), Op::Contains) => {
+                    file.mime_type.to_lowercase().contains(&expected.to_lowercase())
+                }
                 _ => text(&file.mime_type),
             },
             "fullText" => {
@@ -290,11 +262,7 @@ impl Listing<'_> {
             "sharedWithMe" => boolean(self.store.shared_with_me(file, self.who).is_some()),
             "parents" => {
                 let wanted = member();
-                let wanted = if wanted == "root" {
-                    self.root.clone()
-                } else {
-                    wanted
-                };
+                let wanted = if wanted == "root" { self.root.clone() } else { wanted };
                 file.parent.as_deref() == Some(wanted.as_str())
             }
             "owners" => file.owner() == Some(self.member_email(&member()).as_str()),
@@ -302,19 +270,12 @@ impl Listing<'_> {
                 .store
                 .role_for_email(file, &self.member_email(&member()), false, false)
                 .is_some_and(|r| r >= Role::Writer),
-            "readers" => self
-                .store
-                .role_for_email(file, &self.member_email(&member()), false, false)
-                .is_some(),
+            "readers" => self.store.role_for_email(file, &self.member_email(&member()), false, false).is_some(),
             "properties" | "appProperties" => {
                 let Literal::Pair(key, value) = &cond.value else {
                     return false;
                 };
-                let map = if cond.field == "properties" {
-                    &file.properties
-                } else {
-                    &file.app_properties
-                };
+                let map = if cond.field == "properties" { &file.properties } else { &file.app_properties };
                 map.get(key) == Some(value)
             }
             "visibility" => text(self.visibility(file)),
@@ -348,20 +309,11 @@ fn decode_token(token: &str, fingerprint: u64) -> Result<(Vec<Part>, u64), ApiEr
 }
 
 fn encode_token(fingerprint: u64, key: Vec<Part>, seq: u64) -> String {
-    let json = serde_json::to_vec(&Token {
-        f: fingerprint,
-        k: key,
-        s: seq,
-    })
-    .unwrap_or_default();
+    let json = serde_json::to_vec(&Token { f: fingerprint, k: key, s: seq }).unwrap_or_default();
     URL_SAFE_NO_PAD.encode(json)
 }
 
-fn ordering(
-    a: &(Vec<Part>, u64),
-    b: &(Vec<Part>, u64),
-    order: &[(SortKey, bool)],
-) -> std::cmp::Ordering {
+fn ordering(a: &(Vec<Part>, u64), b: &(Vec<Part>, u64), order: &[(SortKey, bool)]) -> std::cmp::Ordering {
     for (index, (_, desc)) in order.iter().enumerate() {
         let by = a.0.get(index).cmp(&b.0.get(index));
         let by = if *desc { by.reverse() } else { by };
@@ -374,10 +326,7 @@ fn ordering(
 
 fn corpus(params: &Params, include_all: bool) -> Result<Corpus, ApiError> {
     let drive_id = params.text("driveId").or(params.text("teamDriveId"));
-    let corpora = params
-        .text("corpora")
-        .or(params.text("corpus"))
-        .unwrap_or("user");
+    let corpora = params.text("corpora").or(params.text("corpus")).unwrap_or("user");
     let corpus = match corpora {
         "user" => Corpus::User,
         "domain" => Corpus::Domain,
@@ -427,8 +376,7 @@ pub(crate) async fn list(
     let root = world.drive.root_id(&who.email);
     let page_size = usize::try_from(params.int("pageSize", 100, 1, 1000)?).unwrap_or(100);
     let all_drives = params.all_drives()?;
-    let include_all =
-        params.flag("includeItemsFromAllDrives")? || params.flag("includeTeamDriveItems")?;
+    let include_all = params.flag("includeItemsFromAllDrives")? || params.flag("includeTeamDriveItems")?;
     let corpus = corpus(&params, include_all)?;
     if let Corpus::Drive(drive_id) = &corpus {
         if !all_drives {
@@ -440,12 +388,7 @@ pub(crate) async fn list(
             .at("supportsAllDrives"));
         }
         world.drive.open(drive_id, &who, true).map_err(|_| {
-            ApiError::legacy(
-                404,
-                "notFound",
-                format!("Shared drive not found: {drive_id}"),
-            )
-            .at("driveId")
+            ApiError::legacy(404, "notFound", format!("Shared drive not found: {drive_id}")).at("driveId")
         })?;
     }
     let expr: Option<Expr> = match params.text("q").filter(|q| !q.trim().is_empty()) {
@@ -462,10 +405,7 @@ pub(crate) async fn list(
         .at("orderBy"));
     }
     let spaces = params.list("spaces");
-    if spaces
-        .iter()
-        .any(|s| !matches!(s.as_str(), "drive" | "appDataFolder" | "photos"))
-    {
+    if spaces.iter().any(|s| !matches!(s.as_str(), "drive" | "appDataFolder" | "photos")) {
         return Err(ApiError::drive_invalid("spaces", "Invalid Value"));
     }
     let drive_space = spaces.is_empty() || spaces.iter().any(|s| s == "drive");
@@ -477,19 +417,10 @@ pub(crate) async fn list(
         spaces,
         who.email
     ));
-    let after = params
-        .text("pageToken")
-        .map(|token| decode_token(token, fingerprint))
-        .transpose()?;
+    let after = params.text("pageToken").map(|token| decode_token(token, fingerprint)).transpose()?;
 
     let world: &World = world;
-    let listing = Listing {
-        store: &world.drive,
-        world,
-        who: &who,
-        email: who.email.trim().to_ascii_lowercase(),
-        root,
-    };
+    let listing = Listing { store: &world.drive, world, who: &who, email: who.email.trim().to_ascii_lowercase(), root };
     let shared_drives = include_all && all_drives;
     let mut hits: Vec<((Vec<Part>, u64), &File)> = if drive_space {
         world
@@ -497,10 +428,7 @@ pub(crate) async fn list(
             .files
             .values()
             .filter(|file| listing.in_corpus(file, &corpus, shared_drives))
-            .filter(|file| {
-                expr.as_ref()
-                    .is_none_or(|e| e.eval(&mut |cond| listing.test(file, cond)))
-            })
+            .filter(|file| expr.as_ref().is_none_or(|e| e.eval(&mut |cond| listing.test(file, cond))))
             .map(|file| ((listing.key(file, &order), file.seq), file))
             .collect()
     } else {
@@ -512,26 +440,14 @@ pub(crate) async fn list(
     }
     let more = hits.len() > page_size;
     hits.truncate(page_size);
-    let next = if more {
-        hits.last()
-            .map(|((key, seq), _)| encode_token(fingerprint, key.clone(), *seq))
-    } else {
-        None
-    };
-    let files: Vec<_> = hits
-        .iter()
-        .map(|(_, file)| world.drive.file_json(file, &who))
-        .collect();
+    let next =
+        if more { hits.last().map(|((key, seq), _)| encode_token(fingerprint, key.clone(), *seq)) } else { None };
+    let files: Vec<_> = hits.iter().map(|(_, file)| world.drive.file_json(file, &who)).collect();
     let mut body = json!({ "kind": "drive#fileList", "incompleteSearch": false, "files": files });
     if let Some(next) = next {
         body["nextPageToken"] = json!(next);
     }
-    respond(
-        &params,
-        "kind,incompleteSearch,nextPageToken,files(kind,id,name,mimeType,resourceKey)",
-        "FileList",
-        &body,
-    )
+    respond(&params, "kind,incompleteSearch,nextPageToken,files(kind,id,name,mimeType,resourceKey)", "FileList", &body)
 }
 
 #[cfg(test)]

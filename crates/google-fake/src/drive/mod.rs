@@ -36,9 +36,7 @@ use crate::state::{Identity, World};
 
 pub use access::Role;
 pub use model::{Comment, File, Grantee, Node, Notification, Permission, Reply, SharedDrive};
-pub(crate) use model::{
-    fnv, new_file_id, new_native_id, new_root_id, now, permission_id, person_name, rfc3339,
-};
+pub(crate) use model::{fnv, new_file_id, new_native_id, new_root_id, now, permission_id, person_name, rfc3339};
 pub(crate) use native::Access;
 
 /// A Drive folder.
@@ -168,8 +166,7 @@ impl Store {
         let mut root = File::new(id.clone(), name, FOLDER, seq);
         root.node = Node::SharedDriveRoot;
         root.drive_id = Some(id.clone());
-        root.permissions
-            .push(Permission::user(&member.email, Role::Organizer, None));
+        root.permissions.push(Permission::user(&member.email, Role::Organizer, None));
         self.files.insert(id.clone(), root);
         id
     }
@@ -177,30 +174,24 @@ impl Store {
     /// Shares a file, folder or shared drive with `email` as `role` (`reader`, `commenter`, `writer`,
     /// `fileOrganizer`, `organizer`; an unknown role reads as `reader`). The grant is made by the owner.
     pub fn share_with(&mut self, id: &str, email: &str, role: &str) {
-        let role = Role::parse(role)
-            .filter(|r| *r != Role::Owner)
-            .unwrap_or(Role::Reader);
+        let role = Role::parse(role).filter(|r| *r != Role::Owner).unwrap_or(Role::Reader);
         let Some(file) = self.files.get_mut(id) else {
             return;
         };
         let granted_by = file.owner().map(str::to_owned);
         let email = email.trim().to_ascii_lowercase();
-        if let Some(existing) = file
-            .permissions
-            .iter_mut()
-            .find(|p| p.grantee == Grantee::User && p.email.as_deref() == Some(&*email))
+        if let Some(existing) =
+            file.permissions.iter_mut().find(|p| p.grantee == Grantee::User && p.email.as_deref() == Some(&*email))
         {
             existing.role = role;
             return;
         }
-        file.permissions
-            .push(Permission::user(&email, role, granted_by.as_deref()));
+        file.permissions.push(Permission::user(&email, role, granted_by.as_deref()));
     }
 
     /// Sets the display name Drive shows for `email` (otherwise derived from the address).
     pub fn set_display_name(&mut self, email: &str, name: &str) {
-        self.display_names
-            .insert(email.trim().to_ascii_lowercase(), name.to_owned());
+        self.display_names.insert(email.trim().to_ascii_lowercase(), name.to_owned());
     }
 
     /// The display name of `email`: set with [`Store::set_display_name`], or "Ada Lovelace" from
@@ -216,10 +207,7 @@ impl Store {
             .filter(|word| !word.is_empty())
             .map(|word| {
                 let mut chars = word.chars();
-                chars
-                    .next()
-                    .map(|c| c.to_uppercase().chain(chars).collect::<String>())
-                    .unwrap_or_default()
+                chars.next().map(|c| c.to_uppercase().chain(chars).collect::<String>()).unwrap_or_default()
             })
             .collect::<Vec<_>>()
             .join(" ")
@@ -227,34 +215,20 @@ impl Store {
 
     /// Every file id, for tests.
     pub fn ids(&self) -> Vec<String> {
-        let mut ids: Vec<&File> = self
-            .files
-            .values()
-            .filter(|f| f.node == Node::Item)
-            .collect();
+        let mut ids: Vec<&File> = self.files.values().filter(|f| f.node == Node::Item).collect();
         ids.sort_by_key(|f| f.seq);
         ids.into_iter().map(|f| f.id.clone()).collect()
     }
 
     /// Inserts a My Drive or shared-drive item under `parent`, owned by `owner` unless in a shared drive.
-    fn insert_item(
-        &mut self,
-        id: String,
-        name: &str,
-        mime_type: &str,
-        parent: Option<&str>,
-        owner: &str,
-    ) -> String {
+    fn insert_item(&mut self, id: String, name: &str, mime_type: &str, parent: Option<&str>, owner: &str) -> String {
         let seq = self.next_seq();
         let mut file = File::new(id.clone(), name, mime_type, seq);
         file.parent = parent.map(str::to_owned);
-        file.drive_id = parent
-            .and_then(|p| self.files.get(p))
-            .and_then(|p| p.drive_id.clone());
+        file.drive_id = parent.and_then(|p| self.files.get(p)).and_then(|p| p.drive_id.clone());
         let owner = owner.to_ascii_lowercase();
         if file.drive_id.is_none() {
-            file.permissions
-                .push(Permission::user(&owner, Role::Owner, None));
+            file.permissions.push(Permission::user(&owner, Role::Owner, None));
         }
         file.modified_by.insert(owner.clone(), file.modified_time);
         file.last_modifying_user = Some(owner);
@@ -286,56 +260,28 @@ fn record(world: &mut World, who: &Identity, id: &str, action: crate::activity::
 pub fn routes() -> Router<Shared> {
     let api = Router::new()
         .route("/drive/v3/about", get(about::get_about))
-        .route(
-            "/drive/v3/drives",
-            get(about::list_drives).post(about::create_drive),
-        )
-        .route(
-            "/drive/v3/drives/{driveId}",
-            get(about::get_drive).delete(about::delete_drive),
-        )
+        .route("/drive/v3/drives", get(about::list_drives).post(about::create_drive))
+        .route("/drive/v3/drives/{driveId}", get(about::get_drive).delete(about::delete_drive))
         .route("/drive/v3/files", get(list::list).post(files::create))
-        .route(
-            "/drive/v3/files/trash",
-            axum::routing::delete(files::empty_trash),
-        )
-        .route(
-            "/drive/v3/files/{fileId}",
-            get(files::get).patch(files::update).delete(files::delete),
-        )
+        .route("/drive/v3/files/trash", axum::routing::delete(files::empty_trash))
+        .route("/drive/v3/files/{fileId}", get(files::get).patch(files::update).delete(files::delete))
         .route("/drive/v3/files/{fileId}/copy", post(files::copy))
         .route("/drive/v3/files/{fileId}/export", get(files::export))
-        .route(
-            "/drive/v3/files/{fileId}/permissions",
-            get(permissions::list).post(permissions::create),
-        )
+        .route("/drive/v3/files/{fileId}/permissions", get(permissions::list).post(permissions::create))
         .route(
             "/drive/v3/files/{fileId}/permissions/{permissionId}",
-            get(permissions::get)
-                .patch(permissions::update)
-                .delete(permissions::delete),
+            get(permissions::get).patch(permissions::update).delete(permissions::delete),
         )
-        .route(
-            "/drive/v3/files/{fileId}/comments",
-            get(comments::list).post(comments::create),
-        )
+        .route("/drive/v3/files/{fileId}/comments", get(comments::list).post(comments::create))
         .route(
             "/drive/v3/files/{fileId}/comments/{commentId}",
-            get(comments::get)
-                .patch(comments::update)
-                .delete(comments::delete),
+            get(comments::get).patch(comments::update).delete(comments::delete),
         )
         .route(
             "/drive/v3/files/{fileId}/comments/{commentId}/replies",
             get(comments::list_replies).post(comments::create_reply),
         )
-        .route(
-            "/upload/drive/v3/files",
-            post(upload::create).put(upload::resume),
-        )
-        .route(
-            "/upload/drive/v3/files/{fileId}",
-            axum::routing::patch(upload::update).put(upload::resume_update),
-        );
+        .route("/upload/drive/v3/files", post(upload::create).put(upload::resume))
+        .route("/upload/drive/v3/files/{fileId}", axum::routing::patch(upload::update).put(upload::resume_update));
     api.layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES))
 }

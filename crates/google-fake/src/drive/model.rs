@@ -171,10 +171,7 @@ impl File {
 
     /// The owner's email (My Drive items only).
     pub fn owner(&self) -> Option<&str> {
-        self.permissions
-            .iter()
-            .find(|p| p.role == Role::Owner)
-            .and_then(|p| p.email.as_deref())
+        self.permissions.iter().find(|p| p.role == Role::Owner).and_then(|p| p.email.as_deref())
     }
 
     pub fn size(&self) -> Option<usize> {
@@ -250,9 +247,7 @@ pub(crate) fn rfc3339(time: &DateTime<Utc>) -> String {
 
 /// A stable 64-bit FNV-1a hash (ids derived from emails must not change between runs).
 pub(crate) fn fnv(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+    text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// The permission id Drive publishes for a user (also their `permissionId`): 20 digits, stable per email.

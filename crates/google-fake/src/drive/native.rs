@@ -25,12 +25,7 @@ impl World {
     /// 403 `PERMISSION_DENIED` "The caller does not have permission"; an id no store knows is 404
     /// "Requested entity was not found.". Content put into a store without a Drive entry (test-only
     /// `insert_with_*`) is open to every caller.
-    pub(crate) fn require_native_access(
-        &self,
-        id: &str,
-        who: &Identity,
-        access: Access,
-    ) -> Result<(), ApiError> {
+    pub(crate) fn require_native_access(&self, id: &str, who: &Identity, access: Access) -> Result<(), ApiError> {
         if !self.drive.contains(id) {
             return if self.sheets.contains(id) || self.docs.contains(id) {
                 Ok(())
@@ -50,13 +45,7 @@ impl World {
 
     /// A spreadsheet or document `who` created through Sheets or Docs: registered in their My Drive, and
     /// its creation recorded in Drive Activity.
-    pub(crate) fn native_created(
-        &mut self,
-        id: &str,
-        title: &str,
-        mime_type: &str,
-        who: &Identity,
-    ) {
+    pub(crate) fn native_created(&mut self, id: &str, title: &str, mime_type: &str, who: &Identity) {
         self.drive.insert_native_file(id, title, mime_type, who);
         super::record(self, who, id, Action::Create(CreateKind::New));
     }
@@ -77,10 +66,7 @@ impl World {
             return;
         }
         self.drive.rename_native_file(id, title);
-        let action = Action::Rename {
-            old_title,
-            new_title: title.to_owned(),
-        };
+        let action = Action::Rename { old_title, new_title: title.to_owned() };
         super::record(self, who, id, action);
     }
 }
@@ -92,10 +78,7 @@ const DOC_EXPORTS: &[(&str, &str)] = &[
     ("application/pdf", "pdf"),
     ("application/epub+zip", "epub"),
     ("application/zip", "zip"),
-    (
-        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-        "docx",
-    ),
+    ("application/vnd.openxmlformats-officedocument.wordprocessingml.document", "docx"),
     ("text/plain", "txt"),
     ("text/markdown", "md"),
 ];
@@ -105,10 +88,7 @@ const SHEET_EXPORTS: &[(&str, &str)] = &[
     ("application/vnd.oasis.opendocument.spreadsheet", "ods"),
     ("text/tab-separated-values", "tsv"),
     ("application/pdf", "pdf"),
-    (
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        "xlsx",
-    ),
+    ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx"),
     ("text/csv", "csv"),
     ("application/zip", "zip"),
 ];
@@ -116,22 +96,15 @@ const SHEET_EXPORTS: &[(&str, &str)] = &[
 const SLIDES_EXPORTS: &[(&str, &str)] = &[
     ("application/vnd.oasis.opendocument.presentation", "odp"),
     ("application/pdf", "pdf"),
-    (
-        "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-        "pptx",
-    ),
+    ("application/vnd.openxmlformats-officedocument.presentationml.presentation", "pptx"),
     ("text/plain", "txt"),
     ("image/jpeg", "jpg"),
     ("image/png", "png"),
     ("image/svg+xml", "svg"),
 ];
 
-const DRAWING_EXPORTS: &[(&str, &str)] = &[
-    ("image/svg+xml", "svg"),
-    ("image/png", "png"),
-    ("application/pdf", "pdf"),
-    ("image/jpeg", "jpg"),
-];
+const DRAWING_EXPORTS: &[(&str, &str)] =
+    &[("image/svg+xml", "svg"), ("image/png", "png"), ("application/pdf", "pdf"), ("image/jpeg", "jpg")];
 
 /// The export targets (MIME type, extension) of a Docs Editors type, as `about.exportFormats` lists them.
 pub(crate) fn export_formats(mime_type: &str) -> Option<&'static [(&'static str, &'static str)]> {
@@ -140,9 +113,7 @@ pub(crate) fn export_formats(mime_type: &str) -> Option<&'static [(&'static str,
         SPREADSHEET => Some(SHEET_EXPORTS),
         "application/vnd.google-apps.presentation" => Some(SLIDES_EXPORTS),
         "application/vnd.google-apps.drawing" => Some(DRAWING_EXPORTS),
-        "application/vnd.google-apps.script" => {
-            Some(&[("application/vnd.google-apps.script+json", "json")])
-        }
+        "application/vnd.google-apps.script" => Some(&[("application/vnd.google-apps.script+json", "json")]),
         _ => None,
     }
 }
@@ -159,10 +130,7 @@ pub(crate) fn export(world: &World, file: &File, mime: &str) -> Option<Vec<u8>> 
 /// The text `fullText contains` searches in a native file.
 pub(crate) fn full_text(world: &World, file: &File) -> Option<String> {
     match file.mime_type.as_str() {
-        SPREADSHEET => world
-            .sheets
-            .export(&file.id, "text/csv")
-            .map(|b| String::from_utf8_lossy(&b).into_owned()),
+        SPREADSHEET => world.sheets.export(&file.id, "text/csv").map(|b| String::from_utf8_lossy(&b).into_owned()),
         DOCUMENT => world.docs.plain_text(&file.id),
         _ => None,
     }
@@ -200,31 +168,14 @@ pub(crate) fn copy(world: &mut World, from: &str, new_id: &str, title: &str, mim
 }
 
 /// Creates a spreadsheet with one sheet of `rows`, registered in Drive in `owner`'s My Drive; its id.
-pub(crate) fn create_spreadsheet(
-    world: &mut World,
-    title: &str,
-    rows: Vec<Vec<String>>,
-    owner: &Identity,
-) -> String {
-    let rows: Vec<Vec<Value>> = rows
-        .into_iter()
-        .map(|row| row.into_iter().map(Value::String).collect())
-        .collect();
-    let sheets: Vec<(&str, Vec<Vec<Value>>)> = if rows.is_empty() {
-        Vec::new()
-    } else {
-        vec![("Sheet1", rows)]
-    };
+pub(crate) fn create_spreadsheet(world: &mut World, title: &str, rows: Vec<Vec<String>>, owner: &Identity) -> String {
+    let rows: Vec<Vec<Value>> = rows.into_iter().map(|row| row.into_iter().map(Value::String).collect()).collect();
+    let sheets: Vec<(&str, Vec<Vec<Value>>)> = if rows.is_empty() { Vec::new() } else { vec![("Sheet1", rows)] };
     world.create_spreadsheet(title, &sheets, owner)
 }
 
 /// Creates a document holding `text`, registered in Drive in `owner`'s My Drive; its id.
-pub(crate) fn create_document(
-    world: &mut World,
-    title: &str,
-    text: &str,
-    owner: &Identity,
-) -> String {
+pub(crate) fn create_document(world: &mut World, title: &str, text: &str, owner: &Identity) -> String {
     world.create_document(title, text, owner)
 }
 
@@ -240,16 +191,9 @@ pub(crate) fn html_text(html: &str) -> String {
             break;
         };
         let tag = rest[open + 1..open + close].trim().to_ascii_lowercase();
-        let name = tag
-            .trim_start_matches('/')
-            .split(|c: char| c.is_whitespace() || c == '/')
-            .next()
-            .unwrap_or_default();
-        if tag.starts_with('/')
-            && matches!(
-                name,
-                "p" | "div" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "li" | "tr"
-            )
+        let name =
+            tag.trim_start_matches('/').split(|c: char| c.is_whitespace() || c == '/').next().unwrap_or_default();
+        if tag.starts_with('/') && matches!(name, "p" | "div" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "li" | "tr")
             || name == "br"
         {
             out.push('\n');
@@ -257,11 +201,7 @@ pub(crate) fn html_text(html: &str) -> String {
         rest = &rest[open + close + 1..];
     }
     out.push_str(rest);
-    out.replace("&nbsp;", " ")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&amp;", "&")
+    out.replace("&nbsp;", " ").replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&")
 }
 
 /// Splits CSV (or TSV) text into rows, honouring quoted fields.

@@ -14,19 +14,12 @@ pub(crate) struct Params(Vec<(String, String)>);
 
 impl Params {
     pub(crate) fn parse(raw: Option<&str>) -> Self {
-        Self(
-            url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
-                .into_owned()
-                .collect(),
-        )
+        Self(url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes()).into_owned().collect())
     }
 
     /// The first value of `name`.
     pub(crate) fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.as_str())
+        self.0.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
     }
 
     /// A non-empty value of `name`.
@@ -57,13 +50,7 @@ impl Params {
     }
 
     /// An integer in `[min, ..]`; values above `max` are coerced to `max`, as Drive documents.
-    pub(crate) fn int(
-        &self,
-        name: &'static str,
-        default: i64,
-        min: i64,
-        max: i64,
-    ) -> Result<i64, ApiError> {
+    pub(crate) fn int(&self, name: &'static str, default: i64, min: i64, max: i64) -> Result<i64, ApiError> {
         let Some(value) = self.get(name) else {
             return Ok(default);
         };
@@ -94,37 +81,20 @@ impl Params {
     /// Drive's 400 when a method that requires `fields` (about.get, comments) is called without it.
     pub(crate) fn require_fields(&self) -> Result<&str, ApiError> {
         self.fields().ok_or_else(|| {
-            ApiError::legacy(
-                400,
-                "required",
-                "The 'fields' parameter is required for this method.",
-            )
-            .at("fields")
+            ApiError::legacy(400, "required", "The 'fields' parameter is required for this method.").at("fields")
         })
     }
 
     /// A comma-separated list parameter, empty entries dropped.
     pub(crate) fn list(&self, name: &str) -> Vec<String> {
         self.get(name)
-            .map(|value| {
-                value
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_owned)
-                    .collect()
-            })
+            .map(|value| value.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect())
             .unwrap_or_default()
     }
 }
 
 /// Answers `value` (a whole resource of `schema`) cut down to `fields`, or to `default` without it.
-pub(crate) fn respond(
-    params: &Params,
-    default: &str,
-    schema: &str,
-    value: &Value,
-) -> Result<Response, ApiError> {
+pub(crate) fn respond(params: &Params, default: &str, schema: &str, value: &Value) -> Result<Response, ApiError> {
     let selector = params.fields().unwrap_or(default);
     let body = fields::select(selector, schema, value)?;
     Ok(Json(body).into_response())
@@ -137,16 +107,8 @@ pub(crate) fn json_body(bytes: &[u8]) -> Result<serde_json::Map<String, Value>, 
     }
     match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(ApiError::legacy(
-            400,
-            "badRequest",
-            "Invalid JSON payload received. Expected an object.",
-        )),
-        Err(error) => Err(ApiError::legacy(
-            400,
-            "parseError",
-            format!("Parse Error: {error}"),
-        )),
+        Ok(_) => Err(ApiError::legacy(400, "badRequest", "Invalid JSON payload received. Expected an object.")),
+        Err(error) => Err(ApiError::legacy(400, "parseError", format!("Parse Error: {error}"))),
     }
 }
 
@@ -158,28 +120,15 @@ pub(crate) fn str_field<'a>(
     match body.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => Ok(Some(text)),
-        Some(_) => {
-            Err(
-                ApiError::legacy(400, "invalid", format!("Invalid value for field '{name}'."))
-                    .at(name),
-            )
-        }
+        Some(_) => Err(ApiError::legacy(400, "invalid", format!("Invalid value for field '{name}'.")).at(name)),
     }
 }
 
 /// A boolean member of a request body.
-pub(crate) fn bool_field(
-    body: &serde_json::Map<String, Value>,
-    name: &'static str,
-) -> Result<Option<bool>, ApiError> {
+pub(crate) fn bool_field(body: &serde_json::Map<String, Value>, name: &'static str) -> Result<Option<bool>, ApiError> {
     match body.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(flag)) => Ok(Some(*flag)),
-        Some(_) => {
-            Err(
-                ApiError::legacy(400, "invalid", format!("Invalid value for field '{name}'."))
-                    .at(name),
-            )
-        }
+        Some(_) => Err(ApiError::legacy(400, "invalid", format!("Invalid value for field '{name}'.")).at(name)),
     }
 }

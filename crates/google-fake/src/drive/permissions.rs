@@ -24,20 +24,11 @@ const PERMISSION_DEFAULT: &str = "kind,id,type,role,allowFileDiscovery";
 const LIST_DEFAULT: &str = "kind,nextPageToken,permissions(kind,id,type,role,allowFileDiscovery)";
 
 fn not_found(permission_id: &str) -> ApiError {
-    ApiError::legacy(
-        404,
-        "notFound",
-        format!("Permission not found: {permission_id}."),
-    )
-    .at("permissionId")
+    ApiError::legacy(404, "notFound", format!("Permission not found: {permission_id}.")).at("permissionId")
 }
 
 fn cannot_remove_owner() -> ApiError {
-    ApiError::legacy(
-        403,
-        "cannotRemoveOwner",
-        "The owner of a file cannot be removed.",
-    )
+    ApiError::legacy(403, "cannotRemoveOwner", "The owner of a file cannot be removed.")
 }
 
 fn is_service_account_email(email: &str) -> bool {
@@ -58,12 +49,7 @@ fn as_ref(permission: &Permission) -> PermissionRef {
 }
 
 /// Opens the file and checks that `who` may manage its permissions.
-fn open_for_sharing<'a>(
-    world: &'a World,
-    id: &str,
-    who: &Identity,
-    params: &Params,
-) -> Result<&'a File, ApiError> {
+fn open_for_sharing<'a>(world: &'a World, id: &str, who: &Identity, params: &Params) -> Result<&'a File, ApiError> {
     let (file, role) = world.drive.open(id, who, params.all_drives()?)?;
     if !world.drive.can_share(file, role) {
         return Err(insufficient(id));
@@ -89,10 +75,7 @@ pub(crate) async fn list(
             .decode(token)
             .ok()
             .and_then(|b| String::from_utf8(b).ok())
-            .and_then(|s| {
-                s.strip_prefix("offset:")
-                    .and_then(|n| n.parse::<usize>().ok())
-            })
+            .and_then(|s| s.strip_prefix("offset:").and_then(|n| n.parse::<usize>().ok()))
             .ok_or_else(|| ApiError::drive_invalid("pageToken", "Invalid Value"))?,
         None => 0,
     };
@@ -105,8 +88,7 @@ pub(crate) async fn list(
     let page: Vec<Value> = all.iter().skip(start).take(page_size).cloned().collect();
     let mut body = json!({ "kind": "drive#permissionList", "permissions": page });
     if start + page_size < all.len() {
-        body["nextPageToken"] =
-            json!(URL_SAFE_NO_PAD.encode(format!("offset:{}", start + page_size)));
+        body["nextPageToken"] = json!(URL_SAFE_NO_PAD.encode(format!("offset:{}", start + page_size)));
     }
     respond(&params, LIST_DEFAULT, "PermissionList", &body)
 }
@@ -123,92 +105,47 @@ pub(crate) async fn get(
     let who = world.authenticate(&headers, Shape::Legacy)?;
     let id = world.drive.resolve(&file_id, &who);
     let (file, _) = world.drive.open(&id, &who, params.all_drives()?)?;
-    let found = world
-        .drive
-        .effective_permissions(file)
-        .into_iter()
-        .find(|(p, _)| p.id == permission_id);
+    let found = world.drive.effective_permissions(file).into_iter().find(|(p, _)| p.id == permission_id);
     let (permission, from) = found.ok_or_else(|| not_found(&permission_id))?;
-    respond(
-        &params,
-        PERMISSION_DEFAULT,
-        "Permission",
-        &world
-            .drive
-            .permission_json(permission, file, from.as_deref()),
-    )
+    respond(&params, PERMISSION_DEFAULT, "Permission", &world.drive.permission_json(permission, file, from.as_deref()))
 }
 
 /// The grantee a create request describes: type, email or domain, and the permission id Drive gives it.
-fn grantee(
-    body: &Map<String, Value>,
-) -> Result<(Grantee, Option<String>, Option<String>, String), ApiError> {
-    let kind = str_field(body, "type")?.ok_or_else(|| {
-        ApiError::legacy(400, "required", "Permission type is required.").at("permission.type")
-    })?;
-    let grantee = Grantee::parse(kind)
-        .ok_or_else(|| ApiError::drive_invalid("permission.type", "Invalid Value"))?;
+fn grantee(body: &Map<String, Value>) -> Result<(Grantee, Option<String>, Option<String>, String), ApiError> {
+    let kind = str_field(body, "type")?
+        .ok_or_else(|| ApiError::legacy(400, "required", "Permission type is required.").at("permission.type"))?;
+    let grantee = Grantee::parse(kind).ok_or_else(|| ApiError::drive_invalid("permission.type", "Invalid Value"))?;
     let discoverable = bool_field(body, "allowFileDiscovery")?.unwrap_or(false);
     Ok(match grantee {
         Grantee::User | Grantee::Group => {
-            let email = str_field(body, "emailAddress")?
-                .map(|e| e.trim().to_ascii_lowercase())
-                .ok_or_else(|| {
-                    ApiError::legacy(
-                        400,
-                        "required",
-                        "The emailAddress field is required for user and group permissions.",
-                    )
+            let email = str_field(body, "emailAddress")?.map(|e| e.trim().to_ascii_lowercase()).ok_or_else(|| {
+                ApiError::legacy(400, "required", "The emailAddress field is required for user and group permissions.")
                     .at("permission.emailAddress")
-                })?;
+            })?;
             if !email.contains('@') || email.starts_with('@') || email.ends_with('@') {
                 return Err(ApiError::legacy(
                     400,
                     "invalidSharingRequest",
-                    format!(
-                        "Bad Request. User message: \"Sorry, {email} is not a valid email address.\""
-                    ),
+                    format!("Bad Request. User message: \"Sorry, {email} is not a valid email address.\""),
                 ));
             }
             let id = permission_id(&email);
             (grantee, Some(email), None, id)
         }
         Grantee::Domain => {
-            let domain = str_field(body, "domain")?
-                .map(|d| d.trim().to_ascii_lowercase())
-                .ok_or_else(|| {
-                    ApiError::legacy(
-                        400,
-                        "required",
-                        "The domain field is required for domain permissions.",
-                    )
+            let domain = str_field(body, "domain")?.map(|d| d.trim().to_ascii_lowercase()).ok_or_else(|| {
+                ApiError::legacy(400, "required", "The domain field is required for domain permissions.")
                     .at("permission.domain")
-                })?;
+            })?;
             let id = format!("{:020}k", fnv(&domain));
             (grantee, None, Some(domain), id)
         }
-        Grantee::Anyone => (
-            grantee,
-            None,
-            None,
-            if discoverable {
-                "anyone"
-            } else {
-                "anyoneWithLink"
-            }
-            .to_owned(),
-        ),
+        Grantee::Anyone => (grantee, None, None, if discoverable { "anyone" } else { "anyoneWithLink" }.to_owned()),
     })
 }
 
 /// Checks and performs an ownership transfer of `id` to `email`; returns the activity it amounts to.
-fn transfer(
-    world: &mut World,
-    who: &Identity,
-    id: &str,
-    email: &str,
-    params: &Params,
-) -> Result<Action, ApiError> {
+fn transfer(world: &mut World, who: &Identity, id: &str, email: &str, params: &Params) -> Result<Action, ApiError> {
     if !params.flag("transferOwnership")? {
         return Err(ApiError::legacy(
             403,
@@ -218,11 +155,7 @@ fn transfer(
     }
     let (file, role) = world.drive.open(id, who, params.all_drives()?)?;
     if file.drive_id.is_some() {
-        return Err(ApiError::legacy(
-            403,
-            "forbidden",
-            "The owner role is not supported for shared drive items.",
-        ));
+        return Err(ApiError::legacy(403, "forbidden", "The owner role is not supported for shared drive items."));
     }
     if role != Role::Owner || file.node != Node::Item {
         return Err(insufficient(id));
@@ -236,9 +169,7 @@ fn transfer(
         )
         .at("sendNotificationEmail"));
     }
-    if (is_service_account_email(email) || is_service_account_email(&current))
-        && domain(email) != domain(&current)
-    {
+    if (is_service_account_email(email) || is_service_account_email(&current)) && domain(email) != domain(&current) {
         return Err(ApiError::legacy(
             400,
             "ownershipChangeAcrossDomainNotPermitted",
@@ -259,11 +190,7 @@ fn transfer(
         old.role = Role::Writer;
         added.push(as_ref(old));
     }
-    match file
-        .permissions
-        .iter_mut()
-        .find(|p| p.grantee == Grantee::User && p.email.as_deref() == Some(email))
-    {
+    match file.permissions.iter_mut().find(|p| p.grantee == Grantee::User && p.email.as_deref() == Some(email)) {
         Some(existing) => {
             removed.push(as_ref(existing));
             existing.role = Role::Owner;
@@ -304,11 +231,9 @@ pub(crate) async fn create(
     let id = world.drive.resolve(&file_id, &who);
     let file = open_for_sharing(world, &id, &who, &params)?;
     let in_shared_drive = file.drive_id.is_some();
-    let role_text = str_field(&body, "role")?.ok_or_else(|| {
-        ApiError::legacy(400, "required", "Permission role is required.").at("permission.role")
-    })?;
-    let role = Role::parse(role_text)
-        .ok_or_else(|| ApiError::drive_invalid("permission.role", "Invalid Value"))?;
+    let role_text = str_field(&body, "role")?
+        .ok_or_else(|| ApiError::legacy(400, "required", "Permission role is required.").at("permission.role"))?;
+    let role = Role::parse(role_text).ok_or_else(|| ApiError::drive_invalid("permission.role", "Invalid Value"))?;
     let (grantee, email, domain, permission_id) = grantee(&body)?;
     if matches!(role, Role::Organizer | Role::FileOrganizer) && !in_shared_drive {
         return Err(ApiError::legacy(
@@ -331,20 +256,15 @@ pub(crate) async fn create(
         transfer(world, &who, &id, email, &params)?
     } else {
         let expiration_time = match str_field(&body, "expirationTime")? {
-            Some(time) => Some(
-                parse_time(time)
-                    .ok_or_else(|| ApiError::drive_invalid("expirationTime", "Invalid Value"))?,
-            ),
+            Some(time) => {
+                Some(parse_time(time).ok_or_else(|| ApiError::drive_invalid("expirationTime", "Invalid Value"))?)
+            }
             None => None,
         };
         let Some(file) = world.drive.files.get_mut(&id) else {
             return Err(ApiError::drive_file_not_found(&id));
         };
-        if let Some(existing) = file
-            .permissions
-            .iter()
-            .find(|p| p.id == permission_id && p.role == Role::Owner)
-        {
+        if let Some(existing) = file.permissions.iter().find(|p| p.id == permission_id && p.role == Role::Owner) {
             let _ = existing;
             return Err(cannot_remove_owner());
         }
@@ -385,27 +305,13 @@ pub(crate) async fn create(
                 message: params.text("emailMessage").map(str::to_owned),
             });
         }
-        Action::PermissionChange {
-            added: vec![as_ref(&permission)],
-            removed,
-        }
+        Action::PermissionChange { added: vec![as_ref(&permission)], removed }
     };
     record(world, &who, &id, action);
-    let file = world
-        .drive
-        .get(&id)
-        .ok_or_else(|| ApiError::drive_file_not_found(&id))?;
-    let permission = file
-        .permissions
-        .iter()
-        .find(|p| p.id == permission_id)
-        .ok_or_else(|| not_found(&permission_id))?;
-    respond(
-        &params,
-        PERMISSION_DEFAULT,
-        "Permission",
-        &world.drive.permission_json(permission, file, None),
-    )
+    let file = world.drive.get(&id).ok_or_else(|| ApiError::drive_file_not_found(&id))?;
+    let permission =
+        file.permissions.iter().find(|p| p.id == permission_id).ok_or_else(|| not_found(&permission_id))?;
+    respond(&params, PERMISSION_DEFAULT, "Permission", &world.drive.permission_json(permission, file, None))
 }
 
 /// Finds a permission set directly on the file, refusing inherited ones as Drive does.
@@ -413,11 +319,7 @@ fn direct_permission(world: &World, file: &File, permission_id: &str) -> Result<
     if let Some(index) = file.permissions.iter().position(|p| p.id == permission_id) {
         return Ok(index);
     }
-    let inherited = world
-        .drive
-        .effective_permissions(file)
-        .iter()
-        .any(|(p, _)| p.id == permission_id);
+    let inherited = world.drive.effective_permissions(file).iter().any(|(p, _)| p.id == permission_id);
     if !inherited {
         return Err(not_found(permission_id));
     }
@@ -450,12 +352,7 @@ pub(crate) async fn update(
     let body = json_body(&body)?;
     let world: &mut World = &mut guard;
     let id = world.drive.resolve(&file_id, &who);
-    if body.keys().any(|k| {
-        !matches!(
-            k.as_str(),
-            "role" | "expirationTime" | "kind" | "id" | "type"
-        )
-    }) {
+    if body.keys().any(|k| !matches!(k.as_str(), "role" | "expirationTime" | "kind" | "id" | "type")) {
         return Err(ApiError::legacy(
             403,
             "fieldNotWritable",
@@ -466,16 +363,11 @@ pub(crate) async fn update(
     let index = direct_permission(world, file, &permission_id)?;
     let current = file.permissions[index].clone();
     let role = match str_field(&body, "role")? {
-        Some(text) => Role::parse(text)
-            .ok_or_else(|| ApiError::drive_invalid("permission.role", "Invalid Value"))?,
+        Some(text) => Role::parse(text).ok_or_else(|| ApiError::drive_invalid("permission.role", "Invalid Value"))?,
         None => current.role,
     };
     let action = if role == Role::Owner && current.role != Role::Owner {
-        let Some(email) = current
-            .email
-            .clone()
-            .filter(|_| current.grantee == Grantee::User)
-        else {
+        let Some(email) = current.email.clone().filter(|_| current.grantee == Grantee::User) else {
             return Err(ApiError::legacy(
                 400,
                 "invalidSharingRequest",
@@ -487,17 +379,16 @@ pub(crate) async fn update(
         if current.role == Role::Owner && role != Role::Owner {
             return Err(cannot_remove_owner());
         }
-        let expiration =
-            if params.flag("removeExpiration")? {
-                None
-            } else {
-                match str_field(&body, "expirationTime")? {
-                    Some(time) => Some(parse_time(time).ok_or_else(|| {
-                        ApiError::drive_invalid("expirationTime", "Invalid Value")
-                    })?),
-                    None => current.expiration_time,
+        let expiration = if params.flag("removeExpiration")? {
+            None
+        } else {
+            match str_field(&body, "expirationTime")? {
+                Some(time) => {
+                    Some(parse_time(time).ok_or_else(|| ApiError::drive_invalid("expirationTime", "Invalid Value"))?)
                 }
-            };
+                None => current.expiration_time,
+            }
+        };
         let Some(file) = world.drive.files.get_mut(&id) else {
             return Err(ApiError::drive_file_not_found(&id));
         };
@@ -506,27 +397,13 @@ pub(crate) async fn update(
         };
         permission.role = role;
         permission.expiration_time = expiration;
-        Action::PermissionChange {
-            added: vec![as_ref(permission)],
-            removed: vec![as_ref(&current)],
-        }
+        Action::PermissionChange { added: vec![as_ref(permission)], removed: vec![as_ref(&current)] }
     };
     record(world, &who, &id, action);
-    let file = world
-        .drive
-        .get(&id)
-        .ok_or_else(|| ApiError::drive_file_not_found(&id))?;
-    let permission = file
-        .permissions
-        .iter()
-        .find(|p| p.id == permission_id)
-        .ok_or_else(|| not_found(&permission_id))?;
-    respond(
-        &params,
-        PERMISSION_DEFAULT,
-        "Permission",
-        &world.drive.permission_json(permission, file, None),
-    )
+    let file = world.drive.get(&id).ok_or_else(|| ApiError::drive_file_not_found(&id))?;
+    let permission =
+        file.permissions.iter().find(|p| p.id == permission_id).ok_or_else(|| not_found(&permission_id))?;
+    respond(&params, PERMISSION_DEFAULT, "Permission", &world.drive.permission_json(permission, file, None))
 }
 
 /// `DELETE /drive/v3/files/{fileId}/permissions/{permissionId}`.
@@ -554,14 +431,6 @@ pub(crate) async fn delete(
         return Err(ApiError::drive_file_not_found(&id));
     };
     let removed = file.permissions.remove(index);
-    record(
-        world,
-        &who,
-        &id,
-        Action::PermissionChange {
-            added: Vec::new(),
-            removed: vec![as_ref(&removed)],
-        },
-    );
+    record(world, &who, &id, Action::PermissionChange { added: Vec::new(), removed: vec![as_ref(&removed)] });
     Ok(StatusCode::NO_CONTENT.into_response())
 }

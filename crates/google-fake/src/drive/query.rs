@@ -206,10 +206,7 @@ fn tokenize(input: &str) -> Result<Vec<Token>, ApiError> {
             }
             c if c.is_ascii_alphabetic() || c == '_' => {
                 let mut word = String::new();
-                while let Some(&w) = chars
-                    .peek()
-                    .filter(|w| w.is_ascii_alphanumeric() || matches!(w, '_' | '.'))
-                {
+                while let Some(&w) = chars.peek().filter(|w| w.is_ascii_alphanumeric() || matches!(w, '_' | '.')) {
                     word.push(w);
                     chars.next();
                 }
@@ -224,11 +221,7 @@ fn tokenize(input: &str) -> Result<Vec<Token>, ApiError> {
 /// Parses `q` against the fields of `spec`.
 pub(crate) fn parse(q: &str, spec: &Spec) -> Result<Expr, ApiError> {
     let tokens = tokenize(q)?;
-    let mut parser = Parser {
-        tokens,
-        pos: 0,
-        spec,
-    };
+    let mut parser = Parser { tokens, pos: 0, spec };
     let expr = parser.or()?;
     if parser.pos != parser.tokens.len() {
         return Err(invalid_query());
@@ -262,11 +255,7 @@ impl Parser<'_> {
     }
 
     fn expect(&mut self, token: &Token) -> Result<(), ApiError> {
-        if self.next().as_ref() == Some(token) {
-            Ok(())
-        } else {
-            Err(invalid_query())
-        }
+        if self.next().as_ref() == Some(token) { Ok(()) } else { Err(invalid_query()) }
     }
 
     fn or(&mut self) -> Result<Expr, ApiError> {
@@ -299,12 +288,7 @@ impl Parser<'_> {
     }
 
     fn field(&self, name: &str) -> Result<(&'static str, Kind, &'static [Op]), ApiError> {
-        self.spec
-            .0
-            .iter()
-            .find(|(field, _, _)| *field == name)
-            .copied()
-            .ok_or_else(invalid_query)
+        self.spec.0.iter().find(|(field, _, _)| *field == name).copied().ok_or_else(invalid_query)
     }
 
     fn term(&mut self) -> Result<Cond, ApiError> {
@@ -320,30 +304,20 @@ impl Parser<'_> {
                 if kind != Kind::Member {
                     return Err(invalid_query());
                 }
-                Ok(Cond {
-                    field,
-                    op: Op::In,
-                    value: Literal::Str(value),
-                })
+                Ok(Cond { field, op: Op::In, value: Literal::Str(value) })
             }
             Some(Token::Word(name)) => {
                 let (field, kind, ops) = self.field(&name)?;
                 let op = match self.peek() {
                     Some(Token::Op(op)) => Some(*op),
-                    Some(Token::Word(w)) if w.eq_ignore_ascii_case("contains") => {
-                        Some(Op::Contains)
-                    }
+                    Some(Token::Word(w)) if w.eq_ignore_ascii_case("contains") => Some(Op::Contains),
                     Some(Token::Word(w)) if w.eq_ignore_ascii_case("has") => Some(Op::Has),
                     _ => None,
                 };
                 let Some(op) = op else {
                     // A bare boolean field reads as `field = true`.
                     return if kind == Kind::Bool {
-                        Ok(Cond {
-                            field,
-                            op: Op::Eq,
-                            value: Literal::Bool(true),
-                        })
+                        Ok(Cond { field, op: Op::Eq, value: Literal::Bool(true) })
                     } else {
                         Err(invalid_query())
                     };
@@ -362,9 +336,7 @@ impl Parser<'_> {
     fn value(&mut self, kind: Kind) -> Result<Literal, ApiError> {
         match (kind, self.next()) {
             (Kind::Text, Some(Token::Str(text))) => Ok(Literal::Str(text)),
-            (Kind::Time, Some(Token::Str(text))) => parse_time(&text)
-                .map(Literal::Time)
-                .ok_or_else(invalid_query),
+            (Kind::Time, Some(Token::Str(text))) => parse_time(&text).map(Literal::Time).ok_or_else(invalid_query),
             (Kind::Bool, Some(Token::Word(word))) => match word.to_ascii_lowercase().as_str() {
                 "true" => Ok(Literal::Bool(true)),
                 "false" => Ok(Literal::Bool(false)),
@@ -400,14 +372,10 @@ pub(crate) fn parse_time(text: &str) -> Option<DateTime<Utc>> {
     if let Ok(time) = DateTime::parse_from_rfc3339(text) {
         return Some(time.with_timezone(&Utc));
     }
-    [
-        "%Y-%m-%dT%H:%M:%S%.f",
-        "%Y-%m-%dT%H:%M:%S",
-        "%Y-%m-%dT%H:%M",
-    ]
-    .iter()
-    .find_map(|format| NaiveDateTime::parse_from_str(text, format).ok())
-    .map(|naive| naive.and_utc())
+    ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M"]
+        .iter()
+        .find_map(|format| NaiveDateTime::parse_from_str(text, format).ok())
+        .map(|naive| naive.and_utc())
 }
 
 /// Drive's `contains` on names and text: case-insensitive, matching at the start of a word.
@@ -498,19 +466,11 @@ mod tests {
         let expr = ok(r"name = 'x\' or name contains \''");
         assert_eq!(
             expr,
-            Expr::Term(Cond {
-                field: "name",
-                op: Op::Eq,
-                value: Literal::Str("x' or name contains '".into())
-            })
+            Expr::Term(Cond { field: "name", op: Op::Eq, value: Literal::Str("x' or name contains '".into()) })
         );
         assert_eq!(
             ok(r"name = 'a\\b'"),
-            Expr::Term(Cond {
-                field: "name",
-                op: Op::Eq,
-                value: Literal::Str(r"a\b".into())
-            })
+            Expr::Term(Cond { field: "name", op: Op::Eq, value: Literal::Str(r"a\b".into()) })
         );
     }
 

@@ -30,10 +30,7 @@ pub(crate) fn web_view_link(file: &File) -> String {
 }
 
 fn md5_hex(bytes: &[u8]) -> String {
-    Md5::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    Md5::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The extension Drive derives from a blob's name (`report.tar.gz` → `tar.gz`).
@@ -114,13 +111,7 @@ impl Store {
         put("spaces", json!(["drive"]));
         put("version", json!(file.version.to_string()));
         put("webViewLink", json!(web_view_link(file)));
-        put(
-            "iconLink",
-            json!(format!(
-                "https://drive-thirdparty.googleusercontent.com/16/type/{}",
-                file.mime_type
-            )),
-        );
+        put("iconLink", json!(format!("https://drive-thirdparty.googleusercontent.com/16/type/{}", file.mime_type)));
         put("hasThumbnail", json!(false));
         put("thumbnailVersion", json!("0"));
         put("viewedByMe", json!(file.viewed_by.contains_key(&me)));
@@ -146,10 +137,7 @@ impl Store {
             Some(drive_id) => {
                 put("driveId", json!(drive_id));
                 put("teamDriveId", json!(drive_id));
-                put(
-                    "hasAugmentedPermissions",
-                    json!(file.node == Node::Item && !file.permissions.is_empty()),
-                );
+                put("hasAugmentedPermissions", json!(file.node == Node::Item && !file.permissions.is_empty()));
                 if file.explicitly_trashed {
                     if let Some(time) = &file.trashed_time {
                         put("trashedTime", json!(rfc3339(time)));
@@ -169,29 +157,15 @@ impl Store {
             }
         }
         put("capabilities", self.capabilities(file, role));
-        put(
-            "viewersCanCopyContent",
-            json!(!file.copy_requires_writer_permission),
-        );
-        put(
-            "copyRequiresWriterPermission",
-            json!(file.copy_requires_writer_permission),
-        );
+        put("viewersCanCopyContent", json!(!file.copy_requires_writer_permission));
+        put("copyRequiresWriterPermission", json!(file.copy_requires_writer_permission));
         if role.is_some_and(|r| self.can_share(file, r)) {
             let permissions: Vec<Value> = self
                 .effective_permissions(file)
                 .iter()
                 .map(|(p, from)| self.permission_json(p, file, from.as_deref()))
                 .collect();
-            put(
-                "permissionIds",
-                json!(
-                    permissions
-                        .iter()
-                        .filter_map(|p| p.get("id").cloned())
-                        .collect::<Vec<_>>()
-                ),
-            );
+            put("permissionIds", json!(permissions.iter().filter_map(|p| p.get("id").cloned()).collect::<Vec<_>>()));
             put("permissions", json!(permissions));
         }
         if let Some(color) = &file.folder_color_rgb {
@@ -202,30 +176,14 @@ impl Store {
                 put("size", json!(bytes.len().to_string()));
                 put("quotaBytesUsed", json!(bytes.len().to_string()));
                 put("md5Checksum", json!(md5_hex(bytes)));
-                put(
-                    "headRevisionId",
-                    json!(format!("0B{}", &permission_id(&file.id)[..12])),
-                );
-                put(
-                    "originalFilename",
-                    json!(
-                        file.original_filename
-                            .clone()
-                            .unwrap_or_else(|| file.name.clone())
-                    ),
-                );
+                put("headRevisionId", json!(format!("0B{}", &permission_id(&file.id)[..12])));
+                put("originalFilename", json!(file.original_filename.clone().unwrap_or_else(|| file.name.clone())));
                 if let Some(extension) = full_extension(&file.name) {
                     let last = extension.rsplit('.').next().unwrap_or_default().to_owned();
                     put("fullFileExtension", json!(extension));
                     put("fileExtension", json!(last));
                 }
-                put(
-                    "webContentLink",
-                    json!(format!(
-                        "https://drive.google.com/uc?id={}&export=download",
-                        file.id
-                    )),
-                );
+                put("webContentLink", json!(format!("https://drive.google.com/uc?id={}&export=download", file.id)));
             }
             None => {
                 put("quotaBytesUsed", json!("0"));
@@ -237,31 +195,24 @@ impl Store {
                 .map(|(mime, ext)| {
                     (
                         (*mime).to_owned(),
-                        json!(format!("https://docs.google.com/feeds/download/export?id={}&exportFormat={ext}", file.id)),
+                        json!(format!(
+                            "https://docs.google.com/feeds/download/export?id={}&exportFormat={ext}",
+                            file.id
+                        )),
                     )
                 })
                 .collect();
             put("exportLinks", Value::Object(links));
         }
         if let Some(target) = &file.shortcut_target {
-            let target_mime = self
-                .files
-                .get(target)
-                .map(|t| t.mime_type.clone())
-                .unwrap_or_default();
-            put(
-                "shortcutDetails",
-                json!({ "targetId": target, "targetMimeType": target_mime }),
-            );
+            let target_mime = self.files.get(target).map(|t| t.mime_type.clone()).unwrap_or_default();
+            put("shortcutDetails", json!({ "targetId": target, "targetMimeType": target_mime }));
         }
         Value::Object(out)
     }
 
     /// A file's permissions, inherited ones included, each with the id of the folder it comes from.
-    pub(crate) fn effective_permissions<'a>(
-        &'a self,
-        file: &'a File,
-    ) -> Vec<(&'a Permission, Option<String>)> {
+    pub(crate) fn effective_permissions<'a>(&'a self, file: &'a File) -> Vec<(&'a Permission, Option<String>)> {
         let mut out: Vec<(&Permission, Option<String>)> = Vec::new();
         for (depth, node) in self.lineage(file).into_iter().enumerate() {
             for permission in &node.permissions {
@@ -278,12 +229,7 @@ impl Store {
     }
 
     /// A `Permission` resource; `inherited_from` is the folder the grant comes from, if not this file.
-    pub(crate) fn permission_json(
-        &self,
-        permission: &Permission,
-        file: &File,
-        inherited_from: Option<&str>,
-    ) -> Value {
+    pub(crate) fn permission_json(&self, permission: &Permission, file: &File, inherited_from: Option<&str>) -> Value {
         let mut out = json!({
             "kind": "drive#permission",
             "id": permission.id,
@@ -295,8 +241,7 @@ impl Store {
                 if let Some(email) = &permission.email {
                     out["emailAddress"] = json!(email);
                     out["displayName"] = json!(self.display_name(email));
-                    out["photoLink"] =
-                        json!("https://lh3.googleusercontent.com/a/default-user=s64");
+                    out["photoLink"] = json!("https://lh3.googleusercontent.com/a/default-user=s64");
                 }
                 out["deleted"] = json!(false);
                 if permission.grantee == Grantee::User && file.drive_id.is_none() {

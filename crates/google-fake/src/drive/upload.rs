@@ -40,28 +40,18 @@ pub(crate) fn wrong_url() -> ApiError {
 }
 
 fn bad_multipart(detail: &str) -> ApiError {
-    ApiError::legacy(
-        400,
-        "badContent",
-        format!("Malformed multipart body: {detail}"),
-    )
+    ApiError::legacy(400, "badContent", format!("Malformed multipart body: {detail}"))
 }
 
 fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     if needle.is_empty() || from > haystack.len() {
         return None;
     }
-    haystack[from..]
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| p + from)
+    haystack[from..].windows(needle.len()).position(|w| w == needle).map(|p| p + from)
 }
 
 fn header_value(headers: &HeaderMap, name: header::HeaderName) -> Option<String> {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
+    headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
 }
 
 /// One part of a multipart body: its headers (lower-cased names) and its bytes.
@@ -71,10 +61,7 @@ type Part<'a> = (Vec<(String, String)>, &'a [u8]);
 type Range = (Option<usize>, Option<usize>);
 
 /// Splits a `multipart/related` body into its metadata and media parts.
-pub(crate) fn parse_multipart(
-    content_type: &str,
-    body: &[u8],
-) -> Result<(Map<String, Value>, Media), ApiError> {
+pub(crate) fn parse_multipart(content_type: &str, body: &[u8]) -> Result<(Map<String, Value>, Media), ApiError> {
     let boundary = content_type
         .split(';')
         .map(str::trim)
@@ -84,25 +71,16 @@ pub(crate) fn parse_multipart(
         .ok_or_else(|| bad_multipart("no boundary in Content-Type"))?;
     let delimiter = format!("--{boundary}").into_bytes();
     let mut parts: Vec<Part<'_>> = Vec::new();
-    let mut cursor =
-        find(body, &delimiter, 0).ok_or_else(|| bad_multipart("boundary not found"))?;
+    let mut cursor = find(body, &delimiter, 0).ok_or_else(|| bad_multipart("boundary not found"))?;
     loop {
         let mut start = cursor + delimiter.len();
         if body[start..].starts_with(b"--") {
             break;
         }
-        start += if body[start..].starts_with(b"\r\n") {
-            2
-        } else {
-            usize::from(body[start..].starts_with(b"\n"))
-        };
-        let next =
-            find(body, &delimiter, start).ok_or_else(|| bad_multipart("unterminated part"))?;
+        start += if body[start..].starts_with(b"\r\n") { 2 } else { usize::from(body[start..].starts_with(b"\n")) };
+        let next = find(body, &delimiter, start).ok_or_else(|| bad_multipart("unterminated part"))?;
         let mut part = &body[start..next];
-        part = part
-            .strip_suffix(b"\r\n")
-            .or_else(|| part.strip_suffix(b"\n"))
-            .unwrap_or(part);
+        part = part.strip_suffix(b"\r\n").or_else(|| part.strip_suffix(b"\n")).unwrap_or(part);
         let (head, content) = match find(part, b"\r\n\r\n", 0) {
             Some(split) => (&part[..split], &part[split + 4..]),
             None => match find(part, b"\n\n", 0) {
@@ -123,32 +101,15 @@ pub(crate) fn parse_multipart(
         return Err(bad_multipart("expected two parts, metadata then media"));
     };
     let metadata = json_body(metadata)?;
-    let find_header = |name: &str| {
-        media_headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-    };
+    let find_header = |name: &str| media_headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
     let bytes = match find_header("content-transfer-encoding") {
         Some(encoding) if encoding.eq_ignore_ascii_case("base64") => {
-            let compact: Vec<u8> = media
-                .iter()
-                .copied()
-                .filter(|b| !b.is_ascii_whitespace())
-                .collect();
-            base64::engine::general_purpose::STANDARD
-                .decode(compact)
-                .map_err(|_| bad_multipart("bad base64 media"))?
+            let compact: Vec<u8> = media.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
+            base64::engine::general_purpose::STANDARD.decode(compact).map_err(|_| bad_multipart("bad base64 media"))?
         }
         _ => media.to_vec(),
     };
-    Ok((
-        metadata,
-        Media {
-            bytes,
-            mime_type: find_header("content-type"),
-        },
-    ))
+    Ok((metadata, Media { bytes, mime_type: find_header("content-type") }))
 }
 
 enum Kind {
@@ -168,21 +129,11 @@ fn upload_kind(params: &Params) -> Result<Kind, ApiError> {
 }
 
 /// The metadata and media of a `media` or `multipart` upload.
-fn read_upload(
-    kind: &Kind,
-    headers: &HeaderMap,
-    body: &Bytes,
-) -> Result<(Map<String, Value>, Media), ApiError> {
+fn read_upload(kind: &Kind, headers: &HeaderMap, body: &Bytes) -> Result<(Map<String, Value>, Media), ApiError> {
     let content_type = header_value(headers, header::CONTENT_TYPE);
     match kind {
         Kind::Multipart => parse_multipart(content_type.as_deref().unwrap_or_default(), body),
-        _ => Ok((
-            Map::new(),
-            Media {
-                bytes: body.to_vec(),
-                mime_type: content_type,
-            },
-        )),
+        _ => Ok((Map::new(), Media { bytes: body.to_vec(), mime_type: content_type })),
     }
 }
 
@@ -196,22 +147,12 @@ fn open_session(
     body: &Bytes,
 ) -> Result<Response, ApiError> {
     let metadata = json_body(body)?;
-    let mime_type = header_value(
-        headers,
-        header::HeaderName::from_static("x-upload-content-type"),
-    );
-    let total = header_value(
-        headers,
-        header::HeaderName::from_static("x-upload-content-length"),
-    )
-    .and_then(|v| v.trim().parse().ok());
+    let mime_type = header_value(headers, header::HeaderName::from_static("x-upload-content-type"));
+    let total = header_value(headers, header::HeaderName::from_static("x-upload-content-length"))
+        .and_then(|v| v.trim().parse().ok());
     if file_id.is_none() && who.is_service_account() {
         // Fail at the start, as Google does, when the file could never be created.
-        let parent = metadata
-            .get("parents")
-            .and_then(|p| p.get(0))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let parent = metadata.get("parents").and_then(|p| p.get(0)).and_then(Value::as_str).map(str::to_owned);
         let in_shared_drive = parent
             .map(|p| world.drive.resolve(&p, &who))
             .and_then(|p| world.drive.get(&p).and_then(|f| f.drive_id.clone()))
@@ -225,22 +166,11 @@ fn open_session(
         Some(id) => format!("/upload/drive/v3/files/{id}"),
         None => "/upload/drive/v3/files".to_owned(),
     };
-    let location = format!(
-        "{}{path}?uploadType=resumable&upload_id={upload_id}",
-        world.base_url
-    );
-    world.drive.uploads.insert(
-        upload_id.clone(),
-        Session {
-            who,
-            file_id,
-            params,
-            metadata,
-            mime_type,
-            total,
-            received: Vec::new(),
-        },
-    );
+    let location = format!("{}{path}?uploadType=resumable&upload_id={upload_id}", world.base_url);
+    world
+        .drive
+        .uploads
+        .insert(upload_id.clone(), Session { who, file_id, params, metadata, mime_type, total, received: Vec::new() });
     let mut response = StatusCode::OK.into_response();
     if let Ok(value) = HeaderValue::from_str(&location) {
         response.headers_mut().insert(header::LOCATION, value);
@@ -299,20 +229,10 @@ fn content_range(headers: &HeaderMap) -> Result<Option<Range>, ApiError> {
     let Some(range) = header_value(headers, header::CONTENT_RANGE) else {
         return Ok(None);
     };
-    let bad = || {
-        ApiError::legacy(
-            400,
-            "badRequest",
-            format!("Invalid Content-Range header: {range}"),
-        )
-    };
+    let bad = || ApiError::legacy(400, "badRequest", format!("Invalid Content-Range header: {range}"));
     let spec = range.trim().strip_prefix("bytes ").ok_or_else(bad)?;
     let (span, total) = spec.split_once('/').ok_or_else(bad)?;
-    let total = if total == "*" {
-        None
-    } else {
-        Some(total.parse().map_err(|_| bad())?)
-    };
+    let total = if total == "*" { None } else { Some(total.parse().map_err(|_| bad())?) };
     let first = if span == "*" {
         None
     } else {
@@ -322,12 +242,7 @@ fn content_range(headers: &HeaderMap) -> Result<Option<Range>, ApiError> {
     Ok(Some((first, total)))
 }
 
-fn resume_session(
-    shared: &Shared,
-    headers: &HeaderMap,
-    raw: Option<&str>,
-    body: &Bytes,
-) -> Result<Response, ApiError> {
+fn resume_session(shared: &Shared, headers: &HeaderMap, raw: Option<&str>, body: &Bytes) -> Result<Response, ApiError> {
     let query = Params::parse(raw);
     let Some(upload_id) = query.text("upload_id").map(str::to_owned) else {
         return Err(wrong_url());
@@ -335,21 +250,13 @@ fn resume_session(
     let mut guard = shared.lock();
     let world: &mut World = &mut guard;
     let Some(session) = world.drive.uploads.get_mut(&upload_id) else {
-        return Err(ApiError::legacy(
-            404,
-            "notFound",
-            "Upload session not found or expired.",
-        ));
+        return Err(ApiError::legacy(404, "notFound", "Upload session not found or expired."));
     };
     let range = content_range(headers)?;
     if let Some((first, total)) = range {
         if let Some(first) = first {
             if first > session.received.len() {
-                return Err(ApiError::legacy(
-                    400,
-                    "badRequest",
-                    "Content-Range starts past the bytes received.",
-                ));
+                return Err(ApiError::legacy(400, "badRequest", "Content-Range starts past the bytes received."));
             }
             session.received.truncate(first);
             session.received.extend_from_slice(body);
@@ -364,43 +271,22 @@ fn resume_session(
     if session.total != Some(session.received.len()) {
         let mut response = StatusCode::PERMANENT_REDIRECT.into_response();
         if !session.received.is_empty()
-            && let Ok(value) =
-                HeaderValue::from_str(&format!("bytes=0-{}", session.received.len() - 1))
+            && let Ok(value) = HeaderValue::from_str(&format!("bytes=0-{}", session.received.len() - 1))
         {
             response.headers_mut().insert(header::RANGE, value);
         }
         return Ok(response);
     }
     let Some(session) = world.drive.uploads.remove(&upload_id) else {
-        return Err(ApiError::legacy(
-            404,
-            "notFound",
-            "Upload session not found or expired.",
-        ));
+        return Err(ApiError::legacy(404, "notFound", "Upload session not found or expired."));
     };
-    let media = Media {
-        bytes: session.received,
-        mime_type: session.mime_type,
-    };
+    let media = Media { bytes: session.received, mime_type: session.mime_type };
     let id = match &session.file_id {
         Some(id) => {
-            update_file(
-                world,
-                &session.who,
-                id,
-                &session.params,
-                &session.metadata,
-                Some(media),
-            )?;
+            update_file(world, &session.who, id, &session.params, &session.metadata, Some(media))?;
             id.clone()
         }
-        None => create_file(
-            world,
-            &session.who,
-            &session.params,
-            &session.metadata,
-            Some(media),
-        )?,
+        None => create_file(world, &session.who, &session.params, &session.metadata, Some(media))?,
     };
     file_response(world, &session.who, &id, &session.params)
 }
@@ -433,8 +319,7 @@ mod tests {
     #[test]
     fn splits_metadata_and_media() {
         let body = b"--xyz\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n{\"name\":\"a.txt\"}\r\n--xyz\r\nContent-Type: text/plain\r\n\r\nhello\r\nworld\r\n--xyz--\r\n";
-        let (metadata, media) =
-            parse_multipart("multipart/related; boundary=xyz", body).expect("a valid body");
+        let (metadata, media) = parse_multipart("multipart/related; boundary=xyz", body).expect("a valid body");
         assert_eq!(metadata.get("name").and_then(Value::as_str), Some("a.txt"));
         assert_eq!(media.bytes, b"hello\r\nworld");
         assert_eq!(media.mime_type.as_deref(), Some("text/plain"));

@@ -6,8 +6,8 @@ use super::access::insufficient;
 use super::params::{Params, bool_field, str_field};
 use super::query::parse_time;
 use super::{
-    DOCUMENT, FOLDER, File, Node, Permission, Role, SHORTCUT, SPREADSHEET, native, new_file_id,
-    new_native_id, now, record,
+    DOCUMENT, FOLDER, File, Node, Permission, Role, SHORTCUT, SPREADSHEET, native, new_file_id, new_native_id, now,
+    record,
 };
 use crate::activity::{Action, CreateKind, DeleteKind};
 use crate::errors::ApiError;
@@ -51,19 +51,11 @@ pub(crate) fn service_account_quota() -> ApiError {
 }
 
 fn one_parent() -> ApiError {
-    ApiError::legacy(
-        403,
-        "cannotAddParent",
-        "Increasing the number of parents is not allowed.",
-    )
+    ApiError::legacy(403, "cannotAddParent", "Increasing the number of parents is not allowed.")
 }
 
 /// The `parents` of a create or copy body: at most one id, `root` resolved.
-fn requested_parent(
-    world: &mut World,
-    body: &Map<String, Value>,
-    who: &Identity,
-) -> Result<Option<String>, ApiError> {
+fn requested_parent(world: &mut World, body: &Map<String, Value>, who: &Identity) -> Result<Option<String>, ApiError> {
     let parents = match body.get("parents") {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Array(items)) => items
@@ -105,11 +97,7 @@ fn string_map(
 }
 
 /// Applies the plain metadata members of `body` to `file` as `who`.
-fn apply_metadata(
-    file: &mut File,
-    body: &Map<String, Value>,
-    who: &Identity,
-) -> Result<(), ApiError> {
+fn apply_metadata(file: &mut File, body: &Map<String, Value>, who: &Identity) -> Result<(), ApiError> {
     let me = who.email.trim().to_ascii_lowercase();
     if let Some(description) = str_field(body, "description")? {
         file.description = (!description.is_empty()).then(|| description.to_owned());
@@ -140,13 +128,11 @@ fn apply_metadata(
         file.folder_color_rgb = Some(color.to_owned());
     }
     if let Some(time) = str_field(body, "viewedByMeTime")? {
-        let time = parse_time(time)
-            .ok_or_else(|| ApiError::drive_invalid("viewedByMeTime", "Invalid Value"))?;
+        let time = parse_time(time).ok_or_else(|| ApiError::drive_invalid("viewedByMeTime", "Invalid Value"))?;
         file.viewed_by.insert(me.clone(), time);
     }
     if let Some(time) = str_field(body, "modifiedTime")? {
-        let time = parse_time(time)
-            .ok_or_else(|| ApiError::drive_invalid("modifiedTime", "Invalid Value"))?;
+        let time = parse_time(time).ok_or_else(|| ApiError::drive_invalid("modifiedTime", "Invalid Value"))?;
         file.modified_time = time;
         file.modified_by.insert(me, time);
     }
@@ -174,26 +160,14 @@ pub(crate) fn create_file(
         Some(parent) => parent,
         None => world.drive.root_id(&who.email),
     };
-    let drive_id = world
-        .drive
-        .check_new_parent(&parent, who, all_drives)?
-        .drive_id
-        .clone();
-    if who.is_service_account()
-        && drive_id.is_none()
-        && mime_type != FOLDER
-        && mime_type != SHORTCUT
-    {
+    let drive_id = world.drive.check_new_parent(&parent, who, all_drives)?.drive_id.clone();
+    if who.is_service_account() && drive_id.is_none() && mime_type != FOLDER && mime_type != SHORTCUT {
         return Err(service_account_quota());
     }
     let shortcut_target = if mime_type == SHORTCUT {
-        let target = body
-            .get("shortcutDetails")
-            .and_then(|d| d.get("targetId"))
-            .and_then(Value::as_str)
-            .ok_or_else(|| {
-                ApiError::legacy(400, "required", "The shortcut target ID is required.")
-                    .at("shortcutDetails.targetId")
+        let target =
+            body.get("shortcutDetails").and_then(|d| d.get("targetId")).and_then(Value::as_str).ok_or_else(|| {
+                ApiError::legacy(400, "required", "The shortcut target ID is required.").at("shortcutDetails.targetId")
             })?;
         world.drive.open(target, who, true)?;
         Some(target.to_owned())
@@ -204,12 +178,7 @@ pub(crate) fn create_file(
     if let Some(id) = &requested_id
         && world.drive.contains(id)
     {
-        return Err(ApiError::legacy(
-            409,
-            "duplicate",
-            "A file already exists with the provided ID.",
-        )
-        .at("id"));
+        return Err(ApiError::legacy(409, "duplicate", "A file already exists with the provided ID.").at("id"));
     }
     let native_id = match mime_type.as_str() {
         SPREADSHEET => {
@@ -220,11 +189,7 @@ pub(crate) fn create_file(
             let text = media.as_ref().map(document_text).unwrap_or_default();
             Some(native::create_document(world, &name, &text, who))
         }
-        other
-            if other.starts_with("application/vnd.google-apps.")
-                && other != FOLDER
-                && other != SHORTCUT =>
-        {
+        other if other.starts_with("application/vnd.google-apps.") && other != FOLDER && other != SHORTCUT => {
             Some(new_native_id())
         }
         _ => None,
@@ -247,16 +212,12 @@ pub(crate) fn create_file(
             file.original_filename = Some(name.clone());
         }
         if let Some(time) = str_field(body, "createdTime")? {
-            file.created_time = parse_time(time)
-                .ok_or_else(|| ApiError::drive_invalid("createdTime", "Invalid Value"))?;
+            file.created_time =
+                parse_time(time).ok_or_else(|| ApiError::drive_invalid("createdTime", "Invalid Value"))?;
         }
         apply_metadata(file, body, who)?;
     }
-    let kind = if uploaded {
-        CreateKind::Upload
-    } else {
-        CreateKind::New
-    };
+    let kind = if uploaded { CreateKind::Upload } else { CreateKind::New };
     record(world, who, &id, Action::Create(kind));
     Ok(id)
 }
@@ -265,11 +226,7 @@ pub(crate) fn create_file(
 /// document's own).
 fn document_text(media: &Media) -> String {
     let text = String::from_utf8_lossy(&media.bytes).into_owned();
-    let text = if media
-        .mime_type
-        .as_deref()
-        .is_some_and(|m| m.starts_with("text/html"))
-    {
+    let text = if media.mime_type.as_deref().is_some_and(|m| m.starts_with("text/html")) {
         native::html_text(&text)
     } else {
         text
@@ -280,11 +237,7 @@ fn document_text(media: &Media) -> String {
 /// Rows of an uploaded CSV/TSV converted into a spreadsheet.
 fn sheet_rows(media: &Media) -> Vec<Vec<String>> {
     let text = String::from_utf8_lossy(&media.bytes);
-    let separator = if media.mime_type.as_deref() == Some("text/tab-separated-values") {
-        '\t'
-    } else {
-        ','
-    };
+    let separator = if media.mime_type.as_deref() == Some("text/tab-separated-values") { '\t' } else { ',' };
     native::parse_delimited(&text, separator)
 }
 
@@ -306,12 +259,8 @@ pub(crate) fn update_file(
         ));
     }
     let (file, role) = world.drive.open(id, who, all_drives)?;
-    let (old_name, old_parent, node, is_google) = (
-        file.name.clone(),
-        file.parent.clone(),
-        file.node,
-        file.is_google_type(),
-    );
+    let (old_name, old_parent, node, is_google) =
+        (file.name.clone(), file.parent.clone(), file.node, file.is_google_type());
     let trash = bool_field(body, "trashed")?;
     let trash_change = trash.filter(|t| *t != file.explicitly_trashed);
     if trash_change.is_some() && !world.drive.can_trash(file, role) {
@@ -351,16 +300,12 @@ pub(crate) fn update_file(
         }
         if let Some(media) = &media {
             file.content = Some(media.bytes.clone());
-            if let Some(mime) = str_field(body, "mimeType")?
-                .map(str::to_owned)
-                .or_else(|| media.mime_type.clone())
-            {
+            if let Some(mime) = str_field(body, "mimeType")?.map(str::to_owned).or_else(|| media.mime_type.clone()) {
                 file.mime_type = mime;
             }
         }
-        let changed = media.is_some()
-            || name.as_ref().is_some_and(|n| *n != old_name)
-            || body.contains_key("description");
+        let changed =
+            media.is_some() || name.as_ref().is_some_and(|n| *n != old_name) || body.contains_key("description");
         if changed && !body.contains_key("modifiedTime") {
             file.touch(&me);
         }
@@ -371,25 +316,14 @@ pub(crate) fn update_file(
             world,
             who,
             id,
-            Action::Move {
-                added: parent.iter().cloned().collect(),
-                removed: old_parent.iter().cloned().collect(),
-            },
+            Action::Move { added: parent.iter().cloned().collect(), removed: old_parent.iter().cloned().collect() },
         );
     }
     if let Some(name) = name.filter(|n| *n != old_name) {
         if let Some(mime) = world.drive.get(id).map(|f| f.mime_type.clone()) {
             native::rename(world, id, &mime, &name);
         }
-        record(
-            world,
-            who,
-            id,
-            Action::Rename {
-                old_title: old_name,
-                new_title: name,
-            },
-        );
+        record(world, who, id, Action::Rename { old_title: old_name, new_title: name });
     }
     if media.is_some() {
         record(world, who, id, Action::Edit);
@@ -412,16 +346,8 @@ fn move_target(
     current: Option<&str>,
     all_drives: bool,
 ) -> Result<Option<Option<String>>, ApiError> {
-    let add: Vec<String> = params
-        .list("addParents")
-        .iter()
-        .map(|p| world.drive.resolve(p, who))
-        .collect();
-    let remove: Vec<String> = params
-        .list("removeParents")
-        .iter()
-        .map(|p| world.drive.resolve(p, who))
-        .collect();
+    let add: Vec<String> = params.list("addParents").iter().map(|p| world.drive.resolve(p, who)).collect();
+    let remove: Vec<String> = params.list("removeParents").iter().map(|p| world.drive.resolve(p, who)).collect();
     if add.is_empty() && remove.is_empty() {
         return Ok(None);
     }
@@ -469,9 +395,7 @@ fn move_target(
 fn apply_move(world: &mut World, who: &Identity, id: &str, parent: Option<&str>) {
     let store = &mut world.drive;
     let old_drive = store.get(id).and_then(|f| f.drive_id.clone());
-    let new_drive = parent
-        .and_then(|p| store.get(p))
-        .and_then(|p| p.drive_id.clone());
+    let new_drive = parent.and_then(|p| store.get(p)).and_then(|p| p.drive_id.clone());
     if let Some(file) = store.files.get_mut(id) {
         file.parent = parent.map(str::to_owned);
     }
@@ -482,8 +406,7 @@ fn apply_move(world: &mut World, who: &Identity, id: &str, parent: Option<&str>)
                 if let Some(file) = store.files.get_mut(&member)
                     && file.owner().is_none()
                 {
-                    file.permissions
-                        .push(Permission::user(&who.email, Role::Owner, None));
+                    file.permissions.push(Permission::user(&who.email, Role::Owner, None));
                 }
             }
         }

@@ -18,20 +18,10 @@ pub(crate) struct Span {
 }
 
 impl Span {
-    pub(crate) const WHOLE: Span = Span {
-        start_row: 0,
-        start_col: 0,
-        end_row: None,
-        end_col: None,
-    };
+    pub(crate) const WHOLE: Span = Span { start_row: 0, start_col: 0, end_row: None, end_col: None };
 
     pub(crate) fn cell(row: u32, col: u32) -> Span {
-        Span {
-            start_row: row,
-            start_col: col,
-            end_row: Some(row + 1),
-            end_col: Some(col + 1),
-        }
+        Span { start_row: row, start_col: col, end_row: Some(row + 1), end_col: Some(col + 1) }
     }
 }
 
@@ -72,34 +62,18 @@ pub(crate) fn parse(text: &str) -> Option<Parsed> {
             return None;
         }
         if after.is_empty() {
-            return Some(Parsed {
-                sheet: Some(name),
-                cells: None,
-                ambiguous: None,
-            });
+            return Some(Parsed { sheet: Some(name), cells: None, ambiguous: None });
         }
         let cells = after.strip_prefix('!')?;
-        return Some(Parsed {
-            sheet: Some(name),
-            cells: Some(parse_cells(cells)?),
-            ambiguous: None,
-        });
+        return Some(Parsed { sheet: Some(name), cells: Some(parse_cells(cells)?), ambiguous: None });
     }
     if let Some((sheet, cells)) = text.rsplit_once('!') {
         if sheet.is_empty() {
             return None;
         }
-        return Some(Parsed {
-            sheet: Some(sheet.to_owned()),
-            cells: Some(parse_cells(cells)?),
-            ambiguous: None,
-        });
+        return Some(Parsed { sheet: Some(sheet.to_owned()), cells: Some(parse_cells(cells)?), ambiguous: None });
     }
-    Some(Parsed {
-        sheet: None,
-        cells: parse_cells(text),
-        ambiguous: Some(text.to_owned()),
-    })
+    Some(Parsed { sheet: None, cells: parse_cells(text), ambiguous: Some(text.to_owned()) })
 }
 
 /// One corner: column and/or row, 0-based.
@@ -125,11 +99,7 @@ fn parse_corner(text: &str) -> Option<(Option<u32>, Option<u32>)> {
     if !digits.bytes().all(|b| b.is_ascii_digit()) || (letters.is_empty() && digits.is_empty()) {
         return None;
     }
-    let col = if letters.is_empty() {
-        None
-    } else {
-        Some(column_index(letters)?)
-    };
+    let col = if letters.is_empty() { None } else { Some(column_index(letters)?) };
     let row = if digits.is_empty() {
         None
     } else {
@@ -197,26 +167,16 @@ fn parse_cells(text: &str) -> Option<Span> {
                 (None, None) => (0, None),
                 (None, Some(_)) => return None,
             };
-            Some(Span {
-                start_row,
-                start_col,
-                end_row,
-                end_col,
-            })
+            Some(Span { start_row, start_col, end_row, end_col })
         }
     }
 }
 
 /// Whether a sheet name must be quoted in A1 notation.
 pub(crate) fn needs_quotes(name: &str) -> bool {
-    let simple = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
+    let simple = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_alphanumeric() || c == '_');
-    !simple
-        || parse_corner(name).is_some_and(|(c, r)| c.is_some() && r.is_some())
-        || looks_r1c1(name)
+    !simple || parse_corner(name).is_some_and(|(c, r)| c.is_some() && r.is_some()) || looks_r1c1(name)
 }
 
 fn looks_r1c1(name: &str) -> bool {
@@ -225,29 +185,16 @@ fn looks_r1c1(name: &str) -> bool {
         return false;
     };
     let digits = rest.trim_start_matches(|c: char| c.is_ascii_digit());
-    digits.is_empty()
-        || digits
-            .strip_prefix('C')
-            .is_some_and(|d| d.chars().all(|c| c.is_ascii_digit()))
+    digits.is_empty() || digits.strip_prefix('C').is_some_and(|d| d.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// `My Sheet` → `'My Sheet'`, `Sheet1` → `Sheet1`.
 pub(crate) fn quote_sheet(name: &str) -> String {
-    if needs_quotes(name) {
-        format!("'{}'", name.replace('\'', "''"))
-    } else {
-        name.to_owned()
-    }
+    if needs_quotes(name) { format!("'{}'", name.replace('\'', "''")) } else { name.to_owned() }
 }
 
 /// `'Sheet'!A1:B2` for a bounded rectangle (single cells as `A1`).
-pub(crate) fn format(
-    sheet: &str,
-    start_row: u32,
-    start_col: u32,
-    end_row: u32,
-    end_col: u32,
-) -> String {
+pub(crate) fn format(sheet: &str, start_row: u32, start_col: u32, end_row: u32, end_col: u32) -> String {
     let sheet = quote_sheet(sheet);
     let first = format!("{}{}", column_name(start_col), start_row + 1);
     if end_row <= start_row + 1 && end_col <= start_col + 1 {
@@ -272,49 +219,14 @@ mod tests {
         assert_eq!(cells("Sheet1!B2"), Some(Span::cell(1, 1)));
         assert_eq!(
             cells("Sheet1!C3:A1"),
-            Some(Span {
-                start_row: 0,
-                start_col: 0,
-                end_row: Some(3),
-                end_col: Some(3)
-            })
+            Some(Span { start_row: 0, start_col: 0, end_row: Some(3), end_col: Some(3) })
         );
-        assert_eq!(
-            cells("S!A:C"),
-            Some(Span {
-                start_row: 0,
-                start_col: 0,
-                end_row: None,
-                end_col: Some(3)
-            })
-        );
-        assert_eq!(
-            cells("S!2:5"),
-            Some(Span {
-                start_row: 1,
-                start_col: 0,
-                end_row: Some(5),
-                end_col: None
-            })
-        );
-        assert_eq!(
-            cells("S!A2:C"),
-            Some(Span {
-                start_row: 1,
-                start_col: 0,
-                end_row: None,
-                end_col: Some(3)
-            })
-        );
+        assert_eq!(cells("S!A:C"), Some(Span { start_row: 0, start_col: 0, end_row: None, end_col: Some(3) }));
+        assert_eq!(cells("S!2:5"), Some(Span { start_row: 1, start_col: 0, end_row: Some(5), end_col: None }));
+        assert_eq!(cells("S!A2:C"), Some(Span { start_row: 1, start_col: 0, end_row: None, end_col: Some(3) }));
         assert_eq!(cells("S!$A$1"), Some(Span::cell(0, 0)));
-        assert_eq!(
-            parse("'It''s'!A1").and_then(|p| p.sheet),
-            Some("It's".to_owned())
-        );
-        assert_eq!(
-            parse("'My Sheet'").and_then(|p| p.sheet),
-            Some("My Sheet".to_owned())
-        );
+        assert_eq!(parse("'It''s'!A1").and_then(|p| p.sheet), Some("It's".to_owned()));
+        assert_eq!(parse("'My Sheet'").and_then(|p| p.sheet), Some("My Sheet".to_owned()));
         assert!(parse("S!A").is_none());
         assert!(parse("S!A0").is_none());
         assert!(parse("S!AAAA1").is_none());
@@ -322,14 +234,7 @@ mod tests {
 
     #[test]
     fn columns_round_trip() {
-        for (i, name) in [
-            (0, "A"),
-            (25, "Z"),
-            (26, "AA"),
-            (701, "ZZ"),
-            (702, "AAA"),
-            (18_277, "ZZZ"),
-        ] {
+        for (i, name) in [(0, "A"), (25, "Z"), (26, "AA"), (701, "ZZ"), (702, "AAA"), (18_277, "ZZZ")] {
             assert_eq!(column_name(i), name);
             assert_eq!(column_index(name), Some(i));
         }

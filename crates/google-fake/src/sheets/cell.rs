@@ -27,16 +27,11 @@ impl Cell {
     }
 
     pub(crate) fn number_format(&self) -> Option<&Value> {
-        self.extra
-            .get("userEnteredFormat")
-            .and_then(|f| f.get("numberFormat"))
+        self.extra.get("userEnteredFormat").and_then(|f| f.get("numberFormat"))
     }
 
     pub(crate) fn set_number_format(&mut self, format: Value) {
-        let entry = self
-            .extra
-            .entry("userEnteredFormat")
-            .or_insert_with(|| json!({}));
+        let entry = self.extra.entry("userEnteredFormat").or_insert_with(|| json!({}));
         if let Value::Object(map) = entry {
             map.insert("numberFormat".into(), format);
         }
@@ -45,9 +40,7 @@ impl Cell {
     /// Whether the cell's number format is a date or time (for `dateTimeRenderOption`).
     pub(crate) fn is_date_time(&self) -> bool {
         matches!(
-            self.number_format()
-                .and_then(|f| f.get("type"))
-                .and_then(Value::as_str),
+            self.number_format().and_then(|f| f.get("type")).and_then(Value::as_str),
             Some("DATE" | "TIME" | "DATE_TIME")
         )
     }
@@ -107,9 +100,7 @@ pub(crate) fn num_json(n: f64) -> Value {
     if n.fract() == 0.0 && n.abs() < 9.0e15 {
         json!(n as i64)
     } else {
-        serde_json::Number::from_f64(n)
-            .map(Value::Number)
-            .unwrap_or(Value::Null)
+        serde_json::Number::from_f64(n).map(Value::Number).unwrap_or(Value::Null)
     }
 }
 
@@ -152,16 +143,12 @@ pub(crate) fn entered_from_json(value: &Value) -> Result<Option<Entered>, String
                     .or_else(|| item.as_str().and_then(|s| s.parse().ok()))
                     .ok_or_else(|| format!("Invalid numberValue: {item}"))?,
             ),
-            "stringValue" | "string_value" => {
-                Entered::Text(item.as_str().unwrap_or_default().to_owned())
-            }
+            "stringValue" | "string_value" => Entered::Text(item.as_str().unwrap_or_default().to_owned()),
             "boolValue" | "bool_value" => Entered::Bool(item.as_bool().unwrap_or_default()),
             "formulaValue" | "formula_value" => {
                 let text = item.as_str().unwrap_or_default();
                 if !text.starts_with('=') {
-                    return Err(format!(
-                        "Invalid formulaValue: formulas must begin with '=', got \"{text}\"."
-                    ));
+                    return Err(format!("Invalid formulaValue: formulas must begin with '=', got \"{text}\"."));
                 }
                 Entered::Formula(super::formula::normalize(text))
             }
@@ -190,12 +177,7 @@ pub(crate) struct Input {
 
 /// Parses one item of `ValueRange.values`. `Ok(None)` = null, leave the cell alone.
 pub(crate) fn parse_input(item: &Value, user_entered: bool) -> Result<Option<Input>, ()> {
-    let plain = |value| {
-        Ok(Some(Input {
-            value,
-            number_format: None,
-        }))
-    };
+    let plain = |value| Ok(Some(Input { value, number_format: None }));
     match item {
         Value::Null => Ok(None),
         Value::Bool(b) => plain(Some(Entered::Bool(*b))),
@@ -209,19 +191,13 @@ pub(crate) fn parse_input(item: &Value, user_entered: bool) -> Result<Option<Inp
 
 /// What Sheets makes of text typed into a cell.
 pub(crate) fn parse_typed(text: &str) -> Input {
-    let plain = |value| Input {
-        value: Some(value),
-        number_format: None,
-    };
+    let plain = |value| Input { value: Some(value), number_format: None };
     if text.len() > 1 && text.starts_with('=') {
         return plain(Entered::Formula(super::formula::normalize(text)));
     }
     if let Some(rest) = text.strip_prefix('\'') {
         return if rest.is_empty() {
-            Input {
-                value: None,
-                number_format: None,
-            }
+            Input { value: None, number_format: None }
         } else {
             plain(Entered::Text(rest.to_owned()))
         };
@@ -234,16 +210,10 @@ pub(crate) fn parse_typed(text: &str) -> Input {
         return plain(Entered::Bool(false));
     }
     if let Some((n, format)) = parse_number(trimmed) {
-        return Input {
-            value: Some(Entered::Number(n)),
-            number_format: format,
-        };
+        return Input { value: Some(Entered::Number(n)), number_format: format };
     }
     if let Some((n, format)) = parse_date_time(trimmed) {
-        return Input {
-            value: Some(Entered::Number(n)),
-            number_format: Some(format),
-        };
+        return Input { value: Some(Entered::Number(n)), number_format: Some(format) };
     }
     plain(Entered::Text(text.to_owned()))
 }
@@ -276,9 +246,7 @@ fn number_format(kind: &str, pattern: &str) -> Value {
 /// Numbers with grouping, currency, percent or exponent, and the format Sheets gives them.
 fn parse_number(text: &str) -> Option<(f64, Option<Value>)> {
     if let Some(n) = parse_plain_number(text) {
-        let format = text
-            .contains(['e', 'E'])
-            .then(|| number_format("SCIENTIFIC", "0.00E+00"));
+        let format = text.contains(['e', 'E']).then(|| number_format("SCIENTIFIC", "0.00E+00"));
         return Some((n, format));
     }
     let (negative, rest) = match text.strip_prefix('-') {
@@ -304,19 +272,13 @@ fn parse_number(text: &str) -> Option<(f64, Option<Value>)> {
     let (int, frac) = rest.split_once('.').unwrap_or((rest, ""));
     if grouped {
         let groups: Vec<&str> = int.split(',').collect();
-        let first_ok = groups
-            .first()
-            .is_some_and(|g| !g.is_empty() && g.len() <= 3);
+        let first_ok = groups.first().is_some_and(|g| !g.is_empty() && g.len() <= 3);
         if !first_ok || groups.iter().skip(1).any(|g| g.len() != 3) {
             return None;
         }
     }
     let digits: String = int.chars().filter(|c| *c != ',').collect();
-    let plain = if frac.is_empty() {
-        digits.clone()
-    } else {
-        format!("{digits}.{frac}")
-    };
+    let plain = if frac.is_empty() { digits.clone() } else { format!("{digits}.{frac}") };
     let mut n = parse_plain_number(&plain)?;
     if plain.starts_with(['+', '-']) {
         return None;
@@ -346,11 +308,7 @@ fn serial(date: NaiveDate) -> f64 {
 
 fn parse_time(text: &str) -> Option<f64> {
     let parts: Vec<&str> = text.split(':').collect();
-    if !(2..=3).contains(&parts.len())
-        || parts
-            .iter()
-            .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
-    {
+    if !(2..=3).contains(&parts.len()) || parts.iter().any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit())) {
         return None;
     }
     let h: u32 = parts[0].parse().ok()?;
@@ -372,24 +330,14 @@ fn parse_date_time(text: &str) -> Option<(f64, Value)> {
         None => (text, None),
     };
     let numbers: Vec<&str> = date_part.split(['-', '/']).collect();
-    if numbers.len() != 3
-        || numbers
-            .iter()
-            .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
-    {
+    if numbers.len() != 3 || numbers.iter().any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit())) {
         return None;
     }
     let n = |i: usize| numbers[i].parse::<u32>().ok();
     let (date, pattern) = if numbers[0].len() == 4 {
-        (
-            NaiveDate::from_ymd_opt(i32::try_from(n(0)?).ok()?, n(1)?, n(2)?)?,
-            "yyyy-mm-dd",
-        )
+        (NaiveDate::from_ymd_opt(i32::try_from(n(0)?).ok()?, n(1)?, n(2)?)?, "yyyy-mm-dd")
     } else if numbers[2].len() == 4 && date_part.contains('/') {
-        (
-            NaiveDate::from_ymd_opt(i32::try_from(n(2)?).ok()?, n(0)?, n(1)?)?,
-            "M/d/yyyy",
-        )
+        (NaiveDate::from_ymd_opt(i32::try_from(n(2)?).ok()?, n(0)?, n(1)?)?, "M/d/yyyy")
     } else {
         return None;
     };
@@ -397,10 +345,7 @@ fn parse_date_time(text: &str) -> Option<(f64, Value)> {
         None => Some((serial(date), number_format("DATE", pattern))),
         Some(t) => {
             let time = parse_time(t)?;
-            Some((
-                serial(date) + time,
-                number_format("DATE_TIME", &format!("{pattern} H:mm:ss")),
-            ))
+            Some((serial(date) + time, number_format("DATE_TIME", &format!("{pattern} H:mm:ss"))))
         }
     }
 }
@@ -416,22 +361,10 @@ mod tests {
         assert_eq!(parse_typed("'42").value, Some(Entered::Text("42".into())));
         let pct = parse_typed("12.5%");
         assert_eq!(pct.value, Some(Entered::Number(0.125)));
-        assert_eq!(
-            parse_typed("$1,234.50").value,
-            Some(Entered::Number(1234.5))
-        );
-        assert_eq!(
-            parse_typed("1,23").value,
-            Some(Entered::Text("1,23".into()))
-        );
-        assert_eq!(
-            parse_typed("2024-01-15").value,
-            Some(Entered::Number(45_306.0))
-        );
-        assert_eq!(
-            parse_typed("1/15/2024").value,
-            Some(Entered::Number(45_306.0))
-        );
+        assert_eq!(parse_typed("$1,234.50").value, Some(Entered::Number(1234.5)));
+        assert_eq!(parse_typed("1,23").value, Some(Entered::Text("1,23".into())));
+        assert_eq!(parse_typed("2024-01-15").value, Some(Entered::Number(45_306.0)));
+        assert_eq!(parse_typed("1/15/2024").value, Some(Entered::Number(45_306.0)));
         assert_eq!(parse_typed("abc").value, Some(Entered::Text("abc".into())));
         assert_eq!(parse_typed("1e3").value, Some(Entered::Number(1000.0)));
         assert_eq!(parse_typed("inf").value, Some(Entered::Text("inf".into())));

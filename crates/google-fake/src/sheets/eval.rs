@@ -28,19 +28,13 @@ const MAX_DEPTH: usize = 40;
 fn circular() -> Val {
     Val::Err(
         ErrKind::Ref,
-        "Circular dependency detected. To resolve with iterative calculation, see File > Settings."
-            .into(),
+        "Circular dependency detected. To resolve with iterative calculation, see File > Settings.".into(),
     )
 }
 
 impl<'a> Eval<'a> {
     pub(crate) fn new(book: &'a Spreadsheet) -> Self {
-        Self {
-            book,
-            memo: HashMap::new(),
-            stack: Vec::new(),
-            deferred: None,
-        }
+        Self { book, memo: HashMap::new(), stack: Vec::new(), deferred: None }
     }
 
     /// The computed value of a cell.
@@ -114,25 +108,16 @@ impl<'a> Eval<'a> {
         match name {
             None => Ok(self.current()),
             Some(name) => {
-                let unquoted = a1::parse(name)
-                    .and_then(|p| p.sheet.or(p.ambiguous))
-                    .unwrap_or_else(|| name.to_owned());
-                self.book.sheet_by_name(&unquoted).ok_or_else(|| {
-                    Val::Err(ErrKind::Ref, format!("Unresolved sheet name '{unquoted}'."))
-                })
+                let unquoted = a1::parse(name).and_then(|p| p.sheet.or(p.ambiguous)).unwrap_or_else(|| name.to_owned());
+                self.book
+                    .sheet_by_name(&unquoted)
+                    .ok_or_else(|| Val::Err(ErrKind::Ref, format!("Unresolved sheet name '{unquoted}'.")))
             }
         }
     }
 
     /// How a cell reads in a values response.
-    pub(crate) fn render(
-        &mut self,
-        sheet: usize,
-        row: u32,
-        col: u32,
-        render: Render,
-        date_strings: bool,
-    ) -> Value {
+    pub(crate) fn render(&mut self, sheet: usize, row: u32, col: u32, render: Render, date_strings: bool) -> Value {
         let Some(cell) = self.book.sheets.get(sheet).and_then(|s| s.cell(row, col)) else {
             return json!("");
         };
@@ -238,29 +223,15 @@ impl<'a> Eval<'a> {
         let Some(s) = self.book.sheets.get(sheet) else {
             return json!({});
         };
-        let default_format = self
-            .book
-            .properties
-            .get("defaultFormat")
-            .cloned()
-            .unwrap_or_else(|| json!({}));
+        let default_format = self.book.properties.get("defaultFormat").cloned().unwrap_or_else(|| json!({}));
         let stored_rows = (s.cells.len() as u32).min(rect.r1);
         let mut rows = Vec::new();
         for r in rect.r0..stored_rows {
             let row_len = (s.cells[r as usize].len() as u32).min(rect.c1);
-            let values: Vec<Value> = (rect.c0..row_len)
-                .map(|c| self.cell_data(sheet, r, c, &default_format))
-                .collect();
-            rows.push(if values.is_empty() {
-                json!({})
-            } else {
-                json!({ "values": values })
-            });
+            let values: Vec<Value> = (rect.c0..row_len).map(|c| self.cell_data(sheet, r, c, &default_format)).collect();
+            rows.push(if values.is_empty() { json!({}) } else { json!({ "values": values }) });
         }
-        while rows
-            .last()
-            .is_some_and(|r| r.as_object().is_some_and(Map::is_empty))
-        {
+        while rows.last().is_some_and(|r| r.as_object().is_some_and(Map::is_empty)) {
             rows.pop();
         }
         let mut data = json!({
@@ -272,8 +243,7 @@ impl<'a> Eval<'a> {
             data["rowData"] = Value::Array(rows);
         }
         data["rowMetadata"] = Value::Array((rect.r0..rect.r1).map(|r| s.meta(true, r)).collect());
-        data["columnMetadata"] =
-            Value::Array((rect.c0..rect.c1).map(|c| s.meta(false, c)).collect());
+        data["columnMetadata"] = Value::Array((rect.c0..rect.c1).map(|c| s.meta(false, c)).collect());
         data
     }
 }
@@ -282,11 +252,7 @@ impl Context for Eval<'_> {
     fn cell(&mut self, sheet: Option<&str>, row: u32, col: u32) -> Val {
         match self.sheet_for(sheet) {
             Ok(index) => {
-                let inside = self
-                    .book
-                    .sheets
-                    .get(index)
-                    .is_some_and(|s| row < s.rows && col < s.cols);
+                let inside = self.book.sheets.get(index).is_some_and(|s| row < s.rows && col < s.cols);
                 if inside {
                     self.value(index, row, col)
                 } else {

@@ -49,9 +49,7 @@ fn parse_list(chars: &[char], pos: &mut usize, into: &mut Mask) -> Option<()> {
         let mut path = Vec::new();
         loop {
             let start = *pos;
-            while *pos < chars.len()
-                && (chars[*pos].is_alphanumeric() || chars[*pos] == '_' || chars[*pos] == '*')
-            {
+            while *pos < chars.len() && (chars[*pos].is_alphanumeric() || chars[*pos] == '_' || chars[*pos] == '*') {
                 *pos += 1;
             }
             if *pos == start {
@@ -173,27 +171,19 @@ mod tests {
 
     #[test]
     fn filters_arrays_and_objects() {
-        let mut value =
-            json!({"a": 1, "sheets": [{"properties": {"title": "x", "index": 1}, "data": []}]});
-        filter(
-            &mut value,
-            &Mask::parse("sheets.properties.title").unwrap_or_default(),
-        );
+        let mut value = json!({"a": 1, "sheets": [{"properties": {"title": "x", "index": 1}, "data": []}]});
+        filter(&mut value, &Mask::parse("sheets.properties.title").unwrap_or_default());
         assert_eq!(value, json!({"sheets": [{"properties": {"title": "x"}}]}));
     }
 
     #[test]
     fn applies_updates() {
-        let mut target =
-            json!({"title": "a", "gridProperties": {"rowCount": 5, "frozenRowCount": 2}});
+        let mut target = json!({"title": "a", "gridProperties": {"rowCount": 5, "frozenRowCount": 2}});
         let source = json!({"gridProperties": {"rowCount": 9}});
         let mask = Mask::parse("gridProperties(rowCount,frozenRowCount)").unwrap_or_default();
         if let (Some(t), Some(s)) = (target.as_object_mut(), source.as_object()) {
             apply(t, s, &mask);
         }
-        assert_eq!(
-            target,
-            json!({"title": "a", "gridProperties": {"rowCount": 9}})
-        );
+        assert_eq!(target, json!({"title": "a", "gridProperties": {"rowCount": 9}}));
     }
 }

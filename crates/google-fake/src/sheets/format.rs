@@ -20,14 +20,8 @@ pub(crate) fn format_value(value: &Val, number_format: Option<&Value>) -> String
 
 /// Renders a number the way Sheets displays it.
 pub(crate) fn format_number(n: f64, number_format: Option<&Value>) -> String {
-    let kind = number_format
-        .and_then(|f| f.get("type"))
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let pattern = number_format
-        .and_then(|f| f.get("pattern"))
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let kind = number_format.and_then(|f| f.get("type")).and_then(Value::as_str).unwrap_or("");
+    let pattern = number_format.and_then(|f| f.get("pattern")).and_then(Value::as_str).unwrap_or("");
     let pattern = if pattern.is_empty() {
         match kind {
             "NUMBER" => "#,##0.00",
@@ -64,22 +58,14 @@ pub(crate) fn automatic(n: f64) -> String {
         return format!("{mantissa}E{sign}{:02}", exp.abs());
     }
     let int_digits = magnitude.log10().floor() as i32 + 1;
-    let decimals = if int_digits > 0 {
-        (10 - int_digits).max(0)
-    } else {
-        10 - int_digits
-    };
+    let decimals = if int_digits > 0 { (10 - int_digits).max(0) } else { 10 - int_digits };
     let text = format!("{n:.*}", decimals.max(0) as usize);
     let text = strip_zeros(&text);
     if text == "-0" { "0".into() } else { text }
 }
 
 fn strip_zeros(text: &str) -> String {
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_owned()
-    } else {
-        text.to_owned()
-    }
+    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_owned() } else { text.to_owned() }
 }
 
 /// Splits a pattern into its `;` sections, keeping quoted text intact.
@@ -148,13 +134,7 @@ fn tokenize(section: &str) -> Vec<Token> {
                 tokens.push(Token::Exponent(chars[i + 1]));
                 i += 1;
             }
-            'a' | 'A'
-                if chars[i..]
-                    .iter()
-                    .take(5)
-                    .collect::<String>()
-                    .eq_ignore_ascii_case("am/pm") =>
-            {
+            'a' | 'A' if chars[i..].iter().take(5).collect::<String>().eq_ignore_ascii_case("am/pm") => {
                 tokens.push(Token::AmPm(ch == 'A'));
                 i += 4;
             }
@@ -224,10 +204,7 @@ fn format_numeric(mut value: f64, tokens: &[Token], negative: bool) -> String {
     let mantissa_end = exponent.unwrap_or(tokens.len());
     let int_end = dot.unwrap_or(mantissa_end).min(mantissa_end);
     let digit = |t: &Token| matches!(t, Token::Digit(_));
-    let min_int = tokens[..int_end]
-        .iter()
-        .filter(|t| **t == Token::Digit('0'))
-        .count();
+    let min_int = tokens[..int_end].iter().filter(|t| **t == Token::Digit('0')).count();
     let grouping = {
         let first = tokens[..int_end].iter().position(digit);
         let last = tokens[..int_end].iter().rposition(digit);
@@ -235,10 +212,7 @@ fn format_numeric(mut value: f64, tokens: &[Token], negative: bool) -> String {
     };
     let frac_tokens = dot.map(|d| &tokens[d + 1..mantissa_end]).unwrap_or(&[]);
     let max_dec = frac_tokens.iter().filter(|t| digit(t)).count();
-    let min_dec = frac_tokens
-        .iter()
-        .filter(|t| matches!(t, Token::Digit('0' | '?')))
-        .count();
+    let min_dec = frac_tokens.iter().filter(|t| matches!(t, Token::Digit('0' | '?'))).count();
     let percents = tokens.iter().filter(|t| **t == Token::Percent).count();
     for _ in 0..percents {
         value *= 100.0;
@@ -312,23 +286,14 @@ const MONTHS: [&str; 12] = [
     "November",
     "December",
 ];
-const DAYS: [&str; 7] = [
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
+const DAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 
 /// The date and time a serial number stands for.
 pub(crate) fn serial_to_datetime(n: f64) -> Option<chrono::NaiveDateTime> {
     let days = n.floor();
     let seconds = ((n - days) * 86_400.0).round() as i64;
     let date = epoch().checked_add_signed(chrono::Duration::days(days as i64))?;
-    date.and_hms_opt(0, 0, 0)?
-        .checked_add_signed(chrono::Duration::seconds(seconds))
+    date.and_hms_opt(0, 0, 0)?.checked_add_signed(chrono::Duration::seconds(seconds))
 }
 
 fn format_date(n: f64, tokens: &[Token]) -> String {
@@ -336,12 +301,8 @@ fn format_date(n: f64, tokens: &[Token]) -> String {
         return automatic(n);
     };
     let twelve = tokens.iter().any(|t| matches!(t, Token::AmPm(_)));
-    let dates: Vec<usize> = tokens
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| matches!(t, Token::Date(_)))
-        .map(|(i, _)| i)
-        .collect();
+    let dates: Vec<usize> =
+        tokens.iter().enumerate().filter(|(_, t)| matches!(t, Token::Date(_))).map(|(i, _)| i).collect();
     let mut out = String::new();
     for (i, token) in tokens.iter().enumerate() {
         match token {
@@ -349,23 +310,16 @@ fn format_date(n: f64, tokens: &[Token]) -> String {
             Token::AmPm(_) => out.push_str(if at.hour() < 12 { "AM" } else { "PM" }),
             Token::Date(run) => {
                 let position = dates.iter().position(|d| *d == i).unwrap_or(0);
-                let prev = position
-                    .checked_sub(1)
-                    .and_then(|p| dates.get(p))
-                    .and_then(|p| match &tokens[*p] {
-                        Token::Date(r) => r.chars().next(),
-                        _ => None,
-                    });
+                let prev = position.checked_sub(1).and_then(|p| dates.get(p)).and_then(|p| match &tokens[*p] {
+                    Token::Date(r) => r.chars().next(),
+                    _ => None,
+                });
                 let next = dates.get(position + 1).and_then(|p| match &tokens[*p] {
                     Token::Date(r) => r.chars().next(),
                     _ => None,
                 });
                 let minutes = run.starts_with('m') && (prev == Some('h') || next == Some('s'));
-                let hour12 = if at.hour() % 12 == 0 {
-                    12
-                } else {
-                    at.hour() % 12
-                };
+                let hour12 = if at.hour() % 12 == 0 { 12 } else { at.hour() % 12 };
                 let text = match (run.chars().next().unwrap_or('x'), run.len(), minutes) {
                     ('y', 1 | 2, _) => format!("{:02}", at.year() % 100),
                     ('y', _, _) => format!("{}", at.year()),
@@ -382,17 +336,11 @@ fn format_date(n: f64, tokens: &[Token]) -> String {
                     ('m', _, false) => MONTHS[at.month0() as usize].to_owned(),
                     ('d', 1, _) => at.day().to_string(),
                     ('d', 2, _) => format!("{:02}", at.day()),
-                    ('d', 3, _) => {
-                        DAYS[at.weekday().num_days_from_monday() as usize][..3].to_owned()
-                    }
+                    ('d', 3, _) => DAYS[at.weekday().num_days_from_monday() as usize][..3].to_owned(),
                     ('d', _, _) => DAYS[at.weekday().num_days_from_monday() as usize].to_owned(),
                     ('h', len, _) => {
                         let h = if twelve { hour12 } else { at.hour() };
-                        if len >= 2 {
-                            format!("{h:02}")
-                        } else {
-                            h.to_string()
-                        }
+                        if len >= 2 { format!("{h:02}") } else { h.to_string() }
                     }
                     ('s', len, _) => {
                         if len >= 2 {

@@ -146,9 +146,7 @@ fn lex(text: &str) -> Option<Vec<Tok>> {
                 }
                 out.push(Tok::Name(chars[start..i].iter().collect()));
             }
-            c if c.is_ascii_digit()
-                || (c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit)) =>
-            {
+            c if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit)) => {
                 let start = i;
                 while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
                     i += 1;
@@ -199,13 +197,7 @@ impl Parser {
     }
 
     fn binary(&mut self, level: usize) -> Option<Expr> {
-        const LEVELS: [&[&str]; 5] = [
-            &["=", "<>", "<", ">", "<=", ">="],
-            &["&"],
-            &["+", "-"],
-            &["*", "/"],
-            &["^"],
-        ];
+        const LEVELS: [&[&str]; 5] = [&["=", "<>", "<", ">", "<=", ">="], &["&"], &["+", "-"], &["*", "/"], &["^"]];
         if level == LEVELS.len() {
             return self.unary();
         }
@@ -309,18 +301,9 @@ fn reference(left: &str, right: Option<&str>) -> Expr {
         None => left.to_owned(),
     };
     let parsed = a1::parse(&text);
-    let unknown = || {
-        Expr::Fail(
-            ErrKind::Name,
-            format!("Unknown range name: '{}'.", text.to_ascii_uppercase()),
-        )
-    };
+    let unknown = || Expr::Fail(ErrKind::Name, format!("Unknown range name: '{}'.", text.to_ascii_uppercase()));
     match parsed {
-        Some(a1::Parsed {
-            sheet,
-            cells: Some(span),
-            ..
-        }) => {
+        Some(a1::Parsed { sheet, cells: Some(span), .. }) => {
             if right.is_none() {
                 Expr::Cell(sheet, span.start_row, span.start_col)
             } else {
@@ -475,19 +458,15 @@ fn eval(expr: &Expr, ctx: &mut dyn Context) -> Val {
 }
 
 fn binary(op: &str, a: &Val, b: &Val) -> Val {
-    let numeric = |function: &str| -> Result<(f64, f64), Val> {
-        Ok((to_num(a, function, 1)?, to_num(b, function, 2)?))
-    };
+    let numeric =
+        |function: &str| -> Result<(f64, f64), Val> { Ok((to_num(a, function, 1)?, to_num(b, function, 2)?)) };
     let result = match op {
         "+" => numeric("ADD").map(|(x, y)| Val::Num(x + y)),
         "-" => numeric("MINUS").map(|(x, y)| Val::Num(x - y)),
         "*" => numeric("MULTIPLY").map(|(x, y)| Val::Num(x * y)),
         "/" => numeric("DIVIDE").and_then(|(x, y)| {
             if y == 0.0 {
-                Err(Val::Err(
-                    ErrKind::Div0,
-                    "Function DIVIDE parameter 2 cannot be zero.".into(),
-                ))
+                Err(Val::Err(ErrKind::Div0, "Function DIVIDE parameter 2 cannot be zero.".into()))
             } else {
                 Ok(Val::Num(x / y))
             }
@@ -497,10 +476,7 @@ fn binary(op: &str, a: &Val, b: &Val) -> Val {
             if r.is_finite() {
                 Ok(Val::Num(r))
             } else {
-                Err(Val::Err(
-                    ErrKind::Num,
-                    "Function POW result was not a number.".into(),
-                ))
+                Err(Val::Err(ErrKind::Num, "Function POW result was not a number.".into()))
             }
         }),
         "&" => to_text(a).and_then(|x| Ok(Val::Text(x + &to_text(b)?))),
@@ -583,11 +559,7 @@ fn numbers(name: &str, args: &[Expr], ctx: &mut dyn Context) -> Result<Vec<f64>,
 
 fn arity(name: &str, args: &[Expr], min: usize, max: usize) -> Result<(), Val> {
     if args.len() < min || args.len() > max {
-        let expected = if min == max {
-            format!("{min}")
-        } else {
-            format!("between {min} and {max}")
-        };
+        let expected = if min == max { format!("{min}") } else { format!("between {min} and {max}") };
         return Err(Val::Err(
             ErrKind::NotAvailable,
             format!(
@@ -613,35 +585,15 @@ fn call(name: &str, args: &[Expr], ctx: &mut dyn Context) -> Val {
             }
             Ok(Val::Num(values.iter().sum::<f64>() / values.len() as f64))
         }
-        "MIN" => Ok(Val::Num(
-            numbers(name, args, ctx)?
-                .into_iter()
-                .reduce(f64::min)
-                .unwrap_or(0.0),
-        )),
-        "MAX" => Ok(Val::Num(
-            numbers(name, args, ctx)?
-                .into_iter()
-                .reduce(f64::max)
-                .unwrap_or(0.0),
-        )),
+        "MIN" => Ok(Val::Num(numbers(name, args, ctx)?.into_iter().reduce(f64::min).unwrap_or(0.0))),
+        "MAX" => Ok(Val::Num(numbers(name, args, ctx)?.into_iter().reduce(f64::max).unwrap_or(0.0))),
         "COUNT" => {
             let values = collect(args, ctx)?;
-            Ok(Val::Num(
-                values
-                    .iter()
-                    .filter(|(v, _)| matches!(v, Val::Num(_)))
-                    .count() as f64,
-            ))
+            Ok(Val::Num(values.iter().filter(|(v, _)| matches!(v, Val::Num(_))).count() as f64))
         }
         "COUNTA" => {
             let values = collect(args, ctx)?;
-            Ok(Val::Num(
-                values
-                    .iter()
-                    .filter(|(v, _)| !matches!(v, Val::Empty))
-                    .count() as f64,
-            ))
+            Ok(Val::Num(values.iter().filter(|(v, _)| !matches!(v, Val::Empty)).count() as f64))
         }
         "IF" => {
             arity(name, args, 2, 3)?;
@@ -664,11 +616,7 @@ fn call(name: &str, args: &[Expr], ctx: &mut dyn Context) -> Val {
                     (other, _) => flags.push(to_bool(other, name)?),
                 }
             }
-            Ok(Val::Bool(if name == "AND" {
-                flags.iter().all(|b| *b)
-            } else {
-                flags.iter().any(|b| *b)
-            }))
+            Ok(Val::Bool(if name == "AND" { flags.iter().all(|b| *b) } else { flags.iter().any(|b| *b) }))
         }
         "NOT" => {
             arity(name, args, 1, 1)?;
@@ -697,23 +645,14 @@ fn call(name: &str, args: &[Expr], ctx: &mut dyn Context) -> Val {
         }
         "LEN" => {
             arity(name, args, 1, 1)?;
-            Ok(Val::Num(
-                to_text(&eval(&args[0], ctx))?.chars().count() as f64
-            ))
+            Ok(Val::Num(to_text(&eval(&args[0], ctx))?.chars().count() as f64))
         }
         "UPPER" | "LOWER" => {
             arity(name, args, 1, 1)?;
             let text = to_text(&eval(&args[0], ctx))?;
-            Ok(Val::Text(if name == "UPPER" {
-                text.to_uppercase()
-            } else {
-                text.to_lowercase()
-            }))
+            Ok(Val::Text(if name == "UPPER" { text.to_uppercase() } else { text.to_lowercase() }))
         }
-        _ => Err(Val::Err(
-            ErrKind::Name,
-            format!("Unknown function: '{}'.", name.to_ascii_lowercase()),
-        )),
+        _ => Err(Val::Err(ErrKind::Name, format!("Unknown function: '{}'.", name.to_ascii_lowercase()))),
     })();
     result.unwrap_or_else(|e| e)
 }

@@ -28,8 +28,7 @@ pub(crate) fn respond(mut value: Value, query: &Query) -> Reply {
     if let Some(spec) = query.get("fields")
         && !spec.trim().is_empty()
     {
-        let mask = Mask::parse(spec)
-            .ok_or_else(|| ApiError::invalid(format!("Invalid field selection {spec}")))?;
+        let mask = Mask::parse(spec).ok_or_else(|| ApiError::invalid(format!("Invalid field selection {spec}")))?;
         fields::filter(&mut value, &mask);
     }
     Ok(Json(value).into_response())
@@ -44,16 +43,12 @@ pub(crate) fn decode(segment: &str) -> Result<String, ApiError> {
 }
 
 fn unknown_path(path: &str) -> ApiError {
-    ApiError::rpc(
-        404,
-        format!("The requested URL {path} was not found on this server."),
-    )
+    ApiError::rpc(404, format!("The requested URL {path} was not found on this server."))
 }
 
 fn body_object(body: &Value) -> &Map<String, Value> {
     static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
-    body.as_object()
-        .unwrap_or_else(|| EMPTY.get_or_init(Map::new))
+    body.as_object().unwrap_or_else(|| EMPTY.get_or_init(Map::new))
 }
 
 impl World {
@@ -67,20 +62,12 @@ impl World {
     /// The spreadsheet `id` to write, once `who` passed the access check for writing.
     fn book_for_mut(&mut self, id: &str, who: &Identity) -> Result<&mut Spreadsheet, ApiError> {
         self.require_native_access(id, who, Access::Write)?;
-        self.sheets
-            .books
-            .get_mut(id)
-            .ok_or_else(ApiError::not_found)
+        self.sheets.books.get_mut(id).ok_or_else(ApiError::not_found)
     }
 }
 
 /// `POST /v4/spreadsheets` (`spreadsheets.create`).
-pub(super) async fn create(
-    State(shared): State<Shared>,
-    headers: HeaderMap,
-    uri: Uri,
-    body: Bytes,
-) -> Reply {
+pub(super) async fn create(State(shared): State<Shared>, headers: HeaderMap, uri: Uri, body: Bytes) -> Reply {
     let mut world = shared.lock();
     let who = world.authenticate(&headers, Shape::Rpc)?;
     let query = Query::parse(uri.query());
@@ -105,29 +92,17 @@ fn from_create_body(id: &str, body: &Map<String, Value>) -> Result<Spreadsheet, 
                 properties.insert(key.clone(), value.clone());
             }
         }
-        if properties
-            .get("title")
-            .and_then(Value::as_str)
-            .is_none_or(|t| t.is_empty())
-        {
+        if properties.get("title").and_then(Value::as_str).is_none_or(|t| t.is_empty()) {
             properties.insert("title".into(), json!("Untitled spreadsheet"));
         }
         book.properties = properties;
     }
-    let given = body
-        .get("sheets")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let given = body.get("sheets").and_then(Value::as_array).cloned().unwrap_or_default();
     if !given.is_empty() {
         book.sheets.clear();
         let mut ordered: Vec<(i64, Sheet)> = Vec::new();
         for (i, item) in given.iter().enumerate() {
-            let mut props = item
-                .get("properties")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default();
+            let mut props = item.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
             if as_i64(props.get("sheetId")).is_none() && book.sheet_by_id(0).is_none() && i == 0 {
                 props.insert("sheetId".into(), json!(0));
             }
@@ -196,12 +171,8 @@ fn route(
             let id = decode(id)?;
             match (verb, get, post) {
                 (None, true, _) => read(get_spreadsheet(world, who, &id, query)),
-                (Some("batchUpdate"), _, true) => {
-                    modified(batch_update(world, who, &id, query, body), &id)
-                }
-                (Some("getByDataFilter"), _, true) => {
-                    read(get_by_data_filter(world, who, &id, query, body))
-                }
+                (Some("batchUpdate"), _, true) => modified(batch_update(world, who, &id, query, body), &id),
+                (Some("getByDataFilter"), _, true) => read(get_by_data_filter(world, who, &id, query, body)),
                 _ => Err(unknown_path(path)),
             }
         }
@@ -209,22 +180,13 @@ fn route(
             let id = decode(id)?;
             match (decode(second)?.as_str(), get, post) {
                 ("values:batchGet", true, _) => read(batch_get(world, who, &id, query)),
-                ("values:batchUpdate", _, true) => {
-                    modified(batch_update_values(world, who, &id, query, body), &id)
-                }
-                ("values:batchClear", _, true) => {
-                    modified(batch_clear(world, who, &id, query, body), &id)
-                }
+                ("values:batchUpdate", _, true) => modified(batch_update_values(world, who, &id, query, body), &id),
+                ("values:batchClear", _, true) => modified(batch_clear(world, who, &id, query, body), &id),
                 (
-                    "values:batchGetByDataFilter"
-                    | "values:batchUpdateByDataFilter"
-                    | "values:batchClearByDataFilter",
+                    "values:batchGetByDataFilter" | "values:batchUpdateByDataFilter" | "values:batchClearByDataFilter",
                     _,
                     true,
-                ) => Err(ApiError::rpc(
-                    501,
-                    "The Google emulator does not implement data filters on values.",
-                )),
+                ) => Err(ApiError::rpc(501, "The Google emulator does not implement data filters on values.")),
                 _ => Err(unknown_path(path)),
             }
         }
@@ -237,20 +199,14 @@ fn route(
                         .and_then(Value::as_str)
                         .map(str::to_owned)
                         .unwrap_or_default();
-                    modified(
-                        copy_to(world, who, &id, &decode(sheet_id)?, query, body),
-                        &destination,
-                    )
+                    modified(copy_to(world, who, &id, &decode(sheet_id)?, query, body), &destination)
                 }
                 _ => Err(unknown_path(path)),
             }
         }
         [id, "developerMetadata", ..] => {
             world.book_for(&decode(id)?, who, Access::Read)?;
-            Err(ApiError::rpc(
-                501,
-                "The Google emulator does not implement developer metadata.",
-            ))
+            Err(ApiError::rpc(501, "The Google emulator does not implement developer metadata."))
         }
         [id, "values", range @ ..] if !range.is_empty() => {
             let id = decode(id)?;
@@ -258,20 +214,15 @@ fn route(
             if *method == Method::GET {
                 read(values_get(world, who, &id, &decode(&raw)?, query))
             } else if *method == Method::PUT {
-                modified(
-                    values_update(world, who, &id, &decode(&raw)?, query, body),
-                    &id,
-                )
+                modified(values_update(world, who, &id, &decode(&raw)?, query, body), &id)
             } else if post {
                 match split_verb(&raw) {
-                    (range, Some("clear")) => modified(
-                        values_clear(world, who, &id, &decode(range)?, query, body),
-                        &id,
-                    ),
-                    (range, Some("append")) => modified(
-                        values_append(world, who, &id, &decode(range)?, query, body),
-                        &id,
-                    ),
+                    (range, Some("clear")) => {
+                        modified(values_clear(world, who, &id, &decode(range)?, query, body), &id)
+                    }
+                    (range, Some("append")) => {
+                        modified(values_append(world, who, &id, &decode(range)?, query, body), &id)
+                    }
                     _ => Err(unknown_path(path)),
                 }
             } else {
@@ -286,42 +237,25 @@ fn get_spreadsheet(world: &mut World, who: &Identity, id: &str, query: &Query) -
     check_query(Api::Sheets, &["spreadsheets", "get"], query)?;
     let book = world.book_for(id, who, Access::Read)?;
     let ranges = query.all("ranges");
-    let targets = ranges
-        .iter()
-        .map(|r| book.resolve(r))
-        .collect::<Result<Vec<_>, _>>()?;
+    let targets = ranges.iter().map(|r| book.resolve(r)).collect::<Result<Vec<_>, _>>()?;
     let grid = (!targets.is_empty()).then_some(targets.as_slice());
     respond(book.json(grid, query.flag("includeGridData")), query)
 }
 
-fn get_by_data_filter(
-    world: &mut World,
-    who: &Identity,
-    id: &str,
-    query: &Query,
-    body: &[u8],
-) -> Reply {
+fn get_by_data_filter(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "getByDataFilter"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "GetSpreadsheetByDataFilterRequest", &body)?;
     let book = world.book_for(id, who, Access::Read)?;
     let mut targets = Vec::new();
-    for (i, filter) in body
-        .get("dataFilters")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (i, filter) in body.get("dataFilters").and_then(Value::as_array).into_iter().flatten().enumerate() {
         if let Some(range) = filter.get("a1Range").and_then(Value::as_str) {
             targets.push(book.resolve(range)?);
         } else if let Some(grid) = filter.get("gridRange").and_then(Value::as_object) {
             let sheet_id = as_i64(grid.get("sheetId")).unwrap_or(0);
-            let sheet = book.sheet_by_id(sheet_id).ok_or_else(|| {
-                ApiError::invalid(format!(
-                    "Invalid dataFilters[{i}]: No grid with id: {sheet_id}"
-                ))
-            })?;
+            let sheet = book
+                .sheet_by_id(sheet_id)
+                .ok_or_else(|| ApiError::invalid(format!("Invalid dataFilters[{i}]: No grid with id: {sheet_id}")))?;
             let n = |key: &str| as_i64(grid.get(key)).and_then(|v| u32::try_from(v).ok());
             let span = Span {
                 start_row: n("startRowIndex").unwrap_or(0),
@@ -331,26 +265,16 @@ fn get_by_data_filter(
             };
             targets.push(Target { sheet, span });
         } else {
-            return Err(ApiError::rpc(
-                501,
-                "The Google emulator supports only a1Range and gridRange data filters.",
-            ));
+            return Err(ApiError::rpc(501, "The Google emulator supports only a1Range and gridRange data filters."));
         }
     }
-    let include = body
-        .get("includeGridData")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let include = body.get("includeGridData").and_then(Value::as_bool).unwrap_or(false);
     let grid = (!targets.is_empty()).then_some(targets.as_slice());
     respond(book.json(grid, include), query)
 }
 
 fn read_options(query: &Query) -> ReadOptions {
-    ReadOptions::new(
-        query.get("majorDimension"),
-        query.get("valueRenderOption"),
-        query.get("dateTimeRenderOption"),
-    )
+    ReadOptions::new(query.get("majorDimension"), query.get("valueRenderOption"), query.get("dateTimeRenderOption"))
 }
 
 fn values_get(world: &mut World, who: &Identity, id: &str, range: &str, query: &Query) -> Reply {
@@ -358,26 +282,16 @@ fn values_get(world: &mut World, who: &Identity, id: &str, range: &str, query: &
     let book = world.book_for(id, who, Access::Read)?;
     let target = book.resolve(range)?;
     let mut eval = Eval::new(book);
-    respond(
-        values::value_range(book, &mut eval, target, read_options(query)),
-        query,
-    )
+    respond(values::value_range(book, &mut eval, target, read_options(query)), query)
 }
 
 fn batch_get(world: &mut World, who: &Identity, id: &str, query: &Query) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "values", "batchGet"], query)?;
     let book = world.book_for(id, who, Access::Read)?;
-    let targets = query
-        .all("ranges")
-        .iter()
-        .map(|r| book.resolve(r))
-        .collect::<Result<Vec<_>, _>>()?;
+    let targets = query.all("ranges").iter().map(|r| book.resolve(r)).collect::<Result<Vec<_>, _>>()?;
     let options = read_options(query);
     let mut eval = Eval::new(book);
-    let ranges: Vec<Value> = targets
-        .into_iter()
-        .map(|t| values::value_range(book, &mut eval, t, options))
-        .collect();
+    let ranges: Vec<Value> = targets.into_iter().map(|t| values::value_range(book, &mut eval, t, options)).collect();
     let mut out = json!({ "spreadsheetId": id });
     if !ranges.is_empty() {
         out["valueRanges"] = Value::Array(ranges);
@@ -388,33 +302,18 @@ fn batch_get(world: &mut World, who: &Identity, id: &str, query: &Query) -> Repl
 /// `valueInputOption` from a query parameter: required, and not `INPUT_VALUE_OPTION_UNSPECIFIED`.
 fn input_option(value: Option<&str>) -> Result<bool, ApiError> {
     match value {
-        None => Err(ApiError::invalid(
-            "'valueInputOption' is required but not specified",
-        )),
+        None => Err(ApiError::invalid("'valueInputOption' is required but not specified")),
         Some("RAW") => Ok(false),
         Some("USER_ENTERED") => Ok(true),
-        Some(other) => Err(ApiError::invalid(format!(
-            "Invalid valueInputOption: {other}"
-        ))),
+        Some(other) => Err(ApiError::invalid(format!("Invalid valueInputOption: {other}"))),
     }
 }
 
-fn response_options(
-    include: bool,
-    render: Option<&str>,
-    date_time: Option<&str>,
-) -> Option<ReadOptions> {
+fn response_options(include: bool, render: Option<&str>, date_time: Option<&str>) -> Option<ReadOptions> {
     include.then(|| ReadOptions::new(None, render, date_time))
 }
 
-fn values_update(
-    world: &mut World,
-    who: &Identity,
-    id: &str,
-    range: &str,
-    query: &Query,
-    body: &[u8],
-) -> Reply {
+fn values_update(world: &mut World, who: &Identity, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "values", "update"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "ValueRange", &body)?;
@@ -432,18 +331,8 @@ fn values_update(
     respond(values::update_response(book, &written, include), query)
 }
 
-fn batch_update_values(
-    world: &mut World,
-    who: &Identity,
-    id: &str,
-    query: &Query,
-    body: &[u8],
-) -> Reply {
-    check_query(
-        Api::Sheets,
-        &["spreadsheets", "values", "batchUpdate"],
-        query,
-    )?;
+fn batch_update_values(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
+    check_query(Api::Sheets, &["spreadsheets", "values", "batchUpdate"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "BatchUpdateValuesRequest", &body)?;
     let book = world.book_for_mut(id, who)?;
@@ -453,16 +342,10 @@ fn batch_update_values(
         Some("USER_ENTERED") => true,
         other => {
             let shown = other.unwrap_or("INPUT_VALUE_OPTION_UNSPECIFIED");
-            return Err(ApiError::invalid(format!(
-                "Invalid valueInputOption: {shown}"
-            )));
+            return Err(ApiError::invalid(format!("Invalid valueInputOption: {shown}")));
         }
     };
-    let data = body
-        .get("data")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let data = body.get("data").and_then(Value::as_array).cloned().unwrap_or_default();
     let mut writes: Vec<Write> = Vec::with_capacity(data.len());
     for (i, item) in data.iter().enumerate() {
         let item = body_object(item);
@@ -476,21 +359,14 @@ fn batch_update_values(
     }
     values::expand_for(book, &writes)?;
     let include = response_options(
-        body.get("includeValuesInResponse")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-        body.get("responseValueRenderOption")
-            .and_then(Value::as_str),
-        body.get("responseDateTimeRenderOption")
-            .and_then(Value::as_str),
+        body.get("includeValuesInResponse").and_then(Value::as_bool).unwrap_or(false),
+        body.get("responseValueRenderOption").and_then(Value::as_str),
+        body.get("responseDateTimeRenderOption").and_then(Value::as_str),
     );
     let mut responses = Vec::new();
     let (mut rows, mut cols, mut cells) = (0u64, 0u64, 0u64);
     let mut sheets = std::collections::BTreeSet::new();
-    let written: Vec<_> = writes
-        .into_iter()
-        .map(|w| values::apply_write(book, w))
-        .collect();
+    let written: Vec<_> = writes.into_iter().map(|w| values::apply_write(book, w)).collect();
     for w in &written {
         rows += u64::from(w.rows);
         cols += u64::from(w.cols);
@@ -513,32 +389,18 @@ fn batch_update_values(
     respond(out, query)
 }
 
-fn values_clear(
-    world: &mut World,
-    who: &Identity,
-    id: &str,
-    range: &str,
-    query: &Query,
-    body: &[u8],
-) -> Reply {
+fn values_clear(world: &mut World, who: &Identity, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "values", "clear"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "ClearValuesRequest", &body)?;
     let book = world.book_for_mut(id, who)?;
     let target = book.resolve(range)?;
     let cleared = values::clear(book, target);
-    respond(
-        json!({ "spreadsheetId": id, "clearedRange": cleared }),
-        query,
-    )
+    respond(json!({ "spreadsheetId": id, "clearedRange": cleared }), query)
 }
 
 fn batch_clear(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
-    check_query(
-        Api::Sheets,
-        &["spreadsheets", "values", "batchClear"],
-        query,
-    )?;
+    check_query(Api::Sheets, &["spreadsheets", "values", "batchClear"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "BatchClearValuesRequest", &body)?;
     let book = world.book_for_mut(id, who)?;
@@ -549,14 +411,8 @@ fn batch_clear(world: &mut World, who: &Identity, id: &str, query: &Query, body:
         .flatten()
         .filter_map(|r| r.as_str().map(str::to_owned))
         .collect();
-    let targets = ranges
-        .iter()
-        .map(|r| book.resolve(r))
-        .collect::<Result<Vec<_>, _>>()?;
-    let cleared: Vec<String> = targets
-        .into_iter()
-        .map(|t| values::clear(book, t))
-        .collect();
+    let targets = ranges.iter().map(|r| book.resolve(r)).collect::<Result<Vec<_>, _>>()?;
+    let cleared: Vec<String> = targets.into_iter().map(|t| values::clear(book, t)).collect();
     let mut out = json!({ "spreadsheetId": id });
     if !cleared.is_empty() {
         out["clearedRanges"] = json!(cleared);
@@ -564,14 +420,7 @@ fn batch_clear(world: &mut World, who: &Identity, id: &str, query: &Query, body:
     respond(out, query)
 }
 
-fn values_append(
-    world: &mut World,
-    who: &Identity,
-    id: &str,
-    range: &str,
-    query: &Query,
-    body: &[u8],
-) -> Reply {
+fn values_append(world: &mut World, who: &Identity, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "values", "append"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "ValueRange", &body)?;
@@ -580,12 +429,7 @@ fn values_append(
     let mut write = values::parse_write(book, range, body_object(&body), user_entered, "")?;
     let (row, table) = values::find_table(book, write.target);
     let height = write.grid.len() as u32;
-    write.target.span = Span {
-        start_row: row,
-        start_col: write.target.span.start_col,
-        end_row: None,
-        end_col: None,
-    };
+    write.target.span = Span { start_row: row, start_col: write.target.span.start_col, end_row: None, end_col: None };
     if query.get("insertDataOption") == Some("INSERT_ROWS") && height > 0 {
         let sheet = &mut book.sheets[write.target.sheet];
         if row < sheet.rows {
@@ -601,44 +445,26 @@ fn values_append(
         query.get("responseValueRenderOption"),
         query.get("responseDateTimeRenderOption"),
     );
-    let mut out =
-        json!({ "spreadsheetId": id, "updates": values::update_response(book, &written, include) });
+    let mut out = json!({ "spreadsheetId": id, "updates": values::update_response(book, &written, include) });
     if let Some(table) = table {
         out["tableRange"] = json!(book.a1(sheet, table));
     }
     respond(out, query)
 }
 
-fn copy_to(
-    world: &mut World,
-    who: &Identity,
-    id: &str,
-    sheet_id: &str,
-    query: &Query,
-    body: &[u8],
-) -> Reply {
+fn copy_to(world: &mut World, who: &Identity, id: &str, sheet_id: &str, query: &Query, body: &[u8]) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "sheets", "copyTo"], query)?;
     let body = parse_body(body)?;
     check_body(Api::Sheets, "CopySheetToAnotherSpreadsheetRequest", &body)?;
-    let sheet_id: i64 = sheet_id.parse().map_err(|_| {
-        ApiError::invalid(format!(
-            "Invalid value at 'sheet_id' (TYPE_INT32), \"{sheet_id}\""
-        ))
-    })?;
+    let sheet_id: i64 = sheet_id
+        .parse()
+        .map_err(|_| ApiError::invalid(format!("Invalid value at 'sheet_id' (TYPE_INT32), \"{sheet_id}\"")))?;
     let book = world.book_for(id, who, Access::Read)?;
-    let source = book
-        .sheet_by_id(sheet_id)
-        .ok_or_else(|| ApiError::invalid(format!("No grid with id: {sheet_id}")))?;
+    let source = book.sheet_by_id(sheet_id).ok_or_else(|| ApiError::invalid(format!("No grid with id: {sheet_id}")))?;
     let mut sheet = book.sheets[source].clone();
-    let destination = body
-        .get("destinationSpreadsheetId")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
+    let destination = body.get("destinationSpreadsheetId").and_then(Value::as_str).unwrap_or_default().to_owned();
     if destination.is_empty() {
-        return Err(ApiError::invalid(
-            "Invalid destinationSpreadsheetId: must be specified.",
-        ));
+        return Err(ApiError::invalid("Invalid destinationSpreadsheetId: must be specified."));
     }
     let target = world.book_for_mut(&destination, who)?;
     sheet.id = target.new_sheet_id();
@@ -658,11 +484,7 @@ fn batch_update(world: &mut World, who: &Identity, id: &str, query: &Query, body
     let body = parse_body(body)?;
     check_body(Api::Sheets, "BatchUpdateSpreadsheetRequest", &body)?;
     let original = world.book_for(id, who, Access::Write)?;
-    let requests = body
-        .get("requests")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let requests = body.get("requests").and_then(Value::as_array).cloned().unwrap_or_default();
     if requests.is_empty() {
         return Err(ApiError::invalid("Must specify at least one request."));
     }
@@ -670,18 +492,12 @@ fn batch_update(world: &mut World, who: &Identity, id: &str, query: &Query, body
     let mut effects = Effects::default();
     let mut replies = Vec::with_capacity(requests.len());
     for (i, request) in requests.iter().enumerate() {
-        let set: Vec<(&String, &Value)> = request
-            .as_object()
-            .into_iter()
-            .flatten()
-            .filter(|(_, v)| !v.is_null())
-            .collect();
+        let set: Vec<(&String, &Value)> =
+            request.as_object().into_iter().flatten().filter(|(_, v)| !v.is_null()).collect();
         let (kind, inner) = match set.as_slice() {
             [(kind, inner)] => (kind.as_str(), body_object(inner)),
             [] => {
-                return Err(ApiError::invalid(format!(
-                    "Invalid requests[{i}]: No request specified."
-                )));
+                return Err(ApiError::invalid(format!("Invalid requests[{i}]: No request specified.")));
             }
             [(first, _), (second, _), ..] => {
                 return Err(ApiError::invalid(format!(
@@ -693,26 +509,18 @@ fn batch_update(world: &mut World, who: &Identity, id: &str, query: &Query, body
         match batch::apply(&mut book, &kind, inner, &mut effects) {
             Ok(reply) => replies.push(reply),
             Err(Failure::Invalid(message)) => {
-                return Err(ApiError::invalid(format!(
-                    "Invalid requests[{i}].{kind}: {message}"
-                )));
+                return Err(ApiError::invalid(format!("Invalid requests[{i}].{kind}: {message}")));
             }
             Err(Failure::Unimplemented) => {
                 return Err(ApiError::rpc(
                     501,
-                    format!(
-                        "The Google emulator does not implement requests[{i}].{kind} of spreadsheets.batchUpdate."
-                    ),
+                    format!("The Google emulator does not implement requests[{i}].{kind} of spreadsheets.batchUpdate."),
                 ));
             }
         }
     }
     let mut out = json!({ "spreadsheetId": id, "replies": replies });
-    if body
-        .get("includeSpreadsheetInResponse")
-        .and_then(Value::as_bool)
-        == Some(true)
-    {
+    if body.get("includeSpreadsheetInResponse").and_then(Value::as_bool) == Some(true) {
         let ranges: Vec<String> = body
             .get("responseRanges")
             .and_then(Value::as_array)
@@ -720,15 +528,9 @@ fn batch_update(world: &mut World, who: &Identity, id: &str, query: &Query, body
             .flatten()
             .filter_map(|r| r.as_str().map(str::to_owned))
             .collect();
-        let targets = ranges
-            .iter()
-            .map(|r| book.resolve(r))
-            .collect::<Result<Vec<_>, _>>()?;
+        let targets = ranges.iter().map(|r| book.resolve(r)).collect::<Result<Vec<_>, _>>()?;
         let grid = (!targets.is_empty()).then_some(targets.as_slice());
-        let include = body
-            .get("responseIncludeGridData")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
+        let include = body.get("responseIncludeGridData").and_then(Value::as_bool).unwrap_or(false);
         out["updatedSpreadsheet"] = book.json(grid, include);
     }
     world.sheets.books.insert(id.to_owned(), book);

@@ -46,9 +46,7 @@ pub struct Store {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("sheets::Store")
-            .field("spreadsheets", &self.books.len())
-            .finish()
+        f.debug_struct("sheets::Store").field("spreadsheets", &self.books.len()).finish()
     }
 }
 
@@ -71,8 +69,7 @@ impl Store {
         };
         let mut copy = source.clone();
         copy.id = new_id.to_owned();
-        copy.properties
-            .insert("title".into(), Value::String(new_title.to_owned()));
+        copy.properties.insert("title".into(), Value::String(new_title.to_owned()));
         self.books.insert(new_id.to_owned(), copy);
         true
     }
@@ -82,8 +79,7 @@ impl Store {
         let Some(book) = self.books.get_mut(id) else {
             return false;
         };
-        book.properties
-            .insert("title".into(), Value::String(title.to_owned()));
+        book.properties.insert("title".into(), Value::String(title.to_owned()));
         true
     }
 
@@ -127,10 +123,7 @@ impl Store {
 
     /// The sheet titles in tab order (empty for an unknown id).
     pub fn sheet_titles(&self, id: &str) -> Vec<String> {
-        self.books
-            .get(id)
-            .map(|b| b.sheets.iter().map(|s| s.title.clone()).collect())
-            .unwrap_or_default()
+        self.books.get(id).map(|b| b.sheets.iter().map(|s| s.title.clone()).collect()).unwrap_or_default()
     }
 
     /// A sheet's formatted values, as `values.get` of the whole sheet returns them (trailing empties
@@ -148,10 +141,7 @@ impl Store {
     /// A cell's stored formula (`Sheet1!B2` style addressing by sheet, row, column; 0-based).
     pub fn formula(&self, id: &str, sheet: &str, row: u32, col: u32) -> Option<String> {
         let book = self.books.get(id)?;
-        let cell = book
-            .sheets
-            .get(book.sheet_by_name(sheet)?)?
-            .cell(row, col)?;
+        let cell = book.sheets.get(book.sheet_by_name(sheet)?)?.cell(row, col)?;
         match &cell.value {
             Some(cell::Entered::Formula(f)) => Some(f.clone()),
             _ => None,
@@ -161,12 +151,7 @@ impl Store {
     /// Adds a spreadsheet with sheets of values (entered as `USER_ENTERED`: numbers, booleans and
     /// `=formulas` are parsed) without registering it in Drive; see [`World::create_spreadsheet`].
     /// No sheets = one empty `Sheet1`. Grids are at least 1000 × 26.
-    pub fn insert_with_values(
-        &mut self,
-        id: &str,
-        title: &str,
-        sheets: &[(&str, Vec<Vec<Value>>)],
-    ) {
+    pub fn insert_with_values(&mut self, id: &str, title: &str, sheets: &[(&str, Vec<Vec<Value>>)]) {
         let mut book = Spreadsheet::new(id, title);
         if !sheets.is_empty() {
             book.sheets.clear();
@@ -175,9 +160,7 @@ impl Store {
             let sheet_id = if i == 0 { 0 } else { book.new_sheet_id() };
             let mut sheet = Sheet::new(sheet_id, &book.unique_title(name));
             sheet.rows = sheet.rows.max(rows.len() as u32);
-            sheet.cols = sheet
-                .cols
-                .max(rows.iter().map(Vec::len).max().unwrap_or(0) as u32);
+            sheet.cols = sheet.cols.max(rows.iter().map(Vec::len).max().unwrap_or(0) as u32);
             book.sheets.push(sheet);
             for (r, row) in rows.iter().enumerate() {
                 for (c, item) in row.iter().enumerate() {
@@ -199,23 +182,14 @@ fn formatted(book: &Spreadsheet, sheet: usize) -> Vec<Vec<String>> {
     let mut eval = Eval::new(book);
     eval.values(sheet, s.grid(), false, Render::Formatted, false)
         .into_iter()
-        .map(|row| {
-            row.into_iter()
-                .map(|v| v.as_str().unwrap_or_default().to_owned())
-                .collect()
-        })
+        .map(|row| row.into_iter().map(|v| v.as_str().unwrap_or_default().to_owned()).collect())
         .collect()
 }
 
 impl World {
     /// Creates a spreadsheet owned by `owner` with sheets of values (parsed as `USER_ENTERED`) and
     /// registers it in Drive, as `spreadsheets.create` would. Returns its id.
-    pub fn create_spreadsheet(
-        &mut self,
-        title: &str,
-        sheets: &[(&str, Vec<Vec<Value>>)],
-        owner: &Identity,
-    ) -> String {
+    pub fn create_spreadsheet(&mut self, title: &str, sheets: &[(&str, Vec<Vec<Value>>)], owner: &Identity) -> String {
         let id = format!("1{}", World::new_id(43));
         self.sheets.insert_with_values(&id, title, sheets);
         self.drive.insert_native_file(&id, title, MIME_TYPE, owner);
@@ -224,7 +198,5 @@ impl World {
 }
 
 pub fn routes() -> Router<Shared> {
-    Router::new()
-        .route("/v4/spreadsheets", post(http::create))
-        .route("/v4/spreadsheets/{*rest}", any(http::dispatch))
+    Router::new().route("/v4/spreadsheets", post(http::create)).route("/v4/spreadsheets/{*rest}", any(http::dispatch))
 }

@@ -66,20 +66,12 @@ pub(crate) fn prune(value: &mut Value) {
 
 fn as_u32(value: Option<&Value>) -> Option<u32> {
     value
-        .and_then(|v| {
-            v.as_i64()
-                .or_else(|| v.as_f64().map(|f| f as i64))
-                .or_else(|| v.as_str()?.parse().ok())
-        })
+        .and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)).or_else(|| v.as_str()?.parse().ok()))
         .and_then(|n| u32::try_from(n).ok())
 }
 
 pub(crate) fn as_i64(value: Option<&Value>) -> Option<i64> {
-    value.and_then(|v| {
-        v.as_i64()
-            .or_else(|| v.as_f64().map(|f| f as i64))
-            .or_else(|| v.as_str()?.parse().ok())
-    })
+    value.and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)).or_else(|| v.as_str()?.parse().ok()))
 }
 
 /// One sheet (tab).
@@ -116,12 +108,7 @@ impl Sheet {
     }
 
     pub(crate) fn grid(&self) -> Rect {
-        Rect {
-            r0: 0,
-            c0: 0,
-            r1: self.rows,
-            c1: self.cols,
-        }
+        Rect { r0: 0, c0: 0, r1: self.rows, c1: self.cols }
     }
 
     /// `SheetProperties` as Google renders them (`sheetId` and `index` are always present).
@@ -169,9 +156,7 @@ impl Sheet {
             return Err("You can't delete all the columns on the sheet.".into());
         }
         if rows > a1::MAX_ROWS || cols > a1::MAX_COLUMNS {
-            return Err(format!(
-                "Grid size {rows}x{cols} is larger than the maximum allowed."
-            ));
+            return Err(format!("Grid size {rows}x{cols} is larger than the maximum allowed."));
         }
         if as_u32(grid.get("frozenRowCount")).unwrap_or(0) >= rows {
             return Err("You can't freeze all visible rows on the sheet.".into());
@@ -188,10 +173,7 @@ impl Sheet {
     }
 
     pub(crate) fn hidden(&self) -> bool {
-        self.extra
-            .get("hidden")
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
+        self.extra.get("hidden").and_then(Value::as_bool).unwrap_or(false)
     }
 
     /// Changes the grid size, dropping what falls outside.
@@ -306,8 +288,7 @@ impl Sheet {
             self.row_meta.drain(s..e.min(self.row_meta.len()));
         }
         let count = end - start;
-        self.merges
-            .retain_mut(|m| shrink(&mut m.r0, &mut m.r1, start, end, count));
+        self.merges.retain_mut(|m| shrink(&mut m.r0, &mut m.r1, start, end, count));
         self.rows -= count;
         self.trim();
     }
@@ -323,18 +304,13 @@ impl Sheet {
             self.col_meta.drain(s..e.min(self.col_meta.len()));
         }
         let count = end - start;
-        self.merges
-            .retain_mut(|m| shrink(&mut m.c0, &mut m.c1, start, end, count));
+        self.merges.retain_mut(|m| shrink(&mut m.c0, &mut m.c1, start, end, count));
         self.cols -= count;
         self.trim();
     }
 
     pub(crate) fn meta_mut(&mut self, rows: bool, index: u32) -> &mut Map<String, Value> {
-        let list = if rows {
-            &mut self.row_meta
-        } else {
-            &mut self.col_meta
-        };
+        let list = if rows { &mut self.row_meta } else { &mut self.col_meta };
         let index = index as usize;
         if list.len() <= index {
             list.resize_with(index + 1, Map::new);
@@ -345,8 +321,7 @@ impl Sheet {
     pub(crate) fn meta(&self, rows: bool, index: u32) -> Value {
         let list = if rows { &self.row_meta } else { &self.col_meta };
         let mut meta = list.get(index as usize).cloned().unwrap_or_default();
-        meta.entry("pixelSize")
-            .or_insert_with(|| json!(if rows { ROW_PIXELS } else { COLUMN_PIXELS }));
+        meta.entry("pixelSize").or_insert_with(|| json!(if rows { ROW_PIXELS } else { COLUMN_PIXELS }));
         let mut meta = Value::Object(meta);
         prune(&mut meta);
         meta
@@ -366,16 +341,8 @@ impl Sheet {
 
 /// Shrinks `[a, b)` by the deleted `[start, end)`; false when nothing is left.
 fn shrink(a: &mut u32, b: &mut u32, start: u32, end: u32, count: u32) -> bool {
-    let new_a = if *a >= end {
-        *a - count
-    } else {
-        (*a).min(start)
-    };
-    let new_b = if *b >= end {
-        *b - count
-    } else {
-        (*b).min(start)
-    };
+    let new_a = if *a >= end { *a - count } else { (*a).min(start) };
+    let new_b = if *b >= end { *b - count } else { (*b).min(start) };
     *a = new_a;
     *b = new_b;
     new_b > new_a
@@ -452,18 +419,11 @@ pub(crate) struct Target {
 
 impl Spreadsheet {
     pub(crate) fn new(id: &str, title: &str) -> Self {
-        Self {
-            id: id.to_owned(),
-            properties: default_properties(title),
-            sheets: vec![Sheet::new(0, "Sheet1")],
-        }
+        Self { id: id.to_owned(), properties: default_properties(title), sheets: vec![Sheet::new(0, "Sheet1")] }
     }
 
     pub(crate) fn title(&self) -> &str {
-        self.properties
-            .get("title")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
+        self.properties.get("title").and_then(Value::as_str).unwrap_or_default()
     }
 
     pub(crate) fn url(&self) -> String {
@@ -471,10 +431,7 @@ impl Spreadsheet {
     }
 
     pub(crate) fn total_cells(&self) -> u64 {
-        self.sheets
-            .iter()
-            .map(|s| u64::from(s.rows) * u64::from(s.cols))
-            .sum()
+        self.sheets.iter().map(|s| u64::from(s.rows) * u64::from(s.cols)).sum()
     }
 
     /// Google's refusal of a spreadsheet past 10 million cells.
@@ -491,11 +448,7 @@ impl Spreadsheet {
         self.sheets
             .iter()
             .position(|s| s.title == name)
-            .or_else(|| {
-                self.sheets
-                    .iter()
-                    .position(|s| s.title.to_lowercase() == name.to_lowercase())
-            })
+            .or_else(|| self.sheets.iter().position(|s| s.title.to_lowercase() == name.to_lowercase()))
     }
 
     pub(crate) fn sheet_by_id(&self, id: i64) -> Option<usize> {
@@ -508,10 +461,7 @@ impl Spreadsheet {
         let parsed = a1::parse(range).ok_or_else(error)?;
         if let Some(word) = &parsed.ambiguous {
             if let Some(sheet) = self.sheet_by_name(word) {
-                return Ok(Target {
-                    sheet,
-                    span: Span::WHOLE,
-                });
+                return Ok(Target { sheet, span: Span::WHOLE });
             }
             let span = parsed.cells.ok_or_else(error)?;
             let sheet = self.sheets.iter().position(|s| !s.hidden()).unwrap_or(0);
@@ -519,10 +469,7 @@ impl Spreadsheet {
         }
         let name = parsed.sheet.as_deref().ok_or_else(error)?;
         let sheet = self.sheet_by_name(name).ok_or_else(error)?;
-        Ok(Target {
-            sheet,
-            span: parsed.cells.unwrap_or(Span::WHOLE),
-        })
+        Ok(Target { sheet, span: parsed.cells.unwrap_or(Span::WHOLE) })
     }
 
     /// A unique sheet id (Google's are random non-negative int32s).
@@ -542,10 +489,7 @@ impl Spreadsheet {
         if self.sheet_by_name(base).is_none() {
             return base.to_owned();
         }
-        (2..)
-            .map(|n| format!("{base} {n}"))
-            .find(|t| self.sheet_by_name(t).is_none())
-            .unwrap_or_default()
+        (2..).map(|n| format!("{base} {n}")).find(|t| self.sheet_by_name(t).is_none()).unwrap_or_default()
     }
 
     /// The next `SheetN` name for `addSheet` without a title.
@@ -558,11 +502,7 @@ impl Spreadsheet {
 
     /// The A1 text Google reports for a rectangle of a sheet.
     pub(crate) fn a1(&self, sheet: usize, rect: Rect) -> String {
-        let title = self
-            .sheets
-            .get(sheet)
-            .map(|s| s.title.as_str())
-            .unwrap_or_default();
+        let title = self.sheets.get(sheet).map(|s| s.title.as_str()).unwrap_or_default();
         a1::format(title, rect.r0, rect.c0, rect.r1, rect.c1)
     }
 
@@ -585,11 +525,8 @@ impl Spreadsheet {
         for (index, sheet) in self.sheets.iter().enumerate() {
             let ranges: Vec<Rect> = match grid {
                 Some(targets) => {
-                    let mine: Vec<Rect> = targets
-                        .iter()
-                        .filter(|t| t.sheet == index)
-                        .map(|t| sheet.clamp(t.span))
-                        .collect();
+                    let mine: Vec<Rect> =
+                        targets.iter().filter(|t| t.sheet == index).map(|t| sheet.clamp(t.span)).collect();
                     if mine.is_empty() {
                         continue;
                     }
@@ -599,20 +536,11 @@ impl Spreadsheet {
             };
             let mut item = json!({ "properties": sheet.properties(index) });
             if include_grid {
-                let data: Vec<Value> = ranges
-                    .iter()
-                    .map(|rect| eval.grid_data(index, *rect))
-                    .collect();
+                let data: Vec<Value> = ranges.iter().map(|rect| eval.grid_data(index, *rect)).collect();
                 item["data"] = Value::Array(data);
             }
             if !sheet.merges.is_empty() {
-                item["merges"] = Value::Array(
-                    sheet
-                        .merges
-                        .iter()
-                        .map(|m| grid_range(sheet.id, *m))
-                        .collect(),
-                );
+                item["merges"] = Value::Array(sheet.merges.iter().map(|m| grid_range(sheet.id, *m)).collect());
             }
             if !sheet.charts.is_empty() {
                 item["charts"] = Value::Array(sheet.charts.clone());
@@ -650,14 +578,8 @@ pub(crate) fn cell_json(cell: &Cell) -> Map<String, Value> {
     map
 }
 
-const READ_ONLY_CELL_FIELDS: [&str; 6] = [
-    "effectiveValue",
-    "formattedValue",
-    "effectiveFormat",
-    "pivotTable",
-    "dataSourceTable",
-    "dataSourceFormula",
-];
+const READ_ONLY_CELL_FIELDS: [&str; 6] =
+    ["effectiveValue", "formattedValue", "effectiveFormat", "pivotTable", "dataSourceTable", "dataSourceFormula"];
 
 /// A cell from writable `CellData` JSON.
 pub(crate) fn cell_from_json(mut map: Map<String, Value>) -> Result<Cell, String> {

@@ -25,12 +25,10 @@ impl Api {
         static DOCS: OnceLock<Value> = OnceLock::new();
         match self {
             Api::Sheets => SHEETS.get_or_init(|| {
-                serde_json::from_str(include_str!("../../discovery/sheets.v4.json"))
-                    .unwrap_or(Value::Null)
+                serde_json::from_str(include_str!("../../discovery/sheets.v4.json")).unwrap_or(Value::Null)
             }),
             Api::Docs => DOCS.get_or_init(|| {
-                serde_json::from_str(include_str!("../../discovery/docs.v1.json"))
-                    .unwrap_or(Value::Null)
+                serde_json::from_str(include_str!("../../discovery/docs.v1.json")).unwrap_or(Value::Null)
             }),
         }
     }
@@ -51,28 +49,16 @@ pub(crate) struct Query(pub Vec<(String, String)>);
 impl Query {
     pub(crate) fn parse(raw: Option<&str>) -> Self {
         let raw = raw.unwrap_or("");
-        Self(
-            url::form_urlencoded::parse(raw.as_bytes())
-                .map(|(k, v)| (k.into_owned(), v.into_owned()))
-                .collect(),
-        )
+        Self(url::form_urlencoded::parse(raw.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect())
     }
 
     /// The last value of `name` (Google binds the last one for a non-repeated field).
     pub(crate) fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .rev()
-            .find(|(k, _)| k == name || *k == snake(name))
-            .map(|(_, v)| v.as_str())
+        self.0.iter().rev().find(|(k, _)| k == name || *k == snake(name)).map(|(_, v)| v.as_str())
     }
 
     pub(crate) fn all(&self, name: &str) -> Vec<&str> {
-        self.0
-            .iter()
-            .filter(|(k, _)| k == name || *k == snake(name))
-            .map(|(_, v)| v.as_str())
-            .collect()
+        self.0.iter().filter(|(k, _)| k == name || *k == snake(name)).map(|(_, v)| v.as_str()).collect()
     }
 
     /// A boolean parameter (already checked by [`check_query`]).
@@ -153,12 +139,8 @@ pub(crate) fn check_query(api: Api, path: &[&str], query: &Query) -> Result<(), 
                 "Invalid JSON payload received. Unknown name \"{raw_name}\": Cannot bind query parameter. Field '{raw_name}' could not be found in request message."
             )));
         };
-        let bad = |kind: String| {
-            ApiError::invalid(format!(
-                "Invalid value at '{}' ({kind}), \"{value}\"",
-                snake(&name)
-            ))
-        };
+        let bad =
+            |kind: String| ApiError::invalid(format!("Invalid value at '{}' ({kind}), \"{value}\"", snake(&name)));
         match spec.get("type").and_then(Value::as_str) {
             Some("boolean") if value != "true" && value != "false" => {
                 return Err(bad("TYPE_BOOL".into()));
@@ -194,9 +176,7 @@ pub(crate) fn parse_body(bytes: &[u8]) -> Result<Value, ApiError> {
             "Invalid JSON payload received. Expected an object, got {}.",
             kind_name(&other)
         ))),
-        Err(error) => Err(ApiError::invalid(format!(
-            "Invalid JSON payload received. Unexpected token.\n{error}"
-        ))),
+        Err(error) => Err(ApiError::invalid(format!("Invalid JSON payload received. Unexpected token.\n{error}"))),
     }
 }
 
@@ -212,11 +192,7 @@ fn kind_name(value: &Value) -> &'static str {
 }
 
 fn join(path: &str, field: &str) -> String {
-    if path.is_empty() {
-        snake(field)
-    } else {
-        format!("{path}.{}", snake(field))
-    }
+    if path.is_empty() { snake(field) } else { format!("{path}.{}", snake(field)) }
 }
 
 fn invalid_value(path: &str, kind: &str, value: &Value) -> String {
@@ -278,37 +254,21 @@ fn check_value(api: Api, spec: &Value, value: &Value, path: &str) -> Result<(), 
         }
         Some("integer") => {
             let ok = match value {
-                Value::Number(n) => {
-                    n.as_i64().is_some() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
-                }
+                Value::Number(n) => n.as_i64().is_some() || n.as_f64().is_some_and(|f| f.fract() == 0.0),
                 Value::String(s) => s.trim().parse::<i64>().is_ok(),
                 _ => false,
             };
-            if ok {
-                Ok(())
-            } else {
-                Err(invalid_value(path, "TYPE_INT32", value))
-            }
+            if ok { Ok(()) } else { Err(invalid_value(path, "TYPE_INT32", value)) }
         }
         Some("number") => {
             let ok = match value {
                 Value::Number(_) => true,
-                Value::String(s) => {
-                    s.parse::<f64>().is_ok()
-                        || matches!(s.as_str(), "NaN" | "Infinity" | "-Infinity")
-                }
+                Value::String(s) => s.parse::<f64>().is_ok() || matches!(s.as_str(), "NaN" | "Infinity" | "-Infinity"),
                 _ => false,
             };
-            let kind = if spec.get("format").and_then(Value::as_str) == Some("float") {
-                "TYPE_FLOAT"
-            } else {
-                "TYPE_DOUBLE"
-            };
-            if ok {
-                Ok(())
-            } else {
-                Err(invalid_value(path, kind, value))
-            }
+            let kind =
+                if spec.get("format").and_then(Value::as_str) == Some("float") { "TYPE_FLOAT" } else { "TYPE_DOUBLE" };
+            if ok { Ok(()) } else { Err(invalid_value(path, kind, value)) }
         }
         Some("boolean") => {
             if value.is_boolean() {
@@ -321,25 +281,13 @@ fn check_value(api: Api, spec: &Value, value: &Value, path: &str) -> Result<(), 
     }
 }
 
-fn check_object(
-    api: Api,
-    schema: &Value,
-    fields: &Map<String, Value>,
-    path: &str,
-) -> Result<(), String> {
+fn check_object(api: Api, schema: &Value, fields: &Map<String, Value>, path: &str) -> Result<(), String> {
     let properties = schema.get("properties");
     for (key, item) in fields {
-        let property =
-            properties.and_then(|p| p.get(key.as_str()).or_else(|| p.get(camel(key).as_str())));
+        let property = properties.and_then(|p| p.get(key.as_str()).or_else(|| p.get(camel(key).as_str())));
         let Some(property) = property else {
-            let at = if path.is_empty() {
-                String::new()
-            } else {
-                format!(" at '{path}'")
-            };
-            return Err(format!(
-                "Invalid JSON payload received. Unknown name \"{key}\"{at}: Cannot find field."
-            ));
+            let at = if path.is_empty() { String::new() } else { format!(" at '{path}'") };
+            return Err(format!("Invalid JSON payload received. Unknown name \"{key}\"{at}: Cannot find field."));
         };
         check_value(api, property, item, &join(path, key))?;
     }

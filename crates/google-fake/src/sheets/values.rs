@@ -49,20 +49,9 @@ fn read_rect(book: &Spreadsheet, target: Target) -> Rect {
 }
 
 /// One `ValueRange`.
-pub(crate) fn value_range(
-    book: &Spreadsheet,
-    eval: &mut Eval<'_>,
-    target: Target,
-    options: ReadOptions,
-) -> Value {
+pub(crate) fn value_range(book: &Spreadsheet, eval: &mut Eval<'_>, target: Target, options: ReadOptions) -> Value {
     let rect = read_rect(book, target);
-    let values = eval.values(
-        target.sheet,
-        rect,
-        options.columns,
-        options.render,
-        options.date_strings,
-    );
+    let values = eval.values(target.sheet, rect, options.columns, options.render, options.date_strings);
     let mut out = json!({
         "range": book.a1(target.sheet, rect),
         "majorDimension": if options.columns { "COLUMNS" } else { "ROWS" },
@@ -92,25 +81,18 @@ pub(crate) fn parse_write(
     if let Some(own) = body.get("range").and_then(Value::as_str) {
         let mine = book.resolve(own).map(|t| (t.sheet, t.span)).ok();
         if mine != Some((target.sheet, target.span)) {
-            return Err(ApiError::invalid(format!(
-                "Request range[{range}] does not match value's range[{own}]"
-            )));
+            return Err(ApiError::invalid(format!("Request range[{range}] does not match value's range[{own}]")));
         }
     }
     let columns = body.get("majorDimension").and_then(Value::as_str) == Some("COLUMNS");
-    let raw = body
-        .get("values")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let raw = body.get("values").and_then(Value::as_array).cloned().unwrap_or_default();
     let mut major = Vec::with_capacity(raw.len());
     for (i, line) in raw.iter().enumerate() {
         let items = line.as_array().cloned().unwrap_or_default();
         let mut parsed = Vec::with_capacity(items.len());
         for (j, item) in items.iter().enumerate() {
-            let input = cell::parse_input(item, user_entered).map_err(|()| {
-                ApiError::invalid(format!("Invalid {label}values[{i}][{j}]: {item}"))
-            })?;
+            let input = cell::parse_input(item, user_entered)
+                .map_err(|()| ApiError::invalid(format!("Invalid {label}values[{i}][{j}]: {item}")))?;
             parsed.push(input);
         }
         major.push(parsed);
@@ -141,8 +123,7 @@ pub(crate) fn check_bounds(range: &str, write: &Write) -> Result<(), ApiError> {
     let width = write.grid.iter().map(Vec::len).max().unwrap_or(0) as u32;
     // A single cell is a start cell: Google writes the data from there, however large
     // (`values.update` of `Sheet1!A1` with rows of values is the common idiom).
-    let start_cell =
-        span.end_row == Some(span.start_row + 1) && span.end_col == Some(span.start_col + 1);
+    let start_cell = span.end_row == Some(span.start_row + 1) && span.end_col == Some(span.start_col + 1);
     if let Some(end) = span.end_row.filter(|_| !start_cell)
         && span.start_row + height > end
     {
@@ -160,9 +141,7 @@ pub(crate) fn check_bounds(range: &str, write: &Write) -> Result<(), ApiError> {
         )));
     }
     if span.start_row + height > a1::MAX_ROWS || span.start_col + width > a1::MAX_COLUMNS {
-        return Err(ApiError::invalid(format!(
-            "Range ({range}) exceeds grid limits."
-        )));
+        return Err(ApiError::invalid(format!("Range ({range}) exceeds grid limits.")));
     }
     Ok(())
 }
@@ -193,8 +172,7 @@ pub(crate) fn expand_for(book: &mut Spreadsheet, writes: &[Write]) -> Result<(),
     for (&index, &(rows, cols)) in &needed {
         let sheet = &book.sheets[index];
         let (new_rows, new_cols) = (sheet.rows.max(rows), sheet.cols.max(cols));
-        total = total - u64::from(sheet.rows) * u64::from(sheet.cols)
-            + u64::from(new_rows) * u64::from(new_cols);
+        total = total - u64::from(sheet.rows) * u64::from(sheet.cols) + u64::from(new_rows) * u64::from(new_cols);
     }
     if total > super::model::CELL_LIMIT {
         return Err(ApiError::invalid(format!(
@@ -238,21 +216,11 @@ pub(crate) fn apply_write(book: &mut Spreadsheet, write: Write) -> Written {
         r1: span.start_row + height.max(1),
         c1: span.start_col + width.max(1),
     };
-    Written {
-        sheet,
-        rect,
-        rows: rows.len() as u32,
-        cols: cols.len() as u32,
-        cells,
-    }
+    Written { sheet, rect, rows: rows.len() as u32, cols: cols.len() as u32, cells }
 }
 
 /// An `UpdateValuesResponse`.
-pub(crate) fn update_response(
-    book: &Spreadsheet,
-    written: &Written,
-    include: Option<ReadOptions>,
-) -> Value {
+pub(crate) fn update_response(book: &Spreadsheet, written: &Written, include: Option<ReadOptions>) -> Value {
     let mut out = json!({
         "spreadsheetId": book.id,
         "updatedRange": book.a1(written.sheet, written.rect),
@@ -269,15 +237,7 @@ pub(crate) fn update_response(
             end_row: Some(written.rect.r1),
             end_col: Some(written.rect.c1),
         };
-        out["updatedData"] = value_range(
-            book,
-            &mut eval,
-            Target {
-                sheet: written.sheet,
-                span,
-            },
-            options,
-        );
+        out["updatedData"] = value_range(book, &mut eval, Target { sheet: written.sheet, span }, options);
     }
     out
 }
@@ -297,9 +257,10 @@ pub(crate) fn find_table(book: &Spreadsheet, target: Target) -> (u32, Option<Rec
     let sheet = &book.sheets[target.sheet];
     let rect = sheet.clamp(target.span);
     let has_value = |r: u32| {
-        sheet.cells.get(r as usize).is_some_and(|row| {
-            (rect.c0..rect.c1.min(row.len() as u32)).any(|c| row[c as usize].value.is_some())
-        })
+        sheet
+            .cells
+            .get(r as usize)
+            .is_some_and(|row| (rect.c0..rect.c1.min(row.len() as u32)).any(|c| row[c as usize].value.is_some()))
     };
     // The table may run past the range's last row: only its columns bound the search.
     let stored = sheet.cells.len() as u32;
@@ -313,20 +274,10 @@ pub(crate) fn find_table(book: &Spreadsheet, target: Target) -> (u32, Option<Rec
     let mut c1 = rect.c0 + 1;
     for r in first..=last {
         if let Some(row) = sheet.cells.get(r as usize)
-            && let Some(c) = (rect.c0..rect.c1.min(row.len() as u32))
-                .rev()
-                .find(|c| row[*c as usize].value.is_some())
+            && let Some(c) = (rect.c0..rect.c1.min(row.len() as u32)).rev().find(|c| row[*c as usize].value.is_some())
         {
             c1 = c1.max(c + 1);
         }
     }
-    (
-        last + 1,
-        Some(Rect {
-            r0: first,
-            c0: rect.c0,
-            r1: last + 1,
-            c1,
-        }),
-    )
+    (last + 1, Some(Rect { r0: first, c0: rect.c0, r1: last + 1, c1 }))
 }

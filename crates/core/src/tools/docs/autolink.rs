@@ -32,10 +32,8 @@ pub(super) fn autolink(requests: &mut Vec<Value>) {
             }})
         })
         .collect();
-    let before_bullets = requests
-        .iter()
-        .position(|r| r.get("createParagraphBullets").is_some())
-        .unwrap_or(requests.len());
+    let before_bullets =
+        requests.iter().position(|r| r.get("createParagraphBullets").is_some()).unwrap_or(requests.len());
     requests.splice(before_bullets..before_bullets, links);
 }
 
@@ -85,9 +83,8 @@ fn trim_trailing(mut url: &str) -> &str {
         let Some(last) = url.chars().last() else {
             return url;
         };
-        let unbalanced = |open: char, close: char| {
-            last == close && url.matches(open).count() < url.matches(close).count()
-        };
+        let unbalanced =
+            |open: char, close: char| last == close && url.matches(open).count() < url.matches(close).count();
         if matches!(last, '.' | ',' | ';' | ':' | '!' | '?' | '*' | '_' | '~')
             || unbalanced('(', ')')
             || unbalanced('[', ']')
@@ -105,18 +102,10 @@ mod tests {
 
     #[test]
     fn urls_in_prose_lose_trailing_punctuation() {
-        let found = find_urls(
-            "See https://x.test/a. Or (https://en.wikipedia.org/wiki/Rust_(language)), http://b.test/?q=1!",
-        );
+        let found =
+            find_urls("See https://x.test/a. Or (https://en.wikipedia.org/wiki/Rust_(language)), http://b.test/?q=1!");
         let urls: Vec<&str> = found.iter().map(|(_, _, u)| u.as_str()).collect();
-        assert_eq!(
-            urls,
-            [
-                "https://x.test/a",
-                "https://en.wikipedia.org/wiki/Rust_(language)",
-                "http://b.test/?q=1"
-            ]
-        );
+        assert_eq!(urls, ["https://x.test/a", "https://en.wikipedia.org/wiki/Rust_(language)", "http://b.test/?q=1"]);
         assert_eq!((found[0].0, found[0].1), (4, 20));
         assert!(find_urls("just https:// alone").is_empty());
     }
@@ -136,14 +125,8 @@ mod tests {
         ];
         autolink(&mut requests);
         assert_eq!(requests.len(), 4);
-        assert_eq!(
-            requests[2]["updateTextStyle"]["range"],
-            json!({"startIndex": 2, "endIndex": 16})
-        );
-        assert_eq!(
-            requests[2]["updateTextStyle"]["textStyle"]["link"]["url"],
-            "https://a.test"
-        );
+        assert_eq!(requests[2]["updateTextStyle"]["range"], json!({"startIndex": 2, "endIndex": 16}));
+        assert_eq!(requests[2]["updateTextStyle"]["textStyle"]["link"]["url"], "https://a.test");
         assert!(requests[3].get("createParagraphBullets").is_some());
     }
 }

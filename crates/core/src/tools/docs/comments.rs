@@ -77,10 +77,7 @@ pub(super) fn comment_json(comment: &Comment) -> Value {
     })
 }
 
-pub(super) async fn list_doc_comments(
-    ctx: ToolContext,
-    args: ListDocCommentsArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn list_doc_comments(ctx: ToolContext, args: ListDocCommentsArgs) -> Result<Value, ToolError> {
     if !(1..=MAX_PAGE).contains(&args.page_size) {
         return Err(ToolError::invalid(format!(
             "page_size is {}, but Drive lists 1 to {MAX_PAGE} comments a page. Use a number in that range and page on with page_token.",
@@ -101,21 +98,12 @@ pub(super) async fn list_doc_comments(
     }))
 }
 
-pub(super) async fn add_doc_comment(
-    ctx: ToolContext,
-    args: AddDocCommentArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn add_doc_comment(ctx: ToolContext, args: AddDocCommentArgs) -> Result<Value, ToolError> {
     if args.content.trim().is_empty() {
-        return Err(ToolError::invalid(
-            "The comment is empty: give the text of the comment in content.",
-        ));
+        return Err(ToolError::invalid("The comment is empty: give the text of the comment in content."));
     }
     let quoted = args.quoted_text.as_deref().filter(|q| !q.is_empty());
-    let comment = ctx
-        .google
-        .comments()
-        .create(&args.doc_id, &args.content, quoted)
-        .await?;
+    let comment = ctx.google.comments().create(&args.doc_id, &args.content, quoted).await?;
     Ok(json!({
         "document_id": args.doc_id,
         "url": doc_url(&args.doc_id),
@@ -124,18 +112,11 @@ pub(super) async fn add_doc_comment(
 }
 
 /// Every comment on the file that isn't deleted, page by page.
-pub(super) async fn all_comments(
-    google: &GoogleClient,
-    file_id: &str,
-) -> Result<Vec<Comment>, GoogleError> {
+pub(super) async fn all_comments(google: &GoogleClient, file_id: &str) -> Result<Vec<Comment>, GoogleError> {
     let mut comments = Vec::new();
     let mut token: Option<String> = None;
     for _ in 0..MAX_PAGES {
-        let page = ListComments {
-            page_size: MAX_PAGE,
-            page_token: token.as_deref(),
-            include_deleted: false,
-        };
+        let page = ListComments { page_size: MAX_PAGE, page_token: token.as_deref(), include_deleted: false };
         let list = google.comments().list(file_id, page).await?;
         comments.extend(list.comments);
         match list.next_page_token {
@@ -154,33 +135,17 @@ pub(super) fn comments_markdown(comments: &[Comment]) -> String {
     }
     for comment in comments {
         let state = if comment.resolved { " (resolved)" } else { "" };
-        let when = comment
-            .created_time
-            .as_deref()
-            .map(|t| format!(", {t}"))
-            .unwrap_or_default();
+        let when = comment.created_time.as_deref().map(|t| format!(", {t}")).unwrap_or_default();
         out.push_str(&format!(
             "\n- **{}**{when}{state}: {}\n",
             comment.author.display_name,
             one_line(&comment.content)
         ));
-        if let Some(quoted) = comment
-            .quoted_file_content
-            .as_ref()
-            .filter(|q| !q.value.is_empty())
-        {
+        if let Some(quoted) = comment.quoted_file_content.as_ref().filter(|q| !q.value.is_empty()) {
             out.push_str(&format!("  > {}\n", one_line(&quoted.value)));
         }
-        for reply in comment
-            .replies
-            .iter()
-            .filter(|r| !r.deleted && !r.content.is_empty())
-        {
-            out.push_str(&format!(
-                "  - **{}**: {}\n",
-                reply.author.display_name,
-                one_line(&reply.content)
-            ));
+        for reply in comment.replies.iter().filter(|r| !r.deleted && !r.content.is_empty()) {
+            out.push_str(&format!("  - **{}**: {}\n", reply.author.display_name, one_line(&reply.content)));
         }
     }
     out

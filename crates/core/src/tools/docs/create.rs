@@ -6,9 +6,7 @@ use serde_json::{Value, json};
 
 use super::autolink::autolink;
 use super::doc_url;
-use crate::docs_format::markdown::{
-    Placement, markdown_to_requests_placed, plain_text_to_requests,
-};
+use crate::docs_format::markdown::{Placement, markdown_to_requests_placed, plain_text_to_requests};
 use crate::tools::{ToolContext, ToolError};
 
 /// A new document's body is one empty paragraph; its text starts at index 1.
@@ -41,17 +39,11 @@ pub struct CreateDocArgs {
     pub autolink_urls: bool,
     /// Concerns embedded images, which this version does not insert: accepted, no effect.
     #[serde(default = "yes")]
-    #[allow(
-        dead_code,
-        reason = "accepted for compatibility; no images are uploaded"
-    )]
+    #[allow(dead_code, reason = "accepted for compatibility; no images are uploaded")]
     pub revoke_sharing: bool,
     /// Concerns embedded images, which this version does not insert: accepted, no effect.
     #[serde(default)]
-    #[allow(
-        dead_code,
-        reason = "accepted for compatibility; no images are uploaded"
-    )]
+    #[allow(dead_code, reason = "accepted for compatibility; no images are uploaded")]
     pub auto_downscale: bool,
 }
 
@@ -80,9 +72,7 @@ fn parse_format(name: &str) -> Result<Format, ToolError> {
 /// The requests that fill a new, empty document with `content`.
 fn content_requests(content: &str, format: Format, autolink_urls: bool) -> Vec<Value> {
     let mut requests = match format {
-        Format::Markdown => {
-            markdown_to_requests_placed(content, BODY_START, Placement::EmptyParagraph)
-        }
+        Format::Markdown => markdown_to_requests_placed(content, BODY_START, Placement::EmptyParagraph),
         Format::Text => plain_text_to_requests(content, BODY_START),
     };
     if autolink_urls {
@@ -93,25 +83,15 @@ fn content_requests(content: &str, format: Format, autolink_urls: bool) -> Vec<V
 
 pub(super) async fn create_doc(ctx: ToolContext, args: CreateDocArgs) -> Result<Value, ToolError> {
     if args.title.trim().is_empty() {
-        return Err(ToolError::invalid(
-            "The title is empty: give the new document a title.",
-        ));
+        return Err(ToolError::invalid("The title is empty: give the new document a title."));
     }
     let content = args.content.as_deref().filter(|c| !c.is_empty());
     // The format only matters for content, and is checked before anything is created.
     let requests = match content {
-        Some(content) => content_requests(
-            content,
-            parse_format(&args.content_format)?,
-            args.autolink_urls,
-        ),
+        Some(content) => content_requests(content, parse_format(&args.content_format)?, args.autolink_urls),
         None => Vec::new(),
     };
-    let folder = args
-        .folder_id
-        .as_deref()
-        .filter(|f| !f.is_empty())
-        .or(ctx.config.drive_folder_id.as_deref());
+    let folder = args.folder_id.as_deref().filter(|f| !f.is_empty()).or(ctx.config.drive_folder_id.as_deref());
 
     let doc = ctx.google.docs().create(&args.title).await?;
     let id = doc.document_id;
@@ -125,11 +105,7 @@ pub(super) async fn create_doc(ctx: ToolContext, args: CreateDocArgs) -> Result<
         ))
     };
     if !requests.is_empty() {
-        ctx.google
-            .docs()
-            .batch_update(&id, &requests)
-            .await
-            .map_err(|e| created("adding its content", e.into()))?;
+        ctx.google.docs().batch_update(&id, &requests).await.map_err(|e| created("adding its content", e.into()))?;
     }
     if let Some(folder) = folder {
         ctx.google
@@ -153,26 +129,15 @@ mod tests {
     #[test]
     fn html_is_refused_with_the_way_out() {
         let message = parse_format("html").unwrap_err().to_string();
-        assert!(
-            message.contains("not supported yet") && message.contains("\"markdown\""),
-            "{message}"
-        );
+        assert!(message.contains("not supported yet") && message.contains("\"markdown\""), "{message}");
         assert_eq!(parse_format("Markdown").unwrap(), Format::Markdown);
         assert_eq!(parse_format("plain").unwrap(), Format::Text);
-        assert!(
-            parse_format("rtf")
-                .unwrap_err()
-                .to_string()
-                .contains("\"text\"")
-        );
+        assert!(parse_format("rtf").unwrap_err().to_string().contains("\"text\""));
     }
 
     #[test]
     fn text_content_is_inserted_as_is_at_the_body_start() {
         let requests = content_requests("a *b*", Format::Text, false);
-        assert_eq!(
-            requests,
-            vec![json!({"insertText": {"location": {"index": 1}, "text": "a *b*"}})]
-        );
+        assert_eq!(requests, vec![json!({"insertText": {"location": {"index": 1}, "text": "a *b*"}})]);
     }
 }

@@ -60,9 +60,7 @@ fn item_fields<'a>(
     shape: &str,
 ) -> Result<&'a Map<String, Value>, ToolError> {
     let object = item.as_object().ok_or_else(|| {
-        ToolError::invalid(format!(
-            "{list}[{i}] is {item}, not an object. Each item must look like {shape}."
-        ))
+        ToolError::invalid(format!("{list}[{i}] is {item}, not an object. Each item must look like {shape}."))
     })?;
     if let Some(unknown) = object.keys().find(|k| !fields.contains(&k.as_str())) {
         return Err(ToolError::invalid(format!(
@@ -73,13 +71,7 @@ fn item_fields<'a>(
 }
 
 /// A non-negative whole number field of item `i`.
-fn index_field(
-    list: &str,
-    i: usize,
-    object: &Map<String, Value>,
-    name: &str,
-    shape: &str,
-) -> Result<u64, ToolError> {
+fn index_field(list: &str, i: usize, object: &Map<String, Value>, name: &str, shape: &str) -> Result<u64, ToolError> {
     match object.get(name) {
         None => Err(ToolError::invalid(format!("{list}[{i}] has no \"{name}\". Each item must look like {shape}."))),
         Some(value) => value.as_u64().ok_or_else(|| {
@@ -94,9 +86,7 @@ fn index_field(
 fn insertion_requests(insertions: &[Value]) -> Result<Vec<Value>, ToolError> {
     const SHAPE: &str = "{\"index\": 1, \"text\": \"Hello\"}";
     if insertions.is_empty() {
-        return Err(ToolError::invalid(
-            "insertions is empty: give at least one {\"index\", \"text\"} to insert.",
-        ));
+        return Err(ToolError::invalid("insertions is empty: give at least one {\"index\", \"text\"} to insert."));
     }
     let mut items = Vec::with_capacity(insertions.len());
     for (i, item) in insertions.iter().enumerate() {
@@ -110,14 +100,10 @@ fn insertion_requests(insertions: &[Value]) -> Result<Vec<Value>, ToolError> {
         let text = match object.get("text") {
             Some(Value::String(text)) if !text.is_empty() => text,
             Some(Value::String(_)) => {
-                return Err(ToolError::invalid(format!(
-                    "insertions[{i}].text is empty: give the text to insert."
-                )));
+                return Err(ToolError::invalid(format!("insertions[{i}].text is empty: give the text to insert.")));
             }
             Some(other) => {
-                return Err(ToolError::invalid(format!(
-                    "insertions[{i}].text is {other}, not a string of text."
-                )));
+                return Err(ToolError::invalid(format!("insertions[{i}].text is {other}, not a string of text.")));
             }
             None => {
                 return Err(ToolError::invalid(format!(
@@ -178,21 +164,11 @@ fn deletion_requests(deletions: &[Value]) -> Result<Vec<Value>, ToolError> {
         .collect())
 }
 
-pub(super) async fn insert_doc_text(
-    ctx: ToolContext,
-    args: InsertDocTextArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn insert_doc_text(ctx: ToolContext, args: InsertDocTextArgs) -> Result<Value, ToolError> {
     let requests = insertion_requests(&args.insertions)?;
-    ctx.google
-        .docs()
-        .batch_update(&args.doc_id, &requests)
-        .await?;
-    let characters: usize = args
-        .insertions
-        .iter()
-        .filter_map(|i| i["text"].as_str())
-        .map(crate::docs_format::utf16::utf16_len)
-        .sum();
+    ctx.google.docs().batch_update(&args.doc_id, &requests).await?;
+    let characters: usize =
+        args.insertions.iter().filter_map(|i| i["text"].as_str()).map(crate::docs_format::utf16::utf16_len).sum();
     Ok(json!({
         "document_id": args.doc_id,
         "url": doc_url(&args.doc_id),
@@ -201,15 +177,9 @@ pub(super) async fn insert_doc_text(
     }))
 }
 
-pub(super) async fn delete_doc_range(
-    ctx: ToolContext,
-    args: DeleteDocRangeArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn delete_doc_range(ctx: ToolContext, args: DeleteDocRangeArgs) -> Result<Value, ToolError> {
     let requests = deletion_requests(&args.deletions)?;
-    ctx.google
-        .docs()
-        .batch_update(&args.doc_id, &requests)
-        .await?;
+    ctx.google.docs().batch_update(&args.doc_id, &requests).await?;
     let deleted: u64 = requests
         .iter()
         .filter_map(|r| {
@@ -240,10 +210,7 @@ mod tests {
         let order: Vec<(u64, &str)> = requests
             .iter()
             .map(|r| {
-                (
-                    r["insertText"]["location"]["index"].as_u64().unwrap(),
-                    r["insertText"]["text"].as_str().unwrap(),
-                )
+                (r["insertText"]["location"]["index"].as_u64().unwrap(), r["insertText"]["text"].as_str().unwrap())
             })
             .collect();
         assert_eq!(order, [(9, "B"), (1, "C"), (1, "A")]);
@@ -252,14 +219,8 @@ mod tests {
     #[test]
     fn a_bad_insertion_is_named() {
         let cases = [
-            (
-                json!([{"index": 1, "text": "a"}, {"text": "b"}]),
-                "insertions[1] has no \"index\"",
-            ),
-            (
-                json!([{"index": -3, "text": "a"}]),
-                "insertions[0].index is -3",
-            ),
+            (json!([{"index": 1, "text": "a"}, {"text": "b"}]), "insertions[1] has no \"index\""),
+            (json!([{"index": -3, "text": "a"}]), "insertions[0].index is -3"),
             (json!([{"index": 2, "txt": "a"}]), "unknown field \"txt\""),
             (json!([{"index": 2, "text": 5}]), "insertions[0].text is 5"),
             (json!([{"index": 0, "text": "a"}]), "starts at index 1"),
@@ -267,9 +228,7 @@ mod tests {
             (json!([]), "insertions is empty"),
         ];
         for (items, needle) in cases {
-            let message = insertion_requests(items.as_array().unwrap())
-                .unwrap_err()
-                .to_string();
+            let message = insertion_requests(items.as_array().unwrap()).unwrap_err().to_string();
             assert!(message.contains(needle), "{needle} not in: {message}");
         }
     }
@@ -282,19 +241,12 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(requests[0]["deleteContentRange"]["range"]["startIndex"], 10);
-        let message = deletion_requests(&[json!({"start_index": 5, "end_index": 5})])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            message.contains("deletions[0] runs from 5 to 5"),
-            "{message}"
-        );
-        let message = deletion_requests(&[
-            json!({"start_index": 2, "end_index": 6}),
-            json!({"start_index": 5, "end_index": 8}),
-        ])
-        .unwrap_err()
-        .to_string();
+        let message = deletion_requests(&[json!({"start_index": 5, "end_index": 5})]).unwrap_err().to_string();
+        assert!(message.contains("deletions[0] runs from 5 to 5"), "{message}");
+        let message =
+            deletion_requests(&[json!({"start_index": 2, "end_index": 6}), json!({"start_index": 5, "end_index": 8})])
+                .unwrap_err()
+                .to_string();
         assert!(message.contains("overlap"), "{message}");
     }
 }

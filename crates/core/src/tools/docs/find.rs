@@ -60,15 +60,8 @@ fn segments(content: &[Value], out: &mut Vec<Segment>) {
     for element in content {
         if let Some(paragraph) = element.get("paragraph") {
             out.push(paragraph_segment(paragraph, index(element, "startIndex")));
-        } else if let Some(rows) = element
-            .pointer("/table/tableRows")
-            .and_then(Value::as_array)
-        {
-            for cell in rows
-                .iter()
-                .filter_map(|r| r.get("tableCells").and_then(Value::as_array))
-                .flatten()
-            {
+        } else if let Some(rows) = element.pointer("/table/tableRows").and_then(Value::as_array) {
+            for cell in rows.iter().filter_map(|r| r.get("tableCells").and_then(Value::as_array)).flatten() {
                 segments(children(cell), out);
             }
         } else if let Some(toc) = element.get("tableOfContents") {
@@ -78,20 +71,12 @@ fn segments(content: &[Value], out: &mut Vec<Segment>) {
 }
 
 fn children(holder: &Value) -> &[Value] {
-    holder
-        .get("content")
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+    holder.get("content").and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
 fn paragraph_segment(paragraph: &Value, paragraph_start: u64) -> Segment {
-    let elements = paragraph
-        .get("elements")
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice);
-    let start = elements
-        .first()
-        .map_or(paragraph_start, |e| index(e, "startIndex"));
+    let elements = paragraph.get("elements").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let start = elements.first().map_or(paragraph_start, |e| index(e, "startIndex"));
     let mut text = String::new();
     let mut at = start;
     for element in elements {
@@ -118,20 +103,9 @@ fn pad(text: &mut String, units: u64) {
 
 /// Up to `CONTEXT_CHARS` characters of `text` either side of the byte range, on one line.
 fn context(text: &str, from: usize, to: usize) -> String {
-    let before: String = text[..from]
-        .chars()
-        .rev()
-        .take(CONTEXT_CHARS)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
+    let before: String = text[..from].chars().rev().take(CONTEXT_CHARS).collect::<Vec<_>>().into_iter().rev().collect();
     let after: String = text[to..].chars().take(CONTEXT_CHARS).collect();
-    format!("{before}{}{after}", &text[from..to])
-        .replace(['\n', '\u{b}'], " ")
-        .replace(OBJECT, "")
-        .trim()
-        .to_owned()
+    format!("{before}{}{after}", &text[from..to]).replace(['\n', '\u{b}'], " ").replace(OBJECT, "").trim().to_owned()
 }
 
 /// Byte offset of UTF-16 offset `units` in `text` (a match boundary, so always a character boundary).
@@ -141,17 +115,13 @@ fn byte_at(text: &str, units: usize) -> usize {
 
 pub(super) async fn find_in_doc(ctx: ToolContext, args: FindInDocArgs) -> Result<Value, ToolError> {
     if args.max_results == 0 {
-        return Err(ToolError::invalid(
-            "max_results is 0: ask for at least 1 match.",
-        ));
+        return Err(ToolError::invalid("max_results is 0: ask for at least 1 match."));
     }
     // Check the query before fetching anything.
     find_all("", &args.query, args.case_sensitive, args.regex)
         .map_err(|e| ToolError::invalid(capitalise(&e.to_string())))?;
     let doc = ctx.google.docs().get(&args.doc_id).await?;
-    let body = doc
-        .get("body")
-        .or_else(|| doc.pointer("/tabs/0/documentTab/body"));
+    let body = doc.get("body").or_else(|| doc.pointer("/tabs/0/documentTab/body"));
     let mut paragraphs = Vec::new();
     segments(body.map_or(&[][..], children), &mut paragraphs);
 
@@ -215,16 +185,7 @@ mod tests {
         segments(body.as_array().unwrap(), &mut out);
         assert_eq!(
             out,
-            vec![
-                Segment {
-                    start: 1,
-                    text: "😀a\u{fffc}bcd\n".into()
-                },
-                Segment {
-                    start: 11,
-                    text: "xy\n".into()
-                }
-            ]
+            vec![Segment { start: 1, text: "😀a\u{fffc}bcd\n".into() }, Segment { start: 11, text: "xy\n".into() }]
         );
         let found = find_all(&out[0].text, "bc", true, false).unwrap();
         assert_eq!(found, vec![(4, 6)]);

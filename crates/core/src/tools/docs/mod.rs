@@ -23,33 +23,17 @@ const fn docs_read(
     cap: Cap,
     local_path: bool,
 ) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        service: Service::Docs,
-        access: Access::Read,
-        cap,
-        local_path,
-    }
+    ToolMeta { name, title, description, service: Service::Docs, access: Access::Read, cap, local_path }
 }
 
-const fn docs_write(
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-    destructive: bool,
-) -> ToolMeta {
+const fn docs_write(name: &'static str, title: &'static str, description: &'static str, destructive: bool) -> ToolMeta {
     ToolMeta {
         name,
         title,
         description,
         service: Service::Docs,
         // No Docs write here is idempotent: repeating an insert, delete, comment or create does it again.
-        access: Access::Write {
-            destructive,
-            idempotent: false,
-        },
+        access: Access::Write { destructive, idempotent: false },
         cap: Cap::Fixed,
         local_path: false,
     }
@@ -149,10 +133,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 /// The document's address in the Docs editor.
 fn doc_url(document_id: &str) -> String {
-    format!(
-        "https://docs.google.com/document/d/{}/edit",
-        segment(document_id)
-    )
+    format!("https://docs.google.com/document/d/{}/edit", segment(document_id))
 }
 
 /// The `title` of a document as `documents.get` answers it.

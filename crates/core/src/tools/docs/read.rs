@@ -42,10 +42,7 @@ pub struct GetDocStructureArgs {
     pub doc_id: String,
 }
 
-pub(super) async fn get_doc_content(
-    ctx: ToolContext,
-    args: GetDocContentArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn get_doc_content(ctx: ToolContext, args: GetDocContentArgs) -> Result<Value, ToolError> {
     let doc = ctx.google.docs().get(&args.file_id).await?;
     Ok(json!({
         "document_id": args.file_id,
@@ -55,10 +52,7 @@ pub(super) async fn get_doc_content(
     }))
 }
 
-pub(super) async fn get_doc_as_markdown(
-    ctx: ToolContext,
-    args: GetDocAsMarkdownArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn get_doc_as_markdown(ctx: ToolContext, args: GetDocAsMarkdownArgs) -> Result<Value, ToolError> {
     let doc = ctx.google.docs().get(&args.doc_id).await?;
     let mut markdown = to_markdown(&doc);
     if args.include_comments {
@@ -76,10 +70,7 @@ pub(super) async fn get_doc_as_markdown(
     }))
 }
 
-pub(super) async fn get_doc_structure(
-    ctx: ToolContext,
-    args: GetDocStructureArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn get_doc_structure(ctx: ToolContext, args: GetDocStructureArgs) -> Result<Value, ToolError> {
     let doc = ctx.google.docs().get(&args.doc_id).await?;
     let mut outline = structure(&doc);
     if let Some(object) = outline.as_object_mut() {

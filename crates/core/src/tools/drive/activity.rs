@@ -45,36 +45,21 @@ fn actor(actor: &Actor) -> String {
     match &actor.user {
         Some(user) => match &user.known_user {
             Some(known) if known.is_current_user => "you".to_owned(),
-            Some(known) => known
-                .person_name
-                .clone()
-                .unwrap_or_else(|| "a known user".to_owned()),
+            Some(known) => known.person_name.clone().unwrap_or_else(|| "a known user".to_owned()),
             None if user.deleted_user.is_some() => "a deleted user".to_owned(),
             None => "an unknown user".to_owned(),
         },
-        None => actor
-            .other
-            .keys()
-            .next()
-            .cloned()
-            .unwrap_or_else(|| "unknown".to_owned()),
+        None => actor.other.keys().next().cloned().unwrap_or_else(|| "unknown".to_owned()),
     }
 }
 
 fn activity_json(activity: &DriveActivity) -> Value {
-    let time = activity.timestamp.clone().or_else(|| {
-        activity
-            .time_range
-            .as_ref()
-            .and_then(|r| r.end_time.clone())
-    });
+    let time = activity.timestamp.clone().or_else(|| activity.time_range.as_ref().and_then(|r| r.end_time.clone()));
     let (action, detail) = activity
         .primary_action_detail
         .iter()
         .next()
-        .map_or(("unknown".to_owned(), Value::Null), |(kind, detail)| {
-            (kind.clone(), detail.clone())
-        });
+        .map_or(("unknown".to_owned(), Value::Null), |(kind, detail)| (kind.clone(), detail.clone()));
     let mut out = json!({
         "time": time,
         "action": action,
@@ -93,10 +78,7 @@ fn activity_json(activity: &DriveActivity) -> Value {
     out
 }
 
-async fn list_file_activity(
-    ctx: ToolContext,
-    args: ListFileActivityArgs,
-) -> Result<Value, ToolError> {
+async fn list_file_activity(ctx: ToolContext, args: ListFileActivityArgs) -> Result<Value, ToolError> {
     if args.page_size == 0 {
         return Err(ToolError::invalid("page_size must be at least 1."));
     }

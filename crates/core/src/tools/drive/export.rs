@@ -29,19 +29,13 @@ const DOWNLOAD: ToolMeta = ToolMeta {
     title: "Download file",
     description: "Save a Drive file to the computer at local_path (inside the export folder or an allowed folder); Google files are exported first.",
     service: Service::Drive,
-    access: Access::Write {
-        destructive: true,
-        idempotent: true,
-    },
+    access: Access::Write { destructive: true, idempotent: true },
     cap: Cap::Fixed,
     local_path: false,
 };
 
 pub(super) fn tools() -> Vec<ToolDef> {
-    vec![
-        ToolDef::new(EXPORT, export_file),
-        ToolDef::new(DOWNLOAD, download_file),
-    ]
+    vec![ToolDef::new(EXPORT, export_file), ToolDef::new(DOWNLOAD, download_file)]
 }
 
 /// Short format names → (MIME type, file extension).
@@ -57,32 +51,12 @@ const FORMATS: &[(&str, &str, &str)] = &[
     ("json", "application/vnd.google-apps.script+json", "json"),
     ("svg", "image/svg+xml", "svg"),
     ("pdf", "application/pdf", "pdf"),
-    (
-        "docx",
-        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-        "docx",
-    ),
-    (
-        "xlsx",
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        "xlsx",
-    ),
-    (
-        "pptx",
-        "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-        "pptx",
-    ),
+    ("docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "docx"),
+    ("xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx"),
+    ("pptx", "application/vnd.openxmlformats-officedocument.presentationml.presentation", "pptx"),
     ("odt", "application/vnd.oasis.opendocument.text", "odt"),
-    (
-        "ods",
-        "application/vnd.oasis.opendocument.spreadsheet",
-        "ods",
-    ),
-    (
-        "odp",
-        "application/vnd.oasis.opendocument.presentation",
-        "odp",
-    ),
+    ("ods", "application/vnd.oasis.opendocument.spreadsheet", "ods"),
+    ("odp", "application/vnd.oasis.opendocument.presentation", "odp"),
     ("epub", "application/epub+zip", "epub"),
     ("png", "image/png", "png"),
     ("jpg", "image/jpeg", "jpg"),
@@ -112,10 +86,7 @@ fn format_mime(format: &str) -> String {
 
 /// The short name of a MIME type, for messages and file extensions.
 fn short_name(mime_type: &str) -> Option<&'static str> {
-    FORMATS
-        .iter()
-        .find(|(_, m, _)| *m == mime_type)
-        .map(|(_, _, ext)| *ext)
+    FORMATS.iter().find(|(_, m, _)| *m == mime_type).map(|(_, _, ext)| *ext)
 }
 
 /// Whether a MIME type is text an assistant can read inline.
@@ -133,11 +104,8 @@ fn is_text(mime_type: &str) -> bool {
 
 /// The formats Drive offers for a Google file, by short name where there is one.
 fn offered(file: &File) -> String {
-    let links = file.export_links.as_ref().map(|l| {
-        l.keys()
-            .map(|m| short_name(m).unwrap_or(m).to_owned())
-            .collect::<Vec<_>>()
-    });
+    let links =
+        file.export_links.as_ref().map(|l| l.keys().map(|m| short_name(m).unwrap_or(m).to_owned()).collect::<Vec<_>>());
     links.map_or_else(|| "none".to_owned(), |names| names.join(", "))
 }
 
@@ -198,14 +166,10 @@ async fn export_file(ctx: ToolContext, args: ExportFileArgs) -> Result<Value, To
         }
         // Google reports no size for its own files: the engine checks the result against the cap.
         let content = utf8(&file, drive.export(&file.id, &target).await?.to_vec())?;
-        return Ok(
-            json!({ "id": file.id, "name": file.name, "format": target, "content": content }),
-        );
+        return Ok(json!({ "id": file.id, "name": file.name, "format": target, "content": content }));
     }
     if !is_text(&file.mime_type) {
-        return Err(binary(
-            short_name(&file.mime_type).unwrap_or(&file.mime_type),
-        ));
+        return Err(binary(short_name(&file.mime_type).unwrap_or(&file.mime_type)));
     }
     if let Some(size) = file.size_bytes() {
         // UTF-8 spends at most 4 bytes per character, so the content has at least size/4 characters:
@@ -213,8 +177,7 @@ async fn export_file(ctx: ToolContext, args: ExportFileArgs) -> Result<Value, To
         precheck(&EXPORT, size / 4, ctx.max_chars())?;
     }
     let content = utf8(&file, drive.download(&file.id).await?.to_vec())?;
-    let mut out =
-        json!({ "id": file.id, "name": file.name, "format": file.mime_type, "content": content });
+    let mut out = json!({ "id": file.id, "name": file.name, "format": file.mime_type, "content": content });
     if format_mime(&args.export_format) != file.mime_type {
         out["note"] = json!(
             "Drive converts only Google Docs, Sheets and Slides; this file's content is returned as it is stored."
@@ -237,16 +200,7 @@ pub struct DownloadFileArgs {
 
 /// A Drive name as one safe file name (no separators, no `..`).
 fn file_name(name: &str) -> String {
-    let cleaned: String = name
-        .chars()
-        .map(|c| {
-            if matches!(c, '/' | '\\' | '\0') {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect();
+    let cleaned: String = name.chars().map(|c| if matches!(c, '/' | '\\' | '\0') { '_' } else { c }).collect();
     match cleaned.trim() {
         "" | "." | ".." => "download".to_owned(),
         other => other.to_owned(),
@@ -276,32 +230,16 @@ async fn download_file(ctx: ToolContext, args: DownloadFileArgs) -> Result<Value
             },
         };
         let target = export_target(&file, &format)?;
-        (
-            drive.export(&file.id, &target).await?,
-            target.clone(),
-            short_name(&target),
-        )
+        (drive.export(&file.id, &target).await?, target.clone(), short_name(&target))
     } else {
-        if args
-            .export_format
-            .as_deref()
-            .is_some_and(|f| format_mime(f) != file.mime_type)
-        {
-            note = Some(
-                "Drive converts only Google Docs, Sheets and Slides; the file was saved as it is stored.",
-            );
+        if args.export_format.as_deref().is_some_and(|f| format_mime(f) != file.mime_type) {
+            note = Some("Drive converts only Google Docs, Sheets and Slides; the file was saved as it is stored.");
         }
-        (
-            drive.download(&file.id).await?,
-            file.mime_type.clone(),
-            None,
-        )
+        (drive.download(&file.id).await?, file.mime_type.clone(), None)
     };
     let path: PathBuf = if into_folder {
         let mut name = file_name(&file.name);
-        if let Some(extension) =
-            extension.filter(|e| !name.to_ascii_lowercase().ends_with(&format!(".{e}")))
-        {
+        if let Some(extension) = extension.filter(|e| !name.to_ascii_lowercase().ends_with(&format!(".{e}"))) {
             name = format!("{name}.{extension}");
         }
         // The name has no separators, but check the joined path like any other.

@@ -55,25 +55,10 @@ pub(super) fn tools() -> Vec<ToolDef> {
             copy_file,
         ),
         ToolDef::new(
-            write(
-                "move_file",
-                "Move file",
-                "Move a file or folder into another folder.",
-                true,
-                true,
-            ),
+            write("move_file", "Move file", "Move a file or folder into another folder.", true, true),
             move_file,
         ),
-        ToolDef::new(
-            write(
-                "rename_file",
-                "Rename file",
-                "Rename a file or folder.",
-                true,
-                true,
-            ),
-            rename_file,
-        ),
+        ToolDef::new(write("rename_file", "Rename file", "Rename a file or folder.", true, true), rename_file),
         ToolDef::new(
             write(
                 "delete_file",
@@ -84,16 +69,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
             ),
             delete_file,
         ),
-        ToolDef::new(
-            write(
-                "restore_file",
-                "Restore file",
-                "Take a file out of the trash.",
-                false,
-                true,
-            ),
-            restore_file,
-        ),
+        ToolDef::new(write("restore_file", "Restore file", "Take a file out of the trash.", false, true), restore_file),
     ]
 }
 
@@ -105,11 +81,7 @@ pub struct FileIdArgs {
 }
 
 async fn get_file_metadata(ctx: ToolContext, args: FileIdArgs) -> Result<Value, ToolError> {
-    let file = ctx
-        .google
-        .drive()
-        .get(&args.file_id, METADATA_FIELDS)
-        .await?;
+    let file = ctx.google.drive().get(&args.file_id, METADATA_FIELDS).await?;
     let mut out = file_json(&file);
     if let Some(created) = &file.created_time {
         out["created_time"] = json!(created);
@@ -155,33 +127,17 @@ fn human(bytes: u64) -> String {
         value /= 1024.0;
         unit += 1;
     }
-    if unit == 0 {
-        format!("{bytes} bytes")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
+    if unit == 0 { format!("{bytes} bytes") } else { format!("{value:.1} {}", UNITS[unit]) }
 }
 
 async fn get_storage_quota(ctx: ToolContext, _args: NoArgs) -> Result<Value, ToolError> {
-    let about = ctx
-        .google
-        .drive()
-        .about("user(displayName,emailAddress),storageQuota")
-        .await?;
-    let StorageQuota {
-        limit,
-        usage,
-        usage_in_drive,
-        usage_in_drive_trash,
-    } = &about.storage_quota;
+    let about = ctx.google.drive().about("user(displayName,emailAddress),storageQuota").await?;
+    let StorageQuota { limit, usage, usage_in_drive, usage_in_drive_trash } = &about.storage_quota;
     let (limit, usage) = (bytes(limit), bytes(usage));
     let summary = match (limit, usage) {
-        (Some(limit), Some(usage)) => format!(
-            "{} of {} used ({} free).",
-            human(usage),
-            human(limit),
-            human(limit.saturating_sub(usage))
-        ),
+        (Some(limit), Some(usage)) => {
+            format!("{} of {} used ({} free).", human(usage), human(limit), human(limit.saturating_sub(usage)))
+        }
         (None, Some(usage)) => format!("{} used; the storage is unlimited.", human(usage)),
         _ => "Drive did not report usage.".to_owned(),
     };
@@ -215,11 +171,7 @@ async fn create_folder(ctx: ToolContext, args: CreateFolderArgs) -> Result<Value
         ("mimeType", json!(mime::FOLDER)),
         ("parents", parents(parent.as_deref())),
     ]);
-    let folder = ctx
-        .google
-        .drive()
-        .create(&body, "id,name,mimeType,parents,webViewLink")
-        .await?;
+    let folder = ctx.google.drive().create(&body, "id,name,mimeType,parents,webViewLink").await?;
     Ok(file_json(&folder))
 }
 
@@ -238,15 +190,8 @@ pub struct CopyFileArgs {
 
 async fn copy_file(ctx: ToolContext, args: CopyFileArgs) -> Result<Value, ToolError> {
     let folder = folder_or_default(&ctx, args.folder_id);
-    let body = metadata(&[
-        ("name", json!(args.new_name)),
-        ("parents", parents(folder.as_deref())),
-    ]);
-    let copy = ctx
-        .google
-        .drive()
-        .copy(&args.file_id, &body, FILE_FIELDS)
-        .await?;
+    let body = metadata(&[("name", json!(args.new_name)), ("parents", parents(folder.as_deref()))]);
+    let copy = ctx.google.drive().copy(&args.file_id, &body, FILE_FIELDS).await?;
     let mut out = file_json(&copy);
     out["copied_from"] = json!(args.file_id);
     Ok(out)
@@ -262,11 +207,7 @@ pub struct MoveFileArgs {
 }
 
 async fn move_file(ctx: ToolContext, args: MoveFileArgs) -> Result<Value, ToolError> {
-    let moved = ctx
-        .google
-        .drive()
-        .move_file(&args.file_id, &args.destination_folder_id, FILE_FIELDS)
-        .await?;
+    let moved = ctx.google.drive().move_file(&args.file_id, &args.destination_folder_id, FILE_FIELDS).await?;
     Ok(file_json(&moved))
 }
 
@@ -283,15 +224,7 @@ async fn rename_file(ctx: ToolContext, args: RenameFileArgs) -> Result<Value, To
     if args.new_name.trim().is_empty() {
         return Err(ToolError::invalid("new_name is empty: give the new name."));
     }
-    let file = ctx
-        .google
-        .drive()
-        .update(
-            &args.file_id,
-            &json!({ "name": args.new_name }),
-            FILE_FIELDS,
-        )
-        .await?;
+    let file = ctx.google.drive().update(&args.file_id, &json!({ "name": args.new_name }), FILE_FIELDS).await?;
     Ok(file_json(&file))
 }
 
@@ -318,13 +251,7 @@ async fn delete_file(ctx: ToolContext, args: DeleteFileArgs) -> Result<Value, To
             "message": format!("{:?} was deleted permanently.", file.name),
         }));
     }
-    let file = drive
-        .update(
-            &args.file_id,
-            &json!({ "trashed": true }),
-            "id,name,trashed",
-        )
-        .await?;
+    let file = drive.update(&args.file_id, &json!({ "trashed": true }), "id,name,trashed").await?;
     Ok(json!({
         "id": file.id,
         "name": file.name,
@@ -335,11 +262,7 @@ async fn delete_file(ctx: ToolContext, args: DeleteFileArgs) -> Result<Value, To
 
 async fn restore_file(ctx: ToolContext, args: FileIdArgs) -> Result<Value, ToolError> {
     let fields = format!("{FILE_FIELDS},trashed");
-    let file = ctx
-        .google
-        .drive()
-        .update(&args.file_id, &json!({ "trashed": false }), &fields)
-        .await?;
+    let file = ctx.google.drive().update(&args.file_id, &json!({ "trashed": false }), &fields).await?;
     let mut out = file_json(&file);
     out["trashed"] = json!(file.trashed);
     if file.trashed {

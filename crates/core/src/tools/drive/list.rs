@@ -11,20 +11,14 @@ use crate::google::drive::{Corpora, File, mime};
 
 use super::super::registry::{Access, Cap, Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
-use super::{
-    FILE_FIELDS, ListSpec, file_json, folder_or_default, list_files, listing_json, mime_type_arg,
-    read,
-};
+use super::{FILE_FIELDS, ListSpec, file_json, folder_or_default, list_files, listing_json, mime_type_arg, read};
 
 const SPREADSHEET_FIELDS: &str = "id,name,modifiedTime,webViewLink,owners(emailAddress)";
 const FOLDER_FIELDS: &str = "id,name,modifiedTime,parents,webViewLink";
-const SHARED_FIELDS: &str = "id,name,mimeType,modifiedTime,size,webViewLink,owners(emailAddress),sharedWithMeTime,sharingUser(emailAddress)";
+const SHARED_FIELDS: &str =
+    "id,name,mimeType,modifiedTime,size,webViewLink,owners(emailAddress),sharedWithMeTime,sharingUser(emailAddress)";
 
-const fn sheets_listing(
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-) -> ToolMeta {
+const fn sheets_listing(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
     ToolMeta {
         name,
         title,
@@ -69,12 +63,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
             list_folders,
         ),
         ToolDef::new(
-            read(
-                "list_files",
-                "List files",
-                "List the files in a folder, folders first.",
-                Cap::Paging,
-            ),
+            read("list_files", "List files", "List the files in a folder, folders first.", Cap::Paging),
             list_files_tool,
         ),
         ToolDef::new(
@@ -87,12 +76,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
             search_files,
         ),
         ToolDef::new(
-            read(
-                "list_recent_files",
-                "List recent files",
-                "List recently modified files, newest first.",
-                Cap::Paging,
-            ),
+            read("list_recent_files", "List recent files", "List recently modified files, newest first.", Cap::Paging),
             list_recent_files,
         ),
         ToolDef::new(
@@ -141,13 +125,8 @@ fn spreadsheet_json(file: &File) -> Value {
     })
 }
 
-async fn list_spreadsheets(
-    ctx: ToolContext,
-    args: ListSpreadsheetsArgs,
-) -> Result<Value, ToolError> {
-    let mut query = Query::new()
-        .and_mime_type(mime::SPREADSHEET)
-        .and_not_trashed();
+async fn list_spreadsheets(ctx: ToolContext, args: ListSpreadsheetsArgs) -> Result<Value, ToolError> {
+    let mut query = Query::new().and_mime_type(mime::SPREADSHEET).and_not_trashed();
     if let Some(folder) = folder_or_default(&ctx, args.folder_id) {
         query = query.and_in_parents(&folder);
     }
@@ -159,12 +138,7 @@ async fn list_spreadsheets(
         max_results: args.max_results,
     };
     let listing = list_files(&ctx, spec).await?;
-    Ok(listing_json(
-        "spreadsheets",
-        &listing,
-        args.max_results,
-        spreadsheet_json,
-    ))
+    Ok(listing_json("spreadsheets", &listing, args.max_results, spreadsheet_json))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -178,14 +152,8 @@ pub struct SearchSpreadsheetsArgs {
     pub max_results: u32,
 }
 
-async fn search_spreadsheets(
-    ctx: ToolContext,
-    args: SearchSpreadsheetsArgs,
-) -> Result<Value, ToolError> {
-    let query = Query::new()
-        .and_mime_type(mime::SPREADSHEET)
-        .and_name_contains(&args.query)
-        .and_not_trashed();
+async fn search_spreadsheets(ctx: ToolContext, args: SearchSpreadsheetsArgs) -> Result<Value, ToolError> {
+    let query = Query::new().and_mime_type(mime::SPREADSHEET).and_name_contains(&args.query).and_not_trashed();
     let spec = ListSpec {
         query,
         fields: SPREADSHEET_FIELDS,
@@ -194,12 +162,7 @@ async fn search_spreadsheets(
         max_results: args.max_results,
     };
     let listing = list_files(&ctx, spec).await?;
-    Ok(listing_json(
-        "spreadsheets",
-        &listing,
-        args.max_results,
-        spreadsheet_json,
-    ))
+    Ok(listing_json("spreadsheets", &listing, args.max_results, spreadsheet_json))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -215,12 +178,8 @@ pub struct ListFoldersArgs {
 }
 
 async fn list_folders(ctx: ToolContext, args: ListFoldersArgs) -> Result<Value, ToolError> {
-    let parent =
-        folder_or_default(&ctx, args.parent_folder_id).unwrap_or_else(|| "root".to_owned());
-    let query = Query::new()
-        .and_mime_type(mime::FOLDER)
-        .and_in_parents(&parent)
-        .and_not_trashed();
+    let parent = folder_or_default(&ctx, args.parent_folder_id).unwrap_or_else(|| "root".to_owned());
+    let query = Query::new().and_mime_type(mime::FOLDER).and_in_parents(&parent).and_not_trashed();
     let spec = ListSpec {
         query,
         fields: FOLDER_FIELDS,
@@ -254,9 +213,7 @@ pub struct ListFilesArgs {
 }
 
 async fn list_files_tool(ctx: ToolContext, args: ListFilesArgs) -> Result<Value, ToolError> {
-    let mut query = Query::new()
-        .and_in_parents(&args.folder_id)
-        .and_not_trashed();
+    let mut query = Query::new().and_in_parents(&args.folder_id).and_not_trashed();
     if let Some(mime_type) = &args.mime_type {
         query = query.and_mime_type(&mime_type_arg(mime_type)?);
     }
@@ -297,9 +254,7 @@ async fn search_files(ctx: ToolContext, args: SearchFilesArgs) -> Result<Value, 
         ));
     }
     // fullText covers the name, description and content, so one term finds names and contents alike.
-    let mut query = Query::new()
-        .and_full_text_contains(&args.query)
-        .and_not_trashed();
+    let mut query = Query::new().and_full_text_contains(&args.query).and_not_trashed();
     if let Some(mime_type) = &args.mime_type {
         query = query.and_mime_type(&mime_type_arg(mime_type)?);
     }
@@ -332,24 +287,14 @@ pub struct ListRecentFilesArgs {
     pub mime_type: Option<String>,
 }
 
-async fn list_recent_files(
-    ctx: ToolContext,
-    args: ListRecentFilesArgs,
-) -> Result<Value, ToolError> {
-    let mut query = Query::new()
-        .and_not_trashed()
-        .and_raw(format!("mimeType != '{}'", mime::FOLDER));
+async fn list_recent_files(ctx: ToolContext, args: ListRecentFilesArgs) -> Result<Value, ToolError> {
+    let mut query = Query::new().and_not_trashed().and_raw(format!("mimeType != '{}'", mime::FOLDER));
     if let Some(days) = args.days {
         if days == 0 {
-            return Err(ToolError::invalid(
-                "days must be at least 1 (or left out for no limit).",
-            ));
+            return Err(ToolError::invalid("days must be at least 1 (or left out for no limit)."));
         }
-        let since = (Utc::now() - Duration::days(i64::from(days)))
-            .to_rfc3339_opts(SecondsFormat::Secs, true);
-        query = query
-            .and_modified_after(&since)
-            .map_err(|e| ToolError::invalid(e.to_string()))?;
+        let since = (Utc::now() - Duration::days(i64::from(days))).to_rfc3339_opts(SecondsFormat::Secs, true);
+        query = query.and_modified_after(&since).map_err(|e| ToolError::invalid(e.to_string()))?;
     }
     if let Some(mime_type) = &args.mime_type {
         query = query.and_mime_type(&mime_type_arg(mime_type)?);
@@ -377,13 +322,8 @@ pub struct ListSharedWithMeArgs {
     pub max_results: u32,
 }
 
-async fn list_shared_with_me(
-    ctx: ToolContext,
-    args: ListSharedWithMeArgs,
-) -> Result<Value, ToolError> {
-    let mut query = Query::new()
-        .and_raw("sharedWithMe = true")
-        .and_not_trashed();
+async fn list_shared_with_me(ctx: ToolContext, args: ListSharedWithMeArgs) -> Result<Value, ToolError> {
+    let mut query = Query::new().and_raw("sharedWithMe = true").and_not_trashed();
     if let Some(mime_type) = &args.mime_type {
         query = query.and_mime_type(&mime_type_arg(mime_type)?);
     }
@@ -399,11 +339,7 @@ async fn list_shared_with_me(
     Ok(listing_json("files", &listing, args.max_results, |file| {
         let mut out = file_json(file);
         out["shared_with_me_time"] = json!(file.shared_with_me_time);
-        out["shared_by"] = json!(
-            file.sharing_user
-                .as_ref()
-                .and_then(|u| u.email_address.clone())
-        );
+        out["shared_by"] = json!(file.sharing_user.as_ref().and_then(|u| u.email_address.clone()));
         out
     }))
 }

@@ -32,21 +32,8 @@ pub fn tools() -> Vec<ToolDef> {
     tools
 }
 
-const fn read(
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-    cap: Cap,
-) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        service: Service::Drive,
-        access: Access::Read,
-        cap,
-        local_path: false,
-    }
+const fn read(name: &'static str, title: &'static str, description: &'static str, cap: Cap) -> ToolMeta {
+    ToolMeta { name, title, description, service: Service::Drive, access: Access::Read, cap, local_path: false }
 }
 
 const fn write(
@@ -61,18 +48,14 @@ const fn write(
         title,
         description,
         service: Service::Drive,
-        access: Access::Write {
-            destructive,
-            idempotent,
-        },
+        access: Access::Write { destructive, idempotent },
         cap: Cap::Fixed,
         local_path: false,
     }
 }
 
 /// The fields every file summary reads (see [`file_json`]).
-const FILE_FIELDS: &str =
-    "id,name,mimeType,modifiedTime,size,parents,webViewLink,owners(emailAddress)";
+const FILE_FIELDS: &str = "id,name,mimeType,modifiedTime,size,parents,webViewLink,owners(emailAddress)";
 
 /// A file as the tools answer it: ids, name, type, where it is and the link to open it. Absent values are
 /// left out to keep listings compact.
@@ -103,9 +86,7 @@ fn file_json(file: &File) -> Value {
 
 /// The folder a tool works in: the one asked for, else `DRIVE_FOLDER_ID` when set.
 fn folder_or_default(ctx: &ToolContext, folder_id: Option<String>) -> Option<String> {
-    folder_id
-        .filter(|id| !id.trim().is_empty())
-        .or_else(|| ctx.config.drive_folder_id.clone())
+    folder_id.filter(|id| !id.trim().is_empty()).or_else(|| ctx.config.drive_folder_id.clone())
 }
 
 /// Short names for the MIME types people mean, so `mime_type: "spreadsheet"` works like the full type.
@@ -166,11 +147,7 @@ async fn list_files(ctx: &ToolContext, spec: ListSpec<'_>) -> Result<Listing, To
     }
     let q = spec.query.render();
     let fields = format!("nextPageToken,incompleteSearch,files({})", spec.fields);
-    let mut listing = Listing {
-        files: Vec::new(),
-        more: false,
-        incomplete: false,
-    };
+    let mut listing = Listing { files: Vec::new(), more: false, incomplete: false };
     let mut token: Option<String> = None;
     loop {
         let wanted = spec.max_results.saturating_sub(listing.files.len() as u32);
@@ -198,17 +175,9 @@ async fn list_files(ctx: &ToolContext, spec: ListSpec<'_>) -> Result<Listing, To
 
 /// A listing's answer: the files under `key`, their count, and, when there is more, a note saying how to
 /// see it (these tools take no page token, so the note is the only way to know).
-fn listing_json(
-    key: &str,
-    listing: &Listing,
-    max_results: u32,
-    render: impl Fn(&File) -> Value,
-) -> Value {
+fn listing_json(key: &str, listing: &Listing, max_results: u32, render: impl Fn(&File) -> Value) -> Value {
     let mut out = Map::new();
-    out.insert(
-        key.into(),
-        Value::Array(listing.files.iter().map(render).collect()),
-    );
+    out.insert(key.into(), Value::Array(listing.files.iter().map(render).collect()));
     out.insert("count".into(), json!(listing.files.len()));
     if listing.more {
         out.insert("more_results".into(), json!(true));
@@ -238,13 +207,7 @@ fn parents(folder_id: Option<&str>) -> Value {
 
 /// Drive metadata from `pairs`, leaving out nulls.
 fn metadata(pairs: &[(&str, Value)]) -> Value {
-    Value::Object(
-        pairs
-            .iter()
-            .filter(|(_, v)| !v.is_null())
-            .map(|(k, v)| ((*k).to_owned(), v.clone()))
-            .collect(),
-    )
+    Value::Object(pairs.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| ((*k).to_owned(), v.clone())).collect())
 }
 
 #[cfg(test)]
@@ -255,21 +218,13 @@ mod tests {
     fn mime_aliases_expand_and_full_types_pass() {
         assert_eq!(mime_type_arg("Spreadsheet").unwrap(), mime::SPREADSHEET);
         assert_eq!(mime_type_arg("image/png").unwrap(), "image/png");
-        let error = mime_type_arg("spreadsheets please")
-            .unwrap_err()
-            .to_string();
+        let error = mime_type_arg("spreadsheets please").unwrap_err().to_string();
         assert!(error.contains("folder, document"), "{error}");
     }
 
     #[test]
     fn metadata_drops_nulls() {
-        assert_eq!(
-            metadata(&[("name", json!("a")), ("parents", parents(None))]),
-            json!({ "name": "a" })
-        );
-        assert_eq!(
-            metadata(&[("parents", parents(Some("F")))]),
-            json!({ "parents": ["F"] })
-        );
+        assert_eq!(metadata(&[("name", json!("a")), ("parents", parents(None))]), json!({ "name": "a" }));
+        assert_eq!(metadata(&[("parents", parents(Some("F")))]), json!({ "parents": ["F"] }));
     }
 }

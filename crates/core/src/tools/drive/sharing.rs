@@ -44,13 +44,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
             update_permission,
         ),
         ToolDef::new(
-            write(
-                "remove_permission",
-                "Remove access",
-                "Remove one permission from a file.",
-                true,
-                true,
-            ),
+            write("remove_permission", "Remove access", "Remove one permission from a file.", true, true),
             remove_permission,
         ),
         ToolDef::new(
@@ -67,19 +61,11 @@ pub(super) fn tools() -> Vec<ToolDef> {
 }
 
 /// The roles `share_file` and `update_permission` grant; ownership moves only with `transfer_ownership`.
-const ROLES: &[&str] = &[
-    "reader",
-    "commenter",
-    "writer",
-    "fileOrganizer",
-    "organizer",
-];
+const ROLES: &[&str] = &["reader", "commenter", "writer", "fileOrganizer", "organizer"];
 
 fn check_role(role: &str) -> Result<(), ToolError> {
     if role == "owner" {
-        return Err(ToolError::invalid(
-            "To make someone the owner, use transfer_ownership.",
-        ));
+        return Err(ToolError::invalid("To make someone the owner, use transfer_ownership."));
     }
     if !ROLES.contains(&role) {
         return Err(ToolError::invalid(format!(
@@ -104,10 +90,8 @@ fn permission_json(permission: &Permission) -> Value {
     if permission.pending_owner == Some(true) {
         out["pending_owner"] = json!(true);
     }
-    if let Some(from) = permission
-        .permission_details
-        .iter()
-        .find_map(|d| d.inherited.then_some(d.inherited_from.as_ref()))
+    if let Some(from) =
+        permission.permission_details.iter().find_map(|d| d.inherited.then_some(d.inherited_from.as_ref()))
     {
         out["inherited_from"] = json!(from);
     }
@@ -139,32 +123,23 @@ impl ShareSpec {
     fn to_permission(&self) -> Result<Permission, ToolError> {
         check_role(&self.role)?;
         let email = self.email().map(str::trim).filter(|e| !e.is_empty());
-        let domain = self
-            .domain
-            .as_deref()
-            .map(str::trim)
-            .filter(|d| !d.is_empty());
+        let domain = self.domain.as_deref().map(str::trim).filter(|d| !d.is_empty());
         let kind = match (self.kind.as_deref(), email, domain) {
             (Some(kind), _, _) => kind,
             (None, None, Some(_)) => "domain",
             (None, _, _) => "user",
         };
-        let mut permission = Permission {
-            kind: Some(kind.to_owned()),
-            role: Some(self.role.clone()),
-            ..Permission::default()
-        };
+        let mut permission =
+            Permission { kind: Some(kind.to_owned()), role: Some(self.role.clone()), ..Permission::default() };
         match kind {
             "user" | "group" => {
-                let email = email.ok_or_else(|| {
-                    ToolError::invalid(format!("A {kind} permission needs email_address."))
-                })?;
+                let email =
+                    email.ok_or_else(|| ToolError::invalid(format!("A {kind} permission needs email_address.")))?;
                 permission.email_address = Some(email.to_owned());
             }
             "domain" => {
-                let domain = domain.ok_or_else(|| {
-                    ToolError::invalid("A domain permission needs domain (e.g. example.com).")
-                })?;
+                let domain =
+                    domain.ok_or_else(|| ToolError::invalid("A domain permission needs domain (e.g. example.com)."))?;
                 permission.domain = Some(domain.to_owned());
             }
             "anyone" => {}
@@ -179,9 +154,7 @@ impl ShareSpec {
 
     /// The email, in whichever spelling it came.
     fn email(&self) -> Option<&str> {
-        self.email_address
-            .as_deref()
-            .or(self.email_address_drive.as_deref())
+        self.email_address.as_deref().or(self.email_address_drive.as_deref())
     }
 
     fn who(&self) -> String {
@@ -216,27 +189,17 @@ async fn share_file(ctx: ToolContext, args: ShareFileArgs) -> Result<Value, Tool
         ));
     }
     // Check every grant before making any, so a typo doesn't leave the file half shared.
-    let grants = args
-        .permissions
-        .iter()
-        .map(ShareSpec::to_permission)
-        .collect::<Result<Vec<_>, _>>()?;
+    let grants = args.permissions.iter().map(ShareSpec::to_permission).collect::<Result<Vec<_>, _>>()?;
     let drive = ctx.google.drive();
     let (mut shared, mut failed) = (Vec::new(), Vec::new());
     let mut last_error = None;
     for (spec, grant) in args.permissions.iter().zip(&grants) {
         // Drive allows sendNotificationEmail only when sharing with users and groups.
-        let notify = matches!(grant.kind.as_deref(), Some("user" | "group"))
-            .then_some(args.send_notification);
-        match drive
-            .create_permission(&args.file_id, grant, notify, false, PERMISSION_FIELDS)
-            .await
-        {
+        let notify = matches!(grant.kind.as_deref(), Some("user" | "group")).then_some(args.send_notification);
+        match drive.create_permission(&args.file_id, grant, notify, false, PERMISSION_FIELDS).await {
             Ok(permission) => shared.push(permission_json(&permission)),
             Err(error) => {
-                failed.push(
-                    json!({ "who": spec.who(), "role": spec.role, "error": error.to_string() }),
-                );
+                failed.push(json!({ "who": spec.who(), "role": spec.role, "error": error.to_string() }));
                 last_error = Some(error);
             }
         }
@@ -246,11 +209,7 @@ async fn share_file(ctx: ToolContext, args: ShareFileArgs) -> Result<Value, Tool
         Some(error) if shared.is_empty() && failed.len() == 1 => Err(error.into()),
         Some(_) if shared.is_empty() => Err(ToolError::invalid(format!(
             "Nothing was shared: {}",
-            failed
-                .iter()
-                .filter_map(|f| f["error"].as_str())
-                .collect::<Vec<_>>()
-                .join(" / ")
+            failed.iter().filter_map(|f| f["error"].as_str()).collect::<Vec<_>>().join(" / ")
         ))),
         _ => {
             let mut out = json!({ "file_id": args.file_id, "shared": shared });
@@ -271,11 +230,7 @@ pub struct ListPermissionsArgs {
 
 async fn list_permissions(ctx: ToolContext, args: ListPermissionsArgs) -> Result<Value, ToolError> {
     let fields = format!("{PERMISSION_FIELDS},permissionDetails(inherited,inheritedFrom)");
-    let permissions = ctx
-        .google
-        .drive()
-        .permissions(&args.file_id, &fields)
-        .await?;
+    let permissions = ctx.google.drive().permissions(&args.file_id, &fields).await?;
     Ok(json!({
         "file_id": args.file_id,
         "permissions": permissions.iter().map(permission_json).collect::<Vec<_>>(),
@@ -293,21 +248,10 @@ pub struct UpdatePermissionArgs {
     pub role: String,
 }
 
-async fn update_permission(
-    ctx: ToolContext,
-    args: UpdatePermissionArgs,
-) -> Result<Value, ToolError> {
+async fn update_permission(ctx: ToolContext, args: UpdatePermissionArgs) -> Result<Value, ToolError> {
     check_role(&args.role)?;
-    let permission = ctx
-        .google
-        .drive()
-        .update_permission(
-            &args.file_id,
-            &args.permission_id,
-            &args.role,
-            PERMISSION_FIELDS,
-        )
-        .await?;
+    let permission =
+        ctx.google.drive().update_permission(&args.file_id, &args.permission_id, &args.role, PERMISSION_FIELDS).await?;
     let mut out = permission_json(&permission);
     out["file_id"] = json!(args.file_id);
     Ok(out)
@@ -322,14 +266,8 @@ pub struct RemovePermissionArgs {
     pub permission_id: String,
 }
 
-async fn remove_permission(
-    ctx: ToolContext,
-    args: RemovePermissionArgs,
-) -> Result<Value, ToolError> {
-    ctx.google
-        .drive()
-        .delete_permission(&args.file_id, &args.permission_id)
-        .await?;
+async fn remove_permission(ctx: ToolContext, args: RemovePermissionArgs) -> Result<Value, ToolError> {
+    ctx.google.drive().delete_permission(&args.file_id, &args.permission_id).await?;
     Ok(json!({ "file_id": args.file_id, "permission_id": args.permission_id, "removed": true }))
 }
 
@@ -345,15 +283,10 @@ pub struct TransferOwnershipArgs {
     pub send_notification: bool,
 }
 
-async fn transfer_ownership(
-    ctx: ToolContext,
-    args: TransferOwnershipArgs,
-) -> Result<Value, ToolError> {
+async fn transfer_ownership(ctx: ToolContext, args: TransferOwnershipArgs) -> Result<Value, ToolError> {
     let email = args.new_owner_email.trim();
     if !email.contains('@') {
-        return Err(ToolError::invalid(format!(
-            "new_owner_email {email:?} is not an email address."
-        )));
+        return Err(ToolError::invalid(format!("new_owner_email {email:?} is not an email address.")));
     }
     let grant = Permission {
         kind: Some("user".into()),
@@ -362,11 +295,8 @@ async fn transfer_ownership(
         ..Permission::default()
     };
     // Drive does not allow turning the email off for ownership transfers.
-    let permission = ctx
-        .google
-        .drive()
-        .create_permission(&args.file_id, &grant, Some(true), true, PERMISSION_FIELDS)
-        .await?;
+    let permission =
+        ctx.google.drive().create_permission(&args.file_id, &grant, Some(true), true, PERMISSION_FIELDS).await?;
     let mut out = permission_json(&permission);
     out["file_id"] = json!(args.file_id);
     out["new_owner"] = json!(email);
@@ -380,12 +310,7 @@ async fn transfer_ownership(
 mod tests {
     use super::*;
 
-    fn spec(
-        kind: Option<&str>,
-        role: &str,
-        email: Option<&str>,
-        domain: Option<&str>,
-    ) -> ShareSpec {
+    fn spec(kind: Option<&str>, role: &str, email: Option<&str>, domain: Option<&str>) -> ShareSpec {
         ShareSpec {
             kind: kind.map(str::to_owned),
             role: role.to_owned(),
@@ -397,20 +322,12 @@ mod tests {
 
     #[test]
     fn grants_are_checked_and_completed() {
-        let user = spec(None, "writer", Some("ann@example.com"), None)
-            .to_permission()
-            .unwrap();
+        let user = spec(None, "writer", Some("ann@example.com"), None).to_permission().unwrap();
         assert_eq!(user.kind.as_deref(), Some("user"));
-        let domain = spec(None, "reader", None, Some("example.com"))
-            .to_permission()
-            .unwrap();
+        let domain = spec(None, "reader", None, Some("example.com")).to_permission().unwrap();
         assert_eq!(domain.kind.as_deref(), Some("domain"));
         assert!(
-            spec(Some("user"), "writer", None, None)
-                .to_permission()
-                .unwrap_err()
-                .to_string()
-                .contains("email_address")
+            spec(Some("user"), "writer", None, None).to_permission().unwrap_err().to_string().contains("email_address")
         );
         assert!(
             spec(None, "owner", Some("a@b.c"), None)
@@ -419,22 +336,12 @@ mod tests {
                 .to_string()
                 .contains("transfer_ownership")
         );
-        assert!(
-            spec(None, "editor", Some("a@b.c"), None)
-                .to_permission()
-                .unwrap_err()
-                .to_string()
-                .contains("writer")
-        );
+        assert!(spec(None, "editor", Some("a@b.c"), None).to_permission().unwrap_err().to_string().contains("writer"));
     }
 
     #[test]
     fn email_address_accepts_drive_spelling() {
-        let spec: ShareSpec =
-            serde_json::from_value(json!({ "role": "reader", "emailAddress": "a@b.c" })).unwrap();
-        assert_eq!(
-            spec.to_permission().unwrap().email_address.as_deref(),
-            Some("a@b.c")
-        );
+        let spec: ShareSpec = serde_json::from_value(json!({ "role": "reader", "emailAddress": "a@b.c" })).unwrap();
+        assert_eq!(spec.to_permission().unwrap().email_address.as_deref(), Some("a@b.c"));
     }
 }

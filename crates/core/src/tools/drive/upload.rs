@@ -57,12 +57,7 @@ const SOURCE_FORMATS: &[(&str, &str)] = &[
 ];
 
 /// Content types Drive can turn into a Google Doc (its `importFormats` for documents).
-const TO_DOC: &[&str] = &[
-    "text/plain",
-    "text/markdown",
-    "text/html",
-    "application/rtf",
-];
+const TO_DOC: &[&str] = &["text/plain", "text/markdown", "text/html", "application/rtf"];
 
 fn text_default() -> String {
     "text".to_owned()
@@ -99,22 +94,19 @@ fn upload_json(file: &File, bytes: usize, converted: bool) -> Value {
 
 async fn upload_file(ctx: ToolContext, args: UploadFileArgs) -> Result<Value, ToolError> {
     if args.name.trim().is_empty() {
-        return Err(ToolError::invalid(
-            "name is empty: give the new file a name.",
-        ));
+        return Err(ToolError::invalid("name is empty: give the new file a name."));
     }
     let format = args.source_format.trim();
-    let content_type = SOURCE_FORMATS
-        .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case(format))
-        .map(|(_, m)| *m)
-        .ok_or_else(|| {
-            let names: Vec<&str> = SOURCE_FORMATS.iter().map(|(name, _)| *name).collect();
-            ToolError::invalid(format!(
-                "source_format {format:?} is not one Gatehouse knows. Use one of: {}.",
-                names.join(", ")
-            ))
-        })?;
+    let content_type =
+        SOURCE_FORMATS.iter().find(|(name, _)| name.eq_ignore_ascii_case(format)).map(|(_, m)| *m).ok_or_else(
+            || {
+                let names: Vec<&str> = SOURCE_FORMATS.iter().map(|(name, _)| *name).collect();
+                ToolError::invalid(format!(
+                    "source_format {format:?} is not one Gatehouse knows. Use one of: {}.",
+                    names.join(", ")
+                ))
+            },
+        )?;
     if args.convert_to_doc && !TO_DOC.contains(&content_type) {
         return Err(ToolError::invalid(format!(
             "Drive cannot turn {format} into a Google Doc; it can from text, markdown, html or rtf. Upload with convert_to_doc=false, or use create_spreadsheet for tables."
@@ -123,22 +115,14 @@ async fn upload_file(ctx: ToolContext, args: UploadFileArgs) -> Result<Value, To
     let folder = folder_or_default(&ctx, args.folder_id);
     // The file's type is set in the metadata: the Google type to convert into, or the content's own
     // (the media part's charset parameter must not become part of the file's type).
-    let file_type = if args.convert_to_doc {
-        mime::DOCUMENT
-    } else {
-        content_type
-    };
+    let file_type = if args.convert_to_doc { mime::DOCUMENT } else { content_type };
     let body = metadata(&[
         ("name", json!(args.name)),
         ("mimeType", json!(file_type)),
         ("parents", parents(folder.as_deref())),
     ]);
     let media_type = format!("{content_type}; charset=UTF-8");
-    let file = ctx
-        .google
-        .drive()
-        .upload_any(&body, &media_type, args.content.as_bytes(), UPLOAD_FIELDS)
-        .await?;
+    let file = ctx.google.drive().upload_any(&body, &media_type, args.content.as_bytes(), UPLOAD_FIELDS).await?;
     Ok(upload_json(&file, args.content.len(), args.convert_to_doc))
 }
 
@@ -151,44 +135,16 @@ const EXTENSIONS: &[(&str, &str, Option<&str>)] = &[
     ("htm", "text/html", Some(mime::DOCUMENT)),
     ("rtf", "application/rtf", Some(mime::DOCUMENT)),
     ("doc", "application/msword", Some(mime::DOCUMENT)),
-    (
-        "docx",
-        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-        Some(mime::DOCUMENT),
-    ),
-    (
-        "odt",
-        "application/vnd.oasis.opendocument.text",
-        Some(mime::DOCUMENT),
-    ),
+    ("docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", Some(mime::DOCUMENT)),
+    ("odt", "application/vnd.oasis.opendocument.text", Some(mime::DOCUMENT)),
     ("csv", "text/csv", Some(mime::SPREADSHEET)),
     ("tsv", "text/tab-separated-values", Some(mime::SPREADSHEET)),
     ("xls", "application/vnd.ms-excel", Some(mime::SPREADSHEET)),
-    (
-        "xlsx",
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        Some(mime::SPREADSHEET),
-    ),
-    (
-        "ods",
-        "application/vnd.oasis.opendocument.spreadsheet",
-        Some(mime::SPREADSHEET),
-    ),
-    (
-        "ppt",
-        "application/vnd.ms-powerpoint",
-        Some(mime::PRESENTATION),
-    ),
-    (
-        "pptx",
-        "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-        Some(mime::PRESENTATION),
-    ),
-    (
-        "odp",
-        "application/vnd.oasis.opendocument.presentation",
-        Some(mime::PRESENTATION),
-    ),
+    ("xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", Some(mime::SPREADSHEET)),
+    ("ods", "application/vnd.oasis.opendocument.spreadsheet", Some(mime::SPREADSHEET)),
+    ("ppt", "application/vnd.ms-powerpoint", Some(mime::PRESENTATION)),
+    ("pptx", "application/vnd.openxmlformats-officedocument.presentationml.presentation", Some(mime::PRESENTATION)),
+    ("odp", "application/vnd.oasis.opendocument.presentation", Some(mime::PRESENTATION)),
     ("pdf", "application/pdf", None),
     ("json", "application/json", None),
     ("xml", "application/xml", None),
@@ -202,10 +158,7 @@ const EXTENSIONS: &[(&str, &str, Option<&str>)] = &[
 
 /// The MIME type and conversion target of a file, from its extension.
 fn by_extension(path: &Path) -> (&'static str, Option<&'static str>) {
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or_default();
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or_default();
     EXTENSIONS
         .iter()
         .find(|(ext, _, _)| ext.eq_ignore_ascii_case(extension))
@@ -230,15 +183,9 @@ pub struct UploadLocalFileArgs {
     pub convert: bool,
 }
 
-async fn upload_local_file(
-    ctx: ToolContext,
-    args: UploadLocalFileArgs,
-) -> Result<Value, ToolError> {
+async fn upload_local_file(ctx: ToolContext, args: UploadLocalFileArgs) -> Result<Value, ToolError> {
     let path = ctx.local.allowed(&args.local_path)?;
-    let io = |e: std::io::Error| LocalPathError::Io {
-        path: path.display().to_string(),
-        detail: e.to_string(),
-    };
+    let io = |e: std::io::Error| LocalPathError::Io { path: path.display().to_string(), detail: e.to_string() };
     if !tokio::fs::metadata(&path).await.map_err(io)?.is_file() {
         return Err(ToolError::invalid(format!(
             "{} is not a file. Give the path of one file to upload.",
@@ -256,25 +203,15 @@ async fn upload_local_file(
             )));
         }
     };
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let name = match args.name.filter(|n| !n.trim().is_empty()) {
         Some(name) => name,
         // Converted files take the name without the extension, as Drive's own upload does.
-        None if target.is_some() => path
-            .file_stem()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or(file_name),
+        None if target.is_some() => path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or(file_name),
         None => file_name,
     };
     if args.skip_if_exists {
-        let q = Query::new()
-            .and_name_equals(&name)
-            .and_in_parents(&args.parent_folder_id)
-            .and_not_trashed()
-            .render();
+        let q = Query::new().and_name_equals(&name).and_in_parents(&args.parent_folder_id).and_not_trashed().render();
         let request = ListRequest {
             q: &q,
             fields: &format!("files({UPLOAD_FIELDS})"),
@@ -283,15 +220,7 @@ async fn upload_local_file(
             order_by: None,
             corpora: Corpora::AllDrives,
         };
-        if let Some(existing) = ctx
-            .google
-            .drive()
-            .list(&request)
-            .await?
-            .files
-            .into_iter()
-            .next()
-        {
+        if let Some(existing) = ctx.google.drive().list(&request).await?.files.into_iter().next() {
             let mut out = file_json(&existing);
             out["skipped"] = json!(true);
             out["message"] = json!(format!(
@@ -302,16 +231,9 @@ async fn upload_local_file(
     }
     let content = tokio::fs::read(&path).await.map_err(io)?;
     let file_type = target.unwrap_or(content_type);
-    let body = metadata(&[
-        ("name", json!(name)),
-        ("mimeType", json!(file_type)),
-        ("parents", json!([args.parent_folder_id])),
-    ]);
-    let file = ctx
-        .google
-        .drive()
-        .upload_any(&body, content_type, &content, UPLOAD_FIELDS)
-        .await?;
+    let body =
+        metadata(&[("name", json!(name)), ("mimeType", json!(file_type)), ("parents", json!([args.parent_folder_id]))]);
+    let file = ctx.google.drive().upload_any(&body, content_type, &content, UPLOAD_FIELDS).await?;
     let mut out = upload_json(&file, content.len(), target.is_some());
     out["local_path"] = json!(path.display().to_string());
     out["skipped"] = json!(false);

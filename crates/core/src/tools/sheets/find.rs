@@ -36,46 +36,25 @@ fn default_max_results() -> u32 {
     50
 }
 
-pub(super) async fn find_in_spreadsheet(
-    ctx: ToolContext,
-    args: FindInSpreadsheetArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn find_in_spreadsheet(ctx: ToolContext, args: FindInSpreadsheetArgs) -> Result<Value, ToolError> {
     if args.query.is_empty() {
-        return Err(ToolError::invalid(
-            "query is empty: give the text to look for.",
-        ));
+        return Err(ToolError::invalid("query is empty: give the text to look for."));
     }
     if args.max_results == 0 {
-        return Err(ToolError::invalid(
-            "max_results is 0: ask for at least 1 match.",
-        ));
+        return Err(ToolError::invalid("max_results is 0: ask for at least 1 match."));
     }
     let id = &args.spreadsheet_id;
     // The sheets to search, by title, with the ranges to read them whole.
     let (titles, found) = match &args.sheet {
         Some(sheet) => {
             let range = range_arg(sheet, None)?;
-            let answer = ctx
-                .google
-                .sheets()
-                .values_get::<Value>(id, &range, ValueRender::Formatted)
-                .await;
-            (
-                vec![sheet_name(sheet)],
-                vec![on_sheet(&ctx, id, sheet, answer).await?],
-            )
+            let answer = ctx.google.sheets().values_get::<Value>(id, &range, ValueRender::Formatted).await;
+            (vec![sheet_name(sheet)], vec![on_sheet(&ctx, id, sheet, answer).await?])
         }
         None => {
             let sheets = sheets_of(&ctx, id).await?;
-            let titles: Vec<String> = sheets
-                .iter()
-                .filter(|p| is_grid(p))
-                .map(|p| p.title.clone())
-                .collect();
-            let ranges: Vec<String> = titles
-                .iter()
-                .map(|t| A1Range::whole_sheet(t.clone()).to_a1())
-                .collect();
+            let titles: Vec<String> = sheets.iter().filter(|p| is_grid(p)).map(|p| p.title.clone()).collect();
+            let ranges: Vec<String> = titles.iter().map(|t| A1Range::whole_sheet(t.clone()).to_a1()).collect();
             let found = fetch(&ctx, id, &ranges)
                 .await
                 .into_iter()
@@ -84,11 +63,7 @@ pub(super) async fn find_in_spreadsheet(
             (titles, found)
         }
     };
-    let needle = if args.case_sensitive {
-        args.query.clone()
-    } else {
-        args.query.to_lowercase()
-    };
+    let needle = if args.case_sensitive { args.query.clone() } else { args.query.to_lowercase() };
     let limit = args.max_results as usize;
     let mut matches = Vec::new();
     let mut truncated = false;
@@ -101,11 +76,8 @@ pub(super) async fn find_in_spreadsheet(
                     Value::Null => continue,
                     other => std::borrow::Cow::Owned(other.to_string()),
                 };
-                let hit = if args.case_sensitive {
-                    text.contains(&needle)
-                } else {
-                    text.to_lowercase().contains(&needle)
-                };
+                let hit =
+                    if args.case_sensitive { text.contains(&needle) } else { text.to_lowercase().contains(&needle) };
                 if !hit {
                     continue;
                 }

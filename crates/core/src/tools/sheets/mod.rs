@@ -25,15 +25,7 @@ const fn read(
     cap: Cap,
     local_path: bool,
 ) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        service: Service::Sheets,
-        access: Access::Read,
-        cap,
-        local_path,
-    }
+    ToolMeta { name, title, description, service: Service::Sheets, access: Access::Read, cap, local_path }
 }
 
 /// A write: its result is a confirmation whose size doesn't depend on the data, so it is never capped
@@ -50,10 +42,7 @@ const fn write(
         title,
         description,
         service: Service::Sheets,
-        access: Access::Write {
-            destructive,
-            idempotent,
-        },
+        access: Access::Write { destructive, idempotent },
         cap: Cap::Fixed,
         local_path: false,
     }
@@ -193,13 +182,7 @@ pub fn tools() -> Vec<ToolDef> {
             structure::rename_sheet,
         ),
         ToolDef::new(
-            write(
-                "create_sheet",
-                "Add sheet",
-                "Add a new empty sheet (tab) to a spreadsheet.",
-                false,
-                false,
-            ),
+            write("create_sheet", "Add sheet", "Add a new empty sheet (tab) to a spreadsheet.", false, false),
             structure::create_sheet,
         ),
         ToolDef::new(
@@ -223,13 +206,7 @@ pub fn tools() -> Vec<ToolDef> {
             structure::add_columns,
         ),
         ToolDef::new(
-            write(
-                "delete_sheet",
-                "Delete sheet",
-                "Delete a sheet (tab) and everything on it.",
-                true,
-                true,
-            ),
+            write("delete_sheet", "Delete sheet", "Delete a sheet (tab) and everything on it.", true, true),
             structure::delete_sheet,
         ),
         ToolDef::new(
@@ -308,8 +285,7 @@ pub async fn spreadsheet_info(ctx: &ToolContext, spreadsheet_id: &str) -> Result
 }
 
 /// The field mask for reading sheet titles, ids and sizes.
-const SHEET_PROPERTIES: &str =
-    "sheets.properties(sheetId,title,index,sheetType,gridProperties(rowCount,columnCount))";
+const SHEET_PROPERTIES: &str = "sheets.properties(sheetId,title,index,sheetType,gridProperties(rowCount,columnCount))";
 
 /// A link to one sheet (tab) of a spreadsheet.
 fn sheet_url(spreadsheet_id: &str, sheet_id: i64) -> String {
@@ -320,13 +296,8 @@ fn sheet_url(spreadsheet_id: &str, sheet_id: i64) -> String {
 fn sheet_name(sheet: &str) -> String {
     let trimmed = sheet.trim();
     if trimmed.starts_with('\'')
-        && let Ok(A1Range {
-            sheet: Some(name),
-            start_row: None,
-            start_col: None,
-            end_row: None,
-            end_col: None,
-        }) = A1Range::parse(trimmed)
+        && let Ok(A1Range { sheet: Some(name), start_row: None, start_col: None, end_row: None, end_col: None }) =
+            A1Range::parse(trimmed)
     {
         return name;
     }
@@ -337,38 +308,26 @@ fn sheet_name(sheet: &str) -> String {
 /// refused here, before any Google call, with the reason and the way to write it.
 fn range_arg(sheet: &str, range: Option<&str>) -> Result<String, ToolError> {
     a1::qualified(sheet, range).map_err(|error| match range {
-        Some(range) if !range.trim().is_empty() => ToolError::invalid(format!(
-            "The range {range:?} on sheet {sheet:?} could not be read: {error}."
-        )),
+        Some(range) if !range.trim().is_empty() => {
+            ToolError::invalid(format!("The range {range:?} on sheet {sheet:?} could not be read: {error}."))
+        }
         _ => ToolError::invalid(format!("The sheet {sheet:?} could not be used: {error}.")),
     })
 }
 
 /// The properties of every sheet, for resolving titles to ids.
-async fn sheets_of(
-    ctx: &ToolContext,
-    spreadsheet_id: &str,
-) -> Result<Vec<SheetProperties>, ToolError> {
-    let spreadsheet = ctx
-        .google
-        .sheets()
-        .get(spreadsheet_id, SHEET_PROPERTIES)
-        .await?;
-    Ok(spreadsheet
-        .sheets
-        .into_iter()
-        .map(|sheet| sheet.properties)
-        .collect())
+async fn sheets_of(ctx: &ToolContext, spreadsheet_id: &str) -> Result<Vec<SheetProperties>, ToolError> {
+    let spreadsheet = ctx.google.sheets().get(spreadsheet_id, SHEET_PROPERTIES).await?;
+    Ok(spreadsheet.sheets.into_iter().map(|sheet| sheet.properties).collect())
 }
 
 /// The sheet titled `title`: the exact title first, then ignoring case (Sheets treats titles that way).
 fn find_sheet<'a>(sheets: &'a [SheetProperties], title: &str) -> Option<&'a SheetProperties> {
     let title = sheet_name(title);
-    sheets.iter().find(|p| p.title == title).or_else(|| {
-        sheets
-            .iter()
-            .find(|p| p.title.to_lowercase() == title.to_lowercase())
-    })
+    sheets
+        .iter()
+        .find(|p| p.title == title)
+        .or_else(|| sheets.iter().find(|p| p.title.to_lowercase() == title.to_lowercase()))
 }
 
 /// The error for a title that names no sheet, listing the sheets there are.
@@ -386,15 +345,9 @@ fn no_such_sheet(sheets: &[SheetProperties], title: &str) -> ToolError {
 }
 
 /// Resolves a sheet title to its properties (id, size) with one `spreadsheets.get`.
-async fn resolve_sheet(
-    ctx: &ToolContext,
-    spreadsheet_id: &str,
-    title: &str,
-) -> Result<SheetProperties, ToolError> {
+async fn resolve_sheet(ctx: &ToolContext, spreadsheet_id: &str, title: &str) -> Result<SheetProperties, ToolError> {
     let sheets = sheets_of(ctx, spreadsheet_id).await?;
-    find_sheet(&sheets, title)
-        .cloned()
-        .ok_or_else(|| no_such_sheet(&sheets, title))
+    find_sheet(&sheets, title).cloned().ok_or_else(|| no_such_sheet(&sheets, title))
 }
 
 /// Passes a Google answer through, except that a refused range (HTTP 400) on a sheet that doesn't exist
@@ -412,12 +365,7 @@ async fn on_sheet<T>(
     }
 }
 
-async fn explain(
-    ctx: &ToolContext,
-    spreadsheet_id: &str,
-    sheet: &str,
-    error: GoogleError,
-) -> ToolError {
+async fn explain(ctx: &ToolContext, spreadsheet_id: &str, sheet: &str, error: GoogleError) -> ToolError {
     if error.kind() != Some(ErrorKind::InvalidArgument) {
         return error.into();
     }
@@ -429,10 +377,7 @@ async fn explain(
 
 /// Whether a sheet holds cells (charts-only and data-source sheets have no values to read).
 fn is_grid(sheet: &SheetProperties) -> bool {
-    sheet
-        .sheet_type
-        .as_deref()
-        .is_none_or(|kind| kind == "GRID")
+    sheet.sheet_type.as_deref().is_none_or(|kind| kind == "GRID")
 }
 
 /// `Vec<Vec<Value>>` as a JSON array, moving the cells rather than copying them (`json!` would serialize a
@@ -446,27 +391,15 @@ mod tests {
     use super::*;
 
     fn sheet(title: &str) -> SheetProperties {
-        SheetProperties {
-            title: title.to_owned(),
-            ..SheetProperties::default()
-        }
+        SheetProperties { title: title.to_owned(), ..SheetProperties::default() }
     }
 
     #[test]
     fn titles_match_exactly_then_ignoring_case_and_quotes() {
         let sheets = [sheet("Sales"), sheet("sales"), sheet("My Sheet")];
-        assert_eq!(
-            find_sheet(&sheets, "sales").map(|p| p.title.as_str()),
-            Some("sales")
-        );
-        assert_eq!(
-            find_sheet(&sheets, "SALES").map(|p| p.title.as_str()),
-            Some("Sales")
-        );
-        assert_eq!(
-            find_sheet(&sheets, "'My Sheet'").map(|p| p.title.as_str()),
-            Some("My Sheet")
-        );
+        assert_eq!(find_sheet(&sheets, "sales").map(|p| p.title.as_str()), Some("sales"));
+        assert_eq!(find_sheet(&sheets, "SALES").map(|p| p.title.as_str()), Some("Sales"));
+        assert_eq!(find_sheet(&sheets, "'My Sheet'").map(|p| p.title.as_str()), Some("My Sheet"));
         assert!(find_sheet(&sheets, "Nope").is_none());
     }
 
@@ -479,13 +412,8 @@ mod tests {
 
     #[test]
     fn bad_ranges_name_the_range() {
-        let text = range_arg("Sheet1", Some("A1:B2:C3"))
-            .unwrap_err()
-            .to_string();
+        let text = range_arg("Sheet1", Some("A1:B2:C3")).unwrap_err().to_string();
         assert!(text.contains("A1:B2:C3"), "{text}");
-        assert_eq!(
-            range_arg("My Sheet", Some("A2:C")).unwrap(),
-            "'My Sheet'!A2:C"
-        );
+        assert_eq!(range_arg("My Sheet", Some("A2:C")).unwrap(), "'My Sheet'!A2:C");
     }
 }

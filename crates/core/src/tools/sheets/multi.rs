@@ -90,30 +90,20 @@ pub(super) async fn get_multiple_sheet_data(
                 continue;
             }
         };
-        let group = *group_of
-            .entry(query.spreadsheet_id.clone())
-            .or_insert_with(|| {
-                groups.push((query.spreadsheet_id.clone(), Vec::new()));
-                groups.len() - 1
-            });
-        let index = *index_of
-            .entry((group, range))
-            .or_insert_with_key(|(_, range)| {
-                let wanted = &mut groups[group].1;
-                wanted.push(range.clone());
-                wanted.len() - 1
-            });
+        let group = *group_of.entry(query.spreadsheet_id.clone()).or_insert_with(|| {
+            groups.push((query.spreadsheet_id.clone(), Vec::new()));
+            groups.len() - 1
+        });
+        let index = *index_of.entry((group, range)).or_insert_with_key(|(_, range)| {
+            let wanted = &mut groups[group].1;
+            wanted.push(range.clone());
+            wanted.len() - 1
+        });
         keys.push(Ok((group, index)));
     }
     let ctx = &ctx;
-    let pending: Vec<_> = groups
-        .iter()
-        .map(|(id, wanted)| fetch(ctx, id, wanted))
-        .collect();
-    let mut fetched: Vec<Fetched> = futures::stream::iter(pending)
-        .buffered(CONCURRENCY)
-        .collect()
-        .await;
+    let pending: Vec<_> = groups.iter().map(|(id, wanted)| fetch(ctx, id, wanted)).collect();
+    let mut fetched: Vec<Fetched> = futures::stream::iter(pending).buffered(CONCURRENCY).collect().await;
     // Count each answer's uses so its last use moves the values instead of copying them.
     let mut uses: HashMap<(usize, usize), usize> = HashMap::new();
     for key in keys.iter().flatten() {
@@ -126,13 +116,9 @@ pub(super) async fn get_multiple_sheet_data(
             let left = uses.entry(key).or_default();
             *left = left.saturating_sub(1);
             match &mut fetched[key.0][key.1] {
-                Ok(got) if *left == 0 => Ok(std::mem::replace(
-                    got,
-                    ValueRange {
-                        range: String::new(),
-                        values: Vec::new(),
-                    },
-                )),
+                Ok(got) if *left == 0 => {
+                    Ok(std::mem::replace(got, ValueRange { range: String::new(), values: Vec::new() }))
+                }
                 Ok(got) => Ok(got.clone()),
                 Err(reason) => Err(reason.clone()),
             }
@@ -185,12 +171,7 @@ pub(super) async fn fetch(ctx: &ToolContext, spreadsheet_id: &str, ranges: &[Str
     out
 }
 
-async fn retry_without_missing(
-    ctx: &ToolContext,
-    spreadsheet_id: &str,
-    chunk: &[&str],
-    error: GoogleError,
-) -> Fetched {
+async fn retry_without_missing(ctx: &ToolContext, spreadsheet_id: &str, chunk: &[&str], error: GoogleError) -> Fetched {
     let reason = error.to_string();
     let Ok(sheets) = sheets_of(ctx, spreadsheet_id).await else {
         return chunk.iter().map(|_| Err(reason.clone())).collect();
@@ -198,21 +179,11 @@ async fn retry_without_missing(
     let missing: Vec<Option<String>> = chunk
         .iter()
         .map(|range| {
-            let title = A1Range::parse(range)
-                .ok()
-                .and_then(|r| r.sheet)
-                .unwrap_or_default();
-            find_sheet(&sheets, &title)
-                .is_none()
-                .then(|| no_such_sheet(&sheets, &title).to_string())
+            let title = A1Range::parse(range).ok().and_then(|r| r.sheet).unwrap_or_default();
+            find_sheet(&sheets, &title).is_none().then(|| no_such_sheet(&sheets, &title).to_string())
         })
         .collect();
-    let present: Vec<&str> = chunk
-        .iter()
-        .zip(&missing)
-        .filter(|(_, m)| m.is_none())
-        .map(|(r, _)| *r)
-        .collect();
+    let present: Vec<&str> = chunk.iter().zip(&missing).filter(|(_, m)| m.is_none()).map(|(r, _)| *r).collect();
     // Ask again without the ranges on missing sheets. When none was missing, the batch failed for another
     // reason, which every range in it shares.
     let answers: Fetched = if present.is_empty() || present.len() == chunk.len() {
@@ -242,19 +213,11 @@ async fn batch_get(
     spreadsheet_id: &str,
     ranges: &[&str],
 ) -> Result<Vec<ValueRange<Value>>, GoogleError> {
-    let got = ctx
-        .google
-        .sheets()
-        .values_batch_get::<Value>(spreadsheet_id, ranges, ValueRender::Formatted)
-        .await?;
+    let got = ctx.google.sheets().values_batch_get::<Value>(spreadsheet_id, ranges, ValueRender::Formatted).await?;
     if got.value_ranges.len() != ranges.len() {
         return Err(GoogleError::Decode {
             api: Api::Sheets.name(),
-            detail: format!(
-                "{} value ranges for {} ranges asked",
-                got.value_ranges.len(),
-                ranges.len()
-            ),
+            detail: format!("{} value ranges for {} ranges asked", got.value_ranges.len(), ranges.len()),
         });
     }
     Ok(got.value_ranges)
@@ -262,11 +225,7 @@ async fn batch_get(
 
 /// Splits `ranges` into batches whose `values.batchGet` URL stays within [`MAX_URL_CHARS`].
 fn chunks<'a>(ctx: &ToolContext, spreadsheet_id: &str, ranges: &'a [String]) -> Vec<Vec<&'a str>> {
-    let base = ctx
-        .google
-        .endpoints()
-        .url(Api::Sheets, &Sheets::batch_get_path(spreadsheet_id))
-        .len()
+    let base = ctx.google.endpoints().url(Api::Sheets, &Sheets::batch_get_path(spreadsheet_id)).len()
         + "?valueRenderOption=FORMATTED_VALUE".len();
     split_by_length(base, ranges)
 }
@@ -277,9 +236,7 @@ fn split_by_length(base: usize, ranges: &[String]) -> Vec<Vec<&str>> {
     for range in ranges {
         let cost = "&ranges=".len() + encoded_len(range);
         match out.last_mut() {
-            Some(current) if !current.is_empty() && length + cost <= MAX_URL_CHARS => {
-                current.push(range)
-            }
+            Some(current) if !current.is_empty() && length + cost <= MAX_URL_CHARS => current.push(range),
             _ => {
                 out.push(vec![range]);
                 length = base;
@@ -292,15 +249,7 @@ fn split_by_length(base: usize, ranges: &[String]) -> Vec<Vec<&str>> {
 
 /// The length of `text` form-urlencoded as a query value (as reqwest sends it).
 fn encoded_len(text: &str) -> usize {
-    text.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"*-._ ".contains(&b) {
-                1
-            } else {
-                3
-            }
-        })
-        .sum()
+    text.bytes().map(|b| if b.is_ascii_alphanumeric() || b"*-._ ".contains(&b) { 1 } else { 3 }).sum()
 }
 
 pub(super) async fn get_multiple_spreadsheet_summary(
@@ -308,9 +257,7 @@ pub(super) async fn get_multiple_spreadsheet_summary(
     args: GetMultipleSpreadsheetSummaryArgs,
 ) -> Result<Value, ToolError> {
     if args.spreadsheet_ids.is_empty() {
-        return Err(ToolError::invalid(
-            "spreadsheet_ids is empty: give at least one spreadsheet id.",
-        ));
+        return Err(ToolError::invalid("spreadsheet_ids is empty: give at least one spreadsheet id."));
     }
     let ctx = &ctx;
     let rows = args.rows_to_fetch;
@@ -318,15 +265,10 @@ pub(super) async fn get_multiple_spreadsheet_summary(
         .spreadsheet_ids
         .iter()
         .map(|id| async move {
-            summary(ctx, id, rows)
-                .await
-                .unwrap_or_else(|e| json!({ "spreadsheet_id": id, "error": e.to_string() }))
+            summary(ctx, id, rows).await.unwrap_or_else(|e| json!({ "spreadsheet_id": id, "error": e.to_string() }))
         })
         .collect();
-    let spreadsheets: Vec<Value> = futures::stream::iter(pending)
-        .buffered(CONCURRENCY)
-        .collect()
-        .await;
+    let spreadsheets: Vec<Value> = futures::stream::iter(pending).buffered(CONCURRENCY).collect().await;
     Ok(json!({ "spreadsheets": spreadsheets }))
 }
 
@@ -334,9 +276,8 @@ pub(super) async fn get_multiple_spreadsheet_summary(
 async fn summary(ctx: &ToolContext, spreadsheet_id: &str, rows: u32) -> Result<Value, ToolError> {
     let fields = "spreadsheetId,spreadsheetUrl,properties.title,sheets.properties(sheetId,title,index,sheetType,gridProperties(rowCount,columnCount))";
     let spreadsheet = ctx.google.sheets().get(spreadsheet_id, fields).await?;
-    let grid: Vec<usize> = (0..spreadsheet.sheets.len())
-        .filter(|&i| is_grid(&spreadsheet.sheets[i].properties))
-        .collect();
+    let grid: Vec<usize> =
+        (0..spreadsheet.sheets.len()).filter(|&i| is_grid(&spreadsheet.sheets[i].properties)).collect();
     let ranges: Vec<String> = grid
         .iter()
         .map(|&i| {
@@ -349,11 +290,8 @@ async fn summary(ctx: &ToolContext, spreadsheet_id: &str, rows: u32) -> Result<V
             .to_a1()
         })
         .collect();
-    let mut first_rows: Vec<Result<ValueRange<Value>, String>> = if rows == 0 {
-        Vec::new()
-    } else {
-        fetch(ctx, spreadsheet_id, &ranges).await
-    };
+    let mut first_rows: Vec<Result<ValueRange<Value>, String>> =
+        if rows == 0 { Vec::new() } else { fetch(ctx, spreadsheet_id, &ranges).await };
     let mut by_sheet: HashMap<usize, Result<ValueRange<Value>, String>> =
         grid.into_iter().zip(first_rows.drain(..)).collect();
     let sheets: Vec<Value> = spreadsheet
@@ -393,19 +331,14 @@ mod tests {
 
     #[test]
     fn ranges_are_split_to_keep_urls_short() {
-        let ranges: Vec<String> = (0..500)
-            .map(|i| format!("'Sheet One'!A{i}:Z{}", i + 10))
-            .collect();
+        let ranges: Vec<String> = (0..500).map(|i| format!("'Sheet One'!A{i}:Z{}", i + 10)).collect();
         let chunks = split_by_length(100, &ranges);
         assert!(chunks.len() > 1 && chunks.len() <= 4, "{}", chunks.len());
         for chunk in &chunks {
             let length: usize = 100 + chunk.iter().map(|r| 8 + encoded_len(r)).sum::<usize>();
             assert!(length <= MAX_URL_CHARS);
         }
-        assert_eq!(
-            chunks.concat(),
-            ranges.iter().map(String::as_str).collect::<Vec<_>>()
-        );
+        assert_eq!(chunks.concat(), ranges.iter().map(String::as_str).collect::<Vec<_>>());
     }
 
     #[test]

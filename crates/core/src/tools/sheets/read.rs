@@ -52,39 +52,17 @@ pub struct GetSheetFormulasArgs {
 /// What the grid path asks for: only the parts of each cell it returns.
 const GRID_FIELDS: &str = "sheets(properties(sheetId,title),data(startRow,startColumn,rowData(values(formattedValue,userEnteredValue,effectiveValue,userEnteredFormat,note,hyperlink))))";
 
-pub(super) async fn get_sheet_data(
-    ctx: ToolContext,
-    args: GetSheetDataArgs,
-) -> Result<Output, ToolError> {
+pub(super) async fn get_sheet_data(ctx: ToolContext, args: GetSheetDataArgs) -> Result<Output, ToolError> {
     let range = range_arg(&args.sheet, args.range.as_deref())?;
     if args.include_grid_data {
-        return grid_data(&ctx, &args.spreadsheet_id, &args.sheet, range)
-            .await
-            .map(Output::Json);
+        return grid_data(&ctx, &args.spreadsheet_id, &args.sheet, range).await.map(Output::Json);
     }
-    values(
-        &ctx,
-        &args.spreadsheet_id,
-        &args.sheet,
-        &range,
-        ValueRender::Formatted,
-    )
-    .await
+    values(&ctx, &args.spreadsheet_id, &args.sheet, &range, ValueRender::Formatted).await
 }
 
-pub(super) async fn get_sheet_formulas(
-    ctx: ToolContext,
-    args: GetSheetFormulasArgs,
-) -> Result<Output, ToolError> {
+pub(super) async fn get_sheet_formulas(ctx: ToolContext, args: GetSheetFormulasArgs) -> Result<Output, ToolError> {
     let range = range_arg(&args.sheet, args.range.as_deref())?;
-    values(
-        &ctx,
-        &args.spreadsheet_id,
-        &args.sheet,
-        &range,
-        ValueRender::Formula,
-    )
-    .await
+    values(&ctx, &args.spreadsheet_id, &args.sheet, &range, ValueRender::Formula).await
 }
 
 /// One `values.get`, answered as the text of `{spreadsheet_id, sheet, range, values}`; the engine's
@@ -96,17 +74,10 @@ async fn values(
     range: &str,
     render: ValueRender,
 ) -> Result<Output, ToolError> {
-    let answer = ctx
-        .google
-        .sheets()
-        .values_get_raw(spreadsheet_id, range, render)
-        .await;
+    let answer = ctx.google.sheets().values_get_raw(spreadsheet_id, range, render).await;
     let body = on_sheet(ctx, spreadsheet_id, sheet, answer).await?;
-    let text =
-        result_text(spreadsheet_id, &sheet_name(sheet), body).map_err(|e| GoogleError::Decode {
-            api: Api::Sheets.name(),
-            detail: e.to_string(),
-        })?;
+    let text = result_text(spreadsheet_id, &sheet_name(sheet), body)
+        .map_err(|e| GoogleError::Decode { api: Api::Sheets.name(), detail: e.to_string() })?;
     Ok(Output::Text(text))
 }
 
@@ -119,11 +90,7 @@ const HEAD_ROOM: usize = 32;
 /// about the body plus the result. The body is dropped as soon as it is read. The text is exactly what
 /// serializing the result as a `Value` gives: `range` before `values`, cells through serde_json's own
 /// writer.
-fn result_text(
-    spreadsheet_id: &str,
-    sheet: &str,
-    body: Bytes,
-) -> Result<String, serde_json::Error> {
+fn result_text(spreadsheet_id: &str, sheet: &str, body: Bytes) -> Result<String, serde_json::Error> {
     let mut out = Vec::with_capacity(body.len() + spreadsheet_id.len() + sheet.len() + HEAD_ROOM);
     out.extend_from_slice(b"{\"spreadsheet_id\":");
     serde_json::to_writer(&mut out, spreadsheet_id)?;
@@ -216,11 +183,7 @@ impl<'de> Visitor<'de> for Members<'_> {
                     }
                     seen.values_at = Some(self.out.len());
                     self.out.extend_from_slice(b",\"values\":");
-                    map.next_value_seed(Item {
-                        out: &mut *self.out,
-                        comma: false,
-                        level: Level::Rows,
-                    })?;
+                    map.next_value_seed(Item { out: &mut *self.out, comma: false, level: Level::Rows })?;
                 }
                 Member::Other => {
                     map.next_value::<IgnoredAny>()?;
@@ -308,14 +271,7 @@ impl<'de> Visitor<'de> for Item<'_> {
         };
         self.out.push(b'[');
         let mut comma = false;
-        while seq
-            .next_element_seed(Item {
-                out: &mut *self.out,
-                comma,
-                level,
-            })?
-            .is_some()
-        {
+        while seq.next_element_seed(Item { out: &mut *self.out, comma, level })?.is_some() {
             comma = true;
         }
         self.out.push(b']');
@@ -332,11 +288,7 @@ impl<'de> Visitor<'de> for Item<'_> {
             }
             put(self.out, &key)?;
             self.out.push(b':');
-            map.next_value_seed(Item {
-                out: &mut *self.out,
-                comma: false,
-                level: Level::Cell,
-            })?;
+            map.next_value_seed(Item { out: &mut *self.out, comma: false, level: Level::Cell })?;
             comma = true;
         }
         self.out.push(b'}');
@@ -345,18 +297,9 @@ impl<'de> Visitor<'de> for Item<'_> {
 }
 
 /// `spreadsheets.get` with grid data for the range, answered as rows of cells (Google's `CellData` fields).
-async fn grid_data(
-    ctx: &ToolContext,
-    spreadsheet_id: &str,
-    sheet: &str,
-    range: String,
-) -> Result<Value, ToolError> {
+async fn grid_data(ctx: &ToolContext, spreadsheet_id: &str, sheet: &str, range: String) -> Result<Value, ToolError> {
     let ranges = [range];
-    let answer = ctx
-        .google
-        .sheets()
-        .get_grid(spreadsheet_id, &ranges, GRID_FIELDS)
-        .await;
+    let answer = ctx.google.sheets().get_grid(spreadsheet_id, &ranges, GRID_FIELDS).await;
     let spreadsheet = on_sheet(ctx, spreadsheet_id, sheet, answer).await?;
     let [range] = ranges;
     // The sheet that carries the range's data (Google may list the other sheets too, without data).
@@ -403,25 +346,17 @@ mod tests {
 
     /// The result as it was built before transcoding: a `Value` tree, serialized.
     fn via_tree(id: &str, sheet: &str, body: &[u8]) -> String {
-        let ValueRange { range, values } =
-            serde_json::from_slice::<ValueRange<Value>>(body).unwrap();
+        let ValueRange { range, values } = serde_json::from_slice::<ValueRange<Value>>(body).unwrap();
         let mut out = Map::new();
         out.insert("spreadsheet_id".into(), id.into());
         out.insert("sheet".into(), sheet.into());
         out.insert("range".into(), range.into());
-        out.insert(
-            "values".into(),
-            Value::Array(values.into_iter().map(Value::Array).collect()),
-        );
+        out.insert("values".into(), Value::Array(values.into_iter().map(Value::Array).collect()));
         Value::Object(out).to_string()
     }
 
     fn transcode(body: &str) -> Result<String, serde_json::Error> {
-        result_text(
-            "1Ab\"c",
-            "Q1 \\ plan",
-            Bytes::copy_from_slice(body.as_bytes()),
-        )
+        result_text("1Ab\"c", "Q1 \\ plan", Bytes::copy_from_slice(body.as_bytes()))
     }
 
     #[test]
@@ -436,11 +371,7 @@ mod tests {
             "{}",
         ];
         for body in bodies {
-            assert_eq!(
-                transcode(body).unwrap(),
-                via_tree("1Ab\"c", "Q1 \\ plan", body.as_bytes()),
-                "{body}"
-            );
+            assert_eq!(transcode(body).unwrap(), via_tree("1Ab\"c", "Q1 \\ plan", body.as_bytes()), "{body}");
         }
     }
 

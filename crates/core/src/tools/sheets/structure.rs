@@ -136,15 +136,9 @@ pub struct DeleteColumnsArgs {
     pub end_column: Option<u32>,
 }
 
-pub(super) async fn create_spreadsheet(
-    ctx: ToolContext,
-    args: CreateSpreadsheetArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn create_spreadsheet(ctx: ToolContext, args: CreateSpreadsheetArgs) -> Result<Value, ToolError> {
     let title = non_empty(&args.title, "title")?;
-    let folder = args
-        .folder_id
-        .filter(|f| !f.trim().is_empty())
-        .or_else(|| ctx.config.drive_folder_id.clone());
+    let folder = args.folder_id.filter(|f| !f.trim().is_empty()).or_else(|| ctx.config.drive_folder_id.clone());
     let created = ctx.google.sheets().create(title).await?;
     let id = created.spreadsheet_id;
     if let Some(folder) = &folder
@@ -154,11 +148,7 @@ pub(super) async fn create_spreadsheet(
             "The spreadsheet {title:?} was created (id {id}) but could not be put in the folder {folder}: {error} It is in My Drive for now; move it with move_file once the folder is reachable.",
         )));
     }
-    let sheets: Vec<&str> = created
-        .sheets
-        .iter()
-        .map(|s| s.properties.title.as_str())
-        .collect();
+    let sheets: Vec<&str> = created.sheets.iter().map(|s| s.properties.title.as_str()).collect();
     Ok(json!({
         "spreadsheet_id": id,
         "title": created.properties.title,
@@ -168,10 +158,7 @@ pub(super) async fn create_spreadsheet(
     }))
 }
 
-pub(super) async fn create_sheet(
-    ctx: ToolContext,
-    args: CreateSheetArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn create_sheet(ctx: ToolContext, args: CreateSheetArgs) -> Result<Value, ToolError> {
     let title = non_empty(&args.title, "title")?;
     let request = json!({ "addSheet": { "properties": { "title": title } } });
     let reply = one_reply(&ctx, &args.spreadsheet_id, request).await?;
@@ -179,10 +166,7 @@ pub(super) async fn create_sheet(
     Ok(sheet_result(&args.spreadsheet_id, &added))
 }
 
-pub(super) async fn rename_sheet(
-    ctx: ToolContext,
-    args: RenameSheetArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn rename_sheet(ctx: ToolContext, args: RenameSheetArgs) -> Result<Value, ToolError> {
     let new_name = non_empty(&args.new_name, "new_name")?;
     let sheet = resolve_sheet(&ctx, &args.spreadsheet, &args.sheet).await?;
     rename(&ctx, &args.spreadsheet, sheet.sheet_id, new_name).await?;
@@ -195,10 +179,7 @@ pub(super) async fn rename_sheet(
     }))
 }
 
-pub(super) async fn duplicate_sheet(
-    ctx: ToolContext,
-    args: DuplicateSheetArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn duplicate_sheet(ctx: ToolContext, args: DuplicateSheetArgs) -> Result<Value, ToolError> {
     let source = resolve_sheet(&ctx, &args.spreadsheet_id, &args.sheet).await?;
     let mut request = json!({ "sourceSheetId": source.sheet_id });
     if let Some(name) = args.new_name.as_deref().filter(|n| !n.trim().is_empty()) {
@@ -207,16 +188,8 @@ pub(super) async fn duplicate_sheet(
     if let Some(index) = args.insert_index {
         request["insertSheetIndex"] = json!(index);
     }
-    let reply = one_reply(
-        &ctx,
-        &args.spreadsheet_id,
-        json!({ "duplicateSheet": request }),
-    )
-    .await?;
-    let copy = reply
-        .duplicate_sheet
-        .map(|r| r.properties)
-        .unwrap_or_default();
+    let reply = one_reply(&ctx, &args.spreadsheet_id, json!({ "duplicateSheet": request })).await?;
+    let copy = reply.duplicate_sheet.map(|r| r.properties).unwrap_or_default();
     let mut result = sheet_result(&args.spreadsheet_id, &copy);
     result["source_sheet"] = json!(source.title);
     Ok(result)
@@ -233,15 +206,7 @@ pub(super) async fn copy_sheet(ctx: ToolContext, args: CopySheetArgs) -> Result<
             taken.title
         )));
     }
-    let mut copy = ctx
-        .google
-        .sheets()
-        .copy_to(
-            &args.src_spreadsheet,
-            source.sheet_id,
-            &args.dst_spreadsheet,
-        )
-        .await?;
+    let mut copy = ctx.google.sheets().copy_to(&args.src_spreadsheet, source.sheet_id, &args.dst_spreadsheet).await?;
     if copy.title != dst_name {
         if let Err(error) = rename(&ctx, &args.dst_spreadsheet, copy.sheet_id, &dst_name).await {
             return Err(ToolError::invalid(format!(
@@ -257,77 +222,26 @@ pub(super) async fn copy_sheet(ctx: ToolContext, args: CopySheetArgs) -> Result<
     Ok(result)
 }
 
-pub(super) async fn delete_sheet(
-    ctx: ToolContext,
-    args: DeleteSheetArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn delete_sheet(ctx: ToolContext, args: DeleteSheetArgs) -> Result<Value, ToolError> {
     let sheet = resolve_sheet(&ctx, &args.spreadsheet_id, &args.sheet).await?;
-    one_reply(
-        &ctx,
-        &args.spreadsheet_id,
-        json!({ "deleteSheet": { "sheetId": sheet.sheet_id } }),
-    )
-    .await?;
-    Ok(
-        json!({ "spreadsheet_id": args.spreadsheet_id, "deleted_sheet": sheet.title, "sheet_id": sheet.sheet_id }),
-    )
+    one_reply(&ctx, &args.spreadsheet_id, json!({ "deleteSheet": { "sheetId": sheet.sheet_id } })).await?;
+    Ok(json!({ "spreadsheet_id": args.spreadsheet_id, "deleted_sheet": sheet.title, "sheet_id": sheet.sheet_id }))
 }
 
 pub(super) async fn add_rows(ctx: ToolContext, args: AddRowsArgs) -> Result<Value, ToolError> {
-    insert(
-        &ctx,
-        &args.spreadsheet_id,
-        &args.sheet,
-        Dim::Rows,
-        args.count,
-        args.start_row,
-    )
-    .await
+    insert(&ctx, &args.spreadsheet_id, &args.sheet, Dim::Rows, args.count, args.start_row).await
 }
 
-pub(super) async fn add_columns(
-    ctx: ToolContext,
-    args: AddColumnsArgs,
-) -> Result<Value, ToolError> {
-    insert(
-        &ctx,
-        &args.spreadsheet_id,
-        &args.sheet,
-        Dim::Columns,
-        args.count,
-        args.start_column,
-    )
-    .await
+pub(super) async fn add_columns(ctx: ToolContext, args: AddColumnsArgs) -> Result<Value, ToolError> {
+    insert(&ctx, &args.spreadsheet_id, &args.sheet, Dim::Columns, args.count, args.start_column).await
 }
 
-pub(super) async fn delete_rows(
-    ctx: ToolContext,
-    args: DeleteRowsArgs,
-) -> Result<Value, ToolError> {
-    delete(
-        &ctx,
-        &args.spreadsheet_id,
-        &args.sheet,
-        Dim::Rows,
-        args.start_row,
-        args.end_row,
-    )
-    .await
+pub(super) async fn delete_rows(ctx: ToolContext, args: DeleteRowsArgs) -> Result<Value, ToolError> {
+    delete(&ctx, &args.spreadsheet_id, &args.sheet, Dim::Rows, args.start_row, args.end_row).await
 }
 
-pub(super) async fn delete_columns(
-    ctx: ToolContext,
-    args: DeleteColumnsArgs,
-) -> Result<Value, ToolError> {
-    delete(
-        &ctx,
-        &args.spreadsheet_id,
-        &args.sheet,
-        Dim::Columns,
-        args.start_column,
-        args.end_column,
-    )
-    .await
+pub(super) async fn delete_columns(ctx: ToolContext, args: DeleteColumnsArgs) -> Result<Value, ToolError> {
+    delete(&ctx, &args.spreadsheet_id, &args.sheet, Dim::Columns, args.start_column, args.end_column).await
 }
 
 /// Rows or columns, with the words and A1 labels for each.
@@ -371,11 +285,7 @@ impl Dim {
     fn a1(self, start: u32, end: u32) -> String {
         match self {
             Dim::Rows => format!("{}:{}", u64::from(start) + 1, end),
-            Dim::Columns => format!(
-                "{}:{}",
-                column_letters(start),
-                column_letters(end.saturating_sub(1))
-            ),
+            Dim::Columns => format!("{}:{}", column_letters(start), column_letters(end.saturating_sub(1))),
         }
     }
 }
@@ -389,10 +299,7 @@ async fn insert(
     start: Option<u32>,
 ) -> Result<Value, ToolError> {
     if count == 0 {
-        return Err(ToolError::invalid(format!(
-            "count is 0: give how many {}s to add (1 or more).",
-            dim.noun()
-        )));
+        return Err(ToolError::invalid(format!("count is 0: give how many {}s to add (1 or more).", dim.noun())));
     }
     let sheet = resolve_sheet(ctx, spreadsheet_id, title).await?;
     let size = dim.size(&sheet);
@@ -405,9 +312,7 @@ async fn insert(
             dim.noun(),
         )));
     }
-    let end = at
-        .checked_add(count)
-        .ok_or_else(|| ToolError::invalid("count is too large."))?;
+    let end = at.checked_add(count).ok_or_else(|| ToolError::invalid("count is too large."))?;
     let request = match start {
         Some(start) => json!({ "insertDimension": {
             "range": { "sheetId": sheet.sheet_id, "dimension": dim.api(), "startIndex": start, "endIndex": end },
@@ -471,25 +376,12 @@ async fn delete(
 }
 
 /// Sends one `spreadsheets.batchUpdate` request and returns its reply.
-async fn one_reply(
-    ctx: &ToolContext,
-    spreadsheet_id: &str,
-    request: Value,
-) -> Result<Reply, ToolError> {
-    let answer = ctx
-        .google
-        .sheets()
-        .batch_update::<Reply>(spreadsheet_id, &[request])
-        .await?;
+async fn one_reply(ctx: &ToolContext, spreadsheet_id: &str, request: Value) -> Result<Reply, ToolError> {
+    let answer = ctx.google.sheets().batch_update::<Reply>(spreadsheet_id, &[request]).await?;
     Ok(answer.replies.into_iter().next().unwrap_or_default())
 }
 
-async fn rename(
-    ctx: &ToolContext,
-    spreadsheet_id: &str,
-    sheet_id: i64,
-    title: &str,
-) -> Result<(), ToolError> {
+async fn rename(ctx: &ToolContext, spreadsheet_id: &str, sheet_id: i64, title: &str) -> Result<(), ToolError> {
     let request = json!({ "updateSheetProperties": { "properties": { "sheetId": sheet_id, "title": title }, "fields": "title" } });
     one_reply(ctx, spreadsheet_id, request).await.map(drop)
 }

@@ -61,16 +61,9 @@ pub struct BatchUpdateArgs {
     pub requests: Vec<Value>,
 }
 
-pub(super) async fn clear_values(
-    ctx: ToolContext,
-    args: ClearValuesArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn clear_values(ctx: ToolContext, args: ClearValuesArgs) -> Result<Value, ToolError> {
     let range = range_arg(&args.sheet, args.range.as_deref())?;
-    let answer = ctx
-        .google
-        .sheets()
-        .values_clear(&args.spreadsheet_id, &range)
-        .await;
+    let answer = ctx.google.sheets().values_clear(&args.spreadsheet_id, &range).await;
     let cleared = on_sheet(&ctx, &args.spreadsheet_id, &args.sheet, answer).await?;
     Ok(json!({
         "spreadsheet_id": args.spreadsheet_id,
@@ -79,17 +72,10 @@ pub(super) async fn clear_values(
     }))
 }
 
-pub(super) async fn update_cells(
-    ctx: ToolContext,
-    args: UpdateCellsArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn update_cells(ctx: ToolContext, args: UpdateCellsArgs) -> Result<Value, ToolError> {
     let range = range_arg(&args.sheet, Some(&args.range))?;
     check_fits(&range, &args.data, "data")?;
-    let answer = ctx
-        .google
-        .sheets()
-        .values_update(&args.spreadsheet_id, &range, &args.data)
-        .await;
+    let answer = ctx.google.sheets().values_update(&args.spreadsheet_id, &range, &args.data).await;
     let updated = on_sheet(&ctx, &args.spreadsheet_id, &args.sheet, answer).await?;
     Ok(json!({
         "spreadsheet_id": args.spreadsheet_id,
@@ -100,10 +86,7 @@ pub(super) async fn update_cells(
     }))
 }
 
-pub(super) async fn batch_update_cells(
-    ctx: ToolContext,
-    args: BatchUpdateCellsArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn batch_update_cells(ctx: ToolContext, args: BatchUpdateCellsArgs) -> Result<Value, ToolError> {
     if args.ranges.is_empty() {
         return Err(ToolError::invalid(
             "ranges is empty: map at least one range to its values, like {\"A1\": [[\"Name\", \"Total\"]]}.",
@@ -117,21 +100,10 @@ pub(super) async fn batch_update_cells(
         check_fits(&range, &rows, &label)?;
         targets.push((range, rows));
     }
-    let data: Vec<ValueRangeIn<'_>> = targets
-        .iter()
-        .map(|(range, rows)| ValueRangeIn::rows(range, rows))
-        .collect();
-    let answer = ctx
-        .google
-        .sheets()
-        .values_batch_update(&args.spreadsheet_id, &data)
-        .await;
+    let data: Vec<ValueRangeIn<'_>> = targets.iter().map(|(range, rows)| ValueRangeIn::rows(range, rows)).collect();
+    let answer = ctx.google.sheets().values_batch_update(&args.spreadsheet_id, &data).await;
     let updated = on_sheet(&ctx, &args.spreadsheet_id, &args.sheet, answer).await?;
-    let ranges: Vec<&str> = updated
-        .responses
-        .iter()
-        .map(|r| r.updated_range.as_str())
-        .collect();
+    let ranges: Vec<&str> = updated.responses.iter().map(|r| r.updated_range.as_str()).collect();
     Ok(json!({
         "spreadsheet_id": args.spreadsheet_id,
         "updated_ranges": ranges,
@@ -141,10 +113,7 @@ pub(super) async fn batch_update_cells(
     }))
 }
 
-pub(super) async fn batch_update(
-    ctx: ToolContext,
-    args: BatchUpdateArgs,
-) -> Result<Value, ToolError> {
+pub(super) async fn batch_update(ctx: ToolContext, args: BatchUpdateArgs) -> Result<Value, ToolError> {
     if args.requests.is_empty() {
         return Err(ToolError::invalid(
             "requests is empty: give at least one Sheets API request object, like {\"addSheet\": {\"properties\": {\"title\": \"New\"}}}.",
@@ -161,19 +130,11 @@ pub(super) async fn batch_update(
             return Err(ToolError::invalid(format!(
                 "requests[{i}] has {} kinds ({}): each request object holds exactly one kind, like {{\"addSheet\": {{...}}}}; put each in its own object.",
                 request.len(),
-                if kinds.is_empty() {
-                    "none".to_owned()
-                } else {
-                    kinds.join(", ")
-                },
+                if kinds.is_empty() { "none".to_owned() } else { kinds.join(", ") },
             )));
         }
     }
-    let answer = ctx
-        .google
-        .sheets()
-        .batch_update::<Value>(&args.spreadsheet_id, &args.requests)
-        .await?;
+    let answer = ctx.google.sheets().batch_update::<Value>(&args.spreadsheet_id, &args.requests).await?;
     Ok(json!({ "spreadsheet_id": args.spreadsheet_id, "replies": answer.replies }))
 }
 
@@ -187,15 +148,7 @@ fn as_rows(value: Value, label: &str) -> Result<Vec<Vec<Value>>, ToolError> {
     let Value::Array(rows) = value else {
         return Err(not_rows());
     };
-    rows.into_iter()
-        .map(|row| {
-            if let Value::Array(cells) = row {
-                Ok(cells)
-            } else {
-                Err(not_rows())
-            }
-        })
-        .collect()
+    rows.into_iter().map(|row| if let Value::Array(cells) = row { Ok(cells) } else { Err(not_rows()) }).collect()
 }
 
 /// Checks that every cell is a scalar and that `range` (already qualified) can hold `rows`.
@@ -219,22 +172,15 @@ fn check_fits(range: &str, rows: &[Vec<Value>], label: &str) -> Result<(), ToolE
         .map_err(|e| ToolError::invalid(format!("The range {range:?} could not be read: {e}.")))?;
     let height = rows.len();
     let width = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let span = |start: Option<u32>, end: Option<u32>| {
-        end.map(|end| end.saturating_sub(start.unwrap_or(0)) as usize)
-    };
-    let (range_rows, range_cols) = (
-        span(parsed.start_row, parsed.end_row),
-        span(parsed.start_col, parsed.end_col),
-    );
+    let span = |start: Option<u32>, end: Option<u32>| end.map(|end| end.saturating_sub(start.unwrap_or(0)) as usize);
+    let (range_rows, range_cols) = (span(parsed.start_row, parsed.end_row), span(parsed.start_col, parsed.end_col));
     if range_rows == Some(1) && range_cols == Some(1) {
         return Ok(()); // A start cell: the data is written from there.
     }
     let too_small = range_rows.is_some_and(|n| n < height) || range_cols.is_some_and(|n| n < width);
     if too_small {
         let size = |n: Option<usize>, unit: &str| {
-            n.map_or(format!("any number of {unit}s"), |n| {
-                format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
-            })
+            n.map_or(format!("any number of {unit}s"), |n| format!("{n} {unit}{}", if n == 1 { "" } else { "s" }))
         };
         return Err(ToolError::invalid(format!(
             "The range {range} holds {} x {} but {label} has {height} row{} x {width} column{}. Give just the top-left cell (like {}) to write the data from there, or a range large enough for it.",
@@ -265,25 +211,13 @@ mod tests {
 
     #[test]
     fn a_start_cell_takes_any_data() {
-        assert!(
-            check_fits(
-                "Sheet1!B2",
-                &[vec![json!(1), json!(2)], vec![json!(3)]],
-                "data"
-            )
-            .is_ok()
-        );
+        assert!(check_fits("Sheet1!B2", &[vec![json!(1), json!(2)], vec![json!(3)]], "data").is_ok());
     }
 
     #[test]
     fn a_small_range_is_refused_with_the_fix() {
-        let text = check_fits(
-            "Sheet1!A1:B1",
-            &[vec![json!(1), json!(2)], vec![json!(3)]],
-            "data",
-        )
-        .unwrap_err()
-        .to_string();
+        let text =
+            check_fits("Sheet1!A1:B1", &[vec![json!(1), json!(2)], vec![json!(3)]], "data").unwrap_err().to_string();
         assert!(text.contains("1 row x 2 columns"), "{text}");
         assert!(text.contains("2 rows x 2 columns"), "{text}");
         assert!(text.contains("like A1"), "{text}");
@@ -298,9 +232,7 @@ mod tests {
 
     #[test]
     fn nested_cells_are_named() {
-        let text = check_fits("S!A1", &[vec![json!("a"), json!({"x": 1})]], "data")
-            .unwrap_err()
-            .to_string();
+        let text = check_fits("S!A1", &[vec![json!("a"), json!({"x": 1})]], "data").unwrap_err().to_string();
         assert!(text.contains("row 0, column 1"), "{text}");
     }
 }

@@ -11,13 +11,7 @@ use crate::sheets::fields::{self, Mask};
 use crate::sheets::model::{Rect, Sheet, Spreadsheet, as_i64, cell_from_json, cell_json, prune};
 
 /// Applies masked `CellData` to one cell.
-fn write_cell(
-    sheet: &mut Sheet,
-    row: u32,
-    col: u32,
-    source: &Map<String, Value>,
-    mask: &Mask,
-) -> Result<(), String> {
+fn write_cell(sheet: &mut Sheet, row: u32, col: u32, source: &Map<String, Value>, mask: &Mask) -> Result<(), String> {
     let existing = sheet.cell(row, col).cloned().unwrap_or_default();
     let mut current = cell_json(&existing);
     fields::apply(&mut current, source, mask);
@@ -36,12 +30,7 @@ fn rows_of(body: &Map<String, Value>) -> Vec<Vec<Map<String, Value>>> {
                 .map(|row| {
                     row.get("values")
                         .and_then(Value::as_array)
-                        .map(|cells| {
-                            cells
-                                .iter()
-                                .map(|c| c.as_object().cloned().unwrap_or_default())
-                                .collect()
-                        })
+                        .map(|cells| cells.iter().map(|c| c.as_object().cloned().unwrap_or_default()).collect())
                         .unwrap_or_default()
                 })
                 .collect()
@@ -52,8 +41,7 @@ fn rows_of(body: &Map<String, Value>) -> Vec<Vec<Map<String, Value>>> {
 pub(super) fn update_cells(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
     let mask = mask(body)?;
     let rows = rows_of(body);
-    let (index, origin, bounds) = if let Some(range) = body.get("range").and_then(Value::as_object)
-    {
+    let (index, origin, bounds) = if let Some(range) = body.get("range").and_then(Value::as_object) {
         let (index, rect) = grid_range(book, range)?;
         (index, (rect.r0, rect.c0), Some(rect))
     } else if let Some(start) = body.get("start").and_then(Value::as_object) {
@@ -64,18 +52,11 @@ pub(super) fn update_cells(book: &mut Spreadsheet, body: &Map<String, Value>) ->
             .map_err(|_| "Invalid start.columnIndex".to_owned())?;
         (index, (r, c), None)
     } else {
-        return Err("Either 'start' or 'range' must be specified."
-            .to_owned()
-            .into());
+        return Err("Either 'start' or 'range' must be specified.".to_owned().into());
     };
     let sheet = &mut book.sheets[index];
     let width = rows.iter().map(Vec::len).max().unwrap_or(0) as u32;
-    let written = Rect {
-        r0: origin.0,
-        c0: origin.1,
-        r1: origin.0 + rows.len() as u32,
-        c1: origin.1 + width,
-    };
+    let written = Rect { r0: origin.0, c0: origin.1, r1: origin.0 + rows.len() as u32, c1: origin.1 + width };
     if let Some(bounds) = bounds {
         if written.r1 > bounds.r1 && !rows.is_empty() {
             return Err(format!(
@@ -98,13 +79,7 @@ pub(super) fn update_cells(book: &mut Spreadsheet, body: &Map<String, Value>) ->
     }
     for (i, row) in rows.iter().enumerate() {
         for (j, source) in row.iter().enumerate() {
-            write_cell(
-                sheet,
-                origin.0 + i as u32,
-                origin.1 + j as u32,
-                source,
-                &mask,
-            )?;
+            write_cell(sheet, origin.0 + i as u32, origin.1 + j as u32, source, &mask)?;
         }
     }
     if let Some(bounds) = bounds {
@@ -129,11 +104,7 @@ pub(super) fn append_cells(book: &mut Spreadsheet, body: &Map<String, Value>) ->
     let index = sheet_index(book, as_i64(body.get("sheetId")).unwrap_or(0))?;
     let rows = rows_of(body);
     let sheet = &mut book.sheets[index];
-    let start = sheet
-        .cells
-        .iter()
-        .rposition(|row| row.iter().any(|c| !c.is_blank()))
-        .map_or(0, |r| r as u32 + 1);
+    let start = sheet.cells.iter().rposition(|row| row.iter().any(|c| !c.is_blank())).map_or(0, |r| r as u32 + 1);
     let needed = start + rows.len() as u32;
     if needed > sheet.rows {
         sheet.rows = needed;
@@ -169,37 +140,13 @@ pub(super) fn repeat_cell(book: &mut Spreadsheet, body: &Map<String, Value>) -> 
 pub(super) fn merge_cells(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
     let (index, rect) = grid_range(book, obj(body, "range"))?;
     let sheet = &mut book.sheets[index];
-    if sheet
-        .merges
-        .iter()
-        .any(|m| m.intersects(&rect) && !rect.contains(m))
-    {
-        return Err(
-            "You must select all cells in a merged range to merge or unmerge them."
-                .to_owned()
-                .into(),
-        );
+    if sheet.merges.iter().any(|m| m.intersects(&rect) && !rect.contains(m)) {
+        return Err("You must select all cells in a merged range to merge or unmerge them.".to_owned().into());
     }
     sheet.merges.retain(|m| !rect.contains(m));
-    let pieces: Vec<Rect> = match body
-        .get("mergeType")
-        .and_then(Value::as_str)
-        .unwrap_or("MERGE_ALL")
-    {
-        "MERGE_COLUMNS" => (rect.c0..rect.c1)
-            .map(|c| Rect {
-                c0: c,
-                c1: c + 1,
-                ..rect
-            })
-            .collect(),
-        "MERGE_ROWS" => (rect.r0..rect.r1)
-            .map(|r| Rect {
-                r0: r,
-                r1: r + 1,
-                ..rect
-            })
-            .collect(),
+    let pieces: Vec<Rect> = match body.get("mergeType").and_then(Value::as_str).unwrap_or("MERGE_ALL") {
+        "MERGE_COLUMNS" => (rect.c0..rect.c1).map(|c| Rect { c0: c, c1: c + 1, ..rect }).collect(),
+        "MERGE_ROWS" => (rect.r0..rect.r1).map(|r| Rect { r0: r, r1: r + 1, ..rect }).collect(),
         _ => vec![rect],
     };
     for piece in pieces {
@@ -210,10 +157,7 @@ pub(super) fn merge_cells(book: &mut Spreadsheet, body: &Map<String, Value>) -> 
         for r in piece.r0..piece.r1 {
             for c in piece.c0..piece.c1 {
                 if (r, c) != (piece.r0, piece.c0)
-                    && let Some(cell) = sheet
-                        .cells
-                        .get_mut(r as usize)
-                        .and_then(|row| row.get_mut(c as usize))
+                    && let Some(cell) = sheet.cells.get_mut(r as usize).and_then(|row| row.get_mut(c as usize))
                 {
                     cell.value = None;
                 }
@@ -228,16 +172,8 @@ pub(super) fn merge_cells(book: &mut Spreadsheet, body: &Map<String, Value>) -> 
 pub(super) fn unmerge_cells(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
     let (index, rect) = grid_range(book, obj(body, "range"))?;
     let sheet = &mut book.sheets[index];
-    if sheet
-        .merges
-        .iter()
-        .any(|m| m.intersects(&rect) && !rect.contains(m))
-    {
-        return Err(
-            "You must select all cells in a merged range to merge or unmerge them."
-                .to_owned()
-                .into(),
-        );
+    if sheet.merges.iter().any(|m| m.intersects(&rect) && !rect.contains(m)) {
+        return Err("You must select all cells in a merged range to merge or unmerge them.".to_owned().into());
     }
     sheet.merges.retain(|m| !rect.contains(m));
     Ok(json!({}))
@@ -245,10 +181,7 @@ pub(super) fn unmerge_cells(book: &mut Spreadsheet, body: &Map<String, Value>) -
 
 fn set_border(sheet: &mut Sheet, row: u32, col: u32, side: &str, border: &Value) {
     let cell = sheet.cell_mut(row, col);
-    let format = cell
-        .extra
-        .entry("userEnteredFormat")
-        .or_insert_with(|| json!({}));
+    let format = cell.extra.entry("userEnteredFormat").or_insert_with(|| json!({}));
     let Value::Object(format) = format else {
         return;
     };
@@ -279,38 +212,10 @@ pub(super) fn update_borders(book: &mut Spreadsheet, body: &Map<String, Value>) 
     for r in rect.r0..rect.r1 {
         for c in rect.c0..rect.c1 {
             let sides = [
-                (
-                    "top",
-                    if r == rect.r0 {
-                        get("top")
-                    } else {
-                        get("innerHorizontal")
-                    },
-                ),
-                (
-                    "bottom",
-                    if r + 1 == rect.r1 {
-                        get("bottom")
-                    } else {
-                        get("innerHorizontal")
-                    },
-                ),
-                (
-                    "left",
-                    if c == rect.c0 {
-                        get("left")
-                    } else {
-                        get("innerVertical")
-                    },
-                ),
-                (
-                    "right",
-                    if c + 1 == rect.c1 {
-                        get("right")
-                    } else {
-                        get("innerVertical")
-                    },
-                ),
+                ("top", if r == rect.r0 { get("top") } else { get("innerHorizontal") }),
+                ("bottom", if r + 1 == rect.r1 { get("bottom") } else { get("innerHorizontal") }),
+                ("left", if c == rect.c0 { get("left") } else { get("innerVertical") }),
+                ("right", if c + 1 == rect.c1 { get("right") } else { get("innerVertical") }),
             ];
             for (side, border) in sides {
                 if let Some(border) = border {
@@ -331,17 +236,10 @@ pub(super) fn set_data_validation(book: &mut Spreadsheet, body: &Map<String, Val
         for c in rect.c0..rect.c1 {
             match &rule {
                 Some(rule) => {
-                    sheet
-                        .cell_mut(r, c)
-                        .extra
-                        .insert("dataValidation".into(), rule.clone());
+                    sheet.cell_mut(r, c).extra.insert("dataValidation".into(), rule.clone());
                 }
                 None => {
-                    if let Some(cell) = sheet
-                        .cells
-                        .get_mut(r as usize)
-                        .and_then(|row| row.get_mut(c as usize))
-                    {
+                    if let Some(cell) = sheet.cells.get_mut(r as usize).and_then(|row| row.get_mut(c as usize)) {
                         cell.extra.remove("dataValidation");
                     }
                 }
@@ -364,17 +262,11 @@ fn compare_cells(a: Option<&Cell>, b: Option<&Cell>, descending: bool) -> Orderi
     if ra == 3 || rb == 3 {
         return ra.cmp(&rb);
     }
-    let order = match (
-        a.and_then(|c| c.value.as_ref()),
-        b.and_then(|c| c.value.as_ref()),
-    ) {
-        (Some(Entered::Number(x)), Some(Entered::Number(y))) => {
-            x.partial_cmp(y).unwrap_or(Ordering::Equal)
+    let order = match (a.and_then(|c| c.value.as_ref()), b.and_then(|c| c.value.as_ref())) {
+        (Some(Entered::Number(x)), Some(Entered::Number(y))) => x.partial_cmp(y).unwrap_or(Ordering::Equal),
+        (Some(Entered::Text(x) | Entered::Formula(x)), Some(Entered::Text(y) | Entered::Formula(y))) => {
+            x.to_lowercase().cmp(&y.to_lowercase())
         }
-        (
-            Some(Entered::Text(x) | Entered::Formula(x)),
-            Some(Entered::Text(y) | Entered::Formula(y)),
-        ) => x.to_lowercase().cmp(&y.to_lowercase()),
         (Some(Entered::Bool(x)), Some(Entered::Bool(y))) => x.cmp(y),
         _ => ra.cmp(&rb),
     };
@@ -384,33 +276,19 @@ fn compare_cells(a: Option<&Cell>, b: Option<&Cell>, descending: bool) -> Orderi
 pub(super) fn sort_range(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
     let (index, rect) = grid_range(book, obj(body, "range"))?;
     let mut specs: Vec<(u32, bool)> = Vec::new();
-    for spec in body
-        .get("sortSpecs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for spec in body.get("sortSpecs").and_then(Value::as_array).into_iter().flatten() {
         let column = u32::try_from(as_i64(spec.get("dimensionIndex")).unwrap_or(0)).unwrap_or(0);
         if column < rect.c0 || column >= rect.c1 {
-            return Err(
-                format!("sortSpecs dimensionIndex {column} is outside the range to sort.").into(),
-            );
+            return Err(format!("sortSpecs dimensionIndex {column} is outside the range to sort.").into());
         }
-        specs.push((
-            column,
-            spec.get("sortOrder").and_then(Value::as_str) == Some("DESCENDING"),
-        ));
+        specs.push((column, spec.get("sortOrder").and_then(Value::as_str) == Some("DESCENDING")));
     }
     if specs.is_empty() {
         specs.push((rect.c0, false));
     }
     let sheet = &mut book.sheets[index];
     let mut rows: Vec<Vec<Cell>> = (rect.r0..rect.r1)
-        .map(|r| {
-            (rect.c0..rect.c1)
-                .map(|c| sheet.cell(r, c).cloned().unwrap_or_default())
-                .collect()
-        })
+        .map(|r| (rect.c0..rect.c1).map(|c| sheet.cell(r, c).cloned().unwrap_or_default()).collect())
         .collect();
     rows.sort_by(|a, b| {
         for (column, descending) in &specs {
@@ -441,15 +319,10 @@ pub(super) fn add_chart(book: &mut Spreadsheet, body: &Map<String, Value>) -> Ou
         .and_then(|p| p.get("overlayPosition"))
         .and_then(|p| p.get("anchorCell"))
         .and_then(|a| as_i64(a.get("sheetId")));
-    let sheet_id = anchor
-        .or_else(|| as_i64(chart.get("position").and_then(|p| p.get("sheetId"))))
-        .unwrap_or(0);
+    let sheet_id = anchor.or_else(|| as_i64(chart.get("position").and_then(|p| p.get("sheetId")))).unwrap_or(0);
     let index = sheet_index(book, sheet_id)?;
-    let taken: Vec<i64> = book
-        .sheets
-        .iter()
-        .flat_map(|s| s.charts.iter().filter_map(|c| as_i64(c.get("chartId"))))
-        .collect();
+    let taken: Vec<i64> =
+        book.sheets.iter().flat_map(|s| s.charts.iter().filter_map(|c| as_i64(c.get("chartId")))).collect();
     let id = match as_i64(chart.get("chartId")) {
         Some(id) if taken.contains(&id) => {
             return Err(format!("Invalid chartId: {id} is already in use.").into());
@@ -471,39 +344,20 @@ pub(super) fn find_replace(book: &mut Spreadsheet, body: &Map<String, Value>) ->
     if body.get("searchByRegex").and_then(Value::as_bool) == Some(true) {
         return Err(Failure::Unimplemented);
     }
-    let replacement = body
-        .get("replacement")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let match_case = body
-        .get("matchCase")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let entire = body
-        .get("matchEntireCell")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let formulas = body
-        .get("includeFormulas")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let scopes: Vec<(usize, Rect)> =
-        if let Some(range) = body.get("range").and_then(Value::as_object) {
-            vec![grid_range(book, range)?]
-        } else if let Some(id) = as_i64(body.get("sheetId")) {
-            let index = sheet_index(book, id)?;
-            vec![(index, book.sheets[index].grid())]
-        } else if body.get("allSheets").and_then(Value::as_bool) == Some(true) {
-            book.sheets
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (i, s.grid()))
-                .collect()
-        } else {
-            return Err("One of range, sheetId or allSheets must be specified."
-                .to_owned()
-                .into());
-        };
+    let replacement = body.get("replacement").and_then(Value::as_str).unwrap_or("");
+    let match_case = body.get("matchCase").and_then(Value::as_bool).unwrap_or(false);
+    let entire = body.get("matchEntireCell").and_then(Value::as_bool).unwrap_or(false);
+    let formulas = body.get("includeFormulas").and_then(Value::as_bool).unwrap_or(false);
+    let scopes: Vec<(usize, Rect)> = if let Some(range) = body.get("range").and_then(Value::as_object) {
+        vec![grid_range(book, range)?]
+    } else if let Some(id) = as_i64(body.get("sheetId")) {
+        let index = sheet_index(book, id)?;
+        vec![(index, book.sheets[index].grid())]
+    } else if body.get("allSheets").and_then(Value::as_bool) == Some(true) {
+        book.sheets.iter().enumerate().map(|(i, s)| (i, s.grid())).collect()
+    } else {
+        return Err("One of range, sheetId or allSheets must be specified.".to_owned().into());
+    };
     let (mut occurrences, mut values, mut formulas_changed) = (0u64, 0u64, 0u64);
     let mut rows_changed = std::collections::HashSet::new();
     let mut sheets_changed = std::collections::HashSet::new();
@@ -527,11 +381,7 @@ pub(super) fn find_replace(book: &mut Spreadsheet, body: &Map<String, Value>) ->
                     cell.value = Some(Entered::Formula(new));
                 } else {
                     values += 1;
-                    cell.value = if new.is_empty() {
-                        None
-                    } else {
-                        Some(Entered::Text(new))
-                    };
+                    cell.value = if new.is_empty() { None } else { Some(Entered::Text(new)) };
                 }
                 rows_changed.insert((index, r));
                 sheets_changed.insert(index);
@@ -551,46 +401,23 @@ pub(super) fn find_replace(book: &mut Spreadsheet, body: &Map<String, Value>) ->
 }
 
 /// Replaces `find` in `text`; returns the new text and how many occurrences changed.
-fn replace_text(
-    text: &str,
-    find: &str,
-    replacement: &str,
-    match_case: bool,
-    entire: bool,
-) -> (String, u64) {
+fn replace_text(text: &str, find: &str, replacement: &str, match_case: bool, entire: bool) -> (String, u64) {
     let fold = |s: &str| {
-        if match_case {
-            s.to_owned()
-        } else {
-            s.to_lowercase()
-        }
+        if match_case { s.to_owned() } else { s.to_lowercase() }
     };
     if entire {
-        return if fold(text) == fold(find) {
-            (replacement.to_owned(), 1)
-        } else {
-            (text.to_owned(), 0)
-        };
+        return if fold(text) == fold(find) { (replacement.to_owned(), 1) } else { (text.to_owned(), 0) };
     }
     let chars: Vec<char> = text.chars().collect();
     let needle: Vec<char> = find.chars().collect();
     let same = |a: char, b: char| {
-        if match_case {
-            a == b
-        } else {
-            a.to_lowercase().eq(b.to_lowercase())
-        }
+        if match_case { a == b } else { a.to_lowercase().eq(b.to_lowercase()) }
     };
     let mut out = String::with_capacity(text.len());
     let mut count = 0;
     let mut i = 0;
     while i < chars.len() {
-        if i + needle.len() <= chars.len()
-            && needle
-                .iter()
-                .enumerate()
-                .all(|(k, n)| same(chars[i + k], *n))
-        {
+        if i + needle.len() <= chars.len() && needle.iter().enumerate().all(|(k, n)| same(chars[i + k], *n)) {
             out.push_str(replacement);
             i += needle.len();
             count += 1;
@@ -604,13 +431,10 @@ fn replace_text(
 
 /// Builds a sheet's cells from `GridData` given to `spreadsheets.create`.
 pub(crate) fn load_grid_data(sheet: &mut Sheet, data: &[Value]) -> Result<(), String> {
-    let all = Mask {
-        all: true,
-        ..Mask::default()
-    };
+    let all = Mask { all: true, ..Mask::default() };
     for block in data {
-        let r0 = u32::try_from(as_i64(block.get("startRow")).unwrap_or(0))
-            .map_err(|_| "Invalid startRow".to_owned())?;
+        let r0 =
+            u32::try_from(as_i64(block.get("startRow")).unwrap_or(0)).map_err(|_| "Invalid startRow".to_owned())?;
         let c0 = u32::try_from(as_i64(block.get("startColumn")).unwrap_or(0))
             .map_err(|_| "Invalid startColumn".to_owned())?;
         let rows: Vec<Vec<Map<String, Value>>> = rows_of(
@@ -630,13 +454,7 @@ pub(crate) fn load_grid_data(sheet: &mut Sheet, data: &[Value]) -> Result<(), St
         }
         for (key, rows_dim) in [("rowMetadata", true), ("columnMetadata", false)] {
             let start = if rows_dim { r0 } else { c0 };
-            for (i, meta) in block
-                .get(key)
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
+            for (i, meta) in block.get(key).and_then(Value::as_array).into_iter().flatten().enumerate() {
                 if let Some(meta) = meta.as_object() {
                     let mut meta = Value::Object(meta.clone());
                     prune(&mut meta);

@@ -34,12 +34,7 @@ pub(crate) struct Effects {
 }
 
 /// Applies one request; returns its reply.
-pub(crate) fn apply(
-    book: &mut Spreadsheet,
-    kind: &str,
-    body: &Map<String, Value>,
-    effects: &mut Effects,
-) -> Outcome {
+pub(crate) fn apply(book: &mut Spreadsheet, kind: &str, body: &Map<String, Value>, effects: &mut Effects) -> Outcome {
     match kind {
         "addSheet" => structure::add_sheet(book, body),
         "deleteSheet" => structure::delete_sheet(book, body),
@@ -48,9 +43,7 @@ pub(crate) fn apply(
         "insertDimension" => structure::insert_dimension(book, body),
         "appendDimension" => structure::append_dimension(book, body),
         "deleteDimension" => structure::delete_dimension(book, body),
-        "updateSpreadsheetProperties" => {
-            structure::update_spreadsheet_properties(book, body, effects)
-        }
+        "updateSpreadsheetProperties" => structure::update_spreadsheet_properties(book, body, effects),
         "updateCells" => cells::update_cells(book, body),
         "appendCells" => cells::append_cells(book, body),
         "repeatCell" => cells::repeat_cell(book, body),
@@ -70,9 +63,7 @@ pub(crate) fn apply(
 
 fn obj<'a>(body: &'a Map<String, Value>, key: &str) -> &'a Map<String, Value> {
     static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
-    body.get(key)
-        .and_then(Value::as_object)
-        .unwrap_or_else(|| EMPTY.get_or_init(Map::new))
+    body.get(key).and_then(Value::as_object).unwrap_or_else(|| EMPTY.get_or_init(Map::new))
 }
 
 fn mask(body: &Map<String, Value>) -> Result<Mask, String> {
@@ -84,21 +75,14 @@ fn mask(body: &Map<String, Value>) -> Result<Mask, String> {
 }
 
 fn sheet_index(book: &Spreadsheet, id: i64) -> Result<usize, String> {
-    book.sheet_by_id(id)
-        .ok_or_else(|| format!("No grid with id: {id}"))
+    book.sheet_by_id(id).ok_or_else(|| format!("No grid with id: {id}"))
 }
 
 fn grid_limit_error(sheet: &Sheet, rect: Rect) -> String {
     let range = super::a1::format(&sheet.title, rect.r0, rect.c0, rect.r1, rect.c1);
-    let quoted = if range.starts_with('\'') {
-        range
-    } else {
-        format!("'{}'{}", sheet.title, &range[sheet.title.len()..])
-    };
-    format!(
-        "Range ({quoted}) exceeds grid limits. Max rows: {}, max columns: {}",
-        sheet.rows, sheet.cols
-    )
+    let quoted =
+        if range.starts_with('\'') { range } else { format!("'{}'{}", sheet.title, &range[sheet.title.len()..]) };
+    format!("Range ({quoted}) exceeds grid limits. Max rows: {}, max columns: {}", sheet.rows, sheet.cols)
 }
 
 /// Resolves a `GridRange` (missing bounds = the whole grid) on an existing sheet.
@@ -119,9 +103,7 @@ fn grid_range(book: &Spreadsheet, range: &Map<String, Value>) -> Result<(usize, 
         c1: bound("endColumnIndex", sheet.cols)?,
     };
     if rect.r0 > rect.r1 || rect.c0 > rect.c1 {
-        return Err(
-            "The start index of the range must be less than or equal to the end index.".into(),
-        );
+        return Err("The start index of the range must be less than or equal to the end index.".into());
     }
     if rect.r1 > sheet.rows || rect.c1 > sheet.cols {
         return Err(grid_limit_error(sheet, rect));
@@ -130,10 +112,7 @@ fn grid_range(book: &Spreadsheet, range: &Map<String, Value>) -> Result<(usize, 
 }
 
 /// Resolves a `DimensionRange`: (sheet, rows?, start, end).
-fn dimension_range(
-    book: &Spreadsheet,
-    range: &Map<String, Value>,
-) -> Result<(usize, bool, u32, u32), String> {
+fn dimension_range(book: &Spreadsheet, range: &Map<String, Value>) -> Result<(usize, bool, u32, u32), String> {
     let index = sheet_index(book, as_i64(range.get("sheetId")).unwrap_or(0))?;
     let sheet = &book.sheets[index];
     let rows = match range.get("dimension").and_then(Value::as_str) {
@@ -145,9 +124,7 @@ fn dimension_range(
     let start = as_i64(range.get("startIndex")).unwrap_or(0);
     let end = as_i64(range.get("endIndex")).unwrap_or(i64::from(size));
     if start < 0 || end < start {
-        return Err(format!(
-            "Invalid dimension range: startIndex {start}, endIndex {end}."
-        ));
+        return Err(format!("Invalid dimension range: startIndex {start}, endIndex {end}."));
     }
     let start = u32::try_from(start).map_err(|_| "startIndex is too large.".to_owned())?;
     let end = u32::try_from(end).map_err(|_| "endIndex is too large.".to_owned())?;
@@ -159,46 +136,33 @@ fn check_title(book: &Spreadsheet, title: &str, except: Option<usize>) -> Result
         return Err("Sheet names cannot be empty.".into());
     }
     if title.chars().count() > 100 {
-        return Err(format!(
-            "The sheet name \"{title}\" is longer than 100 characters."
-        ));
+        return Err(format!("The sheet name \"{title}\" is longer than 100 characters."));
     }
     match book.sheet_by_name(title) {
-        Some(existing) if Some(existing) != except => Err(format!(
-            "A sheet with the name \"{title}\" already exists. Please enter another name."
-        )),
+        Some(existing) if Some(existing) != except => {
+            Err(format!("A sheet with the name \"{title}\" already exists. Please enter another name."))
+        }
         _ => Ok(()),
     }
 }
 
 fn insert_at(book: &mut Spreadsheet, sheet: Sheet, index: Option<i64>) -> usize {
-    let at = index.map_or(book.sheets.len(), |i| {
-        usize::try_from(i.max(0))
-            .unwrap_or(0)
-            .min(book.sheets.len())
-    });
+    let at = index.map_or(book.sheets.len(), |i| usize::try_from(i.max(0)).unwrap_or(0).min(book.sheets.len()));
     book.sheets.insert(at, sheet);
     at
 }
 
 /// A new sheet from client-provided `SheetProperties`.
-pub(crate) fn sheet_from_properties(
-    book: &Spreadsheet,
-    props: &Map<String, Value>,
-) -> Result<Sheet, String> {
+pub(crate) fn sheet_from_properties(book: &Spreadsheet, props: &Map<String, Value>) -> Result<Sheet, String> {
     if let Some(kind) = props.get("sheetType").and_then(Value::as_str)
         && kind != "GRID"
     {
-        return Err(format!(
-            "Sheets of type {kind} cannot be created with the emulator."
-        ));
+        return Err(format!("Sheets of type {kind} cannot be created with the emulator."));
     }
     let id = match as_i64(props.get("sheetId")) {
         Some(id) if id < 0 => return Err(format!("Invalid sheetId: {id}")),
         Some(id) if book.sheet_by_id(id).is_some() => {
-            return Err(format!(
-                "Invalid sheetId: a sheet with id {id} already exists."
-            ));
+            return Err(format!("Invalid sheetId: a sheet with id {id} already exists."));
         }
         Some(id) => id,
         None => book.new_sheet_id(),

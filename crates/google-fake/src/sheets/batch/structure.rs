@@ -3,8 +3,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Effects, Outcome, check_title, dimension_range, grid_limit_error, insert_at, mask, obj,
-    sheet_from_properties, sheet_index,
+    Effects, Outcome, check_title, dimension_range, grid_limit_error, insert_at, mask, obj, sheet_from_properties,
+    sheet_index,
 };
 use crate::sheets::fields;
 use crate::sheets::model::{Rect, Sheet, Spreadsheet, as_i64, prune};
@@ -19,27 +19,18 @@ pub(super) fn add_sheet(book: &mut Spreadsheet, body: &Map<String, Value>) -> Ou
 
 pub(super) fn delete_sheet(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
     let id = as_i64(body.get("sheetId")).unwrap_or(0);
-    let index = book
-        .sheet_by_id(id)
-        .ok_or_else(|| format!("No sheet with id: {id}"))?;
+    let index = book.sheet_by_id(id).ok_or_else(|| format!("No sheet with id: {id}"))?;
     if book.sheets.len() == 1 {
-        return Err("You can't remove all the sheets in a document."
-            .to_owned()
-            .into());
+        return Err("You can't remove all the sheets in a document.".to_owned().into());
     }
     book.sheets.remove(index);
     if book.sheets.iter().all(Sheet::hidden) {
-        return Err("You can't remove all the visible sheets in a document."
-            .to_owned()
-            .into());
+        return Err("You can't remove all the visible sheets in a document.".to_owned().into());
     }
     Ok(json!({}))
 }
 
-pub(super) fn update_sheet_properties(
-    book: &mut Spreadsheet,
-    body: &Map<String, Value>,
-) -> Outcome {
+pub(super) fn update_sheet_properties(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
     let props = obj(body, "properties");
     let mask = mask(body)?;
     let id = as_i64(props.get("sheetId")).unwrap_or(0);
@@ -51,11 +42,7 @@ pub(super) fn update_sheet_properties(
         return Err("You can't change the sheetId of a sheet.".to_owned().into());
     }
     merged.insert("sheetId".into(), json!(id));
-    let title = merged
-        .get("title")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
+    let title = merged.get("title").and_then(Value::as_str).unwrap_or_default().to_owned();
     check_title(book, &title, Some(index))?;
     let new_index = as_i64(merged.get("index"));
     book.sheets[index].set_properties(&merged)?;
@@ -68,9 +55,7 @@ pub(super) fn update_sheet_properties(
         book.sheets.insert(at, sheet);
     }
     if book.sheets.iter().all(Sheet::hidden) {
-        return Err("You can't hide all the sheets in a document."
-            .to_owned()
-            .into());
+        return Err("You can't hide all the sheets in a document.".to_owned().into());
     }
     book.check_limit()?;
     Ok(json!({}))
@@ -107,30 +92,22 @@ pub(super) fn insert_dimension(book: &mut Spreadsheet, body: &Map<String, Value>
     let sheet = &mut book.sheets[index];
     let size = if rows { sheet.rows } else { sheet.cols };
     if start > size {
-        return Err(format!(
-            "range.startIndex ({start}) must be less than or equal to the sheet's size ({size})."
-        )
-        .into());
+        return Err(
+            format!("range.startIndex ({start}) must be less than or equal to the sheet's size ({size}).").into()
+        );
     }
     if start == end {
-        return Err("range must span at least one row or column."
-            .to_owned()
-            .into());
+        return Err("range must span at least one row or column.".to_owned().into());
     }
     if start == 0 && body.get("inheritFromBefore").and_then(Value::as_bool) == Some(true) {
-        return Err(
-            "Cannot inherit properties from before if inserting at the start."
-                .to_owned()
-                .into(),
-        );
+        return Err("Cannot inherit properties from before if inserting at the start.".to_owned().into());
     }
     if rows {
         sheet.insert_rows(start, end - start);
     } else {
         sheet.insert_cols(start, end - start);
     }
-    let too_big =
-        sheet.rows > crate::sheets::a1::MAX_ROWS || sheet.cols > crate::sheets::a1::MAX_COLUMNS;
+    let too_big = sheet.rows > crate::sheets::a1::MAX_ROWS || sheet.cols > crate::sheets::a1::MAX_COLUMNS;
     book.check_limit()?;
     if too_big {
         return Err("The grid would exceed the maximum size.".to_owned().into());
@@ -152,8 +129,7 @@ pub(super) fn append_dimension(book: &mut Spreadsheet, body: &Map<String, Value>
         Some("COLUMNS") => sheet.cols = sheet.cols.saturating_add(length),
         _ => return Err("dimension must be ROWS or COLUMNS.".to_owned().into()),
     }
-    let too_big =
-        sheet.rows > crate::sheets::a1::MAX_ROWS || sheet.cols > crate::sheets::a1::MAX_COLUMNS;
+    let too_big = sheet.rows > crate::sheets::a1::MAX_ROWS || sheet.cols > crate::sheets::a1::MAX_COLUMNS;
     book.check_limit()?;
     if too_big {
         return Err("The grid would exceed the maximum size.".to_owned().into());
@@ -166,21 +142,8 @@ pub(super) fn delete_dimension(book: &mut Spreadsheet, body: &Map<String, Value>
     let sheet = &mut book.sheets[index];
     let size = if rows { sheet.rows } else { sheet.cols };
     if end > size {
-        let rect = if rows {
-            Rect {
-                r0: start,
-                r1: end,
-                c0: 0,
-                c1: 1,
-            }
-        } else {
-            Rect {
-                r0: 0,
-                r1: 1,
-                c0: start,
-                c1: end,
-            }
-        };
+        let rect =
+            if rows { Rect { r0: start, r1: end, c0: 0, c1: 1 } } else { Rect { r0: 0, r1: 1, c0: start, c1: end } };
         return Err(grid_limit_error(sheet, rect).into());
     }
     if start == 0 && end == size {
@@ -206,11 +169,7 @@ pub(super) fn update_spreadsheet_properties(
     let before = book.title().to_owned();
     let mut props = book.properties.clone();
     fields::apply(&mut props, obj(body, "properties"), &mask);
-    if props
-        .get("title")
-        .and_then(Value::as_str)
-        .is_none_or(|t| t.trim().is_empty())
-    {
+    if props.get("title").and_then(Value::as_str).is_none_or(|t| t.trim().is_empty()) {
         props.insert("title".into(), json!("Untitled spreadsheet"));
     }
     book.properties = props;
@@ -220,31 +179,15 @@ pub(super) fn update_spreadsheet_properties(
     Ok(json!({}))
 }
 
-pub(super) fn update_dimension_properties(
-    book: &mut Spreadsheet,
-    body: &Map<String, Value>,
-) -> Outcome {
+pub(super) fn update_dimension_properties(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
     let mask = mask(body)?;
     let (index, rows, start, end) = dimension_range(book, obj(body, "range"))?;
     let props = obj(body, "properties").clone();
     let sheet = &mut book.sheets[index];
     let size = if rows { sheet.rows } else { sheet.cols };
     if end > size {
-        let rect = if rows {
-            Rect {
-                r0: start,
-                r1: end,
-                c0: 0,
-                c1: 1,
-            }
-        } else {
-            Rect {
-                r0: 0,
-                r1: 1,
-                c0: start,
-                c1: end,
-            }
-        };
+        let rect =
+            if rows { Rect { r0: start, r1: end, c0: 0, c1: 1 } } else { Rect { r0: 0, r1: 1, c0: start, c1: end } };
         return Err(grid_limit_error(sheet, rect).into());
     }
     for i in start..end {
@@ -266,9 +209,7 @@ pub(super) fn auto_resize(book: &mut Spreadsheet, body: &Map<String, Value>) -> 
     let sheet = &book.sheets[index];
     let size = if rows { sheet.rows } else { sheet.cols };
     if end > size {
-        return Err(
-            format!("dimensions.endIndex ({end}) exceeds the sheet's size ({size}).").into(),
-        );
+        return Err(format!("dimensions.endIndex ({end}) exceeds the sheet's size ({size}).").into());
     }
     Ok(json!({}))
 }
