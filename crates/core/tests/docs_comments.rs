@@ -7,17 +7,8 @@ use support::Harness;
 
 /// The file's comments as the emulator's Drive answers them on the wire.
 async fn raw_comments(h: &Harness, id: &str) -> Value {
-    let token = h.google.issue_token(h.owner());
-    reqwest::Client::new()
-        .get(format!("{}/drive/v3/files/{id}/comments", h.google.url()))
-        .query(&[("fields", "comments(id,content,quotedFileContent,resolved)")])
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    let fields = "comments(id,content,quotedFileContent,resolved)";
+    h.raw_get(&format!("/drive/v3/files/{id}/comments"), &[("fields", fields)]).await
 }
 
 #[tokio::test]

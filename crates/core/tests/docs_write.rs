@@ -3,26 +3,12 @@
 
 mod support;
 
-use std::sync::Arc;
-
-use gatehouse_core::config::Config;
-use gatehouse_core::google::auth::StaticToken;
-use gatehouse_core::{Engine, EngineOptions};
 use serde_json::{Value, json};
 use support::Harness;
 
 /// The document as the emulator's `documents.get` answers it on the wire.
 async fn raw_doc(h: &Harness, id: &str) -> Value {
-    let token = h.google.issue_token(h.owner());
-    reqwest::Client::new()
-        .get(format!("{}/v1/documents/{id}", h.google.url()))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    h.raw_get(&format!("/v1/documents/{id}"), &[]).await
 }
 
 /// Each body paragraph: (text without its newline, namedStyleType, bullet).
@@ -134,17 +120,7 @@ async fn the_document_goes_into_the_folder_given_or_configured() {
 
     // With no folder_id, DRIVE_FOLDER_ID's folder: a second engine on the same emulator, configured so.
     let configured = h.google.world().drive.create_folder("Gatehouse", None, &h.owner());
-    let mut config = Config::with_home(h.home.path());
-    config.google_endpoint = Some(h.google.url().parse().unwrap());
-    config.drive_folder_id = Some(configured.clone());
-    let token = h.google.issue_token(h.owner());
-    let engine = Engine::new(EngineOptions {
-        config,
-        tokens: Arc::new(StaticToken::new(token, Some(support::USER.to_owned()))),
-        sandbox: false,
-        retry: support::quick_retry(),
-    })
-    .unwrap();
+    let engine = h.engine_with(|config| config.drive_folder_id = Some(configured.clone()));
     let reply = engine.call("create_doc", json!({"title": "Default folder"}).as_object().cloned()).await.unwrap();
     assert!(!reply.is_error, "{}", reply.text);
     let created: Value = serde_json::from_str(&reply.text).unwrap();

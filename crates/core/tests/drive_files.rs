@@ -4,7 +4,7 @@
 mod drive_common;
 mod support;
 
-use drive_common::{SERVICE_ACCOUNT, harness_as, my_drive_root, with_default_folder};
+use drive_common::{SERVICE_ACCOUNT, my_drive_root, with_default_folder};
 use google_fake::Identity;
 use serde_json::json;
 use support::{Harness, USER};
@@ -192,7 +192,7 @@ async fn annotations_are_honest() {
 async fn a_service_account_is_told_why_it_cannot_store_files_in_my_drive() {
     let sa = Identity::service_account(SERVICE_ACCOUNT);
     let mut shared = String::new();
-    let h = harness_as(sa.clone(), |google, _| {
+    let h = Harness::acting_as(sa.clone(), |google, _| {
         shared = google.world().drive.create_shared_drive("Robots", &sa);
     })
     .await;

@@ -4,7 +4,7 @@
 mod drive_common;
 mod support;
 
-use drive_common::{BOB, harness_as, names, with_default_folder};
+use drive_common::{BOB, names, with_default_folder};
 use google_fake::Identity;
 use serde_json::json;
 use support::{Harness, USER};
@@ -265,7 +265,7 @@ async fn shared_drive_files_are_found_and_renamed() {
 async fn a_service_account_lists_its_shared_drive() {
     let sa = Identity::service_account(drive_common::SERVICE_ACCOUNT);
     let mut drive = String::new();
-    let h = harness_as(sa.clone(), |google, _| {
+    let h = Harness::acting_as(sa.clone(), |google, _| {
         let mut world = google.world();
         drive = world.drive.create_shared_drive("Robots", &sa);
         world.drive.create_folder("Out", Some(&drive), &sa);

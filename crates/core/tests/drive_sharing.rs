@@ -4,7 +4,7 @@
 mod drive_common;
 mod support;
 
-use drive_common::{BOB, SERVICE_ACCOUNT, harness_as};
+use drive_common::{BOB, SERVICE_ACCOUNT};
 use google_fake::Identity;
 use serde_json::json;
 use support::{Harness, USER};
@@ -199,8 +199,10 @@ async fn transfer_ownership_makes_the_new_owner_and_keeps_the_old_as_writer() {
 async fn a_service_account_cannot_hand_ownership_to_a_person() {
     let sa = Identity::service_account(SERVICE_ACCOUNT);
     let mut folder = String::new();
-    let h = harness_as(sa.clone(), |google, _| folder = google.world().drive.create_folder("Made by robot", None, &sa))
-        .await;
+    let h = Harness::acting_as(sa.clone(), |google, _| {
+        folder = google.world().drive.create_folder("Made by robot", None, &sa)
+    })
+    .await;
     let message = h.err("transfer_ownership", json!({ "file_id": folder, "new_owner_email": USER })).await;
     assert!(message.contains("same organization"), "{message}");
     assert_eq!(h.google.world().drive.get(&folder).unwrap().owner(), Some(SERVICE_ACCOUNT));

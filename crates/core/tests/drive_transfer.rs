@@ -5,13 +5,19 @@
 mod drive_common;
 mod support;
 
-use drive_common::{harness_as, with_default_folder};
-use google_fake::Identity;
+use drive_common::with_default_folder;
 use serde_json::json;
-use support::{Harness, USER};
+use support::Harness;
 
 const DOC: &str = "application/vnd.google-apps.document";
 const SHEET: &str = "application/vnd.google-apps.spreadsheet";
+
+/// Writes `name` into the export folder, where upload_local_file looks for relative paths.
+fn write_export(h: &Harness, name: &str, contents: impl AsRef<[u8]>) {
+    let exports = h.home.path().join("exports");
+    std::fs::create_dir_all(&exports).unwrap();
+    std::fs::write(exports.join(name), contents).unwrap();
+}
 
 fn budget(h: &Harness) -> String {
     h.google.world().create_spreadsheet(
@@ -127,7 +133,7 @@ async fn download_file_refuses_paths_outside_the_allowed_folders_before_any_call
 async fn download_file_may_write_into_gatehouse_local_roots() {
     let roots = tempfile::tempdir().unwrap();
     let root = roots.path().to_path_buf();
-    let h = harness_as(Identity::user(USER), |_, config| config.local_roots = vec![root.clone()]).await;
+    let h = Harness::with_config(|config| config.local_roots = vec![root.clone()]).await;
     let id = h.google.world().drive.create_blob("a.txt", "text/plain", b"allowed".to_vec(), None, &h.owner());
     let target = roots.path().join("a.txt");
     h.ok("download_file", json!({ "file_id": id, "local_path": target.to_str().unwrap() })).await;
@@ -186,9 +192,7 @@ async fn upload_file_refuses_unknown_formats_and_impossible_conversions() {
 async fn upload_local_file_uploads_once_and_skips_the_second_time() {
     let h = Harness::new().await;
     let folder = h.google.world().drive.create_folder("In", None, &h.owner());
-    let exports = h.home.path().join("exports");
-    std::fs::create_dir_all(&exports).unwrap();
-    std::fs::write(exports.join("data.json"), br#"{"a":1}"#).unwrap();
+    write_export(&h, "data.json", br#"{"a":1}"#);
     let made = h.ok("upload_local_file", json!({ "local_path": "data.json", "parent_folder_id": folder })).await;
     assert_eq!(made["skipped"], json!(false));
     let id = made["id"].as_str().unwrap().to_owned();
@@ -215,9 +219,7 @@ async fn upload_local_file_uploads_once_and_skips_the_second_time() {
 async fn upload_local_file_converts_csv_into_a_spreadsheet() {
     let h = Harness::new().await;
     let folder = h.google.world().drive.create_folder("In", None, &h.owner());
-    let exports = h.home.path().join("exports");
-    std::fs::create_dir_all(&exports).unwrap();
-    std::fs::write(exports.join("sales.csv"), "region,total\nnorth,5\n").unwrap();
+    write_export(&h, "sales.csv", "region,total\nnorth,5\n");
     let made = h
         .ok("upload_local_file", json!({ "local_path": "sales.csv", "parent_folder_id": folder, "convert": true }))
         .await;
@@ -229,7 +231,7 @@ async fn upload_local_file_converts_csv_into_a_spreadsheet() {
         assert_eq!(file.mime_type, SHEET);
         assert_eq!(file.parent.as_deref(), Some(folder.as_str()));
     }
-    std::fs::write(exports.join("photo.png"), [0x89, b'P', b'N', b'G']).unwrap();
+    write_export(&h, "photo.png", [0x89, b'P', b'N', b'G']);
     let message = h
         .err("upload_local_file", json!({ "local_path": "photo.png", "parent_folder_id": folder, "convert": true }))
         .await;
@@ -252,10 +254,8 @@ async fn upload_local_file_refuses_files_outside_the_allowed_folders() {
 async fn a_large_local_file_goes_through_a_resumable_upload() {
     let h = Harness::new().await;
     let folder = h.google.world().drive.create_folder("Big", None, &h.owner());
-    let exports = h.home.path().join("exports");
-    std::fs::create_dir_all(&exports).unwrap();
     let bytes: Vec<u8> = (0..6 * 1024 * 1024).map(|i| (i % 251) as u8).collect();
-    std::fs::write(exports.join("big.bin"), &bytes).unwrap();
+    write_export(&h, "big.bin", &bytes);
     h.google.world().requests.clear();
     let made = h
         .ok(

@@ -6,9 +6,7 @@
 //! target's current title, type and owner from the Drive store.
 
 use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::routing::post;
 use axum::{Json, Router};
 use base64::Engine;
@@ -17,8 +15,10 @@ use chrono::{DateTime, SubsecRound, Utc};
 use serde_json::{Map, Value, json};
 
 use crate::Shared;
+use crate::call::Reply;
 use crate::drive::{Grantee, Role, person_name};
-use crate::errors::{ApiError, Shape};
+use crate::errors::ApiError;
+use crate::rpc::Call;
 use crate::state::{Identity, World};
 
 /// How an item came to be.
@@ -192,14 +192,8 @@ fn detail(world: &World, action: &Action, who: &Identity) -> Value {
             json!({ "rename": { "oldTitle": old_title, "newTitle": new_title } })
         }
         Action::Move { added, removed } => {
-            let mut change = Map::new();
-            if !added.is_empty() {
-                change.insert("addedParents".into(), added.iter().map(|id| reference(world, id)).collect());
-            }
-            if !removed.is_empty() {
-                change.insert("removedParents".into(), removed.iter().map(|id| reference(world, id)).collect());
-            }
-            json!({ "move": change })
+            let [added, removed] = [added, removed].map(|ids| ids.iter().map(|id| reference(world, id)).collect());
+            json!({ "move": change([("addedParents", added), ("removedParents", removed)]) })
         }
         Action::Delete(kind) => json!({ "delete": { "type": match kind {
             DeleteKind::Trash => "TRASH",
@@ -207,14 +201,8 @@ fn detail(world: &World, action: &Action, who: &Identity) -> Value {
         } } }),
         Action::Restore => json!({ "restore": { "type": "UNTRASH" } }),
         Action::PermissionChange { added, removed } => {
-            let mut change = Map::new();
-            if !added.is_empty() {
-                change.insert("addedPermissions".into(), added.iter().map(|p| permission(p, who)).collect());
-            }
-            if !removed.is_empty() {
-                change.insert("removedPermissions".into(), removed.iter().map(|p| permission(p, who)).collect());
-            }
-            json!({ "permissionChange": change })
+            let [added, removed] = [added, removed].map(|list| list.iter().map(|p| permission(p, who)).collect());
+            json!({ "permissionChange": change([("addedPermissions", added), ("removedPermissions", removed)]) })
         }
         Action::Comment(kind) => json!({ "comment": { "post": { "subtype": match kind {
             CommentKind::Added => "ADDED",
@@ -225,6 +213,11 @@ fn detail(world: &World, action: &Action, who: &Identity) -> Value {
             CommentKind::Reopened => "REOPENED",
         } } } }),
     }
+}
+
+/// A move's or permission change's detail: each of its lists under its name, unless it is empty.
+fn change(lists: [(&str, Vec<Value>); 2]) -> Map<String, Value> {
+    lists.into_iter().filter(|(_, list)| !list.is_empty()).map(|(name, list)| (name.to_owned(), Value::Array(list))).collect()
 }
 
 fn target(world: &World, activity: &Activity, who: &Identity) -> Value {
@@ -355,13 +348,15 @@ fn item_id(name: &str, field: &str) -> Result<String, ApiError> {
 }
 
 /// `POST /v2/activity:query`.
-async fn query(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -> Result<Response, ApiError> {
-    let world = shared.lock();
-    let who = world.authenticate(&headers, Shape::Rpc)?;
+async fn query(call: Call, body: Bytes) -> Reply {
+    call.run(|world, who, _| query_activity(world, &who, &body))
+}
+
+fn query_activity(world: &World, who: &Identity, body: &[u8]) -> Reply {
     let request: Map<String, Value> = if body.iter().all(u8::is_ascii_whitespace) {
         Map::new()
     } else {
-        match serde_json::from_slice(&body) {
+        match serde_json::from_slice(body) {
             Ok(Value::Object(map)) => map,
             _ => return Err(ApiError::invalid("Invalid JSON payload received.")),
         }
@@ -404,7 +399,7 @@ async fn query(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) ->
     let position = |a: &Activity| (a.timestamp.timestamp_millis(), a.seq);
     let me = who.email.trim().to_ascii_lowercase();
     let visible = |activity: &Activity| match world.drive.get(&activity.item_id) {
-        Some(file) => world.drive.role_of(&file.id, &who).is_some(),
+        Some(file) => world.drive.role_of(&file.id, who).is_some(),
         None => activity.actor == me,
     };
     let mut matching: Vec<&Activity> = world
@@ -414,7 +409,7 @@ async fn query(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) ->
         .filter(|a| before.is_none_or(|b| position(a) < b))
         .filter(|a| item.as_ref().is_none_or(|id| a.item_id == *id))
         .filter(|a| {
-            ancestor.as_ref().is_none_or(|id| world.drive.get(&a.item_id).is_some() && is_below(&world, &a.item_id, id))
+            ancestor.as_ref().is_none_or(|id| world.drive.get(&a.item_id).is_some() && is_below(world, &a.item_id, id))
         })
         .filter(|a| visible(a) && filter.keeps(a))
         .collect();
@@ -423,7 +418,7 @@ async fn query(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) ->
     matching.truncate(page_size);
     let mut out = Map::new();
     if !matching.is_empty() {
-        out.insert("activities".into(), matching.iter().map(|a| render(&world, a, &who)).collect());
+        out.insert("activities".into(), matching.iter().map(|a| render(world, a, who)).collect());
     }
     if more && let Some(last) = matching.last() {
         out.insert(

@@ -1,5 +1,6 @@
 //! A stateful, in-memory emulator of the Google APIs Gatehouse uses: Sheets v4, Docs v1, Drive v3 and
-//! Drive Activity v2, plus Google's OAuth token endpoint.
+//! Drive Activity v2, plus Google's sign-in endpoints (authorize, token, revoke, tokeninfo, userinfo) and a
+//! GCE metadata server (see [`auth`]).
 //!
 //! Every path, parameter and field follows Google's discovery documents (see
 //! `shared/reference/google-discovery`), with Google's own error bodies and proto3-JSON omission rules, so
@@ -15,20 +16,23 @@
 //! ```
 
 mod activity;
-mod auth;
+pub mod auth;
+mod call;
 pub mod discovery;
 mod docs;
 mod drive;
 mod errors;
 mod faults;
+mod rpc;
 mod seed;
 mod sheets;
 mod state;
 
+pub use auth::{Account, ClientKind, ConsentMode, GceMetadata, MetadataServer, OAuthClient};
 pub use errors::ApiError;
 pub use faults::Fault;
 pub use seed::{COLLEAGUE_EMAIL, SANDBOX_EMAIL};
-pub use state::{Identity, IdentityKind, RequestRecord, ServiceAccountKey, World};
+pub use state::{AccessToken, Identity, IdentityKind, RequestRecord, ServiceAccountKey, World};
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};

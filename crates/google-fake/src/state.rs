@@ -2,6 +2,7 @@
 //! requests served (so tests and benchmarks can count Google calls).
 
 use std::collections::HashMap;
+use std::time::SystemTime;
 
 use axum::http::HeaderMap;
 use rand::Rng;
@@ -54,16 +55,47 @@ pub struct ServiceAccountKey {
     pub public_key_pem: String,
 }
 
+/// An access token the emulator issued, as the API bearer check and the OAuth endpoints see it.
+#[derive(Debug, Clone)]
+pub struct AccessToken {
+    pub identity: Identity,
+    /// When Google stops accepting it; `None` for [`World::issue_token`]'s fixtures, which live until
+    /// [`World::expire_access_tokens`] or a revocation.
+    pub expires_at: Option<SystemTime>,
+    /// The scopes granted, normalized as Google returns them (`email` → `…/auth/userinfo.email`).
+    pub scopes: Vec<String>,
+    /// The OAuth client it was issued to (`None` for service accounts and fixtures).
+    pub client_id: Option<String>,
+    /// The refresh token it was minted from: revoking that one revokes this one too.
+    pub refresh_token: Option<String>,
+}
+
+impl AccessToken {
+    /// Whether the API still accepts it.
+    pub fn is_live(&self) -> bool {
+        self.expires_at.is_none_or(|at| at > SystemTime::now())
+    }
+}
+
 /// Everything the emulator knows.
 #[derive(Default)]
 pub struct World {
     /// The root URL the emulator is served at (links it returns, e.g. `webViewLink`, use Google's hosts).
     pub base_url: String,
-    pub tokens: HashMap<String, Identity>,
+    pub tokens: HashMap<String, AccessToken>,
     pub service_accounts: Vec<ServiceAccountKey>,
     /// Seconds an issued access token lives (tests shorten it).
     pub token_lifetime_secs: u64,
     pub faults: Vec<Fault>,
+    /// OAuth clients registered in the Cloud console, and the Google accounts that can consent to them.
+    pub oauth_clients: Vec<crate::auth::OAuthClient>,
+    pub accounts: Vec<crate::auth::Account>,
+    /// How the person at the authorize endpoint answers (see [`crate::auth::ConsentMode`]).
+    pub consent: crate::auth::ConsentMode,
+    /// Authorization codes, refresh tokens and the scopes granted per client and account.
+    pub oauth: crate::auth::OAuthStore,
+    /// What the GCE metadata server answers (see [`crate::FakeGoogle::start_metadata_server`]).
+    pub metadata: crate::auth::GceMetadata,
     /// Turns off the discovery-document check of every exchange (on by default; the sandbox and the
     /// benchmark turn it off, as it costs time and only tests read its findings).
     pub skip_discovery_checks: bool,
@@ -91,11 +123,11 @@ impl World {
         id
     }
 
-    /// Issues an access token for `identity`.
+    /// Issues an access token for `identity`, as a test fixture: it carries [`crate::auth::FIXTURE_SCOPES`]
+    /// and does not expire on its own.
     pub fn issue_token(&mut self, identity: Identity) -> String {
-        let token = format!("ya29.fake-{}", Self::new_id(40));
-        self.tokens.insert(token.clone(), identity);
-        token
+        let scopes = crate::auth::FIXTURE_SCOPES.iter().map(|scope| (*scope).to_owned()).collect();
+        self.grant_access(AccessToken { identity, expires_at: None, scopes, client_id: None, refresh_token: None })
     }
 
     /// The identity behind the request's bearer token, or Google's 401 in the API's error shape.
@@ -105,7 +137,10 @@ impl World {
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.strip_prefix("Bearer "))
             .ok_or_else(|| ApiError::unauthenticated(shape))?;
-        self.tokens.get(token.trim()).cloned().ok_or_else(|| ApiError::unauthenticated(shape))
+        match self.tokens.get(token.trim()) {
+            Some(access) if access.is_live() => Ok(access.identity.clone()),
+            _ => Err(ApiError::unauthenticated(shape)),
+        }
     }
 
     /// How many requests were served whose path starts with `prefix`.

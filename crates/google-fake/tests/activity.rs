@@ -1,50 +1,23 @@
 //! Drive Activity v2 `activity:query` against the emulator, fed by Drive operations.
 
-use google_fake::{FakeGoogle, Identity};
+mod common;
+
+use common::{BOB, Env, json_of, sandbox};
+use google_fake::Identity;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-const ADA: &str = "ada@example.com";
-const BOB: &str = "bob@example.com";
-
-struct Env {
-    google: FakeGoogle,
-    http: reqwest::Client,
-    ada: String,
-}
-
 impl Env {
-    async fn new() -> Self {
-        let google = FakeGoogle::start().await.expect("emulator starts");
-        let ada = google.issue_token(Identity::user(ADA));
-        Self { google, http: reqwest::Client::new(), ada }
-    }
-
     async fn drive(&self, method: reqwest::Method, path: &str, query: &[(&str, &str)], body: Value) -> Value {
-        let response = self
-            .http
-            .request(method, format!("{}/drive/v3/{path}", self.google.url()))
-            .bearer_auth(&self.ada)
-            .query(query)
-            .json(&body)
-            .send()
-            .await
-            .expect("answered");
-        assert!(response.status().is_success(), "{path}: {}", response.status());
-        response.json().await.unwrap_or(Value::Null)
+        let request = self.http.request(method, self.url(&format!("drive/v3/{path}"))).query(query).json(&body);
+        let reply = self.fetch(&self.ada, request).await;
+        assert!(reply.status.is_success(), "{path}: {}", reply.status);
+        reply.json()
     }
 
     async fn query_as(&self, token: &str, body: Value) -> (StatusCode, Value) {
-        let response = self
-            .http
-            .post(format!("{}/v2/activity:query", self.google.url()))
-            .bearer_auth(token)
-            .json(&body)
-            .send()
-            .await
-            .expect("answered");
-        let status = response.status();
-        (status, response.json().await.unwrap_or(Value::Null))
+        let reply = self.fetch(token, self.http.post(self.url("v2/activity:query")).json(&body)).await;
+        (reply.status, reply.json())
     }
 
     async fn query(&self, body: Value) -> Value {
@@ -219,18 +192,9 @@ async fn others_activity_stays_private() {
 
 #[tokio::test]
 async fn the_sandbox_has_history() {
-    let sandbox = FakeGoogle::start_sandbox().await.expect("sandbox");
-    let token = sandbox.issue_token(Identity::user(google_fake::SANDBOX_EMAIL));
-    let response: Value = reqwest::Client::new()
-        .post(format!("{}/v2/activity:query", sandbox.url()))
-        .bearer_auth(token)
-        .json(&json!({ "pageSize": 100 }))
-        .send()
-        .await
-        .expect("answered")
-        .json()
-        .await
-        .expect("json");
+    let (sandbox, token) = sandbox().await;
+    let request = reqwest::Client::new().post(format!("{}/v2/activity:query", sandbox.url()));
+    let response = json_of(&token, request.json(&json!({ "pageSize": 100 }))).await;
     let titles: Vec<&str> = response["activities"]
         .as_array()
         .into_iter()
@@ -249,17 +213,9 @@ async fn the_sandbox_has_history() {
 impl Env {
     /// A Sheets or Docs call as `token`; asserts it succeeded.
     async fn native(&self, token: &str, method: reqwest::Method, path: &str, body: Value) -> Value {
-        let response = self
-            .http
-            .request(method, format!("{}/{path}", self.google.url()))
-            .bearer_auth(token)
-            .json(&body)
-            .send()
-            .await
-            .expect("answered");
-        let status = response.status();
-        let value: Value = response.json().await.unwrap_or(Value::Null);
-        assert!(status.is_success(), "{path}: {status} {value}");
+        let reply = self.fetch(token, self.http.request(method, self.url(path)).json(&body)).await;
+        let value = reply.json();
+        assert!(reply.status.is_success(), "{path}: {} {value}", reply.status);
         value
     }
 }

@@ -462,30 +462,15 @@ async fn every_emulated_endpoint_answers_as_discovery_says() {
     let file: Value = uploaded.json().await.expect("a File");
     let file_id = file["id"].as_str().expect("file id").to_owned();
     let file_path = format!("/drive/v3/files/{file_id}");
-    client
-        .ok(
-            Method::GET,
-            "/drive/v3/files",
-            &[("q", &format!("'{folder_id}' in parents and trashed = false")), ("fields", "*")],
-            None,
-        )
-        .await;
-    client
-        .ok(
-            Method::GET,
-            "/drive/v3/files",
-            &[("pageSize", "1"), ("orderBy", "modifiedTime desc"), ("spaces", "drive")],
-            None,
-        )
-        .await;
-    client
-        .ok(
-            Method::GET,
-            "/drive/v3/files",
-            &[("corpora", "user"), ("includeItemsFromAllDrives", "true"), ("supportsAllDrives", "true")],
-            None,
-        )
-        .await;
+    let in_folder = format!("'{folder_id}' in parents and trashed = false");
+    let listings: [&[(&str, &str)]; 3] = [
+        &[("q", &in_folder), ("fields", "*")],
+        &[("pageSize", "1"), ("orderBy", "modifiedTime desc"), ("spaces", "drive")],
+        &[("corpora", "user"), ("includeItemsFromAllDrives", "true"), ("supportsAllDrives", "true")],
+    ];
+    for query in listings {
+        client.ok(Method::GET, "/drive/v3/files", query, None).await;
+    }
     client.ok(Method::GET, &file_path, &[("fields", "*")], None).await;
     client.ok(Method::GET, &file_path, &all, None).await;
     let media = client

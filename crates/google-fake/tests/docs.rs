@@ -1,45 +1,12 @@
 //! The Docs v1 emulator over HTTP, as a client sees it.
 
-use google_fake::{FakeGoogle, Identity};
+mod common;
+
+use common::{ADA, BOB, Env, json_of, sandbox};
+use google_fake::Identity;
 use serde_json::{Value, json};
 
-struct Env {
-    google: FakeGoogle,
-    token: String,
-    http: reqwest::Client,
-}
-
-/// Every exchange a test made must match Google's discovery documents.
-impl Drop for Env {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let violations = self.google.discovery_violations();
-            assert!(violations.is_empty(), "discovery violations: {violations:#?}");
-        }
-    }
-}
-
-async fn env() -> Env {
-    let google = FakeGoogle::start().await.expect("emulator starts");
-    let token = google.issue_token(Identity::user("ada@example.com"));
-    Env { google, token, http: reqwest::Client::new() }
-}
-
 impl Env {
-    fn url(&self, path: &str) -> String {
-        format!("{}/{path}", self.google.url())
-    }
-
-    async fn send(&self, request: reqwest::RequestBuilder) -> (u16, Value) {
-        self.send_as(&self.token, request).await
-    }
-
-    async fn send_as(&self, token: &str, request: reqwest::RequestBuilder) -> (u16, Value) {
-        let response = request.bearer_auth(token).send().await.expect("request is sent");
-        let status = response.status().as_u16();
-        (status, response.json::<Value>().await.unwrap_or(Value::Null))
-    }
-
     async fn create(&self, title: &str) -> (String, Value) {
         let (status, body) = self.send(self.http.post(self.url("v1/documents")).json(&json!({ "title": title }))).await;
         assert_eq!(status, 200, "{body}");
@@ -88,7 +55,7 @@ fn paragraphs(doc: &Value) -> Vec<(u64, u64, String)> {
 
 #[tokio::test]
 async fn create_returns_an_empty_document_registered_in_drive() {
-    let env = env().await;
+    let env = Env::new().await;
     let (id, doc) = env.create("Minutes").await;
     assert_eq!(doc["title"], "Minutes");
     assert!(doc["revisionId"].as_str().is_some_and(|r| !r.is_empty()));
@@ -115,7 +82,7 @@ async fn create_returns_an_empty_document_registered_in_drive() {
 
 #[tokio::test]
 async fn errors_have_google_shapes() {
-    let env = env().await;
+    let env = Env::new().await;
     let (id, _) = env.create("Errors").await;
     let response = env.http.get(env.url(&format!("v1/documents/{id}"))).send().await.expect("sent");
     assert_eq!(response.status().as_u16(), 401);
@@ -142,7 +109,7 @@ async fn errors_have_google_shapes() {
 
 #[tokio::test]
 async fn insert_and_delete_count_utf16_code_units() {
-    let env = env().await;
+    let env = Env::new().await;
     let (id, _) = env.create("Emoji").await;
     env.apply(&id, json!([{ "insertText": { "location": { "index": 1 }, "text": "a😀b" } }])).await;
     let doc = env.get(&id).await;
@@ -181,7 +148,7 @@ async fn insert_and_delete_count_utf16_code_units() {
 
 #[tokio::test]
 async fn replace_all_text_reports_occurrences() {
-    let env = env().await;
+    let env = Env::new().await;
     let (id, _) = env.create("Replace").await;
     env.apply(&id, json!([{ "insertText": { "location": { "index": 1 }, "text": "Hello {name}, {NAME}!" } }])).await;
     let body = env
@@ -205,7 +172,7 @@ async fn replace_all_text_reports_occurrences() {
 
 #[tokio::test]
 async fn text_and_paragraph_styles() {
-    let env = env().await;
+    let env = Env::new().await;
     let (id, _) = env.create("Styles").await;
     env.apply(&id, json!([{ "insertText": { "location": { "index": 1 }, "text": "Title\nBody text" } }])).await;
     env.apply(
@@ -245,7 +212,7 @@ async fn text_and_paragraph_styles() {
 
 #[tokio::test]
 async fn bullets_take_nesting_from_leading_tabs() {
-    let env = env().await;
+    let env = Env::new().await;
     let (id, _) = env.create("Lists").await;
     env.apply(&id, json!([{ "insertText": { "location": { "index": 1 }, "text": "One\n\tTwo\n\t\tThree\nAfter" } }]))
         .await;
@@ -278,7 +245,7 @@ async fn bullets_take_nesting_from_leading_tabs() {
 
 #[tokio::test]
 async fn write_control_and_revisions() {
-    let env = env().await;
+    let env = Env::new().await;
     let (id, created) = env.create("Revisions").await;
     let first = created["revisionId"].as_str().expect("revision").to_owned();
     let body = env
@@ -298,8 +265,8 @@ async fn write_control_and_revisions() {
 
 #[tokio::test]
 async fn page_breaks_tabs_and_exports() {
-    let env = env().await;
-    let owner = Identity::user("ada@example.com");
+    let env = Env::new().await;
+    let owner = Identity::user(ADA);
     let id = env.google.world().create_document("Seeded", "Intro\nMore", &owner);
     env.apply(
         &id,
@@ -331,9 +298,9 @@ async fn page_breaks_tabs_and_exports() {
 
 #[tokio::test]
 async fn access_follows_the_callers_drive_role() {
-    let env = env().await;
+    let env = Env::new().await;
     let (id, _) = env.create("Ada's draft").await;
-    let bob = env.google.issue_token(Identity::user("bob@example.com"));
+    let bob = env.google.issue_token(Identity::user(BOB));
     let get = || env.http.get(env.url(&format!("v1/documents/{id}")));
     let edit = || {
         env.http
@@ -350,7 +317,7 @@ async fn access_follows_the_callers_drive_role() {
     assert_eq!(status, 404, "{body}");
 
     for role in ["reader", "commenter"] {
-        env.google.world().drive.share_with(&id, "bob@example.com", role);
+        env.google.world().drive.share_with(&id, BOB, role);
         let (status, body) = env.send_as(&bob, get()).await;
         assert_eq!(status, 200, "{role}: {body}");
         assert_eq!(body["title"], "Ada's draft");
@@ -359,18 +326,18 @@ async fn access_follows_the_callers_drive_role() {
     }
     assert_eq!(env.text(&id).await, "\n", "refused edits change nothing");
 
-    env.google.world().drive.share_with(&id, "bob@example.com", "writer");
+    env.google.world().drive.share_with(&id, BOB, "writer");
     let (status, body) = env.send_as(&bob, edit()).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(env.text(&id).await, "Bob \n");
     let world = env.google.world();
     let file = world.drive.get(&id).expect("drive file");
-    assert_eq!(file.last_modifying_user.as_deref(), Some("bob@example.com"));
+    assert_eq!(file.last_modifying_user.as_deref(), Some(BOB));
 }
 
 #[tokio::test]
 async fn titles_follow_renames_both_ways() {
-    let env = env().await;
+    let env = Env::new().await;
     let (id, _) = env.create("Before").await;
     let (status, body) = env
         .send(env.http.patch(env.url(&format!("drive/v3/files/{id}"))).json(&json!({ "name": "Renamed in Drive" })))
@@ -381,8 +348,7 @@ async fn titles_follow_renames_both_ways() {
 
 #[tokio::test]
 async fn sandbox_documents_have_structure() {
-    let google = FakeGoogle::start_sandbox().await.expect("sandbox");
-    let token = google.issue_token(Identity::user(google_fake::SANDBOX_EMAIL));
+    let (google, token) = sandbox().await;
     let ids: Vec<(String, String)> = {
         let world = google.world();
         world
@@ -399,15 +365,7 @@ async fn sandbox_documents_have_structure() {
     names.sort_unstable();
     assert_eq!(names, ["Meeting notes", "Project plan"]);
     for (name, id) in &ids {
-        let doc: Value = reqwest::Client::new()
-            .get(format!("{}/v1/documents/{id}", google.url()))
-            .bearer_auth(&token)
-            .send()
-            .await
-            .expect("answered")
-            .json()
-            .await
-            .expect("json");
+        let doc = json_of(&token, reqwest::Client::new().get(format!("{}/v1/documents/{id}", google.url()))).await;
         let content = doc["body"]["content"].as_array().expect("content");
         let paragraphs: Vec<&Value> = content.iter().filter_map(|e| e.get("paragraph")).collect();
         let styled = |named: &str| paragraphs.iter().filter(|p| p["paragraphStyle"]["namedStyleType"] == named).count();

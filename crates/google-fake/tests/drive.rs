@@ -1,44 +1,18 @@
 //! Drive v3 against the emulator over HTTP, as a client sees it.
 
+mod common;
+
 use std::collections::HashSet;
 
-use google_fake::{FakeGoogle, Identity};
+use common::{ADA, BOB, Env, Reply, json_of, sandbox};
+use google_fake::Identity;
 use md5::{Digest, Md5};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-const ADA: &str = "ada@example.com";
-const BOB: &str = "bob@example.com";
 const ROBOT: &str = "robot@project.iam.gserviceaccount.com";
 
-struct Env {
-    google: FakeGoogle,
-    http: reqwest::Client,
-}
-
-struct Reply {
-    status: StatusCode,
-    headers: reqwest::header::HeaderMap,
-    bytes: Vec<u8>,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.bytes).unwrap_or(Value::Null)
-    }
-
-    fn reason(&self) -> String {
-        self.json()["error"]["errors"][0]["reason"].as_str().unwrap_or_default().to_owned()
-    }
-}
-
 impl Env {
-    async fn new() -> Self {
-        let google = FakeGoogle::start().await.expect("emulator starts");
-        let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
-        Self { google, http }
-    }
-
     fn token(&self, email: &str) -> String {
         self.google.issue_token(Identity::user(email))
     }
@@ -47,40 +21,29 @@ impl Env {
         self.google.issue_token(Identity::service_account(ROBOT))
     }
 
-    async fn send(
-        &self,
-        method: Method,
-        token: &str,
-        path: &str,
-        query: &[(&str, &str)],
-        body: Option<Value>,
-    ) -> Reply {
-        let mut request =
-            self.http.request(method, format!("{}{path}", self.google.url())).bearer_auth(token).query(query);
+    /// `method` on `path` with `query` (and a JSON `body`), as `token`.
+    async fn call(&self, method: Method, token: &str, path: &str, query: &[(&str, &str)], body: Option<Value>) -> Reply {
+        let mut request = self.http.request(method, self.url(path)).query(query);
         if let Some(body) = body {
             request = request.json(&body);
         }
-        let response = request.send().await.expect("request is answered");
-        let status = response.status();
-        let headers = response.headers().clone();
-        let bytes = response.bytes().await.expect("body").to_vec();
-        Reply { status, headers, bytes }
+        self.fetch(token, request).await
     }
 
     async fn get(&self, token: &str, path: &str, query: &[(&str, &str)]) -> Reply {
-        self.send(Method::GET, token, path, query, None).await
+        self.call(Method::GET, token, path, query, None).await
     }
 
     async fn post(&self, token: &str, path: &str, query: &[(&str, &str)], body: Value) -> Reply {
-        self.send(Method::POST, token, path, query, Some(body)).await
+        self.call(Method::POST, token, path, query, Some(body)).await
     }
 
     async fn patch(&self, token: &str, path: &str, query: &[(&str, &str)], body: Value) -> Reply {
-        self.send(Method::PATCH, token, path, query, Some(body)).await
+        self.call(Method::PATCH, token, path, query, Some(body)).await
     }
 
     async fn delete(&self, token: &str, path: &str, query: &[(&str, &str)]) -> Reply {
-        self.send(Method::DELETE, token, path, query, None).await
+        self.call(Method::DELETE, token, path, query, None).await
     }
 
     async fn multipart(&self, token: &str, query: &[(&str, &str)], metadata: Value, mime: &str, bytes: &[u8]) -> Reply {
@@ -92,19 +55,13 @@ impl Env {
         body.extend_from_slice(b"\r\n--b0undary--\r\n");
         let mut all = vec![("uploadType", "multipart")];
         all.extend_from_slice(query);
-        let response = self
+        let request = self
             .http
-            .post(format!("{}/upload/drive/v3/files", self.google.url()))
-            .bearer_auth(token)
+            .post(self.url("/upload/drive/v3/files"))
             .query(&all)
             .header("content-type", "multipart/related; boundary=b0undary")
-            .body(body)
-            .send()
-            .await
-            .expect("upload is answered");
-        let status = response.status();
-        let headers = response.headers().clone();
-        Reply { status, headers, bytes: response.bytes().await.expect("body").to_vec() }
+            .body(body);
+        self.fetch(token, request).await
     }
 
     async fn folder(&self, token: &str, name: &str, parent: Option<&str>) -> String {
@@ -1092,19 +1049,14 @@ async fn comments_and_replies() {
 
 #[tokio::test]
 async fn sandbox_seed() {
-    let google = FakeGoogle::start_sandbox().await.expect("sandbox starts");
-    let token = google.issue_token(Identity::user(google_fake::SANDBOX_EMAIL));
-    let http = reqwest::Client::new();
-    let list: Value = http
-        .get(format!("{}/drive/v3/files", google.url()))
-        .bearer_auth(&token)
-        .query(&[("fields", "files(name,mimeType)"), ("orderBy", "name"), ("q", "trashed = false")])
-        .send()
-        .await
-        .expect("answered")
-        .json()
-        .await
-        .expect("json");
+    let (google, token) = sandbox().await;
+    let list = json_of(
+        &token,
+        reqwest::Client::new()
+            .get(format!("{}/drive/v3/files", google.url()))
+            .query(&[("fields", "files(name,mimeType)"), ("orderBy", "name"), ("q", "trashed = false")]),
+    )
+    .await;
     let names: Vec<&str> = list["files"].as_array().into_iter().flatten().filter_map(|f| f["name"].as_str()).collect();
     for wanted in [
         "Budget 2026",

@@ -1,30 +1,11 @@
 //! The Sheets v4 emulator over HTTP, as a client sees it.
 
-use google_fake::{FakeGoogle, Identity};
+mod common;
+
+use common::{ADA, BOB, Env};
+use google_fake::Identity;
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Value, json};
-
-struct Env {
-    google: FakeGoogle,
-    token: String,
-    http: reqwest::Client,
-}
-
-/// Every exchange a test made must match Google's discovery documents.
-impl Drop for Env {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let violations = self.google.discovery_violations();
-            assert!(violations.is_empty(), "discovery violations: {violations:#?}");
-        }
-    }
-}
-
-async fn env() -> Env {
-    let google = FakeGoogle::start().await.expect("emulator starts");
-    let token = google.issue_token(Identity::user("ada@example.com"));
-    Env { google, token, http: reqwest::Client::new() }
-}
 
 /// Percent-encodes a path segment (a range), as Google's client libraries do.
 fn enc(segment: &str) -> String {
@@ -32,21 +13,6 @@ fn enc(segment: &str) -> String {
 }
 
 impl Env {
-    fn url(&self, path: &str) -> String {
-        format!("{}/{path}", self.google.url())
-    }
-
-    async fn send(&self, request: reqwest::RequestBuilder) -> (u16, Value) {
-        self.send_as(&self.token, request).await
-    }
-
-    async fn send_as(&self, token: &str, request: reqwest::RequestBuilder) -> (u16, Value) {
-        let response = request.bearer_auth(token).send().await.expect("request is sent");
-        let status = response.status().as_u16();
-        let body = response.json::<Value>().await.unwrap_or(Value::Null);
-        (status, body)
-    }
-
     async fn get(&self, path: &str) -> (u16, Value) {
         self.send(self.http.get(self.url(path))).await
     }
@@ -91,7 +57,7 @@ impl Env {
 
 #[tokio::test]
 async fn create_returns_the_full_spreadsheet_and_registers_the_drive_file() {
-    let env = env().await;
+    let env = Env::new().await;
     let (status, body) = env.post("v4/spreadsheets", json!({ "properties": { "title": "Budget 2026" } })).await;
     assert_eq!(status, 200, "{body}");
     let id = body["spreadsheetId"].as_str().expect("id");
@@ -117,7 +83,7 @@ async fn create_returns_the_full_spreadsheet_and_registers_the_drive_file() {
 
 #[tokio::test]
 async fn create_honours_given_sheets_and_data() {
-    let env = env().await;
+    let env = Env::new().await;
     let body = json!({
         "properties": { "title": "Given" },
         "sheets": [
@@ -144,7 +110,7 @@ async fn create_honours_given_sheets_and_data() {
 
 #[tokio::test]
 async fn errors_have_google_shapes() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Errors").await;
 
     let response = env.http.get(env.url(&format!("v4/spreadsheets/{id}"))).send().await.expect("sent");
@@ -190,7 +156,7 @@ async fn errors_have_google_shapes() {
 
 #[tokio::test]
 async fn values_round_trip_with_every_render_option() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Values").await;
     let update = env
         .write(&id, "Sheet1!A1:C3", json!([["Item", "Qty", "Price"], ["Pens", 3, "2.5"], ["Done", "TRUE", "=B2*C2"]]))
@@ -227,7 +193,7 @@ async fn values_round_trip_with_every_render_option() {
 
 #[tokio::test]
 async fn formulas_compute_or_fail_like_a_spreadsheet() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Formulas").await;
     env.write(
         &id,
@@ -259,7 +225,7 @@ async fn formulas_compute_or_fail_like_a_spreadsheet() {
 
 #[tokio::test]
 async fn long_formula_chains_and_cycles_evaluate() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Chains").await;
     let mut rows = vec![json!([1])];
     rows.extend((2..=3000).map(|n| json!([format!("=A{}+1", n - 1)])));
@@ -278,7 +244,7 @@ async fn long_formula_chains_and_cycles_evaluate() {
 
 #[tokio::test]
 async fn typed_input_is_parsed_and_formatted() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Typed").await;
     env.write(&id, "A1", json!([["12.5%", "$1,234.50", "2024-01-15", "'0042", "false", "1,234"]])).await;
     let formatted = env.read(&id, "A1:F1", "").await;
@@ -291,7 +257,7 @@ async fn typed_input_is_parsed_and_formatted() {
 
 #[tokio::test]
 async fn ranges_cover_columns_rows_open_ends_and_whole_sheets() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Shapes").await;
     env.write(&id, "A1", json!([["a1", "b1", "c1"], ["a2", "b2", "c2"], ["a3", "b3", "c3"]])).await;
 
@@ -326,7 +292,7 @@ async fn ranges_cover_columns_rows_open_ends_and_whole_sheets() {
 
 #[tokio::test]
 async fn quoted_sheet_names_are_read_and_written() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Quotes").await;
     let (status, body) = env
         .batch(&id, json!([{ "addSheet": { "properties": { "title": "My Sheet" } } }, { "addSheet": { "properties": { "title": "It's" } } }]))
@@ -353,7 +319,7 @@ async fn quoted_sheet_names_are_read_and_written() {
 
 #[tokio::test]
 async fn batch_get_returns_two_hundred_ranges_in_order() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Bulk").await;
     let rows: Vec<Value> = (1..=200).map(|n| json!([format!("r{n}"), n])).collect();
     env.write(&id, "Sheet1!A1", Value::Array(rows)).await;
@@ -376,7 +342,7 @@ async fn batch_get_returns_two_hundred_ranges_in_order() {
 
 #[tokio::test]
 async fn batch_update_values_clear_and_append() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Writes").await;
     let (status, body) = env
         .post(
@@ -435,7 +401,7 @@ async fn batch_update_values_clear_and_append() {
 
 #[tokio::test]
 async fn writes_past_the_grid_expand_it_up_to_the_cell_limit() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Grow").await;
     let update = env.write(&id, "Sheet1!AB1001", json!([["far"]])).await;
     assert_eq!(update["updatedRange"], "Sheet1!AB1001");
@@ -454,7 +420,7 @@ async fn writes_past_the_grid_expand_it_up_to_the_cell_limit() {
 
 #[tokio::test]
 async fn batch_update_sheet_requests() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Sheets").await;
     env.write(&id, "A1", json!([["h1", "h2"], ["r1", 1], ["r2", 2]])).await;
     let (status, body) = env
@@ -509,7 +475,7 @@ async fn batch_update_sheet_requests() {
 
 #[tokio::test]
 async fn batch_update_is_atomic_and_refuses_unknown_kinds() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Atomic").await;
     let (status, body) = env
         .batch(
@@ -545,7 +511,7 @@ async fn batch_update_is_atomic_and_refuses_unknown_kinds() {
 
 #[tokio::test]
 async fn cells_formats_and_merges() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Cells").await;
     let (status, body) = env
         .batch(
@@ -580,7 +546,7 @@ async fn cells_formats_and_merges() {
 
 #[tokio::test]
 async fn get_honours_fields_and_ranges() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Masks").await;
     env.batch(&id, json!([{ "addSheet": { "properties": { "title": "Other" } } }])).await;
     let (status, body) =
@@ -599,7 +565,7 @@ async fn get_honours_fields_and_ranges() {
 
 #[tokio::test]
 async fn copy_to_another_spreadsheet() {
-    let env = env().await;
+    let env = Env::new().await;
     let source = env.create("Source").await;
     let target = env.create("Target").await;
     env.write(&source, "A1", json!([["copied", "=1+2"]])).await;
@@ -620,8 +586,8 @@ async fn copy_to_another_spreadsheet() {
 
 #[tokio::test]
 async fn store_api_seeds_and_exports() {
-    let env = env().await;
-    let owner = Identity::user("ada@example.com");
+    let env = Env::new().await;
+    let owner = Identity::user(ADA);
     let id = env.google.world().create_spreadsheet(
         "Seeded",
         &[("People", vec![vec![json!("name"), json!("age")], vec![json!("Ada, L."), json!(36)]]), ("Empty", vec![])],
@@ -711,10 +677,10 @@ async fn statuses_for(env: &Env, token: &str, id: &str, mine: &str) -> Vec<(&'st
 
 #[tokio::test]
 async fn access_follows_the_callers_drive_role() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Ada's numbers").await;
     env.write(&id, "A1", json!([["secret"]])).await;
-    let bob = env.google.issue_token(Identity::user("bob@example.com"));
+    let bob = env.google.issue_token(Identity::user(BOB));
     let bobs = {
         let (status, body) = env
             .send_as(
@@ -758,18 +724,18 @@ async fn access_follows_the_callers_drive_role() {
     assert_eq!(body["error"]["message"], "Requested entity was not found.");
 
     for (role, write_ok) in [("reader", false), ("commenter", false), ("writer", true)] {
-        env.google.world().drive.share_with(&id, "bob@example.com", role);
+        env.google.world().drive.share_with(&id, BOB, role);
         assert_eq!(codes(statuses_for(&env, &bob, &id, &bobs).await), expect(true, write_ok), "{role}");
     }
     // The writer's edit is Bob's in Drive.
     let world = env.google.world();
     let file = world.drive.get(&id).expect("drive file");
-    assert_eq!(file.last_modifying_user.as_deref(), Some("bob@example.com"));
+    assert_eq!(file.last_modifying_user.as_deref(), Some(BOB));
 }
 
 #[tokio::test]
 async fn titles_follow_renames_both_ways() {
-    let env = env().await;
+    let env = Env::new().await;
     let id = env.create("Before").await;
     // Sheets → Drive.
     let (status, body) = env

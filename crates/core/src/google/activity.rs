@@ -23,36 +23,27 @@ pub struct QueryRequest {
 
 /// `QueryDriveActivityResponse`.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct QueryResponse {
-    #[serde(default)]
     pub activities: Vec<DriveActivity>,
-    #[serde(default)]
     pub next_page_token: Option<String>,
 }
 
 /// `DriveActivity`: one moment (`timestamp`) or span (`timeRange`) of actions by some actors.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct DriveActivity {
-    #[serde(default)]
     pub primary_action_detail: serde_json::Map<String, Value>,
-    #[serde(default)]
     pub actors: Vec<Actor>,
-    #[serde(default)]
     pub targets: Vec<Target>,
-    #[serde(default)]
     pub timestamp: Option<String>,
-    #[serde(default)]
     pub time_range: Option<TimeRange>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct TimeRange {
-    #[serde(default)]
     pub start_time: Option<String>,
-    #[serde(default)]
     pub end_time: Option<String>,
 }
 
@@ -68,41 +59,33 @@ pub struct Actor {
 
 /// `User`: known, deleted or unknown.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct ActorUser {
-    #[serde(default)]
     pub known_user: Option<KnownUser>,
-    #[serde(default)]
     pub deleted_user: Option<Value>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct KnownUser {
     /// `people/ACCOUNT_ID`: Activity names people, not emails.
-    #[serde(default)]
     pub person_name: Option<String>,
-    #[serde(default)]
     pub is_current_user: bool,
 }
 
 /// `Target`: what the activity happened to.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Target {
-    #[serde(default)]
     pub drive_item: Option<DriveItem>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct DriveItem {
     /// `items/{fileId}`.
-    #[serde(default)]
     pub name: Option<String>,
-    #[serde(default)]
     pub title: Option<String>,
-    #[serde(default)]
     pub mime_type: Option<String>,
 }
 

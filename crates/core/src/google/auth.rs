@@ -41,9 +41,17 @@ pub enum AuthError {
     #[error("Gatehouse could not reach Google's sign-in service: {0}. Check the internet connection and try again.")]
     Network(String),
     #[error(
-        "Not signed in to Google. Sign in from the Gatehouse tray icon, or run `gatehouse serve --sandbox` to try it with sample files."
+        "Not signed in to Google. Sign in from the Gatehouse tray icon (or run `gatehouse login`), or run `gatehouse serve --sandbox` to try it with sample files."
     )]
     NotSignedIn,
+    /// Google answered `invalid_grant`: the refresh token was revoked or expired (apps in testing: 7 days).
+    #[error(
+        "Google no longer accepts the sign-in of {account} (it was revoked or it expired). The person must sign in to Google again from the Gatehouse tray icon (or run `gatehouse login`); Gatehouse keeps running and uses the new sign-in as soon as it is done."
+    )]
+    SignInAgain { account: String },
+    /// The store that keeps the sign-in (the OS keychain) could not be used; the text says which and what to do.
+    #[error("{0}")]
+    TokenStore(String),
 }
 
 /// Hands out bearer tokens for Google calls.
@@ -52,6 +60,12 @@ pub trait TokenSource: Send + Sync {
     fn token(&self) -> BoxFuture<'_, Result<String, AuthError>>;
     /// Forgets a cached token Google refused (a 401), so the next call fetches a new one.
     fn invalidate(&self) -> BoxFuture<'_, ()>;
+    /// Forgets `token` after Google refused it, unless a newer token already replaced it: when many calls
+    /// carried the same stale token, their 401s then cause one refresh rather than one each.
+    fn invalidate_token<'a>(&'a self, token: &'a str) -> BoxFuture<'a, ()> {
+        let _ = token;
+        self.invalidate()
+    }
     /// The account the tokens act as, when known.
     fn account(&self) -> Option<String>;
 }

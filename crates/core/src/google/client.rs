@@ -216,7 +216,7 @@ impl GoogleClient {
             if matches!(outcome, Outcome::Status(401)) && !reauthenticated {
                 // The token may have been revoked or expired early: fetch a new one once.
                 reauthenticated = true;
-                self.inner.tokens.invalidate().await;
+                self.inner.tokens.invalidate_token(&token).await;
                 continue;
             }
             if !RetryPolicy::is_retryable(outcome, call.idempotency) {

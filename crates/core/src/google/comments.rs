@@ -16,74 +16,60 @@ quotedFileContent,replies(id,content,author(displayName,emailAddress),createdTim
 
 /// `User`, as comments name their authors.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct User {
-    #[serde(default)]
     pub display_name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub email_address: Option<String>,
 }
 
 /// `Comment.quotedFileContent`: the text the comment is about.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct QuotedFileContent {
-    #[serde(default)]
     pub mime_type: String,
-    #[serde(default)]
     pub value: String,
 }
 
 /// `Reply`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Reply {
-    #[serde(default)]
     pub id: String,
-    #[serde(default)]
     pub content: String,
-    #[serde(default)]
     pub author: User,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub created_time: Option<String>,
     /// `resolve` or `reopen` when the reply changed the comment's state.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
-    #[serde(default)]
     pub deleted: bool,
 }
 
 /// `Comment`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Comment {
-    #[serde(default)]
     pub id: String,
-    #[serde(default)]
     pub content: String,
-    #[serde(default)]
     pub author: User,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub created_time: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub modified_time: Option<String>,
-    #[serde(default)]
     pub resolved: bool,
-    #[serde(default)]
     pub deleted: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub quoted_file_content: Option<QuotedFileContent>,
-    #[serde(default)]
     pub replies: Vec<Reply>,
 }
 
 /// `CommentList`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct CommentList {
-    #[serde(default)]
     pub comments: Vec<Comment>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub next_page_token: Option<String>,
 }
 
@@ -113,10 +99,14 @@ impl GoogleClient {
     }
 }
 
+fn comments_path(file_id: &str) -> String {
+    format!("files/{}/comments", segment(file_id))
+}
+
 impl Comments<'_> {
     /// `comments.list`: one page of the file's comments, oldest first as Drive returns them.
     pub async fn list(&self, file_id: &str, page: ListComments<'_>) -> Result<CommentList, GoogleError> {
-        let call = Call::get(Api::Drive, format!("files/{}/comments", segment(file_id)))
+        let call = Call::get(Api::Drive, comments_path(file_id))
             .query("fields", format!("comments({COMMENT_FIELDS}),nextPageToken"))
             .query("pageSize", page.page_size)
             .query("includeDeleted", page.include_deleted)
@@ -136,9 +126,7 @@ impl Comments<'_> {
             quoted_file_content: quoted_text
                 .map(|value| QuotedFileContent { mime_type: "text/plain".to_owned(), value: value.to_owned() }),
         };
-        let call = Call::post(Api::Drive, format!("files/{}/comments", segment(file_id)))
-            .query("fields", COMMENT_FIELDS)
-            .json(&body);
+        let call = Call::post(Api::Drive, comments_path(file_id)).query("fields", COMMENT_FIELDS).json(&body);
         self.0.json(call).await
     }
 }

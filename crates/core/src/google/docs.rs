@@ -14,25 +14,21 @@ use super::error::GoogleError;
 
 /// `Document`, as `documents.create` answers it (only the fields Gatehouse reads).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Document {
-    #[serde(default)]
     pub document_id: String,
-    #[serde(default)]
     pub title: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub revision_id: Option<String>,
 }
 
 /// `BatchUpdateDocumentResponse`; replies are kept raw (one per request, mostly empty).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct BatchUpdateResponse {
-    #[serde(default)]
     pub document_id: String,
-    #[serde(default)]
     pub replies: Vec<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub write_control: Option<Value>,
 }
 

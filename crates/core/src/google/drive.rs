@@ -24,46 +24,38 @@ pub mod mime {
 /// `File`, with the fields Gatehouse reads. Which are present depends on the `fields` mask; int64 members
 /// (`size`) arrive as strings, as Google sends them.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct File {
-    #[serde(default)]
     pub id: String,
-    #[serde(default)]
     pub name: String,
-    #[serde(default)]
     pub mime_type: String,
-    #[serde(default)]
     pub parents: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub created_time: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub modified_time: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub shared_with_me_time: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub web_view_link: Option<String>,
-    #[serde(default)]
     pub owners: Vec<User>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sharing_user: Option<User>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_modifying_user: Option<User>,
-    #[serde(default)]
     pub trashed: bool,
-    #[serde(default)]
     pub starred: bool,
-    #[serde(default)]
     pub shared: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub drive_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub md5_checksum: Option<String>,
     /// Export MIME type → link; only the keys matter to Gatehouse (the formats a file exports to).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub export_links: Option<serde_json::Map<String, Value>>,
 }
 
@@ -90,90 +82,78 @@ impl File {
 
 /// `User`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct User {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub display_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub email_address: Option<String>,
 }
 
 /// `FileList`.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct FileList {
-    #[serde(default)]
     pub files: Vec<File>,
-    #[serde(default)]
     pub next_page_token: Option<String>,
     /// Drive searched only some of the corpora (large `allDrives` searches).
-    #[serde(default)]
     pub incomplete_search: bool,
 }
 
 /// `Permission`, with the fields Gatehouse reads and writes.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Permission {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// `user`, `group`, `domain` or `anyone`.
-    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub email_address: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub display_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pending_owner: Option<bool>,
     /// Shared-drive items only: where the grant comes from.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub permission_details: Vec<PermissionDetail>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct PermissionDetail {
-    #[serde(default)]
     pub inherited: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub inherited_from: Option<String>,
 }
 
 /// `PermissionList`.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct PermissionList {
-    #[serde(default)]
     pub permissions: Vec<Permission>,
-    #[serde(default)]
     pub next_page_token: Option<String>,
 }
 
 /// `About`, with the user and the storage quota (int64s as strings; `limit` absent means unlimited).
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct About {
-    #[serde(default)]
     pub user: Option<User>,
-    #[serde(default)]
     pub storage_quota: StorageQuota,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct StorageQuota {
-    #[serde(default)]
     pub limit: Option<String>,
-    #[serde(default)]
     pub usage: Option<String>,
-    #[serde(default)]
     pub usage_in_drive: Option<String>,
-    #[serde(default)]
     pub usage_in_drive_trash: Option<String>,
 }
 
@@ -217,17 +197,38 @@ fn file_path(file_id: &str) -> String {
     format!("files/{}", segment(file_id))
 }
 
+fn permissions_path(file_id: &str) -> String {
+    format!("{}/permissions", file_path(file_id))
+}
+
 fn permission_path(file_id: &str, permission_id: &str) -> String {
-    format!("files/{}/permissions/{}", segment(file_id), segment(permission_id))
+    format!("{}/{}", permissions_path(file_id), segment(permission_id))
+}
+
+/// The parameters Drive file calls share.
+trait FileCall {
+    /// `supportsAllDrives=true`, which every file call sends so files in shared drives work like any other.
+    fn all_drives(self) -> Self;
+    /// The `fields` mask of what to answer, on a file call (so with [`FileCall::all_drives`] too).
+    fn file_fields(self, fields: &str) -> Self;
+}
+
+impl FileCall for Call {
+    fn all_drives(self) -> Self {
+        self.query("supportsAllDrives", true)
+    }
+
+    fn file_fields(self, fields: &str) -> Self {
+        self.query("fields", fields).all_drives()
+    }
 }
 
 impl Drive<'_> {
     /// `files.list`, one page.
     pub async fn list(&self, request: &ListRequest<'_>) -> Result<FileList, GoogleError> {
         let mut call = Call::get(Api::Drive, "files")
-            .query("fields", request.fields)
+            .file_fields(request.fields)
             .query("pageSize", request.page_size.clamp(1, MAX_PAGE_SIZE))
-            .query("supportsAllDrives", true)
             .query_opt("pageToken", request.page_token)
             .query_opt("orderBy", request.order_by);
         if !request.q.is_empty() {
@@ -241,15 +242,12 @@ impl Drive<'_> {
 
     /// `files.get` with a field mask.
     pub async fn get(&self, file_id: &str, fields: &str) -> Result<File, GoogleError> {
-        let call = Call::get(Api::Drive, file_path(file_id)).query("fields", fields).query("supportsAllDrives", true);
-        self.0.json(call).await
+        self.0.json(Call::get(Api::Drive, file_path(file_id)).file_fields(fields)).await
     }
 
     /// `files.create` without content (folders, empty Google files).
     pub async fn create(&self, metadata: &Value, fields: &str) -> Result<File, GoogleError> {
-        let call =
-            Call::post(Api::Drive, "files").query("fields", fields).query("supportsAllDrives", true).json(metadata);
-        self.0.json(call).await
+        self.0.json(Call::post(Api::Drive, "files").file_fields(fields).json(metadata)).await
     }
 
     /// `files.create` with content, as one `multipart/related` upload. With a Google-native `mimeType`
@@ -261,10 +259,7 @@ impl Drive<'_> {
         content: &[u8],
         fields: &str,
     ) -> Result<File, GoogleError> {
-        let call = Call::post(Api::DriveUpload, "files")
-            .query("fields", fields)
-            .query("supportsAllDrives", true)
-            .multipart(metadata, content_type, content);
+        let call = Call::post(Api::DriveUpload, "files").file_fields(fields).multipart(metadata, content_type, content);
         self.0.json(call).await
     }
 
@@ -293,11 +288,8 @@ impl Drive<'_> {
         content: &[u8],
         fields: &str,
     ) -> Result<File, GoogleError> {
-        let start = Call::post(Api::DriveUpload, "files")
-            .query("uploadType", "resumable")
-            .query("fields", fields)
-            .query("supportsAllDrives", true)
-            .json(metadata);
+        let start =
+            Call::post(Api::DriveUpload, "files").query("uploadType", "resumable").file_fields(fields).json(metadata);
         let reply = self.0.bytes(start).await?;
         let missing =
             || GoogleError::Decode { api: Api::DriveUpload.name(), detail: "no upload session URI in Location".into() };
@@ -315,27 +307,18 @@ impl Drive<'_> {
 
     /// `files.update` of metadata (name, trashed …).
     pub async fn update(&self, file_id: &str, metadata: &Value, fields: &str) -> Result<File, GoogleError> {
-        let call = Call::patch(Api::Drive, file_path(file_id))
-            .query("fields", fields)
-            .query("supportsAllDrives", true)
-            .json(metadata);
-        self.0.json(call).await
+        self.0.json(Call::patch(Api::Drive, file_path(file_id)).file_fields(fields).json(metadata)).await
     }
 
     /// `files.copy`; `metadata` may set the copy's `name` and `parents`.
     pub async fn copy(&self, file_id: &str, metadata: &Value, fields: &str) -> Result<File, GoogleError> {
-        let call = Call::post(Api::Drive, format!("{}/copy", file_path(file_id)))
-            .query("fields", fields)
-            .query("supportsAllDrives", true)
-            .json(metadata);
+        let call = Call::post(Api::Drive, format!("{}/copy", file_path(file_id))).file_fields(fields).json(metadata);
         self.0.json(call).await
     }
 
     /// `files.delete`: gone for good, skipping the trash.
     pub async fn delete(&self, file_id: &str) -> Result<(), GoogleError> {
-        let call = Call::delete(Api::Drive, file_path(file_id)).query("supportsAllDrives", true);
-        let _: Value = self.0.json(call).await?;
-        Ok(())
+        self.send(Call::delete(Api::Drive, file_path(file_id)).all_drives()).await
     }
 
     /// `files.export`: a Google-native file converted to `mime_type`.
@@ -347,7 +330,7 @@ impl Drive<'_> {
 
     /// `files.get?alt=media`: a blob's bytes.
     pub async fn download(&self, file_id: &str) -> Result<Bytes, GoogleError> {
-        let call = Call::get(Api::Drive, file_path(file_id)).query("alt", "media").query("supportsAllDrives", true);
+        let call = Call::get(Api::Drive, file_path(file_id)).query("alt", "media").all_drives();
         Ok(self.0.bytes(call).await?.body)
     }
 
@@ -363,8 +346,7 @@ impl Drive<'_> {
         let remove: Vec<&str> = current.parents.iter().map(String::as_str).filter(|p| *p != folder_id).collect();
         let mut call = Call::patch(Api::Drive, file_path(file_id))
             .query("addParents", folder_id)
-            .query("supportsAllDrives", true)
-            .query("fields", fields)
+            .file_fields(fields)
             .json(&serde_json::json!({}));
         if !remove.is_empty() {
             call = call.query("removeParents", remove.join(","));
@@ -377,10 +359,9 @@ impl Drive<'_> {
         let mut out = Vec::new();
         let mut token: Option<String> = None;
         loop {
-            let call = Call::get(Api::Drive, format!("{}/permissions", file_path(file_id)))
-                .query("fields", format!("nextPageToken,permissions({fields})"))
+            let call = Call::get(Api::Drive, permissions_path(file_id))
+                .file_fields(&format!("nextPageToken,permissions({fields})"))
                 .query("pageSize", 100)
-                .query("supportsAllDrives", true)
                 .query_opt("pageToken", token.as_deref());
             let page: PermissionList = self.0.json(call).await?;
             out.extend(page.permissions);
@@ -401,9 +382,8 @@ impl Drive<'_> {
         transfer_ownership: bool,
         fields: &str,
     ) -> Result<Permission, GoogleError> {
-        let mut call = Call::post(Api::Drive, format!("{}/permissions", file_path(file_id)))
-            .query("fields", fields)
-            .query("supportsAllDrives", true)
+        let mut call = Call::post(Api::Drive, permissions_path(file_id))
+            .file_fields(fields)
             .query_opt("sendNotificationEmail", send_notification)
             .json(permission);
         if transfer_ownership {
@@ -421,21 +401,24 @@ impl Drive<'_> {
         fields: &str,
     ) -> Result<Permission, GoogleError> {
         let call = Call::patch(Api::Drive, permission_path(file_id, permission_id))
-            .query("fields", fields)
-            .query("supportsAllDrives", true)
+            .file_fields(fields)
             .json(&serde_json::json!({ "role": role }));
         self.0.json(call).await
     }
 
     /// `permissions.delete`.
     pub async fn delete_permission(&self, file_id: &str, permission_id: &str) -> Result<(), GoogleError> {
-        let call = Call::delete(Api::Drive, permission_path(file_id, permission_id)).query("supportsAllDrives", true);
-        let _: Value = self.0.json(call).await?;
-        Ok(())
+        self.send(Call::delete(Api::Drive, permission_path(file_id, permission_id)).all_drives()).await
     }
 
     /// `about.get` (Drive requires `fields` here).
     pub async fn about(&self, fields: &str) -> Result<About, GoogleError> {
         self.0.json(Call::get(Api::Drive, "about").query("fields", fields)).await
+    }
+
+    /// Sends a call whose answer carries nothing to read (deletes answer an empty body).
+    async fn send(&self, call: Call) -> Result<(), GoogleError> {
+        let _: Value = self.0.json(call).await?;
+        Ok(())
     }
 }

@@ -1,5 +1,6 @@
 //! The Google client: hand-written `reqwest` + `serde` calls shaped exactly as Google's discovery
-//! documents define them.
+//! documents define them. Answer types carry `#[serde(default)]` on the whole struct: proto3 JSON leaves
+//! out zero, false and empty members, so any of them may be absent.
 
 pub mod activity;
 pub mod auth;

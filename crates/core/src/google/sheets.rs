@@ -11,68 +11,54 @@ use super::error::GoogleError;
 
 /// `Spreadsheet`, with the fields Gatehouse reads.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Spreadsheet {
     /// Absent when a `fields` mask leaves it out.
-    #[serde(default)]
     pub spreadsheet_id: String,
-    #[serde(default)]
     pub properties: SpreadsheetProperties,
-    #[serde(default)]
     pub sheets: Vec<Sheet>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub spreadsheet_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct SpreadsheetProperties {
-    #[serde(default)]
     pub title: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub time_zone: Option<String>,
 }
 
 /// `Sheet`; `data` is kept raw (only present with `includeGridData`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Sheet {
-    #[serde(default)]
     pub properties: SheetProperties,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
 }
 
 /// `SheetProperties`. Proto3 JSON omits zero values, so every number defaults to 0.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct SheetProperties {
-    #[serde(default)]
     pub sheet_id: i64,
-    #[serde(default)]
     pub title: String,
-    #[serde(default)]
     pub index: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sheet_type: Option<String>,
-    #[serde(default)]
     pub grid_properties: GridProperties,
-    #[serde(default)]
     pub hidden: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct GridProperties {
-    #[serde(default)]
     pub row_count: i64,
-    #[serde(default)]
     pub column_count: i64,
-    #[serde(default)]
     pub frozen_row_count: i64,
-    #[serde(default)]
     pub frozen_column_count: i64,
 }
 
@@ -134,39 +120,29 @@ impl<'a> ValueRangeIn<'a> {
 
 /// `UpdateValuesResponse`.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct UpdateValuesResponse {
-    #[serde(default)]
     pub updated_range: String,
-    #[serde(default)]
     pub updated_rows: i64,
-    #[serde(default)]
     pub updated_columns: i64,
-    #[serde(default)]
     pub updated_cells: i64,
 }
 
 /// `BatchUpdateValuesResponse`.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct BatchUpdateValuesResponse {
-    #[serde(default)]
     pub total_updated_rows: i64,
-    #[serde(default)]
     pub total_updated_columns: i64,
-    #[serde(default)]
     pub total_updated_cells: i64,
-    #[serde(default)]
     pub total_updated_sheets: i64,
-    #[serde(default)]
     pub responses: Vec<UpdateValuesResponse>,
 }
 
 /// `ClearValuesResponse`.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct ClearValuesResponse {
-    #[serde(default)]
     pub cleared_range: String,
 }
 
@@ -180,18 +156,16 @@ pub struct BatchUpdateResponse<R> {
 
 /// The `Response` kinds the structure tools read; every other kind is ignored.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Reply {
-    #[serde(default)]
     pub add_sheet: Option<SheetReply>,
-    #[serde(default)]
     pub duplicate_sheet: Option<SheetReply>,
 }
 
 /// `AddSheetResponse` / `DuplicateSheetResponse`.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
 pub struct SheetReply {
-    #[serde(default)]
     pub properties: SheetProperties,
 }
 
@@ -206,6 +180,11 @@ impl GoogleClient {
 
 fn spreadsheet_path(spreadsheet_id: &str) -> String {
     format!("v4/spreadsheets/{}", segment(spreadsheet_id))
+}
+
+/// The path of one A1 range's values (`…/values/{range}`).
+fn values_path(spreadsheet_id: &str, range: &str) -> String {
+    format!("{}/values/{}", spreadsheet_path(spreadsheet_id), segment(range))
 }
 
 impl Sheets<'_> {
@@ -241,7 +220,7 @@ impl Sheets<'_> {
         range: &str,
         render: ValueRender,
     ) -> Result<ValueRange<C>, GoogleError> {
-        let path = format!("{}/values/{}", spreadsheet_path(spreadsheet_id), segment(range));
+        let path = values_path(spreadsheet_id, range);
         let call = Call::get(Api::Sheets, path).query("valueRenderOption", render.as_str());
         self.0.json(call).await
     }
@@ -254,7 +233,7 @@ impl Sheets<'_> {
         range: &str,
         render: ValueRender,
     ) -> Result<Bytes, GoogleError> {
-        let path = format!("{}/values/{}", spreadsheet_path(spreadsheet_id), segment(range));
+        let path = values_path(spreadsheet_id, range);
         let call = Call::get(Api::Sheets, path).query("valueRenderOption", render.as_str()).query("prettyPrint", false);
         Ok(self.0.bytes(call).await?.body)
     }
@@ -280,7 +259,7 @@ impl Sheets<'_> {
         range: &str,
         values: &[Vec<Value>],
     ) -> Result<UpdateValuesResponse, GoogleError> {
-        let path = format!("{}/values/{}", spreadsheet_path(spreadsheet_id), segment(range));
+        let path = values_path(spreadsheet_id, range);
         let call = Call::put(Api::Sheets, path)
             .query("valueInputOption", "USER_ENTERED")
             .json(&ValueRangeIn::rows(range, values));
@@ -300,7 +279,7 @@ impl Sheets<'_> {
 
     /// `spreadsheets.values.clear`: values only, formatting stays.
     pub async fn values_clear(&self, spreadsheet_id: &str, range: &str) -> Result<ClearValuesResponse, GoogleError> {
-        let path = format!("{}/values/{}:clear", spreadsheet_path(spreadsheet_id), segment(range));
+        let path = format!("{}:clear", values_path(spreadsheet_id, range));
         self.0.json(Call::post(Api::Sheets, path).json(&json!({}))).await
     }
 

@@ -74,6 +74,43 @@ pub struct ToolMeta {
 }
 
 impl ToolMeta {
+    /// A read tool, without `local_path` (see [`ToolMeta::with_local_path`]).
+    pub const fn read(
+        service: Service,
+        name: &'static str,
+        title: &'static str,
+        description: &'static str,
+        cap: Cap,
+    ) -> Self {
+        Self { name, title, description, service, access: Access::Read, cap, local_path: false }
+    }
+
+    /// A write tool. Its result is a confirmation whose size doesn't depend on the data, so it is never
+    /// capped (refusing a result after the write happened would only hide what was done).
+    pub const fn write(
+        service: Service,
+        name: &'static str,
+        title: &'static str,
+        description: &'static str,
+        destructive: bool,
+        idempotent: bool,
+    ) -> Self {
+        Self {
+            name,
+            title,
+            description,
+            service,
+            access: Access::Write { destructive, idempotent },
+            cap: Cap::Fixed,
+            local_path: false,
+        }
+    }
+
+    /// The same tool, also taking `local_path` to write its full result to the export folder.
+    pub const fn with_local_path(self) -> Self {
+        Self { local_path: true, ..self }
+    }
+
     pub const fn is_read_only(&self) -> bool {
         matches!(self.access, Access::Read)
     }

@@ -1,43 +1,19 @@
-//! Shared by the drive_* tests: a harness whose emulator is seeded before the engine starts (so the config
-//! can name seeded ids, e.g. DRIVE_FOLDER_ID) and whose token may belong to a service account.
+//! Shared by the drive_* tests: a harness with a default folder, the My Drive root, listing names, and the
+//! other accounts the tests share with.
 #![allow(dead_code)]
 
-use std::sync::Arc;
-
-use gatehouse_core::config::Config;
-use gatehouse_core::google::auth::StaticToken;
-use gatehouse_core::{Engine, EngineOptions};
-use google_fake::{FakeGoogle, Identity};
+use google_fake::Identity;
 use serde_json::Value;
 
-use crate::support::{Harness, USER, quick_retry};
+use crate::support::{Harness, USER};
 
 pub const SERVICE_ACCOUNT: &str = "robot@gatehouse-test.iam.gserviceaccount.com";
 pub const BOB: &str = "bob@example.com";
 
-/// A harness acting as `identity`; `seed` runs on the emulator first and may adjust the config.
-pub async fn harness_as(identity: Identity, seed: impl FnOnce(&FakeGoogle, &mut Config)) -> Harness {
-    let google = FakeGoogle::start().await.expect("start the emulator");
-    let account = identity.email.clone();
-    let token = google.issue_token(identity);
-    let home = tempfile::tempdir().expect("temp home");
-    let mut config = Config::with_home(home.path());
-    config.google_endpoint = Some(google.url().parse().expect("emulator url"));
-    seed(&google, &mut config);
-    let engine = Engine::new(EngineOptions {
-        config,
-        tokens: Arc::new(StaticToken::new(token, Some(account))),
-        sandbox: false,
-        retry: quick_retry(),
-    })
-    .expect("engine");
-    Harness { google, engine, home }
-}
-
 /// A harness for the usual user whose DRIVE_FOLDER_ID is a seeded folder "Default"; returns its id.
 pub async fn with_default_folder() -> (Harness, String) {
     let mut folder = String::new();
-    let h = harness_as(Identity::user(USER), |google, config| {
+    let h = Harness::acting_as(Identity::user(USER), |google, config| {
         folder = google.world().drive.create_folder("Default", None, &Identity::user(USER));
         config.drive_folder_id = Some(folder.clone());
     })

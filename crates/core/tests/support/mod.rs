@@ -1,6 +1,7 @@
 //! Test harness: a real emulator on loopback and an engine pointed at it, as the sandbox does.
 #![allow(dead_code)]
 
+use std::path::Path;
 use std::sync::Arc;
 
 use gatehouse_core::config::Config;
@@ -35,20 +36,21 @@ impl Harness {
 
     /// A harness whose config `adjust` may change (cap, enabled tools…).
     pub async fn with_config(adjust: impl FnOnce(&mut Config)) -> Self {
+        Self::acting_as(Identity::user(USER), |_, config| adjust(config)).await
+    }
+
+    /// A harness acting as `identity`; `seed` runs on the emulator before the engine starts and may adjust
+    /// the config (so the config can name seeded ids, e.g. DRIVE_FOLDER_ID).
+    pub async fn acting_as(identity: Identity, seed: impl FnOnce(&FakeGoogle, &mut Config)) -> Self {
         let google = FakeGoogle::start().await.expect("start the emulator");
-        let token = google.issue_token(Identity::user(USER));
         let home = tempfile::tempdir().expect("temp home");
-        let mut config = Config::with_home(home.path());
-        config.google_endpoint = Some(google.url().parse().expect("emulator url"));
-        adjust(&mut config);
-        let engine = Engine::new(EngineOptions {
-            config,
-            tokens: Arc::new(StaticToken::new(token, Some(USER.to_owned()))),
-            sandbox: false,
-            retry: quick_retry(),
-        })
-        .expect("engine");
+        let engine = engine(&google, home.path(), identity, |config| seed(&google, config));
         Self { google, engine, home }
+    }
+
+    /// A second engine on the same emulator and home, for the harness user, with its config adjusted.
+    pub fn engine_with(&self, adjust: impl FnOnce(&mut Config)) -> Arc<Engine> {
+        engine(&self.google, self.home.path(), self.owner(), adjust)
     }
 
     /// Calls a tool; panics if it is unknown. Returns (parsed JSON or the text as a string, is_error).
@@ -80,6 +82,37 @@ impl Harness {
     pub fn owner(&self) -> Identity {
         Identity::user(USER)
     }
+
+    /// What the emulator answers to a GET of `path` (e.g. `/v1/documents/ID`) on the wire, as the harness
+    /// user: Google's own JSON, not a tool's rendering of it.
+    pub async fn raw_get(&self, path: &str, query: &[(&str, &str)]) -> Value {
+        reqwest::Client::new()
+            .get(format!("{}{path}", self.google.url()))
+            .query(query)
+            .bearer_auth(self.google.issue_token(self.owner()))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+}
+
+/// An engine on `google` acting as `identity`, with its home in `home`; `adjust` may change the config.
+fn engine(google: &FakeGoogle, home: &Path, identity: Identity, adjust: impl FnOnce(&mut Config)) -> Arc<Engine> {
+    let account = identity.email.clone();
+    let token = google.issue_token(identity);
+    let mut config = Config::with_home(home);
+    config.google_endpoint = Some(google.url().parse().expect("emulator url"));
+    adjust(&mut config);
+    Engine::new(EngineOptions {
+        config,
+        tokens: Arc::new(StaticToken::new(token, Some(account))),
+        sandbox: false,
+        retry: quick_retry(),
+    })
+    .expect("engine")
 }
 
 /// Every test through the harness is also a check that the emulator answered only what Google's

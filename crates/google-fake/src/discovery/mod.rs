@@ -46,10 +46,22 @@ pub fn model() -> Result<&'static Discovery, &'static str> {
 }
 
 /// Routes the emulator serves that no discovery method describes, by path, with why the check skips them.
-const NON_DISCOVERY_ROUTES: [(&str, &str); 1] = [
+const NON_DISCOVERY_ROUTES: [(&str, &str); 9] = [
     // Google's OAuth 2.0 token endpoint (`https://oauth2.googleapis.com/token`) is in no discovery
     // document: it takes a form-encoded grant and answers RFC 6749 bodies, not an API's JSON.
     ("/token", "OAuth 2.0 token endpoint (RFC 6749, not a discovery API)"),
+    // The rest of sign-in (`crate::auth`) is in no discovery document either: the authorization request and
+    // its consent form (accounts.google.com) answer HTML pages and redirects; revocation, tokeninfo,
+    // userinfo and the ID-token keys answer OAuth / OpenID Connect JSON. (The GCE metadata server has a
+    // listener of its own, without the discovery check.)
+    ("/o/oauth2/v2/auth", "OAuth 2.0 authorization endpoint (RFC 6749, HTML and redirects)"),
+    ("/signin/oauth/consent", "the consent page's form (HTML and redirects)"),
+    ("/revoke", "OAuth 2.0 token revocation (RFC 7009)"),
+    ("/tokeninfo", "OAuth 2.0 token information"),
+    ("/oauth2/v3/tokeninfo", "OAuth 2.0 token information"),
+    ("/v1/userinfo", "OpenID Connect userinfo endpoint"),
+    ("/oauth2/v3/userinfo", "OpenID Connect userinfo endpoint"),
+    ("/oauth2/v3/certs", "OpenID Connect signing keys (JWK set)"),
 ];
 
 /// Why the check skips `path`, if it does: the routes in [`NON_DISCOVERY_ROUTES`], and the APIs' batch

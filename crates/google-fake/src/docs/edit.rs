@@ -5,27 +5,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::model::{Bullet, Document, Kind, ListDef, Para, Style, Unit, is_heading, list_indent, short_id};
+use crate::rpc::Failure;
 use crate::sheets::fields::{self, Mask};
-
-/// Why one request failed.
-pub(crate) enum Failure {
-    /// `Invalid requests[i].kind: message`.
-    Invalid(String),
-    /// A kind the emulator does not implement.
-    Unimplemented,
-}
-
-impl From<String> for Failure {
-    fn from(message: String) -> Self {
-        Failure::Invalid(message)
-    }
-}
-
-impl From<&str> for Failure {
-    fn from(message: &str) -> Self {
-        Failure::Invalid(message.to_owned())
-    }
-}
 
 type Outcome = Result<Value, Failure>;
 

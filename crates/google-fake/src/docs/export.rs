@@ -45,26 +45,41 @@ fn link(style: &serde_json::Map<String, Value>) -> Option<&str> {
     style.get("link").and_then(|l| l.get("url")).and_then(Value::as_str)
 }
 
+/// List item markers as the exports write them: indented four spaces a level, numbered items counted per
+/// level (a deeper count restarts under each item, every count at a paragraph outside a list).
+#[derive(Default)]
+struct Markers([u32; 9]);
+
+impl Markers {
+    /// The marker of a list item at `level`: `1. ` (the next number) when `numbered`, else `bullet`.
+    fn item(&mut self, level: u32, numbered: bool, bullet: &str) -> String {
+        let indent = "    ".repeat(level as usize);
+        if numbered {
+            let slot = (level as usize).min(8);
+            self.0[slot] += 1;
+            self.0[slot + 1..].iter_mut().for_each(|c| *c = 0);
+            format!("{indent}{}. ", self.0[slot])
+        } else {
+            format!("{indent}{bullet} ")
+        }
+    }
+
+    /// A paragraph outside a list: numbering starts again.
+    fn reset(&mut self) {
+        self.0 = [0; 9];
+    }
+}
+
 /// `text/plain`, as Google exports it: a byte-order mark, CRLF between paragraphs, `* ` bullets.
 pub(crate) fn plain(doc: &Document) -> String {
     let mut lines = Vec::new();
-    let mut counters = [0u32; 9];
+    let mut markers = Markers::default();
     for block in blocks(doc) {
         let text: String = block.runs.iter().map(|(t, _)| t.as_str()).collect();
         let prefix = match block.bullet {
-            Some((level, numbered)) => {
-                let indent = "    ".repeat(level as usize);
-                if numbered {
-                    let slot = (level as usize).min(8);
-                    counters[slot] += 1;
-                    counters[slot + 1..].iter_mut().for_each(|c| *c = 0);
-                    format!("{indent}{}. ", counters[slot])
-                } else {
-                    format!("{indent}* ")
-                }
-            }
+            Some((level, numbered)) => markers.item(level, numbered, "*"),
             None => {
-                counters = [0; 9];
+                markers.reset();
                 String::new()
             }
         };
@@ -78,7 +93,7 @@ pub(crate) fn plain(doc: &Document) -> String {
 pub(crate) fn markdown(doc: &Document) -> String {
     let mut out = String::new();
     let mut previous_list = false;
-    let mut counters = [0u32; 9];
+    let mut markers = Markers::default();
     for block in blocks(doc) {
         let mut text = String::new();
         for (run, style) in &block.runs {
@@ -106,17 +121,7 @@ pub(crate) fn markdown(doc: &Document) -> String {
             out.push_str(if is_list && previous_list { "\n" } else { "\n\n" });
         }
         let line = match (block.bullet, block.named.as_str()) {
-            (Some((level, numbered)), _) => {
-                let indent = "    ".repeat(level as usize);
-                if numbered {
-                    let slot = (level as usize).min(8);
-                    counters[slot] += 1;
-                    counters[slot + 1..].iter_mut().for_each(|c| *c = 0);
-                    format!("{indent}{}. {text}", counters[slot])
-                } else {
-                    format!("{indent}- {text}")
-                }
-            }
+            (Some((level, numbered)), _) => format!("{}{text}", markers.item(level, numbered, "-")),
             (None, "TITLE") => format!("# {text}"),
             (None, "SUBTITLE") => format!("## {text}"),
             (None, named) if named.starts_with("HEADING_") => {
@@ -126,7 +131,7 @@ pub(crate) fn markdown(doc: &Document) -> String {
             _ => text,
         };
         if !is_list {
-            counters = [0; 9];
+            markers.reset();
         }
         previous_list = is_list;
         out.push_str(&line);

@@ -1,18 +1,16 @@
 //! `about.get` (which requires `fields`) and shared drives: `drives.list/get/create/delete`.
 
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use axum::extract::Path;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
 use serde_json::{Map, Value, json};
 
-use super::params::{Params, bool_field, json_body, respond, str_field};
+use super::params::{Params, bool_field, json_body, new_page_token, respond, str_field};
 use super::query::{self, Literal, Op};
-use super::{DOCUMENT, Node, Role, SPREADSHEET, SharedDrive, Store, native, rfc3339};
-use crate::Shared;
-use crate::errors::{ApiError, Shape};
+use super::{Call, DOCUMENT, Node, Role, SPREADSHEET, SharedDrive, Store, native, rfc3339};
+use crate::call::Reply;
+use crate::errors::ApiError;
 use crate::state::Identity;
 
 /// A person's Drive quota (15 GiB); service accounts have none.
@@ -89,16 +87,11 @@ fn about_json(store: &Store, who: &Identity) -> Value {
 }
 
 /// `GET /drive/v3/about`.
-pub(crate) async fn get_about(
-    State(shared): State<Shared>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Result<Response, ApiError> {
-    let params = Params::parse(raw.as_deref());
-    let world = shared.lock();
-    let who = world.authenticate(&headers, Shape::Legacy)?;
-    params.require_fields()?;
-    respond(&params, "", "About", &about_json(&world.drive, &who))
+pub(crate) async fn get_about(call: Call) -> Reply {
+    call.run(|world, who, params| {
+        params.require_fields()?;
+        respond(params, "", "About", &about_json(&world.drive, &who))
+    })
 }
 
 fn drive_json(store: &Store, drive: &SharedDrive, role: Role) -> Value {
@@ -156,25 +149,21 @@ fn member_count(store: &Store, id: &str, organizers: bool) -> i64 {
 }
 
 /// `GET /drive/v3/drives`.
-pub(crate) async fn list_drives(
-    State(shared): State<Shared>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Result<Response, ApiError> {
-    let params = Params::parse(raw.as_deref());
-    let world = shared.lock();
-    let who = world.authenticate(&headers, Shape::Legacy)?;
+pub(crate) async fn list_drives(call: Call) -> Reply {
+    call.run(|world, who, params| drive_list(&world.drive, &who, params))
+}
+
+fn drive_list(store: &Store, who: &Identity, params: &Params) -> Reply {
     let page_size = usize::try_from(params.int("pageSize", 10, 1, 100)?).unwrap_or(10);
     let expr = match params.text("q").filter(|q| !q.trim().is_empty()) {
         Some(q) => Some(query::parse(q, &query::DRIVES)?),
         None => None,
     };
-    let store = &world.drive;
     let admin = params.flag("useDomainAdminAccess")?;
     let mut visible: Vec<(&SharedDrive, Role)> = store
         .drives
         .values()
-        .filter_map(|d| drive_role(store, &d.id, &who).or(admin.then_some(Role::Reader)).map(|r| (d, r)))
+        .filter_map(|d| drive_role(store, &d.id, who).or(admin.then_some(Role::Reader)).map(|r| (d, r)))
         .filter(|(d, _)| {
             expr.as_ref().is_none_or(|e| {
                 e.eval(&mut |cond| match (cond.field, &cond.value) {
@@ -194,94 +183,70 @@ pub(crate) async fn list_drives(
         })
         .collect();
     visible.sort_by_key(|(d, _)| d.seq);
-    let start = match params.text("pageToken") {
-        Some(token) => URL_SAFE_NO_PAD
-            .decode(token)
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-            .and_then(|s| s.strip_prefix("after:").and_then(|n| n.parse::<u64>().ok()))
-            .ok_or_else(|| ApiError::drive_invalid("pageToken", "Invalid Value"))?,
-        None => 0,
-    };
+    let start = params.page_token::<u64>("after:")?.unwrap_or(0);
     visible.retain(|(d, _)| d.seq > start);
     let more = visible.len() > page_size;
     visible.truncate(page_size);
     let drives: Vec<Value> = visible.iter().map(|(d, role)| drive_json(store, d, *role)).collect();
     let mut body = json!({ "kind": "drive#driveList", "drives": drives });
     if more && let Some((last, _)) = visible.last() {
-        body["nextPageToken"] = json!(URL_SAFE_NO_PAD.encode(format!("after:{}", last.seq)));
+        body["nextPageToken"] = json!(new_page_token("after:", last.seq));
     }
-    respond(&params, "kind,nextPageToken,drives(id,name,kind)", "DriveList", &body)
+    respond(params, "kind,nextPageToken,drives(id,name,kind)", "DriveList", &body)
 }
 
 /// `GET /drive/v3/drives/{driveId}`.
-pub(crate) async fn get_drive(
-    State(shared): State<Shared>,
-    Path(drive_id): Path<String>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Result<Response, ApiError> {
-    let params = Params::parse(raw.as_deref());
-    let world = shared.lock();
-    let who = world.authenticate(&headers, Shape::Legacy)?;
-    let store = &world.drive;
-    let drive = store.drives.get(&drive_id).ok_or_else(|| drive_not_found(&drive_id))?;
-    let role = drive_role(store, &drive_id, &who).ok_or_else(|| drive_not_found(&drive_id))?;
-    respond(&params, "kind,id,name", "Drive", &drive_json(store, drive, role))
+pub(crate) async fn get_drive(Path(drive_id): Path<String>, call: Call) -> Reply {
+    call.run(|world, who, params| {
+        let store = &world.drive;
+        let drive = store.drives.get(&drive_id).ok_or_else(|| drive_not_found(&drive_id))?;
+        let role = drive_role(store, &drive_id, &who).ok_or_else(|| drive_not_found(&drive_id))?;
+        respond(params, "kind,id,name", "Drive", &drive_json(store, drive, role))
+    })
 }
 
 /// `POST /drive/v3/drives?requestId=…`.
-pub(crate) async fn create_drive(
-    State(shared): State<Shared>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let params = Params::parse(raw.as_deref());
-    let mut world = shared.lock();
-    let who = world.authenticate(&headers, Shape::Legacy)?;
-    if params.text("requestId").is_none() {
-        return Err(ApiError::legacy(400, "required", "Required parameter: requestId").at("requestId"));
-    }
-    let body = json_body(&body)?;
-    let name = str_field(&body, "name")?
-        .filter(|n| !n.trim().is_empty())
-        .ok_or_else(|| ApiError::legacy(400, "required", "Required parameter: name").at("name"))?
-        .to_owned();
-    let id = world.drive.create_shared_drive(&name, &who);
-    if let Some(drive) = world.drive.drives.get_mut(&id) {
-        if let Some(hidden) = bool_field(&body, "hidden")? {
-            drive.hidden = hidden;
+pub(crate) async fn create_drive(call: Call, body: Bytes) -> Reply {
+    call.run(|world, who, params| {
+        if params.text("requestId").is_none() {
+            return Err(ApiError::legacy(400, "required", "Required parameter: requestId").at("requestId"));
         }
-        if let Some(color) = str_field(&body, "colorRgb")? {
-            drive.color_rgb = color.to_owned();
+        let body = json_body(&body)?;
+        let name = str_field(&body, "name")?
+            .filter(|n| !n.trim().is_empty())
+            .ok_or_else(|| ApiError::legacy(400, "required", "Required parameter: name").at("name"))?
+            .to_owned();
+        let id = world.drive.create_shared_drive(&name, &who);
+        if let Some(drive) = world.drive.drives.get_mut(&id) {
+            if let Some(hidden) = bool_field(&body, "hidden")? {
+                drive.hidden = hidden;
+            }
+            if let Some(color) = str_field(&body, "colorRgb")? {
+                drive.color_rgb = color.to_owned();
+            }
         }
-    }
-    let drive = world.drive.drives.get(&id).ok_or_else(|| drive_not_found(&id))?;
-    respond(&params, "kind,id,name", "Drive", &drive_json(&world.drive, drive, Role::Organizer))
+        let drive = world.drive.drives.get(&id).ok_or_else(|| drive_not_found(&id))?;
+        respond(params, "kind,id,name", "Drive", &drive_json(&world.drive, drive, Role::Organizer))
+    })
 }
 
 /// `DELETE /drive/v3/drives/{driveId}`: organizers only, and only once the shared drive is empty.
-pub(crate) async fn delete_drive(
-    State(shared): State<Shared>,
-    Path(drive_id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let mut world = shared.lock();
-    let who = world.authenticate(&headers, Shape::Legacy)?;
-    let store = &mut world.drive;
-    let role = drive_role(store, &drive_id, &who).ok_or_else(|| drive_not_found(&drive_id))?;
-    if role < Role::Organizer {
-        return Err(super::access::insufficient(&drive_id));
-    }
-    if store.files.values().any(|f| f.drive_id.as_deref() == Some(drive_id.as_str()) && f.node == Node::Item) {
-        return Err(ApiError::legacy(
-            403,
-            "cannotDeleteTeamDriveWithItems",
-            "The shared drive cannot be deleted because it contains items.",
-        ));
-    }
-    store.drives.remove(&drive_id);
-    store.files.remove(&drive_id);
-    Ok(StatusCode::NO_CONTENT.into_response())
+pub(crate) async fn delete_drive(Path(drive_id): Path<String>, call: Call) -> Reply {
+    call.run(|world, who, _| {
+        let store = &mut world.drive;
+        let role = drive_role(store, &drive_id, &who).ok_or_else(|| drive_not_found(&drive_id))?;
+        if role < Role::Organizer {
+            return Err(super::access::insufficient(&drive_id));
+        }
+        if store.files.values().any(|f| f.drive_id.as_deref() == Some(drive_id.as_str()) && f.node == Node::Item) {
+            return Err(ApiError::legacy(
+                403,
+                "cannotDeleteTeamDriveWithItems",
+                "The shared drive cannot be deleted because it contains items.",
+            ));
+        }
+        store.drives.remove(&drive_id);
+        store.files.remove(&drive_id);
+        Ok(StatusCode::NO_CONTENT.into_response())
+    })
 }

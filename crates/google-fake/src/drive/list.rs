@@ -4,19 +4,16 @@
 //! carries the sort key of the last item served: the next page starts strictly after it, so every file is
 //! visited once even when files are added or removed between pages.
 
-use axum::extract::{RawQuery, State};
-use axum::http::HeaderMap;
-use axum::response::Response;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::params::{Params, respond};
+use super::params::{Params, invalid_page_token, respond};
 use super::query::{self, Cond, Expr, Literal, Op};
-use super::{File, Grantee, Node, Role, Store, fnv, native};
-use crate::Shared;
-use crate::errors::{ApiError, Shape};
+use super::{Call, File, Grantee, Node, Role, Store, fnv, native};
+use crate::call::Reply;
+use crate::errors::ApiError;
 use crate::state::{Identity, World};
 
 /// One component of a sort key.
@@ -295,15 +292,11 @@ struct Token {
     s: u64,
 }
 
-fn bad_token() -> ApiError {
-    ApiError::drive_invalid("pageToken", "Invalid Value")
-}
-
 fn decode_token(token: &str, fingerprint: u64) -> Result<(Vec<Part>, u64), ApiError> {
-    let bytes = URL_SAFE_NO_PAD.decode(token).map_err(|_| bad_token())?;
-    let token: Token = serde_json::from_slice(&bytes).map_err(|_| bad_token())?;
+    let bytes = URL_SAFE_NO_PAD.decode(token).map_err(|_| invalid_page_token())?;
+    let token: Token = serde_json::from_slice(&bytes).map_err(|_| invalid_page_token())?;
     if token.f != fingerprint {
-        return Err(bad_token());
+        return Err(invalid_page_token());
     }
     Ok((token.k, token.s))
 }
@@ -364,20 +357,16 @@ fn corpus(params: &Params, include_all: bool) -> Result<Corpus, ApiError> {
 }
 
 /// `GET /drive/v3/files`.
-pub(crate) async fn list(
-    State(shared): State<Shared>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Result<Response, ApiError> {
-    let params = Params::parse(raw.as_deref());
-    let mut guard = shared.lock();
-    let who = guard.authenticate(&headers, Shape::Legacy)?;
-    let world: &mut World = &mut guard;
+pub(crate) async fn list(call: Call) -> Reply {
+    call.run(|world, who, params| list_files(world, &who, params))
+}
+
+fn list_files(world: &mut World, who: &Identity, params: &Params) -> Reply {
     let root = world.drive.root_id(&who.email);
     let page_size = usize::try_from(params.int("pageSize", 100, 1, 1000)?).unwrap_or(100);
     let all_drives = params.all_drives()?;
     let include_all = params.flag("includeItemsFromAllDrives")? || params.flag("includeTeamDriveItems")?;
-    let corpus = corpus(&params, include_all)?;
+    let corpus = corpus(params, include_all)?;
     if let Corpus::Drive(drive_id) = &corpus {
         if !all_drives {
             return Err(ApiError::legacy(
@@ -387,7 +376,7 @@ pub(crate) async fn list(
             )
             .at("supportsAllDrives"));
         }
-        world.drive.open(drive_id, &who, true).map_err(|_| {
+        world.drive.open(drive_id, who, true).map_err(|_| {
             ApiError::legacy(404, "notFound", format!("Shared drive not found: {drive_id}")).at("driveId")
         })?;
     }
@@ -420,7 +409,7 @@ pub(crate) async fn list(
     let after = params.text("pageToken").map(|token| decode_token(token, fingerprint)).transpose()?;
 
     let world: &World = world;
-    let listing = Listing { store: &world.drive, world, who: &who, email: who.email.trim().to_ascii_lowercase(), root };
+    let listing = Listing { store: &world.drive, world, who, email: who.email.trim().to_ascii_lowercase(), root };
     let shared_drives = include_all && all_drives;
     let mut hits: Vec<((Vec<Part>, u64), &File)> = if drive_space {
         world
@@ -442,12 +431,12 @@ pub(crate) async fn list(
     hits.truncate(page_size);
     let next =
         if more { hits.last().map(|((key, seq), _)| encode_token(fingerprint, key.clone(), *seq)) } else { None };
-    let files: Vec<_> = hits.iter().map(|(_, file)| world.drive.file_json(file, &who)).collect();
+    let files: Vec<_> = hits.iter().map(|(_, file)| world.drive.file_json(file, who)).collect();
     let mut body = json!({ "kind": "drive#fileList", "incompleteSearch": false, "files": files });
     if let Some(next) = next {
         body["nextPageToken"] = json!(next);
     }
-    respond(&params, "kind,incompleteSearch,nextPageToken,files(kind,id,name,mimeType,resourceKey)", "FileList", &body)
+    respond(params, "kind,incompleteSearch,nextPageToken,files(kind,id,name,mimeType,resourceKey)", "FileList", &body)
 }
 
 #[cfg(test)]

@@ -32,12 +32,16 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 
 use crate::Shared;
+use crate::errors::ApiError;
 use crate::state::{Identity, World};
 
 pub use access::Role;
 pub use model::{Comment, File, Grantee, Node, Notification, Permission, Reply, SharedDrive};
 pub(crate) use model::{fnv, new_file_id, new_native_id, new_root_id, now, permission_id, person_name, rfc3339};
 pub(crate) use native::Access;
+
+/// A Drive request: its query read as Drive reads it, its caller answered in Drive's legacy error shape.
+type Call = crate::call::Call<params::Params>;
 
 /// A Drive folder.
 pub const FOLDER: &str = "application/vnd.google-apps.folder";
@@ -133,6 +137,16 @@ impl Store {
     /// A file by id, for tests and seeding to adjust anything (times, stars, content).
     pub fn get_mut(&mut self, id: &str) -> Option<&mut File> {
         self.files.get_mut(id)
+    }
+
+    /// A file by id, or Drive's "File not found" (no access check).
+    pub(crate) fn file(&self, id: &str) -> Result<&File, ApiError> {
+        self.files.get(id).ok_or_else(|| ApiError::drive_file_not_found(id))
+    }
+
+    /// A file by id to change, or Drive's "File not found" (no access check).
+    pub(crate) fn file_mut(&mut self, id: &str) -> Result<&mut File, ApiError> {
+        self.files.get_mut(id).ok_or_else(|| ApiError::drive_file_not_found(id))
     }
 
     /// Whether a file with this id exists (in any state).

@@ -4,20 +4,17 @@
 //! owner's permission cannot be removed.
 
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use serde_json::{Map, Value, json};
+use axum::extract::Path;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use serde_json::{Map, Value};
 
 use super::access::insufficient;
-use super::params::{Params, bool_field, json_body, respond, str_field};
-use super::query::parse_time;
-use super::{File, Grantee, Node, Notification, Permission, Role, fnv, now, permission_id, record};
-use crate::Shared;
+use super::params::{Params, bool_field, json_body, respond, str_field, time_field};
+use super::{Call, File, Grantee, Node, Notification, Permission, Role, fnv, now, permission_id, record};
 use crate::activity::{Action, PermissionRef};
-use crate::errors::{ApiError, Shape};
+use crate::call::Reply;
+use crate::errors::ApiError;
 use crate::state::{Identity, World};
 
 const PERMISSION_DEFAULT: &str = "kind,id,type,role,allowFileDiscovery";
@@ -29,6 +26,10 @@ fn not_found(permission_id: &str) -> ApiError {
 
 fn cannot_remove_owner() -> ApiError {
     ApiError::legacy(403, "cannotRemoveOwner", "The owner of a file cannot be removed.")
+}
+
+fn owner_must_be_user() -> ApiError {
+    ApiError::legacy(400, "invalidSharingRequest", "Bad Request. User message: \"Ownership can only be transferred to a user.\"")
 }
 
 fn is_service_account_email(email: &str) -> bool {
@@ -58,56 +59,29 @@ fn open_for_sharing<'a>(world: &'a World, id: &str, who: &Identity, params: &Par
 }
 
 /// `GET /drive/v3/files/{fileId}/permissions`.
-pub(crate) async fn list(
-    State(shared): State<Shared>,
-    Path(file_id): Path<String>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Result<Response, ApiError> {
-    let params = Params::parse(raw.as_deref());
-    let mut world = shared.lock();
-    let who = world.authenticate(&headers, Shape::Legacy)?;
-    let id = world.drive.resolve(&file_id, &who);
-    let file = open_for_sharing(&world, &id, &who, &params)?;
-    let page_size = usize::try_from(params.int("pageSize", 100, 1, 100)?).unwrap_or(100);
-    let start = match params.text("pageToken") {
-        Some(token) => URL_SAFE_NO_PAD
-            .decode(token)
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-            .and_then(|s| s.strip_prefix("offset:").and_then(|n| n.parse::<usize>().ok()))
-            .ok_or_else(|| ApiError::drive_invalid("pageToken", "Invalid Value"))?,
-        None => 0,
-    };
-    let all: Vec<Value> = world
-        .drive
-        .effective_permissions(file)
-        .iter()
-        .map(|(p, from)| world.drive.permission_json(p, file, from.as_deref()))
-        .collect();
-    let page: Vec<Value> = all.iter().skip(start).take(page_size).cloned().collect();
-    let mut body = json!({ "kind": "drive#permissionList", "permissions": page });
-    if start + page_size < all.len() {
-        body["nextPageToken"] = json!(URL_SAFE_NO_PAD.encode(format!("offset:{}", start + page_size)));
-    }
-    respond(&params, LIST_DEFAULT, "PermissionList", &body)
+pub(crate) async fn list(Path(file_id): Path<String>, call: Call) -> Reply {
+    call.run(|world, who, params| {
+        let id = world.drive.resolve(&file_id, &who);
+        let file = open_for_sharing(world, &id, &who, params)?;
+        let page = params.page(100, usize::MAX)?;
+        let all = world.drive.effective_permissions(file);
+        let body = page.list("drive#permissionList", "permissions", &all, |(p, from)| {
+            world.drive.permission_json(p, file, from.as_deref())
+        });
+        respond(params, LIST_DEFAULT, "PermissionList", &body)
+    })
 }
 
 /// `GET /drive/v3/files/{fileId}/permissions/{permissionId}`.
-pub(crate) async fn get(
-    State(shared): State<Shared>,
-    Path((file_id, permission_id)): Path<(String, String)>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Result<Response, ApiError> {
-    let params = Params::parse(raw.as_deref());
-    let mut world = shared.lock();
-    let who = world.authenticate(&headers, Shape::Legacy)?;
-    let id = world.drive.resolve(&file_id, &who);
-    let (file, _) = world.drive.open(&id, &who, params.all_drives()?)?;
-    let found = world.drive.effective_permissions(file).into_iter().find(|(p, _)| p.id == permission_id);
-    let (permission, from) = found.ok_or_else(|| not_found(&permission_id))?;
-    respond(&params, PERMISSION_DEFAULT, "Permission", &world.drive.permission_json(permission, file, from.as_deref()))
+pub(crate) async fn get(Path((file_id, permission_id)): Path<(String, String)>, call: Call) -> Reply {
+    call.run(|world, who, params| {
+        let id = world.drive.resolve(&file_id, &who);
+        let (file, _) = world.drive.open(&id, &who, params.all_drives()?)?;
+        let found = world.drive.effective_permissions(file).into_iter().find(|(p, _)| p.id == permission_id);
+        let (permission, from) = found.ok_or_else(|| not_found(&permission_id))?;
+        let value = world.drive.permission_json(permission, file, from.as_deref());
+        respond(params, PERMISSION_DEFAULT, "Permission", &value)
+    })
 }
 
 /// The grantee a create request describes: type, email or domain, and the permission id Drive gives it.
@@ -180,9 +154,7 @@ fn transfer(world: &mut World, who: &Identity, id: &str, email: &str, params: &P
     }
     let move_to_root = params.flag("moveToNewOwnersRoot")?;
     let new_root = world.drive.root_id(email);
-    let Some(file) = world.drive.files.get_mut(id) else {
-        return Err(ApiError::drive_file_not_found(id));
-    };
+    let file = world.drive.file_mut(id)?;
     let mut removed = Vec::new();
     let mut added = Vec::new();
     if let Some(old) = file.permissions.iter_mut().find(|p| p.role == Role::Owner) {
@@ -205,31 +177,38 @@ fn transfer(world: &mut World, who: &Identity, id: &str, email: &str, params: &P
     if move_to_root {
         file.parent = Some(new_root);
     }
-    world.drive.notifications.push(Notification {
-        file_id: id.to_owned(),
-        from: who.email.to_ascii_lowercase(),
-        to: email.to_owned(),
-        role: Role::Owner,
-        message: params.text("emailMessage").map(str::to_owned),
-    });
+    notify(world, who, id, email, Role::Owner, params);
     Ok(Action::PermissionChange { added, removed })
 }
 
+/// "Sends" the sharing email telling `to` they were given `role` on `id`.
+fn notify(world: &mut World, who: &Identity, id: &str, to: &str, role: Role, params: &Params) {
+    world.drive.notifications.push(Notification {
+        file_id: id.to_owned(),
+        from: who.email.to_ascii_lowercase(),
+        to: to.to_owned(),
+        role,
+        message: params.text("emailMessage").map(str::to_owned),
+    });
+}
+
+/// Records the change on `id` and answers the permission `permission_id` as it now is.
+fn changed(world: &mut World, who: &Identity, id: &str, permission_id: &str, params: &Params, action: Action) -> Reply {
+    record(world, who, id, action);
+    let file = world.drive.file(id)?;
+    let permission = file.permissions.iter().find(|p| p.id == permission_id).ok_or_else(|| not_found(permission_id))?;
+    respond(params, PERMISSION_DEFAULT, "Permission", &world.drive.permission_json(permission, file, None))
+}
+
 /// `POST /drive/v3/files/{fileId}/permissions`.
-pub(crate) async fn create(
-    State(shared): State<Shared>,
-    Path(file_id): Path<String>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let params = Params::parse(raw.as_deref());
-    let mut guard = shared.lock();
-    let who = guard.authenticate(&headers, Shape::Legacy)?;
-    let body = json_body(&body)?;
-    let world: &mut World = &mut guard;
-    let id = world.drive.resolve(&file_id, &who);
-    let file = open_for_sharing(world, &id, &who, &params)?;
+pub(crate) async fn create(Path(file_id): Path<String>, call: Call, body: Bytes) -> Reply {
+    call.run(|world, who, params| create_permission(world, &who, params, &file_id, &body))
+}
+
+fn create_permission(world: &mut World, who: &Identity, params: &Params, file_id: &str, body: &[u8]) -> Reply {
+    let body = json_body(body)?;
+    let id = world.drive.resolve(file_id, who);
+    let file = open_for_sharing(world, &id, who, params)?;
     let in_shared_drive = file.drive_id.is_some();
     let role_text = str_field(&body, "role")?
         .ok_or_else(|| ApiError::legacy(400, "required", "Permission role is required.").at("permission.role"))?;
@@ -247,25 +226,13 @@ pub(crate) async fn create(
     }
     let action = if role == Role::Owner {
         let Some(email) = email.as_deref().filter(|_| grantee == Grantee::User) else {
-            return Err(ApiError::legacy(
-                400,
-                "invalidSharingRequest",
-                "Bad Request. User message: \"Ownership can only be transferred to a user.\"",
-            ));
+            return Err(owner_must_be_user());
         };
-        transfer(world, &who, &id, email, &params)?
+        transfer(world, who, &id, email, params)?
     } else {
-        let expiration_time = match str_field(&body, "expirationTime")? {
-            Some(time) => {
-                Some(parse_time(time).ok_or_else(|| ApiError::drive_invalid("expirationTime", "Invalid Value"))?)
-            }
-            None => None,
-        };
-        let Some(file) = world.drive.files.get_mut(&id) else {
-            return Err(ApiError::drive_file_not_found(&id));
-        };
-        if let Some(existing) = file.permissions.iter().find(|p| p.id == permission_id && p.role == Role::Owner) {
-            let _ = existing;
+        let expiration_time = time_field(&body, "expirationTime")?;
+        let file = world.drive.file_mut(&id)?;
+        if file.permissions.iter().any(|p| p.id == permission_id && p.role == Role::Owner) {
             return Err(cannot_remove_owner());
         }
         let mut removed = Vec::new();
@@ -292,26 +259,16 @@ pub(crate) async fn create(
                 permission
             }
         };
-        let notify = !matches!(params.get("sendNotificationEmail"), Some("false"));
-        if notify
+        let sends = !matches!(params.get("sendNotificationEmail"), Some("false"));
+        if sends
             && matches!(grantee, Grantee::User | Grantee::Group)
             && let Some(to) = &email
         {
-            world.drive.notifications.push(Notification {
-                file_id: id.clone(),
-                from: who.email.to_ascii_lowercase(),
-                to: to.clone(),
-                role,
-                message: params.text("emailMessage").map(str::to_owned),
-            });
+            notify(world, who, &id, to, role, params);
         }
         Action::PermissionChange { added: vec![as_ref(&permission)], removed }
     };
-    record(world, &who, &id, action);
-    let file = world.drive.get(&id).ok_or_else(|| ApiError::drive_file_not_found(&id))?;
-    let permission =
-        file.permissions.iter().find(|p| p.id == permission_id).ok_or_else(|| not_found(&permission_id))?;
-    respond(&params, PERMISSION_DEFAULT, "Permission", &world.drive.permission_json(permission, file, None))
+    changed(world, who, &id, &permission_id, params, action)
 }
 
 /// Finds a permission set directly on the file, refusing inherited ones as Drive does.
@@ -339,19 +296,20 @@ fn direct_permission(world: &World, file: &File, permission_id: &str) -> Result<
 }
 
 /// `PATCH /drive/v3/files/{fileId}/permissions/{permissionId}`: the role (and expiry) only.
-pub(crate) async fn update(
-    State(shared): State<Shared>,
-    Path((file_id, permission_id)): Path<(String, String)>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let params = Params::parse(raw.as_deref());
-    let mut guard = shared.lock();
-    let who = guard.authenticate(&headers, Shape::Legacy)?;
-    let body = json_body(&body)?;
-    let world: &mut World = &mut guard;
-    let id = world.drive.resolve(&file_id, &who);
+pub(crate) async fn update(Path((file_id, permission_id)): Path<(String, String)>, call: Call, body: Bytes) -> Reply {
+    call.run(|world, who, params| update_permission(world, &who, params, &file_id, &permission_id, &body))
+}
+
+fn update_permission(
+    world: &mut World,
+    who: &Identity,
+    params: &Params,
+    file_id: &str,
+    permission_id: &str,
+    body: &[u8],
+) -> Reply {
+    let body = json_body(body)?;
+    let id = world.drive.resolve(file_id, who);
     if body.keys().any(|k| !matches!(k.as_str(), "role" | "expirationTime" | "kind" | "id" | "type")) {
         return Err(ApiError::legacy(
             403,
@@ -359,8 +317,8 @@ pub(crate) async fn update(
             "The resource body includes fields which are not directly writable.",
         ));
     }
-    let file = open_for_sharing(world, &id, &who, &params)?;
-    let index = direct_permission(world, file, &permission_id)?;
+    let file = open_for_sharing(world, &id, who, params)?;
+    let index = direct_permission(world, file, permission_id)?;
     let current = file.permissions[index].clone();
     let role = match str_field(&body, "role")? {
         Some(text) => Role::parse(text).ok_or_else(|| ApiError::drive_invalid("permission.role", "Invalid Value"))?,
@@ -368,13 +326,9 @@ pub(crate) async fn update(
     };
     let action = if role == Role::Owner && current.role != Role::Owner {
         let Some(email) = current.email.clone().filter(|_| current.grantee == Grantee::User) else {
-            return Err(ApiError::legacy(
-                400,
-                "invalidSharingRequest",
-                "Bad Request. User message: \"Ownership can only be transferred to a user.\"",
-            ));
+            return Err(owner_must_be_user());
         };
-        transfer(world, &who, &id, &email, &params)?
+        transfer(world, who, &id, &email, params)?
     } else {
         if current.role == Role::Owner && role != Role::Owner {
             return Err(cannot_remove_owner());
@@ -382,55 +336,34 @@ pub(crate) async fn update(
         let expiration = if params.flag("removeExpiration")? {
             None
         } else {
-            match str_field(&body, "expirationTime")? {
-                Some(time) => {
-                    Some(parse_time(time).ok_or_else(|| ApiError::drive_invalid("expirationTime", "Invalid Value"))?)
-                }
-                None => current.expiration_time,
-            }
+            time_field(&body, "expirationTime")?.or(current.expiration_time)
         };
-        let Some(file) = world.drive.files.get_mut(&id) else {
-            return Err(ApiError::drive_file_not_found(&id));
-        };
+        let file = world.drive.file_mut(&id)?;
         let Some(permission) = file.permissions.iter_mut().find(|p| p.id == permission_id) else {
-            return Err(not_found(&permission_id));
+            return Err(not_found(permission_id));
         };
         permission.role = role;
         permission.expiration_time = expiration;
         Action::PermissionChange { added: vec![as_ref(permission)], removed: vec![as_ref(&current)] }
     };
-    record(world, &who, &id, action);
-    let file = world.drive.get(&id).ok_or_else(|| ApiError::drive_file_not_found(&id))?;
-    let permission =
-        file.permissions.iter().find(|p| p.id == permission_id).ok_or_else(|| not_found(&permission_id))?;
-    respond(&params, PERMISSION_DEFAULT, "Permission", &world.drive.permission_json(permission, file, None))
+    changed(world, who, &id, permission_id, params, action)
 }
 
 /// `DELETE /drive/v3/files/{fileId}/permissions/{permissionId}`.
-pub(crate) async fn delete(
-    State(shared): State<Shared>,
-    Path((file_id, permission_id)): Path<(String, String)>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Result<Response, ApiError> {
-    let params = Params::parse(raw.as_deref());
-    let mut guard = shared.lock();
-    let who = guard.authenticate(&headers, Shape::Legacy)?;
-    let world: &mut World = &mut guard;
-    let id = world.drive.resolve(&file_id, &who);
-    let (file, role) = world.drive.open(&id, &who, params.all_drives()?)?;
-    let leaving = permission_id == super::permission_id(&who.email);
-    if !leaving && !world.drive.can_share(file, role) {
-        return Err(insufficient(&id));
-    }
-    let index = direct_permission(world, file, &permission_id)?;
-    if file.permissions[index].role == Role::Owner {
-        return Err(cannot_remove_owner());
-    }
-    let Some(file) = world.drive.files.get_mut(&id) else {
-        return Err(ApiError::drive_file_not_found(&id));
-    };
-    let removed = file.permissions.remove(index);
-    record(world, &who, &id, Action::PermissionChange { added: Vec::new(), removed: vec![as_ref(&removed)] });
-    Ok(StatusCode::NO_CONTENT.into_response())
+pub(crate) async fn delete(Path((file_id, permission_id)): Path<(String, String)>, call: Call) -> Reply {
+    call.run(|world, who, params| {
+        let id = world.drive.resolve(&file_id, &who);
+        let (file, role) = world.drive.open(&id, &who, params.all_drives()?)?;
+        let leaving = permission_id == super::permission_id(&who.email);
+        if !leaving && !world.drive.can_share(file, role) {
+            return Err(insufficient(&id));
+        }
+        let index = direct_permission(world, file, &permission_id)?;
+        if file.permissions[index].role == Role::Owner {
+            return Err(cannot_remove_owner());
+        }
+        let removed = world.drive.file_mut(&id)?.permissions.remove(index);
+        record(world, &who, &id, Action::PermissionChange { added: Vec::new(), removed: vec![as_ref(&removed)] });
+        Ok(StatusCode::NO_CONTENT.into_response())
+    })
 }

@@ -3,17 +3,18 @@
 //! one or more `PUT`s with `Content-Range`, answered 308 until the last byte arrives).
 
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::Path;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use base64::Engine;
 use serde_json::{Map, Value};
 
+use super::Call;
 use super::files::file_response;
 use super::params::{Params, json_body};
 use super::write::{Media, create_file, service_account_quota, update_file};
-use crate::Shared;
-use crate::errors::{ApiError, Shape};
+use crate::call::Reply;
+use crate::errors::ApiError;
 use crate::state::{Identity, World};
 
 /// An open resumable upload.
@@ -145,7 +146,7 @@ fn open_session(
     params: Params,
     headers: &HeaderMap,
     body: &Bytes,
-) -> Result<Response, ApiError> {
+) -> Reply {
     let metadata = json_body(body)?;
     let mime_type = header_value(headers, header::HeaderName::from_static("x-upload-content-type"));
     let total = header_value(headers, header::HeaderName::from_static("x-upload-content-length"))
@@ -182,46 +183,31 @@ fn open_session(
 }
 
 /// `POST /upload/drive/v3/files`.
-pub(crate) async fn create(
-    State(shared): State<Shared>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let params = Params::parse(raw.as_deref());
-    let mut guard = shared.lock();
-    let who = guard.authenticate(&headers, Shape::Legacy)?;
-    let world: &mut World = &mut guard;
-    let kind = upload_kind(&params)?;
-    if let Kind::Resumable = kind {
-        return open_session(world, who, None, params, &headers, &body);
-    }
-    let (metadata, media) = read_upload(&kind, &headers, &body)?;
-    let id = create_file(world, &who, &params, &metadata, Some(media))?;
-    file_response(world, &who, &id, &params)
+pub(crate) async fn create(call: Call, body: Bytes) -> Reply {
+    call.run(|world, who, params| {
+        let kind = upload_kind(params)?;
+        if let Kind::Resumable = kind {
+            return open_session(world, who, None, params.clone(), &call.headers, &body);
+        }
+        let (metadata, media) = read_upload(&kind, &call.headers, &body)?;
+        let id = create_file(world, &who, params, &metadata, Some(media))?;
+        file_response(world, &who, &id, params)
+    })
 }
 
 /// `PATCH /upload/drive/v3/files/{fileId}`: new content (and metadata, for multipart).
-pub(crate) async fn update(
-    State(shared): State<Shared>,
-    Path(file_id): Path<String>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let params = Params::parse(raw.as_deref());
-    let mut guard = shared.lock();
-    let who = guard.authenticate(&headers, Shape::Legacy)?;
-    let world: &mut World = &mut guard;
-    let id = world.drive.resolve(&file_id, &who);
-    let kind = upload_kind(&params)?;
-    if let Kind::Resumable = kind {
-        world.drive.open(&id, &who, params.all_drives()?)?;
-        return open_session(world, who, Some(id), params, &headers, &body);
-    }
-    let (metadata, media) = read_upload(&kind, &headers, &body)?;
-    update_file(world, &who, &id, &params, &metadata, Some(media))?;
-    file_response(world, &who, &id, &params)
+pub(crate) async fn update(Path(file_id): Path<String>, call: Call, body: Bytes) -> Reply {
+    call.run(|world, who, params| {
+        let id = world.drive.resolve(&file_id, &who);
+        let kind = upload_kind(params)?;
+        if let Kind::Resumable = kind {
+            world.drive.open(&id, &who, params.all_drives()?)?;
+            return open_session(world, who, Some(id), params.clone(), &call.headers, &body);
+        }
+        let (metadata, media) = read_upload(&kind, &call.headers, &body)?;
+        update_file(world, &who, &id, params, &metadata, Some(media))?;
+        file_response(world, &who, &id, params)
+    })
 }
 
 /// Parses `Content-Range: bytes a-b/total` (or `bytes */total`): the first byte and the total, if known.
@@ -242,17 +228,17 @@ fn content_range(headers: &HeaderMap) -> Result<Option<Range>, ApiError> {
     Ok(Some((first, total)))
 }
 
-fn resume_session(shared: &Shared, headers: &HeaderMap, raw: Option<&str>, body: &Bytes) -> Result<Response, ApiError> {
-    let query = Params::parse(raw);
-    let Some(upload_id) = query.text("upload_id").map(str::to_owned) else {
+/// The next bytes of a resumable upload: the session, not a bearer token, says who is uploading.
+fn resume_session(call: &Call, body: &Bytes) -> Reply {
+    let Some(upload_id) = call.query.text("upload_id").map(str::to_owned) else {
         return Err(wrong_url());
     };
-    let mut guard = shared.lock();
+    let mut guard = call.shared.lock();
     let world: &mut World = &mut guard;
     let Some(session) = world.drive.uploads.get_mut(&upload_id) else {
         return Err(ApiError::legacy(404, "notFound", "Upload session not found or expired."));
     };
-    let range = content_range(headers)?;
+    let range = content_range(&call.headers)?;
     if let Some((first, total)) = range {
         if let Some(first) = first {
             if first > session.received.len() {
@@ -292,24 +278,13 @@ fn resume_session(shared: &Shared, headers: &HeaderMap, raw: Option<&str>, body:
 }
 
 /// `PUT /upload/drive/v3/files?upload_id=…`: bytes of a resumable create.
-pub(crate) async fn resume(
-    State(shared): State<Shared>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    resume_session(&shared, &headers, raw.as_deref(), &body)
+pub(crate) async fn resume(call: Call, body: Bytes) -> Reply {
+    resume_session(&call, &body)
 }
 
 /// `PUT /upload/drive/v3/files/{fileId}?upload_id=…`: bytes of a resumable update.
-pub(crate) async fn resume_update(
-    State(shared): State<Shared>,
-    Path(_file_id): Path<String>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    resume_session(&shared, &headers, raw.as_deref(), &body)
+pub(crate) async fn resume_update(Path(_file_id): Path<String>, call: Call, body: Bytes) -> Reply {
+    resume_session(&call, &body)
 }
 
 #[cfg(test)]

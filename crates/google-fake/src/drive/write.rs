@@ -3,8 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::access::insufficient;
-use super::params::{Params, bool_field, str_field};
-use super::query::parse_time;
+use super::params::{Params, bool_field, str_field, time_field};
 use super::{
     DOCUMENT, FOLDER, File, Node, Permission, Role, SHORTCUT, SPREADSHEET, native, new_file_id, new_native_id, now,
     record,
@@ -127,12 +126,10 @@ fn apply_metadata(file: &mut File, body: &Map<String, Value>, who: &Identity) ->
     if let Some(color) = str_field(body, "folderColorRgb")? {
         file.folder_color_rgb = Some(color.to_owned());
     }
-    if let Some(time) = str_field(body, "viewedByMeTime")? {
-        let time = parse_time(time).ok_or_else(|| ApiError::drive_invalid("viewedByMeTime", "Invalid Value"))?;
+    if let Some(time) = time_field(body, "viewedByMeTime")? {
         file.viewed_by.insert(me.clone(), time);
     }
-    if let Some(time) = str_field(body, "modifiedTime")? {
-        let time = parse_time(time).ok_or_else(|| ApiError::drive_invalid("modifiedTime", "Invalid Value"))?;
+    if let Some(time) = time_field(body, "modifiedTime")? {
         file.modified_time = time;
         file.modified_by.insert(me, time);
     }
@@ -211,9 +208,8 @@ pub(crate) fn create_file(
             file.content = Some(bytes);
             file.original_filename = Some(name.clone());
         }
-        if let Some(time) = str_field(body, "createdTime")? {
-            file.created_time =
-                parse_time(time).ok_or_else(|| ApiError::drive_invalid("createdTime", "Invalid Value"))?;
+        if let Some(time) = time_field(body, "createdTime")? {
+            file.created_time = time;
         }
         apply_metadata(file, body, who)?;
     }

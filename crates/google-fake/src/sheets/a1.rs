@@ -153,22 +153,22 @@ fn parse_cells(text: &str) -> Option<Span> {
         Some((left, right)) => {
             let (c0, r0) = parse_corner(left)?;
             let (c1, r1) = parse_corner(right)?;
-            let (start_col, end_col) = match (c0, c1) {
-                (Some(a), Some(b)) => (a.min(b), Some(a.max(b) + 1)),
-                (Some(a), None) => (a, None),
-                (None, Some(b)) if r0.is_some() => (0, Some(b + 1)),
-                (None, None) => (0, None),
-                (None, Some(_)) => return None,
-            };
-            let (start_row, end_row) = match (r0, r1) {
-                (Some(a), Some(b)) => (a.min(b), Some(a.max(b) + 1)),
-                (Some(a), None) => (a, None),
-                (None, Some(b)) if c0.is_some() => (0, Some(b + 1)),
-                (None, None) => (0, None),
-                (None, Some(_)) => return None,
-            };
+            let (start_col, end_col) = bounds(c0, c1, r0.is_some())?;
+            let (start_row, end_row) = bounds(r0, r1, c0.is_some())?;
             Some(Span { start_row, start_col, end_row, end_col })
         }
+    }
+}
+
+/// A range's start and end (exclusive, `None` when open) along one axis, from the two corners' indexes on
+/// it; an end without a start counts from 0 only when the first corner names the other axis.
+fn bounds(first: Option<u32>, second: Option<u32>, first_has_other: bool) -> Option<(u32, Option<u32>)> {
+    match (first, second) {
+        (Some(a), Some(b)) => Some((a.min(b), Some(a.max(b) + 1))),
+        (Some(a), None) => Some((a, None)),
+        (None, Some(b)) if first_has_other => Some((0, Some(b + 1))),
+        (None, None) => Some((0, None)),
+        (None, Some(_)) => None,
     }
 }
 

@@ -1,55 +1,23 @@
 //! The Sheets v4 HTTP surface: Google's paths below the root, custom verbs (`:batchUpdate`, `:clear`,
 //! …) split off the last path segment, ranges percent-decoded.
 
-use axum::Json;
 use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, Method, Uri};
-use axum::response::{IntoResponse, Response};
+use axum::http::{Method, Uri};
+use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use super::MIME_TYPE;
 use super::a1::Span;
-use super::batch::{self, Effects, Failure};
+use super::batch::{self, Effects};
 use super::eval::Eval;
-use super::fields::{self, Mask};
 use super::model::{Sheet, Spreadsheet, Target, as_i64, default_properties};
-use super::schema::{Api, Query, check_body, check_query, parse_body};
+use super::schema::{Api, Query, check_query, parse_body};
 use super::values::{self, ReadOptions, Write};
-use crate::Shared;
+use crate::call::Reply;
 use crate::drive::Access;
-use crate::errors::{ApiError, Shape};
+use crate::errors::ApiError;
+use crate::rpc::{Call, apply_requests, body_object, checked_body, decode, respond, unknown_path};
 use crate::state::{Identity, World};
-
-type Reply = Result<Response, ApiError>;
-
-/// Answers `value`, keeping only the fields the `fields` parameter selects.
-pub(crate) fn respond(mut value: Value, query: &Query) -> Reply {
-    if let Some(spec) = query.get("fields")
-        && !spec.trim().is_empty()
-    {
-        let mask = Mask::parse(spec).ok_or_else(|| ApiError::invalid(format!("Invalid field selection {spec}")))?;
-        fields::filter(&mut value, &mask);
-    }
-    Ok(Json(value).into_response())
-}
-
-/// Percent-decodes a path segment.
-pub(crate) fn decode(segment: &str) -> Result<String, ApiError> {
-    percent_encoding::percent_decode_str(segment)
-        .decode_utf8()
-        .map(|s| s.into_owned())
-        .map_err(|_| ApiError::invalid("Invalid UTF-8 in the request path."))
-}
-
-fn unknown_path(path: &str) -> ApiError {
-    ApiError::rpc(404, format!("The requested URL {path} was not found on this server."))
-}
-
-fn body_object(body: &Value) -> &Map<String, Value> {
-    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
-    body.as_object().unwrap_or_else(|| EMPTY.get_or_init(Map::new))
-}
 
 impl World {
     /// The spreadsheet `id`, once `who` passed the access check for `access` (the one way handlers reach
@@ -67,19 +35,16 @@ impl World {
 }
 
 /// `POST /v4/spreadsheets` (`spreadsheets.create`).
-pub(super) async fn create(State(shared): State<Shared>, headers: HeaderMap, uri: Uri, body: Bytes) -> Reply {
-    let mut world = shared.lock();
-    let who = world.authenticate(&headers, Shape::Rpc)?;
-    let query = Query::parse(uri.query());
-    check_query(Api::Sheets, &["spreadsheets", "create"], &query)?;
-    let body = parse_body(&body)?;
-    check_body(Api::Sheets, "Spreadsheet", &body)?;
-    let book = from_create_body(&format!("1{}", World::new_id(43)), body_object(&body))?;
-    let value = book.json(None, false);
-    let (id, title) = (book.id.clone(), book.title().to_owned());
-    world.sheets.books.insert(id.clone(), book);
-    world.native_created(&id, &title, MIME_TYPE, &who);
-    respond(value, &query)
+pub(super) async fn create(call: Call, body: Bytes) -> Reply {
+    call.run(|world, who, query| {
+        let body = checked_body(Api::Sheets, &["spreadsheets", "create"], query, "Spreadsheet", &body)?;
+        let book = from_create_body(&format!("1{}", World::new_id(43)), body_object(&body))?;
+        let value = book.json(None, false);
+        let (id, title) = (book.id.clone(), book.title().to_owned());
+        world.sheets.books.insert(id.clone(), book);
+        world.native_created(&id, &title, MIME_TYPE, &who);
+        respond(value, query)
+    })
 }
 
 /// A spreadsheet from a `Spreadsheet` body: its properties, sheets and grid data.
@@ -131,23 +96,14 @@ fn split_verb(segment: &str) -> (&str, Option<&str>) {
 }
 
 /// Every other `/v4/spreadsheets/…` path.
-pub(super) async fn dispatch(
-    State(shared): State<Shared>,
-    method: Method,
-    headers: HeaderMap,
-    uri: Uri,
-    body: Bytes,
-) -> Reply {
-    let mut world = shared.lock();
-    let who = world.authenticate(&headers, Shape::Rpc)?;
-    let world = &mut *world;
-    let query = Query::parse(uri.query());
-    let path = uri.path();
-    let (reply, modified) = route(world, &who, &method, path, &query, &body)?;
-    if let Some(id) = modified {
-        world.native_edited(&id, &who);
-    }
-    Ok(reply)
+pub(super) async fn dispatch(method: Method, uri: Uri, call: Call, body: Bytes) -> Reply {
+    call.run(|world, who, query| {
+        let (reply, modified) = route(world, &who, &method, uri.path(), query, &body)?;
+        if let Some(id) = modified {
+            world.native_edited(&id, &who);
+        }
+        Ok(reply)
+    })
 }
 
 /// Runs the method a path names; also returns the spreadsheet it modified, if any.
@@ -233,19 +189,31 @@ fn route(
     }
 }
 
+/// Every range of `ranges`, resolved on `book`.
+fn resolve_all(book: &Spreadsheet, ranges: &[&str]) -> Result<Vec<Target>, ApiError> {
+    ranges.iter().map(|range| book.resolve(range)).collect()
+}
+
+/// The strings of the array `key` in a request body.
+fn strings<'a>(body: &'a Value, key: &str) -> Vec<&'a str> {
+    body.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect()
+}
+
+/// A `Spreadsheet` resource, with the grid data of `targets` (of every sheet when there are none) when
+/// `include_grid`.
+fn book_json(book: &Spreadsheet, targets: &[Target], include_grid: bool) -> Value {
+    book.json((!targets.is_empty()).then_some(targets), include_grid)
+}
+
 fn get_spreadsheet(world: &mut World, who: &Identity, id: &str, query: &Query) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "get"], query)?;
     let book = world.book_for(id, who, Access::Read)?;
-    let ranges = query.all("ranges");
-    let targets = ranges.iter().map(|r| book.resolve(r)).collect::<Result<Vec<_>, _>>()?;
-    let grid = (!targets.is_empty()).then_some(targets.as_slice());
-    respond(book.json(grid, query.flag("includeGridData")), query)
+    let targets = resolve_all(book, &query.all("ranges"))?;
+    respond(book_json(book, &targets, query.flag("includeGridData")), query)
 }
 
 fn get_by_data_filter(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
-    check_query(Api::Sheets, &["spreadsheets", "getByDataFilter"], query)?;
-    let body = parse_body(body)?;
-    check_body(Api::Sheets, "GetSpreadsheetByDataFilterRequest", &body)?;
+    let body = checked_body(Api::Sheets, &["spreadsheets", "getByDataFilter"], query, "GetSpreadsheetByDataFilterRequest", body)?;
     let book = world.book_for(id, who, Access::Read)?;
     let mut targets = Vec::new();
     for (i, filter) in body.get("dataFilters").and_then(Value::as_array).into_iter().flatten().enumerate() {
@@ -269,8 +237,7 @@ fn get_by_data_filter(world: &mut World, who: &Identity, id: &str, query: &Query
         }
     }
     let include = body.get("includeGridData").and_then(Value::as_bool).unwrap_or(false);
-    let grid = (!targets.is_empty()).then_some(targets.as_slice());
-    respond(book.json(grid, include), query)
+    respond(book_json(book, &targets, include), query)
 }
 
 fn read_options(query: &Query) -> ReadOptions {
@@ -288,7 +255,7 @@ fn values_get(world: &mut World, who: &Identity, id: &str, range: &str, query: &
 fn batch_get(world: &mut World, who: &Identity, id: &str, query: &Query) -> Reply {
     check_query(Api::Sheets, &["spreadsheets", "values", "batchGet"], query)?;
     let book = world.book_for(id, who, Access::Read)?;
-    let targets = query.all("ranges").iter().map(|r| book.resolve(r)).collect::<Result<Vec<_>, _>>()?;
+    let targets = resolve_all(book, &query.all("ranges"))?;
     let options = read_options(query);
     let mut eval = Eval::new(book);
     let ranges: Vec<Value> = targets.into_iter().map(|t| values::value_range(book, &mut eval, t, options)).collect();
@@ -313,28 +280,29 @@ fn response_options(include: bool, render: Option<&str>, date_time: Option<&str>
     include.then(|| ReadOptions::new(None, render, date_time))
 }
 
+/// The values a write's reply shows, as the query asks (`includeValuesInResponse` …).
+fn query_response_options(query: &Query) -> Option<ReadOptions> {
+    response_options(
+        query.flag("includeValuesInResponse"),
+        query.get("responseValueRenderOption"),
+        query.get("responseDateTimeRenderOption"),
+    )
+}
+
 fn values_update(world: &mut World, who: &Identity, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
-    check_query(Api::Sheets, &["spreadsheets", "values", "update"], query)?;
-    let body = parse_body(body)?;
-    check_body(Api::Sheets, "ValueRange", &body)?;
+    let body = checked_body(Api::Sheets, &["spreadsheets", "values", "update"], query, "ValueRange", body)?;
     let book = world.book_for_mut(id, who)?;
     let user_entered = input_option(query.get("valueInputOption"))?;
     let write = values::parse_write(book, range, body_object(&body), user_entered, "")?;
     values::check_bounds(range, &write)?;
     values::expand_for(book, std::slice::from_ref(&write))?;
     let written = values::apply_write(book, write);
-    let include = response_options(
-        query.flag("includeValuesInResponse"),
-        query.get("responseValueRenderOption"),
-        query.get("responseDateTimeRenderOption"),
-    );
+    let include = query_response_options(query);
     respond(values::update_response(book, &written, include), query)
 }
 
 fn batch_update_values(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
-    check_query(Api::Sheets, &["spreadsheets", "values", "batchUpdate"], query)?;
-    let body = parse_body(body)?;
-    check_body(Api::Sheets, "BatchUpdateValuesRequest", &body)?;
+    let body = checked_body(Api::Sheets, &["spreadsheets", "values", "batchUpdate"], query, "BatchUpdateValuesRequest", body)?;
     let book = world.book_for_mut(id, who)?;
     let body = body_object(&body);
     let user_entered = match body.get("valueInputOption").and_then(Value::as_str) {
@@ -390,9 +358,7 @@ fn batch_update_values(world: &mut World, who: &Identity, id: &str, query: &Quer
 }
 
 fn values_clear(world: &mut World, who: &Identity, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
-    check_query(Api::Sheets, &["spreadsheets", "values", "clear"], query)?;
-    let body = parse_body(body)?;
-    check_body(Api::Sheets, "ClearValuesRequest", &body)?;
+    checked_body(Api::Sheets, &["spreadsheets", "values", "clear"], query, "ClearValuesRequest", body)?;
     let book = world.book_for_mut(id, who)?;
     let target = book.resolve(range)?;
     let cleared = values::clear(book, target);
@@ -400,18 +366,9 @@ fn values_clear(world: &mut World, who: &Identity, id: &str, range: &str, query:
 }
 
 fn batch_clear(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
-    check_query(Api::Sheets, &["spreadsheets", "values", "batchClear"], query)?;
-    let body = parse_body(body)?;
-    check_body(Api::Sheets, "BatchClearValuesRequest", &body)?;
+    let body = checked_body(Api::Sheets, &["spreadsheets", "values", "batchClear"], query, "BatchClearValuesRequest", body)?;
     let book = world.book_for_mut(id, who)?;
-    let ranges: Vec<String> = body
-        .get("ranges")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|r| r.as_str().map(str::to_owned))
-        .collect();
-    let targets = ranges.iter().map(|r| book.resolve(r)).collect::<Result<Vec<_>, _>>()?;
+    let targets = resolve_all(book, &strings(&body, "ranges"))?;
     let cleared: Vec<String> = targets.into_iter().map(|t| values::clear(book, t)).collect();
     let mut out = json!({ "spreadsheetId": id });
     if !cleared.is_empty() {
@@ -421,9 +378,7 @@ fn batch_clear(world: &mut World, who: &Identity, id: &str, query: &Query, body:
 }
 
 fn values_append(world: &mut World, who: &Identity, id: &str, range: &str, query: &Query, body: &[u8]) -> Reply {
-    check_query(Api::Sheets, &["spreadsheets", "values", "append"], query)?;
-    let body = parse_body(body)?;
-    check_body(Api::Sheets, "ValueRange", &body)?;
+    let body = checked_body(Api::Sheets, &["spreadsheets", "values", "append"], query, "ValueRange", body)?;
     let book = world.book_for_mut(id, who)?;
     let user_entered = input_option(query.get("valueInputOption"))?;
     let mut write = values::parse_write(book, range, body_object(&body), user_entered, "")?;
@@ -440,11 +395,7 @@ fn values_append(world: &mut World, who: &Identity, id: &str, range: &str, query
     values::expand_for(book, std::slice::from_ref(&write))?;
     let sheet = write.target.sheet;
     let written = values::apply_write(book, write);
-    let include = response_options(
-        query.flag("includeValuesInResponse"),
-        query.get("responseValueRenderOption"),
-        query.get("responseDateTimeRenderOption"),
-    );
+    let include = query_response_options(query);
     let mut out = json!({ "spreadsheetId": id, "updates": values::update_response(book, &written, include) });
     if let Some(table) = table {
         out["tableRange"] = json!(book.a1(sheet, table));
@@ -453,9 +404,7 @@ fn values_append(world: &mut World, who: &Identity, id: &str, range: &str, query
 }
 
 fn copy_to(world: &mut World, who: &Identity, id: &str, sheet_id: &str, query: &Query, body: &[u8]) -> Reply {
-    check_query(Api::Sheets, &["spreadsheets", "sheets", "copyTo"], query)?;
-    let body = parse_body(body)?;
-    check_body(Api::Sheets, "CopySheetToAnotherSpreadsheetRequest", &body)?;
+    let body = checked_body(Api::Sheets, &["spreadsheets", "sheets", "copyTo"], query, "CopySheetToAnotherSpreadsheetRequest", body)?;
     let sheet_id: i64 = sheet_id
         .parse()
         .map_err(|_| ApiError::invalid(format!("Invalid value at 'sheet_id' (TYPE_INT32), \"{sheet_id}\"")))?;
@@ -480,9 +429,7 @@ fn copy_to(world: &mut World, who: &Identity, id: &str, sheet_id: &str, query: &
 }
 
 fn batch_update(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
-    check_query(Api::Sheets, &["spreadsheets", "batchUpdate"], query)?;
-    let body = parse_body(body)?;
-    check_body(Api::Sheets, "BatchUpdateSpreadsheetRequest", &body)?;
+    let body = checked_body(Api::Sheets, &["spreadsheets", "batchUpdate"], query, "BatchUpdateSpreadsheetRequest", body)?;
     let original = world.book_for(id, who, Access::Write)?;
     let requests = body.get("requests").and_then(Value::as_array).cloned().unwrap_or_default();
     if requests.is_empty() {
@@ -490,48 +437,14 @@ fn batch_update(world: &mut World, who: &Identity, id: &str, query: &Query, body
     }
     let mut book = original.clone();
     let mut effects = Effects::default();
-    let mut replies = Vec::with_capacity(requests.len());
-    for (i, request) in requests.iter().enumerate() {
-        let set: Vec<(&String, &Value)> =
-            request.as_object().into_iter().flatten().filter(|(_, v)| !v.is_null()).collect();
-        let (kind, inner) = match set.as_slice() {
-            [(kind, inner)] => (kind.as_str(), body_object(inner)),
-            [] => {
-                return Err(ApiError::invalid(format!("Invalid requests[{i}]: No request specified.")));
-            }
-            [(first, _), (second, _), ..] => {
-                return Err(ApiError::invalid(format!(
-                    "Invalid value at 'requests[{i}]' (oneof), oneof field 'kind' is already set. Cannot set '{second}' (already set: '{first}')"
-                )));
-            }
-        };
-        let kind = super::schema::camel(kind);
-        match batch::apply(&mut book, &kind, inner, &mut effects) {
-            Ok(reply) => replies.push(reply),
-            Err(Failure::Invalid(message)) => {
-                return Err(ApiError::invalid(format!("Invalid requests[{i}].{kind}: {message}")));
-            }
-            Err(Failure::Unimplemented) => {
-                return Err(ApiError::rpc(
-                    501,
-                    format!("The Google emulator does not implement requests[{i}].{kind} of spreadsheets.batchUpdate."),
-                ));
-            }
-        }
-    }
+    let replies = apply_requests(&requests, "kind", "spreadsheets.batchUpdate", |kind, inner| {
+        batch::apply(&mut book, kind, inner, &mut effects)
+    })?;
     let mut out = json!({ "spreadsheetId": id, "replies": replies });
     if body.get("includeSpreadsheetInResponse").and_then(Value::as_bool) == Some(true) {
-        let ranges: Vec<String> = body
-            .get("responseRanges")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|r| r.as_str().map(str::to_owned))
-            .collect();
-        let targets = ranges.iter().map(|r| book.resolve(r)).collect::<Result<Vec<_>, _>>()?;
-        let grid = (!targets.is_empty()).then_some(targets.as_slice());
+        let targets = resolve_all(&book, &strings(&body, "responseRanges"))?;
         let include = body.get("responseIncludeGridData").and_then(Value::as_bool).unwrap_or(false);
-        out["updatedSpreadsheet"] = book.json(grid, include);
+        out["updatedSpreadsheet"] = book_json(&book, &targets, include);
     }
     world.sheets.books.insert(id.to_owned(), book);
     if let Some(title) = effects.renamed {

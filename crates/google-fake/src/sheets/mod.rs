@@ -32,7 +32,6 @@ use crate::state::{Identity, World};
 use eval::Eval;
 use model::{Render, Sheet, Spreadsheet};
 
-pub(crate) use http::{decode, respond};
 pub(crate) use model::prune;
 
 /// Drive's MIME type for a spreadsheet.

@@ -309,6 +309,11 @@ impl Sheet {
         self.trim();
     }
 
+    /// How many rows (or columns) the sheet has.
+    pub(crate) fn size(&self, rows: bool) -> u32 {
+        if rows { self.rows } else { self.cols }
+    }
+
     pub(crate) fn meta_mut(&mut self, rows: bool, index: u32) -> &mut Map<String, Value> {
         let list = if rows { &mut self.row_meta } else { &mut self.col_meta };
         let index = index as usize;

@@ -13,119 +13,108 @@ mod read;
 
 use serde_json::Value;
 
-use super::registry::{Access, Cap, Service, ToolDef, ToolMeta};
+use super::registry::{Cap, Service, ToolDef, ToolMeta};
 use crate::google::segment;
 
-const fn docs_read(
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-    cap: Cap,
-    local_path: bool,
-) -> ToolMeta {
-    ToolMeta { name, title, description, service: Service::Docs, access: Access::Read, cap, local_path }
-}
-
-const fn docs_write(name: &'static str, title: &'static str, description: &'static str, destructive: bool) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        service: Service::Docs,
-        // No Docs write here is idempotent: repeating an insert, delete, comment or create does it again.
-        access: Access::Write { destructive, idempotent: false },
-        cap: Cap::Fixed,
-        local_path: false,
-    }
-}
-
-/// The Docs tools, in catalogue order.
+/// The Docs tools, in catalogue order. No Docs write here is idempotent: repeating an insert, delete, comment
+/// or create does it again.
 pub fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
-            docs_write(
+            ToolMeta::write(
+                Service::Docs,
                 "create_doc",
                 "Create document",
                 "Create a Google Doc, optionally with content in Markdown (headings, bold, italic, links, lists become real Docs formatting) or plain text; returns its id and URL.",
+                false,
                 false,
             ),
             create::create_doc,
         ),
         ToolDef::new(
-            docs_read(
+            ToolMeta::read(
+                Service::Docs,
                 "get_doc_content",
                 "Read document text",
                 "Read a Google Doc's text as plain text.",
                 Cap::Narrower,
-                true,
-            ),
+            )
+            .with_local_path(),
             read::get_doc_content,
         ),
         ToolDef::new(
-            docs_read(
+            ToolMeta::read(
+                Service::Docs,
                 "get_doc_structure",
                 "Document outline",
                 "List a Google Doc's headings, paragraphs, list items and tables with their start and end indexes, for editing by index.",
                 Cap::Narrower,
-                false,
             ),
             read::get_doc_structure,
         ),
         ToolDef::new(
-            docs_read(
+            ToolMeta::read(
+                Service::Docs,
                 "find_in_doc",
                 "Find in document",
                 "Find text (or a regular expression) in a Google Doc and return each match's start and end index, counted as Docs counts (UTF-16).",
                 Cap::Narrower,
-                true,
-            ),
+            )
+            .with_local_path(),
             find::find_in_doc,
         ),
         ToolDef::new(
-            docs_write(
+            ToolMeta::write(
+                Service::Docs,
                 "insert_doc_text",
                 "Insert text",
                 "Insert text at one or more indexes of a Google Doc in one atomic update; indexes refer to the document before any of these insertions.",
+                false,
                 false,
             ),
             edit::insert_doc_text,
         ),
         ToolDef::new(
-            docs_write(
+            ToolMeta::write(
+                Service::Docs,
                 "delete_doc_range",
                 "Delete text",
                 "Delete one or more index ranges of a Google Doc in one atomic update; indexes refer to the document before any of these deletions.",
                 true,
+                false,
             ),
             edit::delete_doc_range,
         ),
         ToolDef::new(
-            docs_read(
+            ToolMeta::read(
+                Service::Docs,
                 "list_doc_comments",
                 "List comments",
                 "List the comments on a Google Doc with their authors, the text they quote, replies and whether they are resolved.",
                 Cap::Paging,
-                false,
             ),
             comments::list_doc_comments,
         ),
         ToolDef::new(
-            docs_write(
+            ToolMeta::write(
+                Service::Docs,
                 "add_doc_comment",
                 "Add comment",
                 "Add a comment to a Google Doc, optionally quoting the text it is about.",
+                false,
                 false,
             ),
             comments::add_doc_comment,
         ),
         ToolDef::new(
-            docs_read(
+            ToolMeta::read(
+                Service::Docs,
                 "get_doc_as_markdown",
                 "Read document as Markdown",
                 "Read a Google Doc as Markdown (headings, lists, bold, italic, links, tables), optionally followed by its comments.",
                 Cap::Narrower,
-                true,
-            ),
+            )
+            .with_local_path(),
             read::get_doc_as_markdown,
         ),
     ]

@@ -6,13 +6,13 @@ use serde_json::{Value, json};
 
 use crate::google::activity::{Actor, DriveActivity, QueryRequest};
 
-use super::super::registry::{Cap, ToolDef};
+use super::super::registry::{Cap, Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
-use super::read;
 
 pub(super) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::new(
-        read(
+        ToolMeta::read(
+            Service::Drive,
             "list_file_activity",
             "List file activity",
             "List who edited, renamed, moved, shared, commented on or deleted a file, newest first; page with page_token.",

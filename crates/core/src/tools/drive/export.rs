@@ -10,29 +10,26 @@ use serde_json::{Value, json};
 use crate::google::drive::{File, mime};
 use crate::limits::response_cap::precheck;
 
-use super::super::registry::{Access, Cap, Service, ToolDef, ToolMeta};
+use super::super::registry::{Cap, Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
 
-const EXPORT: ToolMeta = ToolMeta {
-    name: "export_file",
-    title: "Export file as text",
-    description: "Return a Google Doc, Sheet or Slides file as text (e.g. markdown, txt, csv, html), or a text file's content.",
-    service: Service::Drive,
-    access: Access::Read,
-    cap: Cap::Download,
-    local_path: false,
-};
+const EXPORT: ToolMeta = ToolMeta::read(
+    Service::Drive,
+    "export_file",
+    "Export file as text",
+    "Return a Google Doc, Sheet or Slides file as text (e.g. markdown, txt, csv, html), or a text file's content.",
+    Cap::Download,
+);
 
 /// A write: it creates or replaces a file on the person's disk (0.9.5 calls it read-only; it is not).
-const DOWNLOAD: ToolMeta = ToolMeta {
-    name: "download_file",
-    title: "Download file",
-    description: "Save a Drive file to the computer at local_path (inside the export folder or an allowed folder); Google files are exported first.",
-    service: Service::Drive,
-    access: Access::Write { destructive: true, idempotent: true },
-    cap: Cap::Fixed,
-    local_path: false,
-};
+const DOWNLOAD: ToolMeta = ToolMeta::write(
+    Service::Drive,
+    "download_file",
+    "Download file",
+    "Save a Drive file to the computer at local_path (inside the export folder or an allowed folder); Google files are exported first.",
+    true,
+    true,
+);
 
 pub(super) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::new(EXPORT, export_file), ToolDef::new(DOWNLOAD, download_file)]

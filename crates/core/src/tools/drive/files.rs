@@ -6,9 +6,9 @@ use serde_json::{Value, json};
 
 use crate::google::drive::{StorageQuota, mime};
 
-use super::super::registry::{Cap, ToolDef};
+use super::super::registry::{Cap, Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
-use super::{FILE_FIELDS, file_json, folder_or_default, metadata, parents, read, write};
+use super::{FILE_FIELDS, file_json, folder_or_default, metadata, parents};
 
 const METADATA_FIELDS: &str = "id,name,mimeType,description,size,createdTime,modifiedTime,parents,webViewLink,\
      owners(displayName,emailAddress),lastModifyingUser(displayName,emailAddress),shared,starred,trashed,driveId,\
@@ -17,7 +17,8 @@ const METADATA_FIELDS: &str = "id,name,mimeType,description,size,createdTime,mod
 pub(super) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
-            read(
+            ToolMeta::read(
+                Service::Drive,
                 "get_file_metadata",
                 "Get file details",
                 "Get a file's name, type, size, dates, owner, folder, link and export formats.",
@@ -26,7 +27,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             get_file_metadata,
         ),
         ToolDef::new(
-            read(
+            ToolMeta::read(
+                Service::Drive,
                 "get_storage_quota",
                 "Get storage quota",
                 "Get the account's Drive storage limit and usage, in bytes.",
@@ -35,7 +37,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             get_storage_quota,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Drive,
                 "create_folder",
                 "Create folder",
                 "Create a folder (in parent_folder_id, else DRIVE_FOLDER_ID, else the top of My Drive).",
@@ -45,7 +48,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             create_folder,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Drive,
                 "copy_file",
                 "Copy file",
                 "Copy a file, optionally with a new name or into another folder.",
@@ -55,12 +59,23 @@ pub(super) fn tools() -> Vec<ToolDef> {
             copy_file,
         ),
         ToolDef::new(
-            write("move_file", "Move file", "Move a file or folder into another folder.", true, true),
+            ToolMeta::write(
+                Service::Drive,
+                "move_file",
+                "Move file",
+                "Move a file or folder into another folder.",
+                true,
+                true,
+            ),
             move_file,
         ),
-        ToolDef::new(write("rename_file", "Rename file", "Rename a file or folder.", true, true), rename_file),
         ToolDef::new(
-            write(
+            ToolMeta::write(Service::Drive, "rename_file", "Rename file", "Rename a file or folder.", true, true),
+            rename_file,
+        ),
+        ToolDef::new(
+            ToolMeta::write(
+                Service::Drive,
                 "delete_file",
                 "Delete file",
                 "Move a file to the trash (restorable for 30 days), or delete it for good with permanent=true.",
@@ -69,7 +84,17 @@ pub(super) fn tools() -> Vec<ToolDef> {
             ),
             delete_file,
         ),
-        ToolDef::new(write("restore_file", "Restore file", "Take a file out of the trash.", false, true), restore_file),
+        ToolDef::new(
+            ToolMeta::write(
+                Service::Drive,
+                "restore_file",
+                "Restore file",
+                "Take a file out of the trash.",
+                false,
+                true,
+            ),
+            restore_file,
+        ),
     ]
 }
 

@@ -4,47 +4,39 @@
 use chrono::{Duration, SecondsFormat, Utc};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::drive_query::Query;
-use crate::google::drive::{Corpora, File, mime};
+use crate::google::drive::{Corpora, File, ListRequest, MAX_PAGE_SIZE, mime};
 
-use super::super::registry::{Access, Cap, Service, ToolDef, ToolMeta};
+use super::super::registry::{Cap, Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
-use super::{FILE_FIELDS, ListSpec, file_json, folder_or_default, list_files, listing_json, mime_type_arg, read};
+use super::{FILE_FIELDS, file_json, folder_or_default, mime_type_arg};
 
 const SPREADSHEET_FIELDS: &str = "id,name,modifiedTime,webViewLink,owners(emailAddress)";
 const FOLDER_FIELDS: &str = "id,name,modifiedTime,parents,webViewLink";
 const SHARED_FIELDS: &str =
     "id,name,mimeType,modifiedTime,size,webViewLink,owners(emailAddress),sharedWithMeTime,sharingUser(emailAddress)";
 
-const fn sheets_listing(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        service: Service::Sheets,
-        access: Access::Read,
-        cap: Cap::Paging,
-        local_path: false,
-    }
-}
-
 pub(super) fn sheets_tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
-            sheets_listing(
+            ToolMeta::read(
+                Service::Sheets,
                 "list_spreadsheets",
                 "List spreadsheets",
                 "List spreadsheets, most recently modified first (in folder_id, or DRIVE_FOLDER_ID when set).",
+                Cap::Paging,
             ),
             list_spreadsheets,
         ),
         ToolDef::new(
-            sheets_listing(
+            ToolMeta::read(
+                Service::Sheets,
                 "search_spreadsheets",
                 "Search spreadsheets",
                 "Find spreadsheets whose name contains the given text.",
+                Cap::Paging,
             ),
             search_spreadsheets,
         ),
@@ -54,7 +46,8 @@ pub(super) fn sheets_tools() -> Vec<ToolDef> {
 pub(super) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
-            read(
+            ToolMeta::read(
+                Service::Drive,
                 "list_folders",
                 "List folders",
                 "List the folders inside a folder (the top of My Drive by default).",
@@ -63,11 +56,18 @@ pub(super) fn tools() -> Vec<ToolDef> {
             list_folders,
         ),
         ToolDef::new(
-            read("list_files", "List files", "List the files in a folder, folders first.", Cap::Paging),
+            ToolMeta::read(
+                Service::Drive,
+                "list_files",
+                "List files",
+                "List the files in a folder, folders first.",
+                Cap::Paging,
+            ),
             list_files_tool,
         ),
         ToolDef::new(
-            read(
+            ToolMeta::read(
+                Service::Drive,
                 "search_files",
                 "Search files",
                 "Find files whose name or content contains the given text.",
@@ -76,11 +76,18 @@ pub(super) fn tools() -> Vec<ToolDef> {
             search_files,
         ),
         ToolDef::new(
-            read("list_recent_files", "List recent files", "List recently modified files, newest first.", Cap::Paging),
+            ToolMeta::read(
+                Service::Drive,
+                "list_recent_files",
+                "List recent files",
+                "List recently modified files, newest first.",
+                Cap::Paging,
+            ),
             list_recent_files,
         ),
         ToolDef::new(
-            read(
+            ToolMeta::read(
+                Service::Drive,
                 "list_shared_with_me",
                 "List files shared with me",
                 "List files others shared with this account, newest share first.",
@@ -130,15 +137,7 @@ async fn list_spreadsheets(ctx: ToolContext, args: ListSpreadsheetsArgs) -> Resu
     if let Some(folder) = folder_or_default(&ctx, args.folder_id) {
         query = query.and_in_parents(&folder);
     }
-    let spec = ListSpec {
-        query,
-        fields: SPREADSHEET_FIELDS,
-        order_by: Some("modifiedTime desc"),
-        corpora: Corpora::AllDrives,
-        max_results: args.max_results,
-    };
-    let listing = list_files(&ctx, spec).await?;
-    Ok(listing_json("spreadsheets", &listing, args.max_results, spreadsheet_json))
+    spreadsheets(&ctx, query, args.max_results).await
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -154,15 +153,13 @@ pub struct SearchSpreadsheetsArgs {
 
 async fn search_spreadsheets(ctx: ToolContext, args: SearchSpreadsheetsArgs) -> Result<Value, ToolError> {
     let query = Query::new().and_mime_type(mime::SPREADSHEET).and_name_contains(&args.query).and_not_trashed();
-    let spec = ListSpec {
-        query,
-        fields: SPREADSHEET_FIELDS,
-        order_by: Some("modifiedTime desc"),
-        corpora: Corpora::AllDrives,
-        max_results: args.max_results,
-    };
-    let listing = list_files(&ctx, spec).await?;
-    Ok(listing_json("spreadsheets", &listing, args.max_results, spreadsheet_json))
+    spreadsheets(&ctx, query, args.max_results).await
+}
+
+/// The spreadsheets matching `query`, most recently modified first.
+async fn spreadsheets(ctx: &ToolContext, query: Query, max_results: u32) -> Result<Value, ToolError> {
+    let spec = ListSpec::new(query, SPREADSHEET_FIELDS, max_results).order_by("modifiedTime desc");
+    list(ctx, spec, "spreadsheets", spreadsheet_json).await
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -180,20 +177,14 @@ pub struct ListFoldersArgs {
 async fn list_folders(ctx: ToolContext, args: ListFoldersArgs) -> Result<Value, ToolError> {
     let parent = folder_or_default(&ctx, args.parent_folder_id).unwrap_or_else(|| "root".to_owned());
     let query = Query::new().and_mime_type(mime::FOLDER).and_in_parents(&parent).and_not_trashed();
-    let spec = ListSpec {
-        query,
-        fields: FOLDER_FIELDS,
-        order_by: Some("name"),
-        corpora: Corpora::AllDrives,
-        max_results: args.max_results,
-    };
-    let listing = list_files(&ctx, spec).await?;
-    let mut out = listing_json(
+    let spec = ListSpec::new(query, FOLDER_FIELDS, args.max_results).order_by("name");
+    let mut out = list(
+        &ctx,
+        spec,
         "folders",
-        &listing,
-        args.max_results,
         |f| json!({ "id": f.id, "name": f.name, "modified_time": f.modified_time, "url": f.web_view_link }),
-    );
+    )
+    .await?;
     out["parent_folder_id"] = json!(parent);
     Ok(out)
 }
@@ -213,19 +204,10 @@ pub struct ListFilesArgs {
 }
 
 async fn list_files_tool(ctx: ToolContext, args: ListFilesArgs) -> Result<Value, ToolError> {
-    let mut query = Query::new().and_in_parents(&args.folder_id).and_not_trashed();
-    if let Some(mime_type) = &args.mime_type {
-        query = query.and_mime_type(&mime_type_arg(mime_type)?);
-    }
-    let spec = ListSpec {
-        query,
-        fields: FILE_FIELDS,
-        order_by: Some("folder,name"),
-        corpora: Corpora::AllDrives,
-        max_results: args.max_results,
-    };
-    let listing = list_files(&ctx, spec).await?;
-    let mut out = listing_json("files", &listing, args.max_results, file_json);
+    let query = Query::new().and_in_parents(&args.folder_id).and_not_trashed();
+    let query = and_mime_type_arg(query, args.mime_type.as_deref())?;
+    let spec = ListSpec::new(query, FILE_FIELDS, args.max_results).order_by("folder,name");
+    let mut out = list(&ctx, spec, "files", file_json).await?;
     out["folder_id"] = json!(args.folder_id);
     Ok(out)
 }
@@ -254,22 +236,12 @@ async fn search_files(ctx: ToolContext, args: SearchFilesArgs) -> Result<Value, 
         ));
     }
     // fullText covers the name, description and content, so one term finds names and contents alike.
-    let mut query = Query::new().and_full_text_contains(&args.query).and_not_trashed();
-    if let Some(mime_type) = &args.mime_type {
-        query = query.and_mime_type(&mime_type_arg(mime_type)?);
-    }
+    let query = Query::new().and_full_text_contains(&args.query).and_not_trashed();
+    let mut query = and_mime_type_arg(query, args.mime_type.as_deref())?;
     if let Some(folder) = folder_or_default(&ctx, args.folder_id) {
         query = query.and_in_parents(&folder);
     }
-    let spec = ListSpec {
-        query,
-        fields: FILE_FIELDS,
-        order_by: None,
-        corpora: Corpora::AllDrives,
-        max_results: args.max_results,
-    };
-    let listing = list_files(&ctx, spec).await?;
-    Ok(listing_json("files", &listing, args.max_results, file_json))
+    list(&ctx, ListSpec::new(query, FILE_FIELDS, args.max_results), "files", file_json).await
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -296,18 +268,9 @@ async fn list_recent_files(ctx: ToolContext, args: ListRecentFilesArgs) -> Resul
         let since = (Utc::now() - Duration::days(i64::from(days))).to_rfc3339_opts(SecondsFormat::Secs, true);
         query = query.and_modified_after(&since).map_err(|e| ToolError::invalid(e.to_string()))?;
     }
-    if let Some(mime_type) = &args.mime_type {
-        query = query.and_mime_type(&mime_type_arg(mime_type)?);
-    }
-    let spec = ListSpec {
-        query,
-        fields: FILE_FIELDS,
-        order_by: Some("modifiedTime desc"),
-        corpora: Corpora::AllDrives,
-        max_results: args.max_results,
-    };
-    let listing = list_files(&ctx, spec).await?;
-    Ok(listing_json("files", &listing, args.max_results, file_json))
+    let query = and_mime_type_arg(query, args.mime_type.as_deref())?;
+    let spec = ListSpec::new(query, FILE_FIELDS, args.max_results).order_by("modifiedTime desc");
+    list(&ctx, spec, "files", file_json).await
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -323,23 +286,128 @@ pub struct ListSharedWithMeArgs {
 }
 
 async fn list_shared_with_me(ctx: ToolContext, args: ListSharedWithMeArgs) -> Result<Value, ToolError> {
-    let mut query = Query::new().and_raw("sharedWithMe = true").and_not_trashed();
-    if let Some(mime_type) = &args.mime_type {
-        query = query.and_mime_type(&mime_type_arg(mime_type)?);
-    }
+    let query = Query::new().and_raw("sharedWithMe = true").and_not_trashed();
+    let query = and_mime_type_arg(query, args.mime_type.as_deref())?;
     // "Shared with me" is a My Drive notion: shared-drive items never appear in it.
-    let spec = ListSpec {
-        query,
-        fields: SHARED_FIELDS,
-        order_by: Some("sharedWithMeTime desc"),
-        corpora: Corpora::User,
-        max_results: args.max_results,
-    };
-    let listing = list_files(&ctx, spec).await?;
-    Ok(listing_json("files", &listing, args.max_results, |file| {
+    let spec =
+        ListSpec::new(query, SHARED_FIELDS, args.max_results).order_by("sharedWithMeTime desc").corpora(Corpora::User);
+    list(&ctx, spec, "files", |file| {
         let mut out = file_json(file);
         out["shared_with_me_time"] = json!(file.shared_with_me_time);
         out["shared_by"] = json!(file.sharing_user.as_ref().and_then(|u| u.email_address.clone()));
         out
-    }))
+    })
+    .await
+}
+
+/// A listing cut at `max_results`.
+struct Listing {
+    files: Vec<File>,
+    /// Drive had more results than were asked for.
+    more: bool,
+    /// Drive did not search every drive (large shared-drive searches).
+    incomplete: bool,
+}
+
+/// What one listing asks Drive for.
+struct ListSpec<'a> {
+    query: Query,
+    /// The members of each file to fetch, e.g. [`FILE_FIELDS`].
+    fields: &'a str,
+    order_by: Option<&'a str>,
+    corpora: Corpora,
+    max_results: u32,
+}
+
+impl<'a> ListSpec<'a> {
+    /// Up to `max_results` files matching `query`, in Drive's order, from every drive the account can see.
+    fn new(query: Query, fields: &'a str, max_results: u32) -> Self {
+        Self { query, fields, order_by: None, corpora: Corpora::AllDrives, max_results }
+    }
+
+    fn order_by(self, order_by: &'a str) -> Self {
+        Self { order_by: Some(order_by), ..self }
+    }
+
+    fn corpora(self, corpora: Corpora) -> Self {
+        Self { corpora, ..self }
+    }
+}
+
+/// A listing tool's answer: runs `spec` and puts the files under `key`, each as `render` shows it.
+async fn list(
+    ctx: &ToolContext,
+    spec: ListSpec<'_>,
+    key: &str,
+    render: impl Fn(&File) -> Value,
+) -> Result<Value, ToolError> {
+    let max_results = spec.max_results;
+    let listing = list_files(ctx, spec).await?;
+    Ok(listing_json(key, &listing, max_results, render))
+}
+
+/// Runs `files.list` until `max_results` files are in hand or Drive has no more, asking each page for only
+/// as many as are still wanted (Drive pages hold at most 1000).
+async fn list_files(ctx: &ToolContext, spec: ListSpec<'_>) -> Result<Listing, ToolError> {
+    if spec.max_results == 0 {
+        return Err(ToolError::invalid("max_results must be at least 1."));
+    }
+    let q = spec.query.render();
+    let fields = format!("nextPageToken,incompleteSearch,files({})", spec.fields);
+    let mut listing = Listing { files: Vec::new(), more: false, incomplete: false };
+    let mut token: Option<String> = None;
+    loop {
+        let wanted = spec.max_results.saturating_sub(listing.files.len() as u32);
+        let request = ListRequest {
+            q: &q,
+            fields: &fields,
+            page_size: wanted.min(MAX_PAGE_SIZE),
+            page_token: token.as_deref(),
+            order_by: spec.order_by,
+            corpora: spec.corpora,
+        };
+        let page = ctx.google.drive().list(&request).await?;
+        listing.incomplete |= page.incomplete_search;
+        listing.files.extend(page.files);
+        let max = spec.max_results as usize;
+        let next = page.next_page_token.filter(|t| !t.is_empty());
+        if listing.files.len() >= max || next.is_none() {
+            listing.more = next.is_some() || listing.files.len() > max;
+            listing.files.truncate(max);
+            return Ok(listing);
+        }
+        token = next;
+    }
+}
+
+/// A listing's answer: the files under `key`, their count, and, when there is more, a note saying how to
+/// see it (these tools take no page token, so the note is the only way to know).
+fn listing_json(key: &str, listing: &Listing, max_results: u32, render: impl Fn(&File) -> Value) -> Value {
+    let mut out = Map::new();
+    out.insert(key.into(), Value::Array(listing.files.iter().map(render).collect()));
+    out.insert("count".into(), json!(listing.files.len()));
+    if listing.more {
+        out.insert("more_results".into(), json!(true));
+        out.insert(
+            "note".into(),
+            json!(format!(
+                "Only the first {max_results} results are shown; more exist. Raise max_results or narrow the search to see the rest."
+            )),
+        );
+    }
+    if listing.incomplete {
+        out.insert(
+            "incomplete_search".into(),
+            json!("Drive did not search every shared drive; some matches may be missing. Narrow the search (e.g. to a folder)."),
+        );
+    }
+    Value::Object(out)
+}
+
+/// `query`, narrowed to the type a `mime_type` argument names, when there is one.
+fn and_mime_type_arg(query: Query, mime_type: Option<&str>) -> Result<Query, ToolError> {
+    match mime_type {
+        Some(mime_type) => Ok(query.and_mime_type(&mime_type_arg(mime_type)?)),
+        None => Ok(query),
+    }
 }

@@ -10,10 +10,9 @@ mod upload;
 
 use serde_json::{Map, Value, json};
 
-use crate::drive_query::Query;
-use crate::google::drive::{Corpora, File, ListRequest, MAX_PAGE_SIZE, mime};
+use crate::google::drive::{File, mime};
 
-use super::registry::{Access, Cap, Service, ToolDef, ToolMeta};
+use super::registry::ToolDef;
 use super::{ToolContext, ToolError};
 
 /// The Sheets-flavoured Drive listings (`list_spreadsheets`, `search_spreadsheets`), listed with Sheets.
@@ -30,28 +29,6 @@ pub fn tools() -> Vec<ToolDef> {
     tools.extend(sharing::tools());
     tools.extend(activity::tools());
     tools
-}
-
-const fn read(name: &'static str, title: &'static str, description: &'static str, cap: Cap) -> ToolMeta {
-    ToolMeta { name, title, description, service: Service::Drive, access: Access::Read, cap, local_path: false }
-}
-
-const fn write(
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-    destructive: bool,
-    idempotent: bool,
-) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        service: Service::Drive,
-        access: Access::Write { destructive, idempotent },
-        cap: Cap::Fixed,
-        local_path: false,
-    }
 }
 
 /// The fields every file summary reads (see [`file_json`]).
@@ -118,83 +95,6 @@ fn mime_type_arg(value: &str) -> Result<String, ToolError> {
             names.join(", ")
         ))
     })
-}
-
-/// A listing cut at `max_results`.
-struct Listing {
-    files: Vec<File>,
-    /// Drive had more results than were asked for.
-    more: bool,
-    /// Drive did not search every drive (large shared-drive searches).
-    incomplete: bool,
-}
-
-/// What one listing asks Drive for.
-struct ListSpec<'a> {
-    query: Query,
-    /// The members of each file to fetch, e.g. [`FILE_FIELDS`].
-    fields: &'a str,
-    order_by: Option<&'a str>,
-    corpora: Corpora,
-    max_results: u32,
-}
-
-/// Runs `files.list` until `max_results` files are in hand or Drive has no more, asking each page for only
-/// as many as are still wanted (Drive pages hold at most 1000).
-async fn list_files(ctx: &ToolContext, spec: ListSpec<'_>) -> Result<Listing, ToolError> {
-    if spec.max_results == 0 {
-        return Err(ToolError::invalid("max_results must be at least 1."));
-    }
-    let q = spec.query.render();
-    let fields = format!("nextPageToken,incompleteSearch,files({})", spec.fields);
-    let mut listing = Listing { files: Vec::new(), more: false, incomplete: false };
-    let mut token: Option<String> = None;
-    loop {
-        let wanted = spec.max_results.saturating_sub(listing.files.len() as u32);
-        let request = ListRequest {
-            q: &q,
-            fields: &fields,
-            page_size: wanted.min(MAX_PAGE_SIZE),
-            page_token: token.as_deref(),
-            order_by: spec.order_by,
-            corpora: spec.corpora,
-        };
-        let page = ctx.google.drive().list(&request).await?;
-        listing.incomplete |= page.incomplete_search;
-        listing.files.extend(page.files);
-        let max = spec.max_results as usize;
-        let next = page.next_page_token.filter(|t| !t.is_empty());
-        if listing.files.len() >= max || next.is_none() {
-            listing.more = next.is_some() || listing.files.len() > max;
-            listing.files.truncate(max);
-            return Ok(listing);
-        }
-        token = next;
-    }
-}
-
-/// A listing's answer: the files under `key`, their count, and, when there is more, a note saying how to
-/// see it (these tools take no page token, so the note is the only way to know).
-fn listing_json(key: &str, listing: &Listing, max_results: u32, render: impl Fn(&File) -> Value) -> Value {
-    let mut out = Map::new();
-    out.insert(key.into(), Value::Array(listing.files.iter().map(render).collect()));
-    out.insert("count".into(), json!(listing.files.len()));
-    if listing.more {
-        out.insert("more_results".into(), json!(true));
-        out.insert(
-            "note".into(),
-            json!(format!(
-                "Only the first {max_results} results are shown; more exist. Raise max_results or narrow the search to see the rest."
-            )),
-        );
-    }
-    if listing.incomplete {
-        out.insert(
-            "incomplete_search".into(),
-            json!("Drive did not search every shared drive; some matches may be missing. Narrow the search (e.g. to a folder)."),
-        );
-    }
-    Value::Object(out)
 }
 
 /// The folder a new file goes into, as `parents` metadata (absent: Drive's default, the top of My Drive).

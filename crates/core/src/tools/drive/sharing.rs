@@ -6,16 +6,16 @@ use serde_json::{Value, json};
 
 use crate::google::drive::Permission;
 
-use super::super::registry::{Cap, ToolDef};
+use super::super::registry::{Cap, Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
-use super::{read, write};
 
 const PERMISSION_FIELDS: &str = "id,type,role,emailAddress,domain,displayName,pendingOwner";
 
 pub(super) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Drive,
                 "share_file",
                 "Share file",
                 "Give people, groups, a domain or anyone with the link access to a file.",
@@ -25,7 +25,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             share_file,
         ),
         ToolDef::new(
-            read(
+            ToolMeta::read(
+                Service::Drive,
                 "list_permissions",
                 "List who has access",
                 "List who has access to a file, with each permission's id and role.",
@@ -34,7 +35,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             list_permissions,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Drive,
                 "update_permission",
                 "Change access",
                 "Change the role of one permission on a file (reader, commenter, writer …).",
@@ -44,11 +46,19 @@ pub(super) fn tools() -> Vec<ToolDef> {
             update_permission,
         ),
         ToolDef::new(
-            write("remove_permission", "Remove access", "Remove one permission from a file.", true, true),
+            ToolMeta::write(
+                Service::Drive,
+                "remove_permission",
+                "Remove access",
+                "Remove one permission from a file.",
+                true,
+                true,
+            ),
             remove_permission,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Drive,
                 "transfer_ownership",
                 "Transfer ownership",
                 "Make another person the owner of a file; the current owner keeps writer access.",

@@ -11,16 +11,17 @@ use crate::drive_query::Query;
 use crate::google::drive::{Corpora, File, ListRequest, mime};
 use crate::limits::local_files::LocalPathError;
 
-use super::super::registry::ToolDef;
+use super::super::registry::{Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
-use super::{file_json, folder_or_default, metadata, parents, write};
+use super::{file_json, folder_or_default, metadata, parents};
 
 const UPLOAD_FIELDS: &str = "id,name,mimeType,size,parents,webViewLink";
 
 pub(super) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Drive,
                 "upload_file",
                 "Upload file",
                 "Create a Drive file from text content; convert_to_doc makes it a Google Doc (Markdown becomes real formatting).",
@@ -30,7 +31,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             upload_file,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Drive,
                 "upload_local_file",
                 "Upload local file",
                 "Upload a file from the computer (inside the export folder or an allowed folder) into a Drive folder.",

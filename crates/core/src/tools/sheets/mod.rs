@@ -12,97 +12,72 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::registry::{Access, Cap, Service, ToolDef, ToolMeta};
+use super::registry::{Cap, Service, ToolDef, ToolMeta};
 use super::{ToolContext, ToolError};
 use crate::a1::{self, A1Range};
-use crate::google::sheets::SheetProperties;
+use crate::google::sheets::{SheetProperties, Spreadsheet};
 use crate::google::{ErrorKind, GoogleError};
-
-const fn read(
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-    cap: Cap,
-    local_path: bool,
-) -> ToolMeta {
-    ToolMeta { name, title, description, service: Service::Sheets, access: Access::Read, cap, local_path }
-}
-
-/// A write: its result is a confirmation whose size doesn't depend on the data, so it is never capped
-/// (refusing a result after the write happened would only hide what was done).
-const fn write(
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-    destructive: bool,
-    idempotent: bool,
-) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        service: Service::Sheets,
-        access: Access::Write { destructive, idempotent },
-        cap: Cap::Fixed,
-        local_path: false,
-    }
-}
 
 /// The Sheets tools, in catalogue order.
 pub fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
-            read(
+            ToolMeta::read(
+                Service::Sheets,
                 "get_sheet_data",
                 "Read cells",
                 "Read a sheet's values as shown (formatted), optionally only a range; include_grid_data adds formulas, formats, notes and links per cell.",
                 Cap::Narrower,
-                true,
-            ),
+            )
+            .with_local_path(),
             read::get_sheet_data,
         ),
         ToolDef::new(
-            read(
+            ToolMeta::read(
+                Service::Sheets,
                 "get_sheet_formulas",
                 "Read formulas",
                 "Read a sheet's cells with formulas as written (e.g. =SUM(A1:A3)) instead of their results.",
                 Cap::Narrower,
-                false,
             ),
             read::get_sheet_formulas,
         ),
         ToolDef::new(
-            read(
+            ToolMeta::read(
+                Service::Sheets,
                 "get_multiple_sheet_data",
                 "Read several ranges",
                 "Read many ranges, across one or more spreadsheets, in one call; each result carries its values or its own error.",
                 Cap::Narrower,
-                true,
-            ),
+            )
+            .with_local_path(),
             multi::get_multiple_sheet_data,
         ),
         ToolDef::new(
-            read(
+            ToolMeta::read(
+                Service::Sheets,
                 "get_multiple_spreadsheet_summary",
                 "Summarize spreadsheets",
                 "For each spreadsheet: its title, its sheets and the first rows of each sheet.",
                 Cap::Narrower,
-                true,
-            ),
+            )
+            .with_local_path(),
             multi::get_multiple_spreadsheet_summary,
         ),
         ToolDef::new(
-            read(
+            ToolMeta::read(
+                Service::Sheets,
                 "find_in_spreadsheet",
                 "Find in spreadsheet",
                 "Find cells whose shown value contains the query text, in one sheet or all; returns cell references like Sales!B7.",
                 Cap::Narrower,
-                true,
-            ),
+            )
+            .with_local_path(),
             find::find_in_spreadsheet,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Sheets,
                 "clear_values",
                 "Clear cells",
                 "Clear the values of a range, or of the whole sheet when no range is given; formatting stays.",
@@ -112,7 +87,8 @@ pub fn tools() -> Vec<ToolDef> {
             write::clear_values,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Sheets,
                 "update_cells",
                 "Update cells",
                 "Write a 2-D array of values into a range, or from a start cell; values are typed as in the Sheets UI (=formulas, numbers, dates).",
@@ -122,7 +98,8 @@ pub fn tools() -> Vec<ToolDef> {
             write::update_cells,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Sheets,
                 "batch_update_cells",
                 "Update several ranges",
                 "Write several ranges of one sheet at once: ranges maps each range (A1:B2) to its 2-D array of values.",
@@ -132,7 +109,8 @@ pub fn tools() -> Vec<ToolDef> {
             write::batch_update_cells,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Sheets,
                 "batch_update",
                 "Apply Sheets requests",
                 "Send raw Google Sheets batchUpdate requests (formatting, merges, charts…) and return Google's replies.",
@@ -142,17 +120,18 @@ pub fn tools() -> Vec<ToolDef> {
             write::batch_update,
         ),
         ToolDef::new(
-            read(
+            ToolMeta::read(
+                Service::Sheets,
                 "list_sheets",
                 "List sheets",
                 "List the sheets (tabs) of a spreadsheet with their ids and sizes.",
                 Cap::Fixed,
-                false,
             ),
             list_sheets,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Sheets,
                 "copy_sheet",
                 "Copy sheet to spreadsheet",
                 "Copy a sheet into another spreadsheet under the name dst_sheet.",
@@ -162,7 +141,8 @@ pub fn tools() -> Vec<ToolDef> {
             structure::copy_sheet,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Sheets,
                 "duplicate_sheet",
                 "Duplicate sheet",
                 "Duplicate a sheet within its spreadsheet, optionally naming the copy and placing it at a 0-based tab position.",
@@ -172,7 +152,8 @@ pub fn tools() -> Vec<ToolDef> {
             structure::duplicate_sheet,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Sheets,
                 "rename_sheet",
                 "Rename sheet",
                 "Rename a sheet (tab); formulas that refer to it follow the new name.",
@@ -182,11 +163,19 @@ pub fn tools() -> Vec<ToolDef> {
             structure::rename_sheet,
         ),
         ToolDef::new(
-            write("create_sheet", "Add sheet", "Add a new empty sheet (tab) to a spreadsheet.", false, false),
+            ToolMeta::write(
+                Service::Sheets,
+                "create_sheet",
+                "Add sheet",
+                "Add a new empty sheet (tab) to a spreadsheet.",
+                false,
+                false,
+            ),
             structure::create_sheet,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Sheets,
                 "add_rows",
                 "Insert rows",
                 "Insert empty rows before the 0-based row index start_row (0 = above row 1), or append them at the end when start_row is omitted.",
@@ -196,7 +185,8 @@ pub fn tools() -> Vec<ToolDef> {
             structure::add_rows,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Sheets,
                 "add_columns",
                 "Insert columns",
                 "Insert empty columns before the 0-based column index start_column (0 = before column A), or append them at the end when omitted.",
@@ -206,11 +196,19 @@ pub fn tools() -> Vec<ToolDef> {
             structure::add_columns,
         ),
         ToolDef::new(
-            write("delete_sheet", "Delete sheet", "Delete a sheet (tab) and everything on it.", true, true),
+            ToolMeta::write(
+                Service::Sheets,
+                "delete_sheet",
+                "Delete sheet",
+                "Delete a sheet (tab) and everything on it.",
+                true,
+                true,
+            ),
             structure::delete_sheet,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Sheets,
                 "delete_rows",
                 "Delete rows",
                 "Delete rows from the 0-based index start_row (0 = row 1) up to, not including, end_row (default: one row).",
@@ -220,7 +218,8 @@ pub fn tools() -> Vec<ToolDef> {
             structure::delete_rows,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Sheets,
                 "delete_columns",
                 "Delete columns",
                 "Delete columns from the 0-based index start_column (0 = column A) up to, not including, end_column (default: one column).",
@@ -230,7 +229,8 @@ pub fn tools() -> Vec<ToolDef> {
             structure::delete_columns,
         ),
         ToolDef::new(
-            write(
+            ToolMeta::write(
+                Service::Sheets,
                 "create_spreadsheet",
                 "Create spreadsheet",
                 "Create a new spreadsheet, in folder_id when given (else the configured default folder).",
@@ -276,12 +276,17 @@ pub async fn spreadsheet_info(ctx: &ToolContext, spreadsheet_id: &str) -> Result
             })
         })
         .collect();
-    Ok(json!({
+    Ok(spreadsheet_json(&spreadsheet, sheets))
+}
+
+/// A spreadsheet as the tools answer it: its id, title and link, and an entry per sheet.
+fn spreadsheet_json(spreadsheet: &Spreadsheet, sheets: Vec<Value>) -> Value {
+    json!({
         "spreadsheet_id": spreadsheet.spreadsheet_id,
         "title": spreadsheet.properties.title,
         "url": spreadsheet.spreadsheet_url,
         "sheets": sheets,
-    }))
+    })
 }
 
 /// The field mask for reading sheet titles, ids and sizes.

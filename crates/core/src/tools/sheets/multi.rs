@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{find_sheet, is_grid, no_such_sheet, range_arg, rows_value, sheet_name, sheets_of};
+use super::{find_sheet, is_grid, no_such_sheet, range_arg, rows_value, sheet_name, sheets_of, spreadsheet_json};
 use crate::a1::A1Range;
 use crate::google::sheets::{Sheets, ValueRange, ValueRender};
 use crate::google::{Api, ErrorKind, GoogleError};
@@ -275,7 +275,7 @@ pub(super) async fn get_multiple_spreadsheet_summary(
 /// A spreadsheet's title, its sheets and their first `rows`: one `get`, then one `batchGet` for all sheets.
 async fn summary(ctx: &ToolContext, spreadsheet_id: &str, rows: u32) -> Result<Value, ToolError> {
     let fields = "spreadsheetId,spreadsheetUrl,properties.title,sheets.properties(sheetId,title,index,sheetType,gridProperties(rowCount,columnCount))";
-    let spreadsheet = ctx.google.sheets().get(spreadsheet_id, fields).await?;
+    let mut spreadsheet = ctx.google.sheets().get(spreadsheet_id, fields).await?;
     let grid: Vec<usize> =
         (0..spreadsheet.sheets.len()).filter(|&i| is_grid(&spreadsheet.sheets[i].properties)).collect();
     let ranges: Vec<String> = grid
@@ -294,8 +294,7 @@ async fn summary(ctx: &ToolContext, spreadsheet_id: &str, rows: u32) -> Result<V
         if rows == 0 { Vec::new() } else { fetch(ctx, spreadsheet_id, &ranges).await };
     let mut by_sheet: HashMap<usize, Result<ValueRange<Value>, String>> =
         grid.into_iter().zip(first_rows.drain(..)).collect();
-    let sheets: Vec<Value> = spreadsheet
-        .sheets
+    let sheets: Vec<Value> = std::mem::take(&mut spreadsheet.sheets)
         .into_iter()
         .enumerate()
         .map(|(i, sheet)| {
@@ -317,12 +316,7 @@ async fn summary(ctx: &ToolContext, spreadsheet_id: &str, rows: u32) -> Result<V
             Value::Object(out)
         })
         .collect();
-    Ok(json!({
-        "spreadsheet_id": spreadsheet.spreadsheet_id,
-        "title": spreadsheet.properties.title,
-        "url": spreadsheet.spreadsheet_url,
-        "sheets": sheets,
-    }))
+    Ok(spreadsheet_json(&spreadsheet, sheets))
 }
 
 #[cfg(test)]

@@ -137,13 +137,20 @@ pub(super) fn repeat_cell(book: &mut Spreadsheet, body: &Map<String, Value>) -> 
     Ok(json!({}))
 }
 
-pub(super) fn merge_cells(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
+/// Unmerges every merge inside the `range` of the request; returns the sheet and the range. A merge that
+/// sticks out of the range is refused.
+fn unmerge<'a>(book: &'a mut Spreadsheet, body: &Map<String, Value>) -> Result<(&'a mut Sheet, Rect), Failure> {
     let (index, rect) = grid_range(book, obj(body, "range"))?;
     let sheet = &mut book.sheets[index];
     if sheet.merges.iter().any(|m| m.intersects(&rect) && !rect.contains(m)) {
         return Err("You must select all cells in a merged range to merge or unmerge them.".to_owned().into());
     }
     sheet.merges.retain(|m| !rect.contains(m));
+    Ok((sheet, rect))
+}
+
+pub(super) fn merge_cells(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
+    let (sheet, rect) = unmerge(book, body)?;
     let pieces: Vec<Rect> = match body.get("mergeType").and_then(Value::as_str).unwrap_or("MERGE_ALL") {
         "MERGE_COLUMNS" => (rect.c0..rect.c1).map(|c| Rect { c0: c, c1: c + 1, ..rect }).collect(),
         "MERGE_ROWS" => (rect.r0..rect.r1).map(|r| Rect { r0: r, r1: r + 1, ..rect }).collect(),
@@ -170,12 +177,7 @@ pub(super) fn merge_cells(book: &mut Spreadsheet, body: &Map<String, Value>) -> 
 }
 
 pub(super) fn unmerge_cells(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
-    let (index, rect) = grid_range(book, obj(body, "range"))?;
-    let sheet = &mut book.sheets[index];
-    if sheet.merges.iter().any(|m| m.intersects(&rect) && !rect.contains(m)) {
-        return Err("You must select all cells in a merged range to merge or unmerge them.".to_owned().into());
-    }
-    sheet.merges.retain(|m| !rect.contains(m));
+    unmerge(book, body)?;
     Ok(json!({}))
 }
 

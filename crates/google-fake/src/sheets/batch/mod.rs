@@ -5,25 +5,12 @@ use serde_json::{Map, Value, json};
 
 use super::fields::Mask;
 use super::model::{Rect, Sheet, Spreadsheet, as_i64};
+use crate::rpc::{Failure, body_object};
 
 mod cells;
 mod structure;
 
 pub(crate) use cells::load_grid_data;
-
-/// Why one request failed.
-pub(crate) enum Failure {
-    /// `Invalid requests[i].kind: message`.
-    Invalid(String),
-    /// A kind the emulator does not implement.
-    Unimplemented,
-}
-
-impl From<String> for Failure {
-    fn from(message: String) -> Self {
-        Failure::Invalid(message)
-    }
-}
 
 type Outcome = Result<Value, Failure>;
 
@@ -62,8 +49,7 @@ pub(crate) fn apply(book: &mut Spreadsheet, kind: &str, body: &Map<String, Value
 }
 
 fn obj<'a>(body: &'a Map<String, Value>, key: &str) -> &'a Map<String, Value> {
-    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
-    body.get(key).and_then(Value::as_object).unwrap_or_else(|| EMPTY.get_or_init(Map::new))
+    body_object(body.get(key).unwrap_or(&Value::Null))
 }
 
 fn mask(body: &Map<String, Value>) -> Result<Mask, String> {
@@ -120,7 +106,7 @@ fn dimension_range(book: &Spreadsheet, range: &Map<String, Value>) -> Result<(us
         Some("COLUMNS") => false,
         _ => return Err("range.dimension must be ROWS or COLUMNS.".into()),
     };
-    let size = if rows { sheet.rows } else { sheet.cols };
+    let size = sheet.size(rows);
     let start = as_i64(range.get("startIndex")).unwrap_or(0);
     let end = as_i64(range.get("endIndex")).unwrap_or(i64::from(size));
     if start < 0 || end < start {

@@ -3,8 +3,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Effects, Outcome, check_title, dimension_range, grid_limit_error, insert_at, mask, obj, sheet_from_properties,
-    sheet_index,
+    Effects, Failure, Outcome, check_title, dimension_range, grid_limit_error, insert_at, mask, obj,
+    sheet_from_properties, sheet_index,
 };
 use crate::sheets::fields;
 use crate::sheets::model::{Rect, Sheet, Spreadsheet, as_i64, prune};
@@ -90,7 +90,7 @@ pub(super) fn duplicate_sheet(book: &mut Spreadsheet, body: &Map<String, Value>)
 pub(super) fn insert_dimension(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
     let (index, rows, start, end) = dimension_range(book, obj(body, "range"))?;
     let sheet = &mut book.sheets[index];
-    let size = if rows { sheet.rows } else { sheet.cols };
+    let size = sheet.size(rows);
     if start > size {
         return Err(
             format!("range.startIndex ({start}) must be less than or equal to the sheet's size ({size}).").into()
@@ -107,12 +107,29 @@ pub(super) fn insert_dimension(book: &mut Spreadsheet, body: &Map<String, Value>
     } else {
         sheet.insert_cols(start, end - start);
     }
+    check_grown(book, index)
+}
+
+/// Checks a sheet that grew: the spreadsheet's cell limit, then the sheet's own maximum size.
+fn check_grown(book: &Spreadsheet, index: usize) -> Outcome {
+    let sheet = &book.sheets[index];
     let too_big = sheet.rows > crate::sheets::a1::MAX_ROWS || sheet.cols > crate::sheets::a1::MAX_COLUMNS;
     book.check_limit()?;
     if too_big {
         return Err("The grid would exceed the maximum size.".to_owned().into());
     }
     Ok(json!({}))
+}
+
+/// Refuses a dimension range that ends past the sheet's rows (or columns); returns that size.
+fn check_within(sheet: &Sheet, rows: bool, start: u32, end: u32) -> Result<u32, Failure> {
+    let size = sheet.size(rows);
+    if end > size {
+        let rect =
+            if rows { Rect { r0: start, r1: end, c0: 0, c1: 1 } } else { Rect { r0: 0, r1: 1, c0: start, c1: end } };
+        return Err(grid_limit_error(sheet, rect).into());
+    }
+    Ok(size)
 }
 
 pub(super) fn append_dimension(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
@@ -129,23 +146,13 @@ pub(super) fn append_dimension(book: &mut Spreadsheet, body: &Map<String, Value>
         Some("COLUMNS") => sheet.cols = sheet.cols.saturating_add(length),
         _ => return Err("dimension must be ROWS or COLUMNS.".to_owned().into()),
     }
-    let too_big = sheet.rows > crate::sheets::a1::MAX_ROWS || sheet.cols > crate::sheets::a1::MAX_COLUMNS;
-    book.check_limit()?;
-    if too_big {
-        return Err("The grid would exceed the maximum size.".to_owned().into());
-    }
-    Ok(json!({}))
+    check_grown(book, index)
 }
 
 pub(super) fn delete_dimension(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
     let (index, rows, start, end) = dimension_range(book, obj(body, "range"))?;
     let sheet = &mut book.sheets[index];
-    let size = if rows { sheet.rows } else { sheet.cols };
-    if end > size {
-        let rect =
-            if rows { Rect { r0: start, r1: end, c0: 0, c1: 1 } } else { Rect { r0: 0, r1: 1, c0: start, c1: end } };
-        return Err(grid_limit_error(sheet, rect).into());
-    }
+    let size = check_within(sheet, rows, start, end)?;
     if start == 0 && end == size {
         let what = if rows { "rows" } else { "columns" };
         return Err(format!("You can't delete all the {what} on the sheet.").into());
@@ -184,12 +191,7 @@ pub(super) fn update_dimension_properties(book: &mut Spreadsheet, body: &Map<Str
     let (index, rows, start, end) = dimension_range(book, obj(body, "range"))?;
     let props = obj(body, "properties").clone();
     let sheet = &mut book.sheets[index];
-    let size = if rows { sheet.rows } else { sheet.cols };
-    if end > size {
-        let rect =
-            if rows { Rect { r0: start, r1: end, c0: 0, c1: 1 } } else { Rect { r0: 0, r1: 1, c0: start, c1: end } };
-        return Err(grid_limit_error(sheet, rect).into());
-    }
+    check_within(sheet, rows, start, end)?;
     for i in start..end {
         let meta = sheet.meta_mut(rows, i);
         fields::apply(meta, &props, &mask);
@@ -206,8 +208,7 @@ pub(super) fn update_dimension_properties(book: &mut Spreadsheet, body: &Map<Str
 
 pub(super) fn auto_resize(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
     let (index, rows, _start, end) = dimension_range(book, obj(body, "dimensions"))?;
-    let sheet = &book.sheets[index];
-    let size = if rows { sheet.rows } else { sheet.cols };
+    let size = book.sheets[index].size(rows);
     if end > size {
         return Err(format!("dimensions.endIndex ({end}) exceeds the sheet's size ({size}).").into());
     }

@@ -1,0 +1,435 @@
+//! The browser sign-in of an installed app (RFC 8252): a one-shot HTTP listener on `127.0.0.1` with a random
+//! free port receives Google's redirect; PKCE (S256) binds the code to this process and a random `state` binds
+//! the answer to this sign-in. Only a complete sign-in stores anything: cancelling, `access_denied`, a wrong
+//! `state` and a timeout all end with nothing stored.
+//!
+//! Two steps, so a shell can show the URL between them:
+//! ```no_run
+//! # async fn demo(options: gatehouse_core::auth::LoginOptions, store: gatehouse_core::auth::TokenStore)
+//! # -> Result<(), gatehouse_core::auth::LoginError> {
+//! let pending = gatehouse_core::auth::PendingLogin::start(options).await?;
+//! let _ = gatehouse_core::auth::open_browser(pending.authorize_url());
+//! let signed_in = pending.finish(&store, tokio_util::sync::CancellationToken::new()).await?;
+//! println!("signed in as {}", signed_in.email);
+//! # Ok(()) }
+//! ```
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::oauth::{self, AUTHORIZE_URL, USERINFO_URL};
+use super::{ClientConfig, Secret, StoreError, StoredAccount, TokenStore};
+use crate::google::Endpoints;
+use crate::google::auth::SCOPES;
+
+/// How long the person has to finish in the browser, unless the caller says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+
+/// How long one connection to the listener may take to send its request line and headers.
+const REQUEST_READ_TIMEOUT: Duration = Duration::from_secs(30);
+const MAX_REQUEST_HEAD: usize = 16 * 1024;
+
+/// Why the sign-in ended without an account. Every message says that nothing was stored.
+#[derive(Debug, thiserror::Error)]
+pub enum LoginError {
+    #[error("Gatehouse could not open a local port to receive Google's answer ({0}). Nothing was stored.")]
+    Listen(String),
+    #[error("The sign-in was cancelled. Nothing was stored.")]
+    Cancelled,
+    #[error(
+        "Access was not granted on Google's consent page, so Gatehouse is not signed in. Nothing was stored. To sign in, start again and choose Allow."
+    )]
+    Denied,
+    #[error(
+        "Google's sign-in page answered with an error ({error}{}). Nothing was stored. Start the sign-in again; if it keeps failing, check the OAuth client in Google Cloud › APIs & Services › Credentials.",
+        if .description.is_empty() { String::new() } else { format!(": {}", .description) }
+    )]
+    Refused { error: String, description: String },
+    #[error(
+        "An answer reached Gatehouse that does not belong to this sign-in (its `state` did not match), so it was refused. Nothing was stored. Start the sign-in again and finish it in the browser tab it opens."
+    )]
+    WrongState,
+    #[error("The sign-in was not finished within {}. Nothing was stored. Start it again and complete it in the browser.", duration_words(*.0))]
+    TimedOut(Duration),
+    #[error("Google did not complete the sign-in ({0}). Nothing was stored. Start the sign-in again.")]
+    Exchange(String),
+    #[error(
+        "Google completed the sign-in but sent no refresh token, so Gatehouse could not stay signed in. Nothing was stored. Remove Gatehouse at https://myaccount.google.com/permissions, then sign in again."
+    )]
+    NoRefreshToken,
+    #[error(
+        "Gatehouse could not find out which Google account signed in ({0}). Nothing was stored. Start the sign-in again."
+    )]
+    UserInfo(String),
+    #[error("{0} Nothing was stored.")]
+    Store(#[from] StoreError),
+}
+
+fn duration_words(duration: Duration) -> String {
+    let secs = duration.as_secs();
+    match secs {
+        60 => "1 minute".into(),
+        s if s >= 60 && s % 60 == 0 => format!("{} minutes", s / 60),
+        1 => "1 second".into(),
+        s if s >= 1 => format!("{s} seconds"),
+        _ => format!("{} ms", duration.as_millis()),
+    }
+}
+
+/// What a sign-in needs to know.
+#[derive(Clone)]
+pub struct LoginOptions {
+    pub client: ClientConfig,
+    /// Moves Google's hosts (tests, sandbox): the authorize, token and userinfo URLs go through it.
+    pub endpoints: Endpoints,
+    pub http: reqwest::Client,
+    /// The scopes to ask for. For now every scope of this build ([`SCOPES`]) plus `openid email` for the
+    /// account's address. Issue 3 wants the fewest the enabled tools need, derived from the tool declarations,
+    /// with later tools asking incrementally: that is the next step, and it changes only this field.
+    pub scopes: Vec<String>,
+    /// How long the person has to finish in the browser.
+    pub timeout: Duration,
+    /// Suggests an account on Google's page (signing in a second account).
+    pub login_hint: Option<String>,
+}
+
+impl LoginOptions {
+    pub fn new(client: ClientConfig, endpoints: Endpoints, http: reqwest::Client) -> Self {
+        Self { client, endpoints, http, scopes: default_scopes(), timeout: DEFAULT_TIMEOUT, login_hint: None }
+    }
+}
+
+/// The scopes a sign-in asks for today (see [`LoginOptions::scopes`]).
+pub fn default_scopes() -> Vec<String> {
+    ["openid", "email"].into_iter().chain(SCOPES.iter().copied()).map(str::to_owned).collect()
+}
+
+/// A finished sign-in.
+#[derive(Debug, Clone)]
+pub struct SignedIn {
+    pub email: String,
+    /// The scopes Google granted (the person may untick some on the consent page).
+    pub scopes: Vec<String>,
+    /// Scopes asked for but not granted: the tools that need them will fail until the person signs in again.
+    pub missing_scopes: Vec<String>,
+}
+
+/// A sign-in waiting for the person to finish in the browser.
+pub struct PendingLogin {
+    listener: TcpListener,
+    options: LoginOptions,
+    authorize_url: String,
+    redirect_uri: String,
+    state: String,
+    verifier: Secret,
+}
+
+fn random_token(bytes: usize) -> String {
+    let mut buffer = vec![0u8; bytes];
+    rand::rng().fill_bytes(&mut buffer);
+    URL_SAFE_NO_PAD.encode(buffer)
+}
+
+/// The PKCE S256 challenge of a verifier (RFC 7636 §4.2).
+pub fn pkce_challenge(verifier: &str) -> String {
+    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
+}
+
+impl PendingLogin {
+    /// Opens the loopback listener and builds Google's authorize URL.
+    pub async fn start(options: LoginOptions) -> Result<Self, LoginError> {
+        // Port 0: the OS picks a free port, so any number of Gatehouse instances can sign in at once.
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await.map_err(|e| LoginError::Listen(e.to_string()))?;
+        let port = listener.local_addr().map_err(|e| LoginError::Listen(e.to_string()))?.port();
+        let redirect_uri = format!("http://127.0.0.1:{port}/");
+        let state = random_token(24);
+        // 32 random bytes → 43 characters, the shortest verifier RFC 7636 allows, with 256 bits of entropy.
+        let verifier = Secret::new(random_token(32));
+        let scope = options.scopes.join(" ");
+        let challenge = pkce_challenge(verifier.expose());
+        let mut params = vec![
+            ("client_id", options.client.client_id.as_str()),
+            ("redirect_uri", redirect_uri.as_str()),
+            ("response_type", "code"),
+            ("scope", scope.as_str()),
+            ("state", state.as_str()),
+            ("code_challenge", challenge.as_str()),
+            ("code_challenge_method", "S256"),
+            ("access_type", "offline"),
+            ("prompt", "consent"),
+        ];
+        if let Some(hint) = &options.login_hint {
+            params.push(("login_hint", hint.as_str()));
+        }
+        let base = options.endpoints.reroute(AUTHORIZE_URL);
+        let authorize_url = url::Url::parse_with_params(&base, &params)
+            .map_err(|e| LoginError::Listen(format!("the authorize URL {base} is not valid: {e}")))?
+            .to_string();
+        Ok(Self { listener, options, authorize_url, redirect_uri, state, verifier })
+    }
+
+    /// The URL to open in the browser.
+    pub fn authorize_url(&self) -> &str {
+        &self.authorize_url
+    }
+
+    /// Where Google sends the browser back to (`http://127.0.0.1:<port>/`).
+    pub fn redirect_uri(&self) -> &str {
+        &self.redirect_uri
+    }
+
+    /// Waits for Google's redirect, then exchanges the code, learns the account's email and stores the refresh
+    /// token. The browser tab gets a short page saying how it ended.
+    pub async fn finish(self, store: &TokenStore, cancel: CancellationToken) -> Result<SignedIn, LoginError> {
+        let deadline = Instant::now() + self.options.timeout;
+        let (tx, mut rx) = mpsc::channel::<(Callback, TcpStream)>(8);
+        loop {
+            tokio::select! {
+                _ = cancel.cancelled() => return Err(LoginError::Cancelled),
+                _ = tokio::time::sleep_until(deadline) => return Err(LoginError::TimedOut(self.options.timeout)),
+                accepted = self.listener.accept() => {
+                    // Each connection is read on its own task: a browser's idle preconnect must not hold up the
+                    // real redirect.
+                    if let Ok((stream, _)) = accepted {
+                        tokio::spawn(read_callback(stream, tx.clone()));
+                    }
+                }
+                Some((callback, mut stream)) = rx.recv() => {
+                    let outcome = self.complete(callback, store).await;
+                    let (status, title, body) = match &outcome {
+                        Ok(signed_in) => (
+                            "200 OK",
+                            "Signed in",
+                            format!("Gatehouse is signed in to Google as {}. You can close this tab.", signed_in.email),
+                        ),
+                        Err(error) => ("400 Bad Request", "Not signed in", error.to_string()),
+                    };
+                    respond(&mut stream, status, &page(title, &body)).await;
+                    return outcome;
+                }
+            }
+        }
+    }
+
+    async fn complete(&self, callback: Callback, store: &TokenStore) -> Result<SignedIn, LoginError> {
+        if callback.state.as_deref() != Some(self.state.as_str()) {
+            return Err(LoginError::WrongState);
+        }
+        if let Some(error) = callback.error {
+            return Err(match error.as_str() {
+                "access_denied" => LoginError::Denied,
+                _ => LoginError::Refused { error, description: callback.error_description.unwrap_or_default() },
+            });
+        }
+        let code = callback.code.unwrap_or_default();
+        let client = &self.options.client;
+        let form = oauth::with_client(
+            vec![
+                ("grant_type", "authorization_code"),
+                ("code", code.as_str()),
+                ("redirect_uri", self.redirect_uri.as_str()),
+                ("code_verifier", self.verifier.expose()),
+            ],
+            client,
+        );
+        let token_url = self.options.endpoints.reroute(&client.token_uri);
+        let answer = oauth::post_token(&self.options.http, &token_url, &form)
+            .await
+            .map_err(|e| LoginError::Exchange(e.to_string()))?;
+        let refresh_token = Secret::new(answer.refresh_token.clone().ok_or(LoginError::NoRefreshToken)?);
+        let stored = self.remember(&answer, &refresh_token, store).await;
+        if stored.is_err() {
+            // Don't leave a grant at Google that nothing on this machine can use or revoke later.
+            let revoke_url = self.options.endpoints.reroute(oauth::REVOKE_URL);
+            let _ = oauth::revoke(&self.options.http, &revoke_url, &refresh_token).await;
+        }
+        stored
+    }
+
+    async fn remember(
+        &self,
+        answer: &oauth::TokenAnswer,
+        refresh_token: &Secret,
+        store: &TokenStore,
+    ) -> Result<SignedIn, LoginError> {
+        let userinfo_url = self.options.endpoints.reroute(USERINFO_URL);
+        let email = oauth::userinfo_email(&self.options.http, &userinfo_url, &answer.access_token)
+            .await
+            .map_err(LoginError::UserInfo)?;
+        let scopes: Vec<String> = match &answer.scope {
+            Some(scope) => scope.split_whitespace().map(str::to_owned).collect(),
+            None => self.options.scopes.clone(),
+        };
+        let missing_scopes = self
+            .options
+            .scopes
+            .iter()
+            // Google answers the `email` shorthand as its full URL; `openid` is implied by the userinfo answer.
+            .filter(|wanted| !matches!(wanted.as_str(), "openid" | "email"))
+            .filter(|wanted| !scopes.contains(wanted))
+            .cloned()
+            .collect();
+        store
+            .save(StoredAccount {
+                email: email.clone(),
+                refresh_token: refresh_token.clone(),
+                client_id: self.options.client.client_id.clone(),
+                scopes: scopes.clone(),
+            })
+            .await?;
+        Ok(SignedIn { email, scopes, missing_scopes })
+    }
+}
+
+/// The query of a request that reached the redirect path with an OAuth answer in it.
+#[derive(Debug, Default)]
+struct Callback {
+    code: Option<String>,
+    state: Option<String>,
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+/// Reads one request. Requests that are not an OAuth answer (a favicon, someone opening the bare URL) get a
+/// short answer here and never reach the sign-in.
+async fn read_callback(mut stream: TcpStream, tx: mpsc::Sender<(Callback, TcpStream)>) {
+    let Ok(Some(target)) = tokio::time::timeout(REQUEST_READ_TIMEOUT, read_request_target(&mut stream)).await else {
+        return;
+    };
+    let parsed = url::Url::parse("http://127.0.0.1").and_then(|base| base.join(&target));
+    let Ok(parsed) = parsed else {
+        respond(&mut stream, "400 Bad Request", &page("Gatehouse", "This is not a request Gatehouse expects.")).await;
+        return;
+    };
+    let mut callback = Callback::default();
+    for (name, value) in parsed.query_pairs() {
+        let value = Some(value.into_owned());
+        match name.as_ref() {
+            "code" => callback.code = value,
+            "state" => callback.state = value,
+            "error" => callback.error = value,
+            "error_description" => callback.error_description = value,
+            _ => {}
+        }
+    }
+    if parsed.path() != "/" || (callback.code.is_none() && callback.error.is_none()) {
+        let body = page("Gatehouse", "Gatehouse is waiting for Google's sign-in page to send you back here.");
+        respond(&mut stream, "404 Not Found", &body).await;
+        return;
+    }
+    let _ = tx.send((callback, stream)).await;
+}
+
+/// The request target of `GET <target> HTTP/1.1`, once the whole head has arrived.
+async fn read_request_target(stream: &mut TcpStream) -> Option<String> {
+    let mut head = Vec::with_capacity(1024);
+    let mut buffer = [0u8; 2048];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        let read = stream.read(&mut buffer).await.ok()?;
+        if read == 0 || head.len() + read > MAX_REQUEST_HEAD {
+            return None;
+        }
+        head.extend_from_slice(&buffer[..read]);
+    }
+    let text = String::from_utf8_lossy(&head);
+    let mut parts = text.lines().next()?.split_whitespace();
+    let method = parts.next()?;
+    let target = parts.next()?;
+    (method == "GET").then(|| target.to_owned())
+}
+
+async fn respond(stream: &mut TcpStream, status: &str, html: &str) {
+    let response = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n{html}",
+        html.len()
+    );
+    let _ = stream.write_all(response.as_bytes()).await;
+    let _ = stream.shutdown().await;
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+fn page(title: &str, message: &str) -> String {
+    format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title} · Gatehouse</title></head>\
+         <body style=\"font-family:system-ui,sans-serif;max-width:36em;margin:4em auto;line-height:1.5\">\
+         <h1>{title}</h1><p>{message}</p></body></html>",
+        title = escape(title),
+        message = escape(message)
+    )
+}
+
+/// Opens `url` in the person's default browser. An error means none could be started: show the URL instead.
+pub fn open_browser(url: &str) -> std::io::Result<()> {
+    #[cfg(target_os = "macos")]
+    let mut command = {
+        let mut command = std::process::Command::new("open");
+        command.arg(url);
+        command
+    };
+    // `cmd /C start` would read the `&` of the query string as a command separator; the URL handler would not.
+    #[cfg(target_os = "windows")]
+    let mut command = {
+        let mut command = std::process::Command::new("rundll32");
+        command.args(["url.dll,FileProtocolHandler", url]);
+        command
+    };
+    #[cfg(not(any(target_os = "macos", target_os = "windows")))]
+    let mut command = {
+        let mut command = std::process::Command::new("xdg-open");
+        command.arg(url);
+        command
+    };
+    let mut child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    // Reap the opener when it exits so it does not linger as a zombie.
+    std::thread::spawn(move || child.wait());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_challenge_is_rfc_7636s_example() {
+        // RFC 7636 appendix B.
+        assert_eq!(
+            pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
+    }
+
+    #[test]
+    fn messages_say_nothing_was_stored() {
+        for error in [
+            LoginError::Cancelled,
+            LoginError::Denied,
+            LoginError::WrongState,
+            LoginError::TimedOut(DEFAULT_TIMEOUT),
+            LoginError::Refused { error: "invalid_scope".into(), description: String::new() },
+        ] {
+            assert!(error.to_string().contains("Nothing was stored"), "{error}");
+        }
+        assert!(LoginError::TimedOut(DEFAULT_TIMEOUT).to_string().contains("5 minutes"));
+    }
+
+    #[test]
+    fn pages_escape_what_they_show() {
+        assert!(page("t", "<script>").contains("&lt;script&gt;"));
+    }
+}

@@ -1,0 +1,218 @@
+//! Access tokens for the signed-in person: the active account's refresh token (from the [`TokenStore`]) is
+//! exchanged for access tokens, which live only in memory.
+//!
+//! - Refresh happens before expiry (a minute early, or halfway for short-lived tokens), and one at a time:
+//!   the state lock is held across the refresh, so however many calls wait, Google sees one request.
+//! - A 401 makes the client call [`invalidate_token`](TokenSource::invalidate_token) and retry once: the retry
+//!   refreshes, once however many calls saw the same stale token.
+//! - `invalid_grant` (revoked, or expired — Google expires refresh tokens of apps in testing after 7 days)
+//!   switches to a signed-out state in which every call fails with words an assistant can relay. The server
+//!   keeps running; the store is read again on the next call (at most once per recheck interval), so a new
+//!   sign-in — in this process or by `gatehouse login` in another — is picked up without a restart.
+
+use std::sync::Mutex as SyncMutex;
+use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+use tokio::sync::Mutex;
+
+use super::oauth::{self, OAuthFailure};
+use super::{ClientConfig, Secret, StoredAccount, TokenStore};
+use crate::google::Endpoints;
+use crate::google::auth::{AuthError, TokenSource};
+
+/// How often a signed-out source looks in the store for a new sign-in, by default.
+pub const DEFAULT_RECHECK: Duration = Duration::from_secs(2);
+
+struct Cached {
+    token: String,
+    refresh_after: Instant,
+}
+
+enum State {
+    /// Nothing read yet, or [`UserTokens::reload`] asked for a fresh look.
+    Unloaded,
+    Active { account: StoredAccount, cached: Option<Cached> },
+    /// No usable sign-in. `dead` is the refresh token Google refused, so it is not tried again.
+    SignedOut { dead: Option<(String, Secret)>, checked: Instant },
+}
+
+/// The [`TokenSource`] of the signed-in person.
+pub struct UserTokens {
+    store: TokenStore,
+    client: ClientConfig,
+    token_url: String,
+    http: reqwest::Client,
+    recheck: Duration,
+    state: Mutex<State>,
+    /// The active account's email, for the synchronous [`TokenSource::account`].
+    account: SyncMutex<Option<String>>,
+}
+
+impl UserTokens {
+    /// Tokens for the store's active account, refreshed at the client's token endpoint.
+    pub fn new(store: TokenStore, client: ClientConfig, endpoints: &Endpoints, http: reqwest::Client) -> Self {
+        let token_url = endpoints.reroute(&client.token_uri);
+        Self {
+            store,
+            client,
+            token_url,
+            http,
+            recheck: DEFAULT_RECHECK,
+            state: Mutex::new(State::Unloaded),
+            account: SyncMutex::new(None),
+        }
+    }
+
+    /// How often a signed-out source looks for a new sign-in (tests use zero).
+    pub fn with_recheck_interval(mut self, interval: Duration) -> Self {
+        self.recheck = interval;
+        self
+    }
+
+    /// Reads the active account now: `Ok(None)` when nobody is signed in. Lets a shell decide at start whether a
+    /// user sign-in exists, and fills in [`TokenSource::account`].
+    pub async fn load(&self) -> Result<Option<String>, AuthError> {
+        let mut state = self.state.lock().await;
+        *state = State::Unloaded;
+        self.ensure_loaded(&mut state).await?;
+        Ok(self.current_account())
+    }
+
+    /// Forgets the in-memory state so the next call reads the store again: call it after a sign-in, a sign-out
+    /// or a change of active account made in this process.
+    pub async fn reload(&self) {
+        *self.state.lock().await = State::Unloaded;
+    }
+
+    /// The store this source reads.
+    pub fn store(&self) -> &TokenStore {
+        &self.store
+    }
+
+    fn current_account(&self) -> Option<String> {
+        self.account.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    }
+
+    fn set_account(&self, email: Option<String>) {
+        *self.account.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = email;
+    }
+
+    /// Reads the store when nothing is loaded, or when signed out and the recheck interval has passed.
+    async fn ensure_loaded(&self, state: &mut State) -> Result<(), AuthError> {
+        let dead = match state {
+            State::Active { .. } => return Ok(()),
+            State::SignedOut { checked, .. } if checked.elapsed() < self.recheck => return Ok(()),
+            State::SignedOut { dead, .. } => dead.take(),
+            State::Unloaded => None,
+        };
+        let loaded = match self.store.active().await {
+            Ok(loaded) => loaded,
+            Err(error) => {
+                *state = State::SignedOut { dead, checked: Instant::now() };
+                return Err(AuthError::TokenStore(error.to_string()));
+            }
+        };
+        *state = match loaded {
+            // The same refresh token Google already refused: still signed out.
+            Some(account)
+                if dead.as_ref().is_some_and(|(email, token)| *email == account.email && *token == account.refresh_token) =>
+            {
+                State::SignedOut { dead, checked: Instant::now() }
+            }
+            Some(account) => {
+                self.set_account(Some(account.email.clone()));
+                State::Active { account, cached: None }
+            }
+            None => {
+                self.set_account(None);
+                State::SignedOut { dead: None, checked: Instant::now() }
+            }
+        };
+        Ok(())
+    }
+
+    async fn refresh(&self, account: &StoredAccount) -> Result<oauth::TokenAnswer, OAuthFailure> {
+        let form = oauth::with_client(
+            vec![("grant_type", "refresh_token"), ("refresh_token", account.refresh_token.expose())],
+            &self.client,
+        );
+        oauth::post_token(&self.http, &self.token_url, &form).await
+    }
+
+    async fn token_locked(&self) -> Result<String, AuthError> {
+        let mut state = self.state.lock().await;
+        self.ensure_loaded(&mut state).await?;
+        let (account, cached) = match &mut *state {
+            State::Active { account, cached } => (account, cached),
+            State::SignedOut { dead: Some((email, _)), .. } => {
+                return Err(AuthError::SignInAgain { account: email.clone() });
+            }
+            State::SignedOut { dead: None, .. } | State::Unloaded => return Err(AuthError::NotSignedIn),
+        };
+        if let Some(fresh) = cached.as_ref().filter(|c| Instant::now() < c.refresh_after) {
+            return Ok(fresh.token.clone());
+        }
+        // A refresh token works only with the client it was issued to: a different client means signing in again.
+        let outcome = if account.client_id == self.client.client_id {
+            self.refresh(account).await
+        } else {
+            Err(OAuthFailure::Refused { error: "invalid_grant".into(), description: "issued to another client".into() })
+        };
+        match outcome {
+            Ok(answer) => {
+                let lifetime = answer.lifetime();
+                let margin = Duration::from_secs(60).min(lifetime / 2);
+                let token = answer.access_token.clone();
+                *cached = Some(Cached { token: answer.access_token, refresh_after: Instant::now() + lifetime - margin });
+                // Google may rotate the refresh token; keep the new one (best effort: the old one still works).
+                if let Some(rotated) = answer.refresh_token.filter(|rt| rt != account.refresh_token.expose()) {
+                    account.refresh_token = Secret::new(rotated);
+                    if let Err(error) = self.store.save(account.clone()).await {
+                        tracing::warn!(%error, "could not keep Google's new refresh token");
+                    }
+                }
+                Ok(token)
+            }
+            Err(OAuthFailure::Refused { error, .. }) if error == "invalid_grant" => {
+                let email = account.email.clone();
+                tracing::warn!(account = %email, "Google refused the refresh token (invalid_grant): signed out");
+                *state = State::SignedOut {
+                    dead: Some((email.clone(), account.refresh_token.clone())),
+                    checked: Instant::now(),
+                };
+                Err(AuthError::SignInAgain { account: email })
+            }
+            Err(OAuthFailure::Refused { error, description }) => Err(AuthError::Refused { error, description }),
+            Err(OAuthFailure::Network(detail)) => Err(AuthError::Network(detail)),
+        }
+    }
+}
+
+impl TokenSource for UserTokens {
+    fn token(&self) -> BoxFuture<'_, Result<String, AuthError>> {
+        Box::pin(self.token_locked())
+    }
+
+    fn invalidate(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            if let State::Active { cached, .. } = &mut *self.state.lock().await {
+                *cached = None;
+            }
+        })
+    }
+
+    fn invalidate_token<'a>(&'a self, token: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if let State::Active { cached, .. } = &mut *self.state.lock().await
+                && cached.as_ref().is_some_and(|c| c.token == token)
+            {
+                *cached = None;
+            }
+        })
+    }
+
+    fn account(&self) -> Option<String> {
+        self.current_account()
+    }
+}
