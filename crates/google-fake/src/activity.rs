@@ -217,7 +217,11 @@ fn detail(world: &World, action: &Action, who: &Identity) -> Value {
 
 /// A move's or permission change's detail: each of its lists under its name, unless it is empty.
 fn change(lists: [(&str, Vec<Value>); 2]) -> Map<String, Value> {
-    lists.into_iter().filter(|(_, list)| !list.is_empty()).map(|(name, list)| (name.to_owned(), Value::Array(list))).collect()
+    lists
+        .into_iter()
+        .filter(|(_, list)| !list.is_empty())
+        .map(|(name, list)| (name.to_owned(), Value::Array(list)))
+        .collect()
 }
 
 fn target(world: &World, activity: &Activity, who: &Identity) -> Value {

@@ -22,7 +22,14 @@ impl Env {
     }
 
     /// `method` on `path` with `query` (and a JSON `body`), as `token`.
-    async fn call(&self, method: Method, token: &str, path: &str, query: &[(&str, &str)], body: Option<Value>) -> Reply {
+    async fn call(
+        &self,
+        method: Method,
+        token: &str,
+        path: &str,
+        query: &[(&str, &str)],
+        body: Option<Value>,
+    ) -> Reply {
         let mut request = self.http.request(method, self.url(path)).query(query);
         if let Some(body) = body {
             request = request.json(&body);
@@ -1052,9 +1059,11 @@ async fn sandbox_seed() {
     let (google, token) = sandbox().await;
     let list = json_of(
         &token,
-        reqwest::Client::new()
-            .get(format!("{}/drive/v3/files", google.url()))
-            .query(&[("fields", "files(name,mimeType)"), ("orderBy", "name"), ("q", "trashed = false")]),
+        reqwest::Client::new().get(format!("{}/drive/v3/files", google.url())).query(&[
+            ("fields", "files(name,mimeType)"),
+            ("orderBy", "name"),
+            ("q", "trashed = false"),
+        ]),
     )
     .await;
     let names: Vec<&str> = list["files"].as_array().into_iter().flatten().filter_map(|f| f["name"].as_str()).collect();

@@ -24,8 +24,7 @@ impl Store {
 pub(super) async fn create(call: Call, body: Bytes) -> Reply {
     call.run(|world, who, query| {
         let body = checked_body(Api::Docs, &["documents", "create"], query, "Document", &body)?;
-        let title =
-            body.get("title").and_then(Value::as_str).filter(|t| !t.is_empty()).unwrap_or("Untitled document");
+        let title = body.get("title").and_then(Value::as_str).filter(|t| !t.is_empty()).unwrap_or("Untitled document");
         let id = format!("1{}", World::new_id(43));
         let doc = Document::new(&id, title);
         let value = doc.json(false);
@@ -102,8 +101,9 @@ impl Store {
         }
         let requests = body.get("requests").and_then(Value::as_array).cloned().unwrap_or_default();
         let mut doc = original.clone();
-        let replies =
-            apply_requests(&requests, "request", "documents.batchUpdate", |kind, inner| edit::apply(&mut doc, kind, inner))?;
+        let replies = apply_requests(&requests, "request", "documents.batchUpdate", |kind, inner| {
+            edit::apply(&mut doc, kind, inner)
+        })?;
         let changed = !requests.is_empty();
         if changed {
             doc.revision = new_revision();

@@ -121,8 +121,7 @@ pub(crate) async fn list(Path(file_id): Path<String>, call: Call) -> Result<Resp
             .filter(|c| since.is_none_or(|t| c.modified_time >= t))
             .collect();
         let page = params.page(20, all.len())?;
-        let body =
-            page.list("drive#commentList", "comments", &all, |c| comment_json(world, c, who, include_deleted));
+        let body = page.list("drive#commentList", "comments", &all, |c| comment_json(world, c, who, include_deleted));
         respond(params, "", "CommentList", &body)
     })
 }
@@ -132,9 +131,16 @@ pub(crate) async fn create(Path(file_id): Path<String>, call: Call, body: Bytes)
     on_file(&call, &file_id, Role::Commenter, |world, who, params, id| create_comment(world, who, params, id, &body))
 }
 
-fn create_comment(world: &mut World, who: &Identity, params: &Params, id: String, body: &[u8]) -> Result<Response, ApiError> {
+fn create_comment(
+    world: &mut World,
+    who: &Identity,
+    params: &Params,
+    id: String,
+    body: &[u8],
+) -> Result<Response, ApiError> {
     let body = json_body(body)?;
-    let content = str_field(&body, "content")?.filter(|c| !c.trim().is_empty()).ok_or_else(content_required)?.to_owned();
+    let content =
+        str_field(&body, "content")?.filter(|c| !c.trim().is_empty()).ok_or_else(content_required)?.to_owned();
     let quoted = match body.get("quotedFileContent") {
         Some(Value::Object(quote)) => quote.get("value").and_then(Value::as_str).map(|value| {
             let mime = quote.get("mimeType").and_then(Value::as_str).unwrap_or("text/html");
@@ -192,7 +198,11 @@ pub(crate) async fn get(Path((file_id, comment_id)): Path<(String, String)>, cal
 }
 
 /// `PATCH /drive/v3/files/{fileId}/comments/{commentId}`: the author changes the content.
-pub(crate) async fn update(Path((file_id, comment_id)): Path<(String, String)>, call: Call, body: Bytes) -> Result<Response, ApiError> {
+pub(crate) async fn update(
+    Path((file_id, comment_id)): Path<(String, String)>,
+    call: Call,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     on_file(&call, &file_id, Role::Commenter, |world, who, params, id| {
         let body = json_body(&body)?;
         let content = str_field(&body, "content")?.map(str::to_owned);
@@ -210,7 +220,10 @@ pub(crate) async fn update(Path((file_id, comment_id)): Path<(String, String)>, 
 }
 
 /// `DELETE /drive/v3/files/{fileId}/comments/{commentId}`: by its author or the file's owner/organizer.
-pub(crate) async fn delete(Path((file_id, comment_id)): Path<(String, String)>, call: Call) -> Result<Response, ApiError> {
+pub(crate) async fn delete(
+    Path((file_id, comment_id)): Path<(String, String)>,
+    call: Call,
+) -> Result<Response, ApiError> {
     call.run(|world, who, _| {
         let id = world.drive.resolve(&file_id, &who);
         let role = world.drive.open(&id, &who, true)?.1;
@@ -226,7 +239,10 @@ pub(crate) async fn delete(Path((file_id, comment_id)): Path<(String, String)>, 
 }
 
 /// `GET /drive/v3/files/{fileId}/comments/{commentId}/replies`.
-pub(crate) async fn list_replies(Path((file_id, comment_id)): Path<(String, String)>, call: Call) -> Result<Response, ApiError> {
+pub(crate) async fn list_replies(
+    Path((file_id, comment_id)): Path<(String, String)>,
+    call: Call,
+) -> Result<Response, ApiError> {
     on_file(&call, &file_id, Role::Reader, |world, who, params, id| {
         let include_deleted = params.flag("includeDeleted")?;
         let comment = find_comment(world, &id, &comment_id)?.clone();
@@ -238,13 +254,24 @@ pub(crate) async fn list_replies(Path((file_id, comment_id)): Path<(String, Stri
 }
 
 /// `POST /drive/v3/files/{fileId}/comments/{commentId}/replies`.
-pub(crate) async fn create_reply(Path((file_id, comment_id)): Path<(String, String)>, call: Call, body: Bytes) -> Result<Response, ApiError> {
+pub(crate) async fn create_reply(
+    Path((file_id, comment_id)): Path<(String, String)>,
+    call: Call,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     on_file(&call, &file_id, Role::Commenter, |world, who, params, id| {
         add_reply(world, who, params, &id, &comment_id, &body)
     })
 }
 
-fn add_reply(world: &mut World, who: &Identity, params: &Params, id: &str, comment_id: &str, body: &[u8]) -> Result<Response, ApiError> {
+fn add_reply(
+    world: &mut World,
+    who: &Identity,
+    params: &Params,
+    id: &str,
+    comment_id: &str,
+    body: &[u8],
+) -> Result<Response, ApiError> {
     let body = json_body(body)?;
     let action = str_field(&body, "action")?.map(str::to_owned);
     if action.as_deref().is_some_and(|a| a != "resolve" && a != "reopen") {

@@ -61,7 +61,7 @@ pub(crate) async fn get(Path(file_id): Path<String>, call: Call) -> Reply {
 }
 
 /// The metadata of a request to the metadata URL, which carries no `uploadType`.
-fn metadata(params: &Params, body: &[u8]) -> Result<Map<String, Value>, ApiError> {
+fn metadata_only(params: &Params, body: &[u8]) -> Result<Map<String, Value>, ApiError> {
     if params.get("uploadType").is_some() {
         return Err(super::upload::wrong_url());
     }
@@ -71,7 +71,7 @@ fn metadata(params: &Params, body: &[u8]) -> Result<Map<String, Value>, ApiError
 /// `POST /drive/v3/files`: metadata only (folders, Google types, shortcuts, empty blobs).
 pub(crate) async fn create(call: Call, body: Bytes) -> Reply {
     call.run(|world, who, params| {
-        let body = metadata(params, &body)?;
+        let body = metadata_only(params, &body)?;
         let id = create_file(world, &who, params, &body, None)?;
         file_response(world, &who, &id, params)
     })
@@ -80,7 +80,7 @@ pub(crate) async fn create(call: Call, body: Bytes) -> Reply {
 /// `PATCH /drive/v3/files/{fileId}`: metadata, moves (`addParents`/`removeParents`), trash and restore.
 pub(crate) async fn update(Path(file_id): Path<String>, call: Call, body: Bytes) -> Reply {
     call.run(|world, who, params| {
-        let body = metadata(params, &body)?;
+        let body = metadata_only(params, &body)?;
         let id = world.drive.resolve(&file_id, &who);
         update_file(world, &who, &id, params, &body, None)?;
         file_response(world, &who, &id, params)

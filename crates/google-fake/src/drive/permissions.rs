@@ -29,7 +29,11 @@ fn cannot_remove_owner() -> ApiError {
 }
 
 fn owner_must_be_user() -> ApiError {
-    ApiError::legacy(400, "invalidSharingRequest", "Bad Request. User message: \"Ownership can only be transferred to a user.\"")
+    ApiError::legacy(
+        400,
+        "invalidSharingRequest",
+        "Bad Request. User message: \"Ownership can only be transferred to a user.\"",
+    )
 }
 
 fn is_service_account_email(email: &str) -> bool {
@@ -193,7 +197,14 @@ fn notify(world: &mut World, who: &Identity, id: &str, to: &str, role: Role, par
 }
 
 /// Records the change on `id` and answers the permission `permission_id` as it now is.
-fn changed(world: &mut World, who: &Identity, id: &str, permission_id: &str, params: &Params, action: Action) -> Reply {
+fn record_and_answer(
+    world: &mut World,
+    who: &Identity,
+    id: &str,
+    permission_id: &str,
+    params: &Params,
+    action: Action,
+) -> Reply {
     record(world, who, id, action);
     let file = world.drive.file(id)?;
     let permission = file.permissions.iter().find(|p| p.id == permission_id).ok_or_else(|| not_found(permission_id))?;
@@ -268,7 +279,7 @@ fn create_permission(world: &mut World, who: &Identity, params: &Params, file_id
         }
         Action::PermissionChange { added: vec![as_ref(&permission)], removed }
     };
-    changed(world, who, &id, &permission_id, params, action)
+    record_and_answer(world, who, &id, &permission_id, params, action)
 }
 
 /// Finds a permission set directly on the file, refusing inherited ones as Drive does.
@@ -346,7 +357,7 @@ fn update_permission(
         permission.expiration_time = expiration;
         Action::PermissionChange { added: vec![as_ref(permission)], removed: vec![as_ref(&current)] }
     };
-    changed(world, who, &id, permission_id, params, action)
+    record_and_answer(world, who, &id, permission_id, params, action)
 }
 
 /// `DELETE /drive/v3/files/{fileId}/permissions/{permissionId}`.

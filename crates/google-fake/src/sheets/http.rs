@@ -213,7 +213,13 @@ fn get_spreadsheet(world: &mut World, who: &Identity, id: &str, query: &Query) -
 }
 
 fn get_by_data_filter(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
-    let body = checked_body(Api::Sheets, &["spreadsheets", "getByDataFilter"], query, "GetSpreadsheetByDataFilterRequest", body)?;
+    let body = checked_body(
+        Api::Sheets,
+        &["spreadsheets", "getByDataFilter"],
+        query,
+        "GetSpreadsheetByDataFilterRequest",
+        body,
+    )?;
     let book = world.book_for(id, who, Access::Read)?;
     let mut targets = Vec::new();
     for (i, filter) in body.get("dataFilters").and_then(Value::as_array).into_iter().flatten().enumerate() {
@@ -302,7 +308,8 @@ fn values_update(world: &mut World, who: &Identity, id: &str, range: &str, query
 }
 
 fn batch_update_values(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
-    let body = checked_body(Api::Sheets, &["spreadsheets", "values", "batchUpdate"], query, "BatchUpdateValuesRequest", body)?;
+    let body =
+        checked_body(Api::Sheets, &["spreadsheets", "values", "batchUpdate"], query, "BatchUpdateValuesRequest", body)?;
     let book = world.book_for_mut(id, who)?;
     let body = body_object(&body);
     let user_entered = match body.get("valueInputOption").and_then(Value::as_str) {
@@ -366,7 +373,8 @@ fn values_clear(world: &mut World, who: &Identity, id: &str, range: &str, query:
 }
 
 fn batch_clear(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
-    let body = checked_body(Api::Sheets, &["spreadsheets", "values", "batchClear"], query, "BatchClearValuesRequest", body)?;
+    let body =
+        checked_body(Api::Sheets, &["spreadsheets", "values", "batchClear"], query, "BatchClearValuesRequest", body)?;
     let book = world.book_for_mut(id, who)?;
     let targets = resolve_all(book, &strings(&body, "ranges"))?;
     let cleared: Vec<String> = targets.into_iter().map(|t| values::clear(book, t)).collect();
@@ -404,7 +412,13 @@ fn values_append(world: &mut World, who: &Identity, id: &str, range: &str, query
 }
 
 fn copy_to(world: &mut World, who: &Identity, id: &str, sheet_id: &str, query: &Query, body: &[u8]) -> Reply {
-    let body = checked_body(Api::Sheets, &["spreadsheets", "sheets", "copyTo"], query, "CopySheetToAnotherSpreadsheetRequest", body)?;
+    let body = checked_body(
+        Api::Sheets,
+        &["spreadsheets", "sheets", "copyTo"],
+        query,
+        "CopySheetToAnotherSpreadsheetRequest",
+        body,
+    )?;
     let sheet_id: i64 = sheet_id
         .parse()
         .map_err(|_| ApiError::invalid(format!("Invalid value at 'sheet_id' (TYPE_INT32), \"{sheet_id}\"")))?;
@@ -429,7 +443,8 @@ fn copy_to(world: &mut World, who: &Identity, id: &str, sheet_id: &str, query: &
 }
 
 fn batch_update(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
-    let body = checked_body(Api::Sheets, &["spreadsheets", "batchUpdate"], query, "BatchUpdateSpreadsheetRequest", body)?;
+    let body =
+        checked_body(Api::Sheets, &["spreadsheets", "batchUpdate"], query, "BatchUpdateSpreadsheetRequest", body)?;
     let original = world.book_for(id, who, Access::Write)?;
     let requests = body.get("requests").and_then(Value::as_array).cloned().unwrap_or_default();
     if requests.is_empty() {
