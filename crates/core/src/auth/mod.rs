@@ -13,10 +13,13 @@
 //! Resolving which method serves (oauth → service account → ADC) and `server://auth-status` build on this and
 //! live elsewhere.
 
+pub mod adc;
 pub mod client_config;
+pub mod identity;
 pub mod keychain;
 pub mod login;
 mod oauth;
+pub mod status;
 pub mod user_tokens;
 
 pub use client_config::{ClientConfig, ClientConfigError, ClientSource};

@@ -111,12 +111,17 @@ impl ApiError {
             }
             None => (None, None, String::from_utf8_lossy(body).chars().take(200).collect()),
         };
-        let kind = classify(http_status, status.as_deref(), reason.as_deref());
+        let kind = classify(http_status, status.as_deref(), reason.as_deref(), &message);
         Self { api, http_status, kind, status, reason, message, retry_after }
     }
 }
 
-fn classify(http_status: u16, status: Option<&str>, reason: Option<&str>) -> ErrorKind {
+fn classify(http_status: u16, status: Option<&str>, reason: Option<&str>, message: &str) -> ErrorKind {
+    // Sheets and Docs refuse a service account's create with a bare PERMISSION_DENIED whose only sign is
+    // the message ("The user's Drive storage quota has been exceeded.").
+    if http_status == 403 && message.contains("storage quota") {
+        return ErrorKind::StorageQuota;
+    }
     match (reason, status) {
         (Some("storageQuotaExceeded"), _) => return ErrorKind::StorageQuota,
         (Some("rateLimitExceeded" | "userRateLimitExceeded" | "dailyLimitExceeded"), _) => {
@@ -189,6 +194,14 @@ mod tests {
         let error = ApiError::parse(Api::Drive, 403, body, None);
         assert_eq!(error.kind, ErrorKind::StorageQuota);
         assert_eq!(error.reason.as_deref(), Some("storageQuotaExceeded"));
+        assert!(GoogleError::Api(Box::new(error)).to_string().contains("shared drive"));
+    }
+
+    #[test]
+    fn sheets_storage_quota_refusal_is_recognised_by_its_message() {
+        let body = br#"{"error":{"code":403,"message":"The user's Drive storage quota has been exceeded.","status":"PERMISSION_DENIED"}}"#;
+        let error = ApiError::parse(Api::Sheets, 403, body, None);
+        assert_eq!(error.kind, ErrorKind::StorageQuota);
         assert!(GoogleError::Api(Box::new(error)).to_string().contains("shared drive"));
     }
 

@@ -106,6 +106,8 @@ mod tests {
         access: Access::Read,
         cap: Cap::Narrower,
         local_path: true,
+        fails_for: &[],
+        scope: crate::tools::registry::Scope::Sheets,
     };
 
     #[test]

@@ -13,14 +13,16 @@ pub fn markdown(tools: &[ToolDef]) -> String {
          and the code disagree. Regenerate with `cargo run -p gatehouse-cli -- tools > docs/tools.md`.\n\n\
          Columns: **R/W** read or write (writes need the person's approval), **D** destructive, **I** \
          idempotent, **cap** whether the result is capped at `MAX_TOOL_RESPONSE_CHARS`, **local_path** whether \
-         the full result can be written to the export folder instead.\n",
+         the full result can be written to the export folder instead, **fails for** the kinds of identity the tool \
+         cannot work for (the `server://auth-status` categories: service accounts have no Drive storage and no My \
+         Drive of their own).\n",
     );
     let mut services: Vec<_> = tools.iter().map(|t| t.meta.service).collect();
     services.dedup();
     for service in services {
         let _ = write!(
             out,
-            "\n## {}\n\n| tool | what it does | parameters | R/W | D | I | cap | local_path |\n|---|---|---|---|---|---|---|---|\n",
+            "\n## {}\n\n| tool | what it does | parameters | R/W | D | I | cap | local_path | fails for |\n|---|---|---|---|---|---|---|---|---|\n",
             service.label()
         );
         for tool in tools.iter().filter(|t| t.meta.service == service) {
@@ -39,11 +41,12 @@ pub fn markdown(tools: &[ToolDef]) -> String {
             };
             let _ = writeln!(
                 out,
-                "| `{}` | {} | {} | {rw} | {destructive} | {idempotent} | {cap} | {} |",
+                "| `{}` | {} | {} | {rw} | {destructive} | {idempotent} | {cap} | {} | {} |",
                 meta.name,
                 meta.description.replace('|', "\\|"),
                 parameters(tool),
                 if meta.local_path { "yes" } else { "" },
+                meta.fails_for.iter().map(|l| format!("`{}`", l.category())).collect::<Vec<_>>().join(", "),
             );
         }
     }

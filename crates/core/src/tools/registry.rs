@@ -29,6 +29,83 @@ impl Service {
             Service::Docs => "Docs",
         }
     }
+
+    /// The OAuth scope the product's tools need unless a declaration says otherwise.
+    pub const fn scope(self) -> Scope {
+        match self {
+            Service::Sheets => Scope::Sheets,
+            Service::Drive => Scope::Drive,
+            Service::Docs => Scope::Docs,
+        }
+    }
+}
+
+/// The Google API whose OAuth scope a tool's calls need: a person who did not grant it cannot use the tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    Sheets,
+    Docs,
+    Drive,
+    DriveActivity,
+}
+
+const SHEETS: &str = "https://www.googleapis.com/auth/spreadsheets";
+const SHEETS_READONLY: &str = "https://www.googleapis.com/auth/spreadsheets.readonly";
+const DOCS: &str = "https://www.googleapis.com/auth/documents";
+const DOCS_READONLY: &str = "https://www.googleapis.com/auth/documents.readonly";
+const DRIVE: &str = "https://www.googleapis.com/auth/drive";
+const DRIVE_READONLY: &str = "https://www.googleapis.com/auth/drive.readonly";
+const ACTIVITY: &str = "https://www.googleapis.com/auth/drive.activity";
+const ACTIVITY_READONLY: &str = "https://www.googleapis.com/auth/drive.activity.readonly";
+
+impl Scope {
+    /// The scope Gatehouse asks for on Google's consent page.
+    pub const fn url(self) -> &'static str {
+        match self {
+            Scope::Sheets => SHEETS,
+            Scope::Docs => DOCS,
+            Scope::Drive => DRIVE,
+            Scope::DriveActivity => ACTIVITY_READONLY,
+        }
+    }
+
+    /// Every granted scope that lets a tool work, as the discovery documents list them per method (Sheets and
+    /// Docs also accept Drive's scopes; reads also the `.readonly` ones). `drive.file` is left out: it reaches
+    /// only files Gatehouse created or opened, so it does not make a tool usable in general.
+    pub const fn accepted(self, read_only: bool) -> &'static [&'static str] {
+        match (self, read_only) {
+            (Scope::Sheets, false) => &[SHEETS, DRIVE],
+            (Scope::Sheets, true) => &[SHEETS, SHEETS_READONLY, DRIVE, DRIVE_READONLY],
+            (Scope::Docs, false) => &[DOCS, DRIVE],
+            (Scope::Docs, true) => &[DOCS, DOCS_READONLY, DRIVE, DRIVE_READONLY],
+            (Scope::Drive, false) => &[DRIVE],
+            (Scope::Drive, true) => &[DRIVE, DRIVE_READONLY],
+            (Scope::DriveActivity, _) => &[ACTIVITY, ACTIVITY_READONLY],
+        }
+    }
+}
+
+/// A kind of identity a tool cannot work for, whatever its arguments. `server://auth-status` lists each tool
+/// under every limitation its declaration names, so no tool can be forgotten there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Limitation {
+    /// The tool creates, copies or uploads a file the caller then owns. Outside shared drives that takes Drive
+    /// storage, which service accounts don't have (Google answers `storageQuotaExceeded`).
+    NoDriveStorageQuota,
+    /// The tool needs a person with a My Drive: file ownership moves only between people.
+    NoPersonalDriveIdentity,
+}
+
+impl Limitation {
+    pub const ALL: [Limitation; 2] = [Limitation::NoDriveStorageQuota, Limitation::NoPersonalDriveIdentity];
+
+    /// The `category` of its `server://auth-status` entry.
+    pub const fn category(self) -> &'static str {
+        match self {
+            Limitation::NoDriveStorageQuota => "no_drive_storage_quota",
+            Limitation::NoPersonalDriveIdentity => "no_personal_drive_identity",
+        }
+    }
 }
 
 /// The gating class: whether a call changes anything (and so, later, needs the person's approval).
@@ -71,6 +148,10 @@ pub struct ToolMeta {
     pub cap: Cap,
     /// Whether the tool takes `local_path` to write its full result to a file in the export folder.
     pub local_path: bool,
+    /// The identities the tool cannot work for (see [`ToolMeta::failing_for`]); empty for most tools.
+    pub fails_for: &'static [Limitation],
+    /// The OAuth scope its Google calls need (the product's, unless [`ToolMeta::with_scope`] says otherwise).
+    pub scope: Scope,
 }
 
 impl ToolMeta {
@@ -82,7 +163,17 @@ impl ToolMeta {
         description: &'static str,
         cap: Cap,
     ) -> Self {
-        Self { name, title, description, service, access: Access::Read, cap, local_path: false }
+        Self {
+            name,
+            title,
+            description,
+            service,
+            access: Access::Read,
+            cap,
+            local_path: false,
+            fails_for: &[],
+            scope: service.scope(),
+        }
     }
 
     /// A write tool. Its result is a confirmation whose size doesn't depend on the data, so it is never
@@ -103,12 +194,34 @@ impl ToolMeta {
             access: Access::Write { destructive, idempotent },
             cap: Cap::Fixed,
             local_path: false,
+            fails_for: &[],
+            scope: service.scope(),
         }
     }
 
     /// The same tool, also taking `local_path` to write its full result to the export folder.
     pub const fn with_local_path(self) -> Self {
         Self { local_path: true, ..self }
+    }
+
+    /// The same tool, declared to fail for the identities `limitations` describe.
+    pub const fn failing_for(self, limitations: &'static [Limitation]) -> Self {
+        Self { fails_for: limitations, ..self }
+    }
+
+    /// The same tool, needing `scope` instead of its product's.
+    pub const fn with_scope(self, scope: Scope) -> Self {
+        Self { scope, ..self }
+    }
+
+    /// Whether the declaration names `limitation`.
+    pub fn fails(&self, limitation: Limitation) -> bool {
+        self.fails_for.contains(&limitation)
+    }
+
+    /// Whether granting `granted` lets the tool work (any of its [`Scope::accepted`] scopes).
+    pub fn scope_granted(&self, granted: &[String]) -> bool {
+        self.scope.accepted(self.is_read_only()).iter().any(|accepted| granted.iter().any(|g| g == accepted))
     }
 
     pub const fn is_read_only(&self) -> bool {

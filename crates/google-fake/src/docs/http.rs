@@ -24,6 +24,10 @@ impl Store {
 pub(super) async fn create(call: Call, body: Bytes) -> Reply {
     call.run(|world, who, query| {
         let body = checked_body(Api::Docs, &["documents", "create"], query, "Document", &body)?;
+        // The new file lands in the caller's My Drive, where a service account has no storage.
+        if who.is_service_account() {
+            return Err(ApiError::rpc(403, "The user's Drive storage quota has been exceeded."));
+        }
         let title = body.get("title").and_then(Value::as_str).filter(|t| !t.is_empty()).unwrap_or("Untitled document");
         let id = format!("1{}", World::new_id(43));
         let doc = Document::new(&id, title);

@@ -38,6 +38,10 @@ impl World {
 pub(super) async fn create(call: Call, body: Bytes) -> Reply {
     call.run(|world, who, query| {
         let body = checked_body(Api::Sheets, &["spreadsheets", "create"], query, "Spreadsheet", &body)?;
+        // The new file lands in the caller's My Drive, where a service account has no storage.
+        if who.is_service_account() {
+            return Err(ApiError::rpc(403, "The user's Drive storage quota has been exceeded."));
+        }
         let book = from_create_body(&format!("1{}", World::new_id(43)), body_object(&body))?;
         let value = book.json(None, false);
         let (id, title) = (book.id.clone(), book.title().to_owned());

@@ -13,7 +13,7 @@ mod read;
 
 use serde_json::Value;
 
-use super::registry::{Cap, Service, ToolDef, ToolMeta};
+use super::registry::{Cap, Limitation, Scope, Service, ToolDef, ToolMeta};
 use crate::google::segment;
 
 /// The Docs tools, in catalogue order. No Docs write here is idempotent: repeating an insert, delete, comment
@@ -28,7 +28,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "Create a Google Doc, optionally with content in Markdown (headings, bold, italic, links, lists become real Docs formatting) or plain text; returns its id and URL.",
                 false,
                 false,
-            ),
+            )
+            .failing_for(&[Limitation::NoDriveStorageQuota]),
             create::create_doc,
         ),
         ToolDef::new(
@@ -92,7 +93,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "List comments",
                 "List the comments on a Google Doc with their authors, the text they quote, replies and whether they are resolved.",
                 Cap::Paging,
-            ),
+            )
+            .with_scope(Scope::Drive),
             comments::list_doc_comments,
         ),
         ToolDef::new(
@@ -103,7 +105,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "Add a comment to a Google Doc, optionally quoting the text it is about.",
                 false,
                 false,
-            ),
+            )
+            .with_scope(Scope::Drive),
             comments::add_doc_comment,
         ),
         ToolDef::new(

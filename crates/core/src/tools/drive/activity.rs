@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::google::activity::{Actor, DriveActivity, QueryRequest};
 
-use super::super::registry::{Cap, Service, ToolDef, ToolMeta};
+use super::super::registry::{Cap, Scope, Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
 
 pub(super) fn tools() -> Vec<ToolDef> {
@@ -17,7 +17,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             "List file activity",
             "List who edited, renamed, moved, shared, commented on or deleted a file, newest first; page with page_token.",
             Cap::Paging,
-        ),
+        )
+        .with_scope(Scope::DriveActivity),
         list_file_activity,
     )]
 }

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::google::drive::{StorageQuota, mime};
 
-use super::super::registry::{Cap, Service, ToolDef, ToolMeta};
+use super::super::registry::{Cap, Limitation, Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
 use super::{FILE_FIELDS, file_json, folder_or_default, metadata, parents};
 
@@ -55,7 +55,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "Copy a file, optionally with a new name or into another folder.",
                 false,
                 false,
-            ),
+            )
+            .failing_for(&[Limitation::NoDriveStorageQuota]),
             copy_file,
         ),
         ToolDef::new(

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use crate::drive_query::Query;
 use crate::google::drive::{Corpora, File, ListRequest, MAX_PAGE_SIZE, mime};
 
-use super::super::registry::{Cap, Service, ToolDef, ToolMeta};
+use super::super::registry::{Cap, Scope, Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
 use super::{FILE_FIELDS, file_json, folder_or_default, mime_type_arg};
 
@@ -27,7 +27,9 @@ pub(super) fn sheets_tools() -> Vec<ToolDef> {
                 "List spreadsheets",
                 "List spreadsheets, most recently modified first (in folder_id, or DRIVE_FOLDER_ID when set).",
                 Cap::Paging,
-            ),
+            )
+            // A Drive listing: it needs Drive's scope, not Sheets'.
+            .with_scope(Scope::Drive),
             list_spreadsheets,
         ),
         ToolDef::new(
@@ -37,7 +39,9 @@ pub(super) fn sheets_tools() -> Vec<ToolDef> {
                 "Search spreadsheets",
                 "Find spreadsheets whose name contains the given text.",
                 Cap::Paging,
-            ),
+            )
+            // A Drive listing: it needs Drive's scope, not Sheets'.
+            .with_scope(Scope::Drive),
             search_spreadsheets,
         ),
     ]

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::google::drive::Permission;
 
-use super::super::registry::{Cap, Service, ToolDef, ToolMeta};
+use super::super::registry::{Cap, Limitation, Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
 
 const PERMISSION_FIELDS: &str = "id,type,role,emailAddress,domain,displayName,pendingOwner";
@@ -64,7 +64,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "Make another person the owner of a file; the current owner keeps writer access.",
                 true,
                 true,
-            ),
+            )
+            .failing_for(&[Limitation::NoPersonalDriveIdentity]),
             transfer_ownership,
         ),
     ]

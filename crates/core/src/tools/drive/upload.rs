@@ -11,7 +11,7 @@ use crate::drive_query::Query;
 use crate::google::drive::{Corpora, File, ListRequest, mime};
 use crate::limits::local_files::LocalPathError;
 
-use super::super::registry::{Service, ToolDef, ToolMeta};
+use super::super::registry::{Limitation, Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
 use super::{file_json, folder_or_default, metadata, parents};
 
@@ -27,7 +27,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "Create a Drive file from text content; convert_to_doc makes it a Google Doc (Markdown becomes real formatting).",
                 false,
                 false,
-            ),
+            )
+            .failing_for(&[Limitation::NoDriveStorageQuota]),
             upload_file,
         ),
         ToolDef::new(
@@ -38,7 +39,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "Upload a file from the computer (inside the export folder or an allowed folder) into a Drive folder.",
                 false,
                 false,
-            ),
+            )
+            .failing_for(&[Limitation::NoDriveStorageQuota]),
             upload_local_file,
         ),
     ]

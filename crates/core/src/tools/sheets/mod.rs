@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::registry::{Cap, Service, ToolDef, ToolMeta};
+use super::registry::{Cap, Limitation, Service, ToolDef, ToolMeta};
 use super::{ToolContext, ToolError};
 use crate::a1::{self, A1Range};
 use crate::google::sheets::{SheetProperties, Spreadsheet};
@@ -236,7 +236,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "Create a new spreadsheet, in folder_id when given (else the configured default folder).",
                 false,
                 false,
-            ),
+            )
+            .failing_for(&[Limitation::NoDriveStorageQuota]),
             structure::create_spreadsheet,
         ),
     ]

@@ -1,0 +1,258 @@
+//! `server://auth-status`: how Gatehouse is signed in, and what that sign-in cannot do, why, and what the
+//! person can do about it (PRODUCT.md specifies the shape).
+//!
+//! The tool lists are derived from the tool declarations only ([`ToolMeta::fails_for`] and
+//! [`ToolMeta::scope`]): a tool is listed under a category because it declares it, so none can be forgotten.
+//! Alternatives never suggest the method the person is already on: someone on ADC whose credential is a
+//! service account is told to point ADC at their own account, not to "use ADC".
+
+use serde_json::{Value, json};
+
+use super::identity::{AuthMethod, IdentityClass};
+use crate::google::auth::SCOPES;
+use crate::tools::registry::{Limitation, Scope, ToolDef, ToolMeta};
+
+/// The `category` of the entry listing every tool while signed out.
+pub const NOT_SIGNED_IN: &str = "not_signed_in";
+/// The `category` of the entry listing tools whose scope the credential was not granted.
+pub const MISSING_SCOPES: &str = "missing_scopes";
+
+/// One failure class: the tools that fail, why, and what the person can do instead.
+struct Entry {
+    category: &'static str,
+    tools: Vec<&'static str>,
+    reason: String,
+    alternatives: Vec<String>,
+}
+
+/// An alternative, with the method it would switch to (dropped when that is the current method).
+struct Alternative {
+    switches_to: Option<AuthMethod>,
+    text: String,
+}
+
+impl Alternative {
+    fn switch(method: AuthMethod, text: impl Into<String>) -> Self {
+        Self { switches_to: Some(method), text: text.into() }
+    }
+
+    fn stay(text: impl Into<String>) -> Self {
+        Self { switches_to: None, text: text.into() }
+    }
+}
+
+/// Builds the `server://auth-status` JSON.
+///
+/// - `method`: how the credential was found ([`AuthMethod::None`] when signed out);
+/// - `class`: what the resolved credential is (for OAuth and service-account keys it follows from the method
+///   when `None`; for ADC pass what [`super::adc::resolve`] found);
+/// - `account`: the email, when known;
+/// - `granted_scopes`: the scopes the credential carries, when known (tools needing others are listed under
+///   `missing_scopes`);
+/// - `tools`: the tools this server offers (the enabled ones).
+pub fn auth_status(
+    method: AuthMethod,
+    class: Option<IdentityClass>,
+    account: Option<&str>,
+    granted_scopes: Option<&[String]>,
+    tools: &[ToolDef],
+) -> Value {
+    let metas: Vec<&ToolMeta> = tools.iter().map(|tool| &tool.meta).collect();
+    let class = if method == AuthMethod::None { None } else { class.or(method.fixed_class()) };
+    let mut entries = Vec::new();
+    match class {
+        None => entries.push(not_signed_in(&metas)),
+        Some(class) => {
+            for limitation in Limitation::ALL {
+                if applies(limitation, class) {
+                    entries.push(limitation_entry(limitation, method, account, &metas));
+                }
+            }
+            if let Some(granted) = granted_scopes {
+                entries.push(missing_scopes(method, class, granted, &metas));
+            }
+        }
+    }
+    entries.retain(|entry| !entry.tools.is_empty());
+    let limited: Vec<&str> = metas
+        .iter()
+        .map(|meta| meta.name)
+        .filter(|name| entries.iter().any(|entry| entry.tools.contains(name)))
+        .collect();
+    let limitations: Vec<Value> = entries
+        .into_iter()
+        .map(|entry| {
+            json!({
+                "category": entry.category,
+                "tools": entry.tools,
+                "reason": entry.reason,
+                "alternatives": entry.alternatives,
+            })
+        })
+        .collect();
+    json!({
+        "auth_method": method.as_str(),
+        "is_service_account_identity": class.is_some_and(IdentityClass::is_service_account),
+        "account": account,
+        "limitations": limitations,
+        "limited_tools": limited,
+    })
+}
+
+/// Which identities a limitation hits: both are service-account facts (no Drive storage, no My Drive).
+pub const fn applies(limitation: Limitation, class: IdentityClass) -> bool {
+    match limitation {
+        Limitation::NoDriveStorageQuota | Limitation::NoPersonalDriveIdentity => class.is_service_account(),
+    }
+}
+
+/// The tools declaring `limitation`, in catalogue order.
+fn declaring(metas: &[&ToolMeta], limitation: Limitation) -> Vec<&'static str> {
+    metas.iter().filter(|meta| meta.fails(limitation)).map(|meta| meta.name).collect()
+}
+
+/// Keeps the alternatives that don't suggest the method already in use.
+fn offer(method: AuthMethod, alternatives: Vec<Alternative>) -> Vec<String> {
+    alternatives.into_iter().filter(|alt| alt.switches_to != Some(method)).map(|alt| alt.text).collect()
+}
+
+/// The `--scopes` value for `gcloud auth application-default login`: gcloud insists on `cloud-platform`, and
+/// the email lets Gatehouse show who is signed in.
+fn gcloud_scopes() -> String {
+    let base =
+        ["openid", "https://www.googleapis.com/auth/userinfo.email", "https://www.googleapis.com/auth/cloud-platform"];
+    base.iter().chain(SCOPES).copied().collect::<Vec<_>>().join(",")
+}
+
+fn sign_in_with_google() -> Alternative {
+    Alternative::switch(
+        AuthMethod::OAuth,
+        "Sign in with a Google account: Gatehouse tray icon › Sign in with Google, or `gatehouse login`. Gatehouse then acts as that person, with their Drive.",
+    )
+}
+
+fn use_service_account_key() -> Alternative {
+    Alternative::switch(
+        AuthMethod::ServiceAccount,
+        "Use a service-account key: set SERVICE_ACCOUNT_PATH to its JSON file (it reaches only files shared with the service account).",
+    )
+}
+
+fn use_adc() -> Alternative {
+    Alternative::switch(
+        AuthMethod::Adc,
+        format!(
+            "Use Application Default Credentials: run `gcloud auth application-default login --scopes={}`, or set GOOGLE_APPLICATION_CREDENTIALS to a credential file.",
+            gcloud_scopes()
+        ),
+    )
+}
+
+/// For ADC holding a service account: the same method, aimed at the person's own account.
+fn point_adc_at_a_person() -> Alternative {
+    Alternative::stay(format!(
+        "Point Application Default Credentials at your own Google account: run `gcloud auth application-default login --scopes={}` (and unset GOOGLE_APPLICATION_CREDENTIALS if it names a service-account key), then restart Gatehouse.",
+        gcloud_scopes()
+    ))
+}
+
+fn not_signed_in(metas: &[&ToolMeta]) -> Entry {
+    Entry {
+        category: NOT_SIGNED_IN,
+        tools: metas.iter().map(|meta| meta.name).collect(),
+        reason: "No Google account or credential is signed in, so no tool can reach Google.".into(),
+        alternatives: offer(
+            AuthMethod::None,
+            vec![
+                sign_in_with_google(),
+                use_service_account_key(),
+                use_adc(),
+                Alternative::stay(
+                    "To try Gatehouse without a Google account, run `gatehouse serve --sandbox` (sample files).",
+                ),
+            ],
+        ),
+    }
+}
+
+fn limitation_entry(limitation: Limitation, method: AuthMethod, account: Option<&str>, metas: &[&ToolMeta]) -> Entry {
+    let who =
+        account.map_or_else(|| "the service account".to_owned(), |email| format!("the service account ({email})"));
+    let repoint = (method == AuthMethod::Adc).then(point_adc_at_a_person);
+    let (reason, others) = match limitation {
+        Limitation::NoDriveStorageQuota => (
+            "A service account has no Drive storage of its own, so Google refuses to let it create, copy or upload files outside a shared drive.",
+            vec![Alternative::stay(format!(
+                "Work in a shared drive: add {who} to a shared drive as a Content manager and pass one of its folders as folder_id (or set DRIVE_FOLDER_ID); copies and uploads there need no personal storage."
+            ))],
+        ),
+        Limitation::NoPersonalDriveIdentity => (
+            "A service account is not a person and has no My Drive, so it can neither give nor receive ownership of files.",
+            vec![Alternative::stay(
+                "To let someone else edit a file without moving its ownership, share it with them as a writer (share_file).",
+            )],
+        ),
+    };
+    let alternatives = repoint.into_iter().chain([sign_in_with_google()]).chain(others).collect();
+    Entry {
+        category: limitation.category(),
+        tools: declaring(metas, limitation),
+        reason: reason.into(),
+        alternatives: offer(method, alternatives),
+    }
+}
+
+/// The product a scope opens, for people.
+const fn scope_label(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Sheets => "Google Sheets",
+        Scope::Docs => "Google Docs",
+        Scope::Drive => "Google Drive",
+        Scope::DriveActivity => "Drive activity",
+    }
+}
+
+fn missing_scopes(method: AuthMethod, class: IdentityClass, granted: &[String], metas: &[&ToolMeta]) -> Entry {
+    let failing: Vec<&&ToolMeta> = metas.iter().filter(|meta| !meta.scope_granted(granted)).collect();
+    let mut scopes: Vec<Scope> = failing.iter().map(|meta| meta.scope).collect();
+    scopes.sort();
+    scopes.dedup();
+    let names: Vec<&str> = scopes.iter().map(|scope| scope_label(*scope)).collect();
+    let urls: Vec<&str> = scopes.iter().map(|scope| scope.url()).collect();
+    let reason = format!(
+        "This credential was not granted access to {} ({}), so Google refuses these tools.",
+        names.join(", "),
+        urls.join(" ")
+    );
+    let alternatives = match (method, class) {
+        (AuthMethod::OAuth, _) => vec![Alternative::stay(
+            "Sign in again from the Gatehouse tray icon (or run `gatehouse login`) and allow every permission Google's consent page asks for.",
+        )],
+        (AuthMethod::Adc, IdentityClass::User) => vec![
+            Alternative::stay(format!(
+                "Grant them to your Application Default Credentials: run `gcloud auth application-default login --scopes={}`, then restart Gatehouse.",
+                gcloud_scopes()
+            )),
+            sign_in_with_google(),
+        ],
+        (AuthMethod::Adc, IdentityClass::ServiceAccount) => vec![
+            Alternative::stay(
+                "Give this machine's service account these scopes (on Compute Engine: stop the VM and edit its access scopes), then restart Gatehouse.",
+            ),
+            point_adc_at_a_person(),
+            sign_in_with_google(),
+        ],
+        _ => vec![
+            Alternative::stay(
+                "Check that the Google Sheets, Docs, Drive and Drive Activity APIs are enabled in the key's Google Cloud project.",
+            ),
+            sign_in_with_google(),
+        ],
+    };
+    Entry {
+        category: MISSING_SCOPES,
+        tools: failing.iter().map(|meta| meta.name).collect(),
+        reason,
+        alternatives: offer(method, alternatives),
+    }
+}
