@@ -58,6 +58,11 @@ tool_error_exit_code() {
 }
 check "inspector-stdio-tool-error" tool_error_exit_code
 
+auth_status_over_stdio() {
+  inspector_stdio --method resources/read --uri server://auth-status | grep -q 'sandbox@gatehouse.example'
+}
+check "inspector-stdio-auth-status" auth_status_over_stdio
+
 templates_over_stdio() {
   inspector_stdio --method resources/templates/list | grep -q 'spreadsheet://{spreadsheet_id}/info'
 }

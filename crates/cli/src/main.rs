@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use gatehouse_core::auth::identity::{AuthMethod, IdentityClass};
+use gatehouse_core::auth::state::AuthSnapshot;
 use gatehouse_core::config::Config;
 use gatehouse_core::google::auth::{ServiceAccount, ServiceAccountKey, SignedOut, StaticToken};
 use gatehouse_core::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
@@ -75,13 +77,20 @@ async fn serve(args: ServeArgs) -> Result<()> {
     }
     // The sandbox emulator must outlive the server: keep it bound here.
     let mut _sandbox = None;
-    let tokens: Arc<dyn TokenSource> = if args.sandbox {
+    let (tokens, auth): (Arc<dyn TokenSource>, AuthSnapshot) = if args.sandbox {
         let google = google_fake::FakeGoogle::start_sandbox().await.context("starting the sandbox emulator")?;
         let token = google.issue_token(google_fake::Identity::user(google_fake::SANDBOX_EMAIL));
         config.google_endpoint = Some(google.url().parse().context("the sandbox emulator's address")?);
         tracing::info!(endpoint = %google.url(), "sandbox: serving sample files from the built-in Google emulator");
         _sandbox = Some(google);
-        Arc::new(StaticToken::new(token, Some(google_fake::SANDBOX_EMAIL.to_owned())))
+        let account = Some(google_fake::SANDBOX_EMAIL.to_owned());
+        let auth = AuthSnapshot {
+            method: AuthMethod::OAuth,
+            class: Some(IdentityClass::User),
+            account: account.clone(),
+            granted_scopes: None,
+        };
+        (Arc::new(StaticToken::new(token, account)), auth)
     } else {
         credentials(&config)?
     };
@@ -91,6 +100,7 @@ async fn serve(args: ServeArgs) -> Result<()> {
         sandbox: args.sandbox,
         retry: RetryPolicy::default(),
     })?;
+    engine.auth().set(auth);
     match args.http {
         Some(addr) => {
             let token = mcp::token::load_or_create(&config.home)?;
@@ -112,17 +122,24 @@ async fn serve(args: ServeArgs) -> Result<()> {
     Ok(())
 }
 
-/// The credential for real Google: a service-account key for now (full sign-in is a separate piece).
-fn credentials(config: &Config) -> Result<Arc<dyn TokenSource>> {
+/// The credential for real Google and the sign-in state it gives: a service-account key for now (resolving
+/// oauth → service account → ADC comes with sign-in).
+fn credentials(config: &Config) -> Result<(Arc<dyn TokenSource>, AuthSnapshot)> {
     match std::env::var_os("SERVICE_ACCOUNT_PATH").filter(|p| !p.is_empty()) {
         Some(path) => {
             let key = ServiceAccountKey::from_file(&PathBuf::from(path))?;
+            let auth = AuthSnapshot {
+                method: AuthMethod::ServiceAccount,
+                class: Some(IdentityClass::ServiceAccount),
+                account: Some(key.client_email.clone()),
+                granted_scopes: None,
+            };
             let endpoints = Endpoints::new(config.google_endpoint.clone());
-            Ok(ServiceAccount::new(key, &endpoints, GoogleClient::http_client(config.request_timeout)))
+            Ok((ServiceAccount::new(key, &endpoints, GoogleClient::http_client(config.request_timeout)), auth))
         }
         None => {
             tracing::warn!("no Google credential: every tool will explain how to sign in (or use --sandbox)");
-            Ok(Arc::new(SignedOut))
+            Ok((Arc::new(SignedOut), AuthSnapshot::signed_out()))
         }
     }
 }

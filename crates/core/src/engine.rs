@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::auth::state::{AuthSnapshot, AuthState};
 use crate::config::Config;
 use crate::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
 use crate::limits::local_files::LocalFiles;
@@ -47,6 +48,7 @@ pub enum StartError {
 }
 
 pub struct Engine {
+    auth: AuthState,
     tools: Vec<ToolDef>,
     index: HashMap<&'static str, usize>,
     ctx: ToolContext,
@@ -86,9 +88,10 @@ impl Engine {
             retry,
             config.request_timeout,
         );
+        let auth = AuthState::new(AuthSnapshot { account: google.account(), ..AuthSnapshot::signed_out() });
         let local = LocalFiles::new(config.export_dir.clone(), config.local_roots.clone());
         let ctx = ToolContext { google, config: Arc::new(config), local };
-        Ok(Arc::new(Self { tools, index, ctx, sandbox }))
+        Ok(Arc::new(Self { auth, tools, index, ctx, sandbox }))
     }
 
     /// The tools this server offers, in catalogue order.
@@ -98,6 +101,11 @@ impl Engine {
 
     pub fn tool(&self, name: &str) -> Option<&ToolDef> {
         self.index.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// The sign-in state reported as `server://auth-status`; the shell sets it once it knows the method.
+    pub fn auth(&self) -> &AuthState {
+        &self.auth
     }
 
     pub fn is_sandbox(&self) -> bool {

@@ -19,6 +19,7 @@ pub mod identity;
 pub mod keychain;
 pub mod login;
 mod oauth;
+pub mod state;
 pub mod status;
 pub mod user_tokens;
 

@@ -1,10 +1,12 @@
 //! The rmcp [`ServerHandler`]: lists the engine's tools and resource templates and forwards calls.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, Resource, ResourceUpdatedNotificationParam,
+    SubscribeRequestParams, UnsubscribeRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
     ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
@@ -18,11 +20,22 @@ use crate::resources;
 #[derive(Clone)]
 pub struct McpServer {
     engine: Arc<Engine>,
+    /// This connection's `resources/subscribe` watchers, by URI.
+    subscriptions: Arc<Mutex<HashMap<String, AbortOnDrop>>>,
+}
+
+/// Stops a subscription's watcher when the subscription (or the connection) goes away.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 impl McpServer {
     pub fn new(engine: Arc<Engine>) -> Self {
-        Self { engine }
+        Self { engine, subscriptions: Arc::default() }
     }
 }
 
@@ -30,7 +43,8 @@ const INSTRUCTIONS: &str = "Gatehouse gives you the person's Google Sheets, Docs
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools().enable_resources().build();
+        let capabilities =
+            ServerCapabilities::builder().enable_tools().enable_resources().enable_resources_subscribe().build();
         let mut info = ServerConfig::new(capabilities);
         let name = if self.engine.is_sandbox() { "Gatehouse (sandbox)" } else { "Gatehouse" };
         info.server_info = Implementation::new("gatehouse", env!("CARGO_PKG_VERSION")).with_title(name);
@@ -68,6 +82,59 @@ impl ServerHandler for McpServer {
         }
         let result = if reply.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
         Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resources = resources::FIXED
+            .iter()
+            .map(|r| {
+                Resource::new(r.uri, r.name)
+                    .with_description(r.description)
+                    .with_mime_type("application/json")
+            })
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    #[allow(deprecated)] // resources/subscribe is what clients of 2025 protocol versions use.
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if request.uri != resources::AUTH_STATUS_URI {
+            return Err(ErrorData::invalid_params(
+                format!("{} does not change on its own; only {} can be subscribed to.", request.uri, resources::AUTH_STATUS_URI),
+                None,
+            ));
+        }
+        let mut changes = self.engine.auth().subscribe();
+        changes.mark_unchanged();
+        let peer = context.peer.clone();
+        let uri = request.uri.clone();
+        let watcher = tokio::spawn(async move {
+            while changes.changed().await.is_ok() {
+                if peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.clone())).await.is_err() {
+                    break;
+                }
+            }
+        });
+        self.subscriptions.lock().unwrap_or_else(|p| p.into_inner()).insert(request.uri, AbortOnDrop(watcher));
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.lock().unwrap_or_else(|p| p.into_inner()).remove(&request.uri);
+        Ok(())
     }
 
     async fn list_resource_templates(
