@@ -16,6 +16,9 @@ sudo_cmd=""
 if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
 
 packages=(build-essential pkg-config curl ca-certificates)
+# The keychain tests run against a real Secret Service: gnome-keyring in a private D-Bus session
+# (dbus-run-session comes with dbus-x11's dependencies; secret-tool from libsecret-tools).
+packages+=(gnome-keyring libsecret-tools dbus-x11)
 # Node may come from elsewhere (NodeSource bundles npm): only ask Debian for it when it is missing.
 if $want_validators && ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 missing=()

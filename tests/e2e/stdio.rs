@@ -174,11 +174,8 @@ async fn a_service_account_key_is_used_through_its_own_token_uri() {
     let sheets = call(&client, "list_sheets", json!({ "spreadsheet_id": id })).await.unwrap();
     assert!(!sheets.is_error.unwrap_or(false), "{}", text(&sheets));
     assert!(text(&sheets).contains("Data"));
-    let status = client
-        .peer()
-        .read_resource(rmcp::model::ReadResourceRequestParams::new("server://auth-status"))
-        .await
-        .unwrap();
+    let status =
+        client.peer().read_resource(rmcp::model::ReadResourceRequestParams::new("server://auth-status")).await.unwrap();
     let status = serde_json::to_string(&status).unwrap();
     assert!(status.contains(r#"\"auth_method\":\"service_account\""#), "{status}");
     assert!(status.contains(email), "{status}");

@@ -14,6 +14,11 @@ use gatehouse_core::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
 use gatehouse_core::{Engine, EngineOptions, mcp};
 use tokio_util::sync::CancellationToken;
 
+mod login;
+mod logout;
+mod status;
+mod user_auth;
+
 #[derive(Parser)]
 #[command(
     name = "gatehouse",
@@ -31,6 +36,12 @@ enum Command {
     Serve(ServeArgs),
     /// Print the tool reference (the generated docs/tools.md).
     Tools,
+    /// Sign in to Google in the browser; the sign-in is kept in the OS keychain.
+    Login(login::LoginArgs),
+    /// Sign a Google account out: revoke it at Google and delete it from the keychain.
+    Logout(logout::LogoutArgs),
+    /// Show the signed-in Google accounts, the active one, where the sign-in is kept, and warnings.
+    Status,
 }
 
 #[derive(clap::Args)]
@@ -63,6 +74,9 @@ async fn main() -> Result<()> {
             print!("{}", gatehouse_core::tools::catalogue_doc::markdown(&gatehouse_core::tools::all_tools()));
             Ok(())
         }
+        Command::Login(args) => login::run(args).await,
+        Command::Logout(args) => logout::run(args).await,
+        Command::Status => status::run().await,
     }
 }
 
@@ -77,6 +91,7 @@ async fn serve(args: ServeArgs) -> Result<()> {
     }
     // The sandbox emulator must outlive the server: keep it bound here.
     let mut _sandbox = None;
+    let mut user_tokens = None;
     let (tokens, auth): (Arc<dyn TokenSource>, AuthSnapshot) = if args.sandbox {
         let google = google_fake::FakeGoogle::start_sandbox().await.context("starting the sandbox emulator")?;
         let token = google.issue_token(google_fake::Identity::user(google_fake::SANDBOX_EMAIL));
@@ -92,7 +107,10 @@ async fn serve(args: ServeArgs) -> Result<()> {
         };
         (Arc::new(StaticToken::new(token, account)), auth)
     } else {
-        credentials(&config)?
+        let user = user_auth::user_credential(&config).await?;
+        let (tokens, auth, user) = user_auth::choose(user, || credentials(&config))?;
+        user_tokens = user;
+        (tokens, auth)
     };
     let engine = Engine::new(EngineOptions {
         config: config.clone(),
@@ -101,6 +119,10 @@ async fn serve(args: ServeArgs) -> Result<()> {
         retry: RetryPolicy::default(),
     })?;
     engine.auth().set(auth);
+    if let Some(user) = user_tokens {
+        // The person's sign-in reports itself, and keeps reporting as it signs out and in again.
+        user.report_to(engine.auth().clone());
+    }
     match args.http {
         Some(addr) => {
             let token = mcp::token::load_or_create(&config.home)?;

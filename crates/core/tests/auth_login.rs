@@ -17,15 +17,18 @@ async fn the_browser_sign_in_stores_the_account_and_a_tool_call_then_acts_as_the
     let Some(world) = SignInWorld::with_keychain().await else { return };
     let id = world.google.world().create_spreadsheet("Budget 2026", &[("Sales", vec![])], &Identity::user(USER));
 
-    let pending = PendingLogin::start(world.options()).await.unwrap();
+    let pending = PendingLogin::start(world.options(), &world.store).await.unwrap();
     let redirect = url::Url::parse(pending.redirect_uri()).unwrap();
     assert_eq!(redirect.host_str(), Some("127.0.0.1"));
     assert_ne!(redirect.port(), None);
-    // A stray request (a favicon, the bare URL) is answered without ending the sign-in.
-    let stray = reqwest::get(redirect.join("/favicon.ico").unwrap()).await.unwrap();
-    assert_eq!(stray.status(), 404);
-    let browser = tokio::spawn(play_browser(pending.authorize_url().to_owned(), Decision::Allow(USER.into())));
-    let signed_in = pending.finish(&world.store, CancellationToken::new()).await.unwrap();
+    let (favicon, url) = (redirect.join("/favicon.ico").unwrap(), pending.authorize_url().to_owned());
+    let browser = tokio::spawn(async move {
+        // A stray request (a favicon, the bare URL) is answered without ending the sign-in.
+        let stray = reqwest::get(favicon).await.unwrap();
+        assert_eq!(stray.status(), 404);
+        play_browser(url, Decision::Allow(USER.into())).await
+    });
+    let signed_in = pending.finish(CancellationToken::new()).await.unwrap();
     let (status, page) = browser.await.unwrap();
     assert_eq!(status, 200, "{page}");
     assert!(page.contains("You can close this tab"), "{page}");
@@ -103,9 +106,9 @@ async fn assert_nothing_stored(world: &SignInWorld) {
 async fn access_denied_stores_nothing() {
     let Some(world) = SignInWorld::with_keychain().await else { return };
     // The person presses Cancel on the consent page.
-    let pending = PendingLogin::start(world.options()).await.unwrap();
+    let pending = PendingLogin::start(world.options(), &world.store).await.unwrap();
     let browser = tokio::spawn(play_browser(pending.authorize_url().to_owned(), Decision::Cancel));
-    let error = pending.finish(&world.store, CancellationToken::new()).await.unwrap_err();
+    let error = pending.finish(CancellationToken::new()).await.unwrap_err();
     assert!(matches!(error, LoginError::Denied), "{error}");
     assert!(error.to_string().contains("Nothing was stored"), "{error}");
     let (status, page) = browser.await.unwrap();
@@ -113,9 +116,9 @@ async fn access_denied_stores_nothing() {
     assert!(page.contains("Access was not granted"), "{page}");
     // Google refuses at once (an admin policy, say).
     world.google.world().consent = ConsentMode::Deny;
-    let pending = PendingLogin::start(world.options()).await.unwrap();
+    let pending = PendingLogin::start(world.options(), &world.store).await.unwrap();
     let browser = tokio::spawn(play_browser(pending.authorize_url().to_owned(), Decision::Cancel));
-    let error = pending.finish(&world.store, CancellationToken::new()).await.unwrap_err();
+    let error = pending.finish(CancellationToken::new()).await.unwrap_err();
     assert!(matches!(error, LoginError::Denied), "{error}");
     browser.await.unwrap();
     assert_nothing_stored(&world).await;
@@ -125,7 +128,7 @@ async fn access_denied_stores_nothing() {
 async fn a_wrong_state_is_refused_and_stores_nothing() {
     let Some(world) = SignInWorld::with_keychain().await else { return };
     world.google.world().consent = ConsentMode::Approve(Identity::user(USER));
-    let pending = PendingLogin::start(world.options()).await.unwrap();
+    let pending = PendingLogin::start(world.options(), &world.store).await.unwrap();
     // A forged answer: a real code from Google, but not for this sign-in's state.
     let mut forged = url::Url::parse(pending.authorize_url()).unwrap();
     let pairs: Vec<(String, String)> = forged
@@ -134,7 +137,7 @@ async fn a_wrong_state_is_refused_and_stores_nothing() {
         .collect();
     forged.query_pairs_mut().clear().extend_pairs(pairs);
     let browser = tokio::spawn(play_browser(forged.to_string(), Decision::Cancel));
-    let error = pending.finish(&world.store, CancellationToken::new()).await.unwrap_err();
+    let error = pending.finish(CancellationToken::new()).await.unwrap_err();
     assert!(matches!(error, LoginError::WrongState), "{error}");
     let (status, page) = browser.await.unwrap();
     assert_eq!(status, 400);
@@ -148,12 +151,12 @@ async fn a_timeout_and_a_cancel_store_nothing() {
     let Some(world) = SignInWorld::with_keychain().await else { return };
     let mut options = world.options();
     options.timeout = Duration::from_millis(300);
-    let pending = PendingLogin::start(options).await.unwrap();
-    let error = pending.finish(&world.store, CancellationToken::new()).await.unwrap_err();
+    let pending = PendingLogin::start(options, &world.store).await.unwrap();
+    let error = pending.finish(CancellationToken::new()).await.unwrap_err();
     assert!(matches!(error, LoginError::TimedOut(_)), "{error}");
     assert!(error.to_string().contains("not finished within"), "{error}");
 
-    let pending = PendingLogin::start(world.options()).await.unwrap();
+    let pending = PendingLogin::start(world.options(), &world.store).await.unwrap();
     let redirect = pending.redirect_uri().to_owned();
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
@@ -161,7 +164,7 @@ async fn a_timeout_and_a_cancel_store_nothing() {
         tokio::time::sleep(Duration::from_millis(100)).await;
         trigger.cancel();
     });
-    let error = pending.finish(&world.store, cancel).await.unwrap_err();
+    let error = pending.finish(cancel).await.unwrap_err();
     assert!(matches!(error, LoginError::Cancelled), "{error}");
     // The listener is gone with the sign-in.
     assert!(reqwest::get(&redirect).await.is_err());

@@ -131,10 +131,8 @@ impl ClientConfig {
 
     /// Reads a `client_secret_*.json` file.
     pub fn from_file(path: &Path) -> Result<Self, ClientConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ClientConfigError::Unreadable {
-            path: path.display().to_string(),
-            detail: e.to_string(),
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ClientConfigError::Unreadable { path: path.display().to_string(), detail: e.to_string() })?;
         Self::from_json(&text, path)
     }
 
@@ -215,8 +213,7 @@ mod tests {
         .unwrap();
         assert_eq!(config.client_id, "env-id");
         assert_eq!(config.source, ClientSource::Environment);
-        let error =
-            ClientConfig::from_lookup(lookup(&[("CREDENTIALS_PATH", "/nonexistent/client.json")])).unwrap_err();
+        let error = ClientConfig::from_lookup(lookup(&[("CREDENTIALS_PATH", "/nonexistent/client.json")])).unwrap_err();
         assert!(error.to_string().contains("/nonexistent/client.json"), "{error}");
     }
 

@@ -3,7 +3,10 @@
 //!
 //! Layout in the keychain, under the service name `gatehouse` (or `gatehouse:<GATEHOUSE_HOME>` when
 //! `GATEHOUSE_HOME` is set, so isolated homes — tests, a second profile — never share or clobber entries):
-//! - `account:<email>`: `{"refresh_token", "client_id", "scopes"}` for each signed-in Google account;
+//! - `account:<email>`: `{"refresh_token", "client_id", "client_secret", "token_uri", "scopes"}` for each
+//!   signed-in Google account. The OAuth client is kept with the token because Google accepts a refresh token
+//!   only from the client it was issued to, so serving needs no client settings once someone signed in (an
+//!   installed app's client secret is not confidential, as Google documents; it is kept here all the same);
 //! - `accounts`: `{"active", "accounts"}`, which accounts are signed in and which one acts. It is kept in the
 //!   keychain too, so not even the account's email is written to disk.
 //!
@@ -53,7 +56,7 @@ pub enum StoreError {
     )]
     NotRunning { detail: String },
     #[error(
-        "{keychain} is locked, so Gatehouse cannot read or keep the Google sign-in. {unlock} and try again, or set GATEHOUSE_TOKEN_STORE=file on a headless server.",
+        "Gatehouse cannot read or keep the Google sign-in because {keychain} is locked. {unlock} and try again, or set GATEHOUSE_TOKEN_STORE=file on a headless server.",
         keychain = KEYCHAIN,
         unlock = UNLOCK
     )]
@@ -93,8 +96,11 @@ pub enum StoreKind {
 pub struct StoredAccount {
     pub email: String,
     pub refresh_token: Secret,
-    /// The OAuth client the refresh token was issued to: Google accepts it from no other.
+    /// The OAuth client the refresh token was issued to (Google accepts it from no other), with its secret and
+    /// token endpoint.
     pub client_id: String,
+    pub client_secret: Option<Secret>,
+    pub token_uri: String,
     pub scopes: Vec<String>,
 }
 
@@ -112,7 +118,15 @@ struct Record {
     refresh_token: String,
     client_id: String,
     #[serde(default)]
+    client_secret: Option<String>,
+    #[serde(default = "default_token_uri")]
+    token_uri: String,
+    #[serde(default)]
     scopes: Vec<String>,
+}
+
+fn default_token_uri() -> String {
+    super::client_config::DEFAULT_TOKEN_URI.to_owned()
 }
 
 impl Record {
@@ -121,6 +135,8 @@ impl Record {
             email: email.to_owned(),
             refresh_token: Secret::new(self.refresh_token),
             client_id: self.client_id,
+            client_secret: self.client_secret.map(Secret::new),
+            token_uri: self.token_uri,
             scopes: self.scopes,
         }
     }
@@ -129,6 +145,8 @@ impl Record {
         Self {
             refresh_token: account.refresh_token.expose().to_owned(),
             client_id: account.client_id.clone(),
+            client_secret: account.client_secret.as_ref().map(|secret| secret.expose().to_owned()),
+            token_uri: account.token_uri.clone(),
             scopes: account.scopes.clone(),
         }
     }
@@ -434,10 +452,9 @@ fn keyring_error(error: keyring_core::Error) -> StoreError {
         },
         E::NoStorageAccess(detail) => StoreError::Locked { detail: detail.to_string() },
         E::PlatformFailure(detail) => platform_failure(detail.to_string()),
-        E::BadEncoding(_) | E::BadDataFormat(..) => StoreError::Corrupt {
-            store: KEYCHAIN.to_owned(),
-            detail: "an entry is not readable text".into(),
-        },
+        E::BadEncoding(_) | E::BadDataFormat(..) => {
+            StoreError::Corrupt { store: KEYCHAIN.to_owned(), detail: "an entry is not readable text".into() }
+        }
         E::Ambiguous(entries) => StoreError::Corrupt {
             store: KEYCHAIN.to_owned(),
             detail: format!("{} entries have the same name", entries.len()),
@@ -516,6 +533,8 @@ mod tests {
             email: email.into(),
             refresh_token: Secret::new(token),
             client_id: "client".into(),
+            client_secret: Some(Secret::new("secret")),
+            token_uri: "https://oauth2.googleapis.com/token".into(),
             scopes: vec!["s".into()],
         }
     }
@@ -549,15 +568,14 @@ mod tests {
         let config = Config::with_home(Path::new("/tmp/gh"));
         let store = TokenStore::from_lookup(&config, |_| None).unwrap();
         assert!(store.describe().contains("\"gatehouse\""), "{}", store.describe());
-        let store = TokenStore::from_lookup(&config, |name| (name == "GATEHOUSE_HOME").then(|| "/tmp/gh".into()))
-            .unwrap();
+        let store =
+            TokenStore::from_lookup(&config, |name| (name == "GATEHOUSE_HOME").then(|| "/tmp/gh".into())).unwrap();
         assert!(store.describe().contains("gatehouse:/tmp/gh"), "{}", store.describe());
         let store =
             TokenStore::from_lookup(&config, |name| (name == "GATEHOUSE_TOKEN_STORE").then(|| "FILE".into())).unwrap();
         assert_eq!(store.kind(), StoreKind::File);
-        let error =
-            TokenStore::from_lookup(&config, |name| (name == "GATEHOUSE_TOKEN_STORE").then(|| "vault".into()))
-                .unwrap_err();
+        let error = TokenStore::from_lookup(&config, |name| (name == "GATEHOUSE_TOKEN_STORE").then(|| "vault".into()))
+            .unwrap_err();
         assert!(error.to_string().contains("\"vault\""), "{error}");
     }
 }

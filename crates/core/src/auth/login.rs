@@ -7,9 +7,9 @@
 //! ```no_run
 //! # async fn demo(options: gatehouse_core::auth::LoginOptions, store: gatehouse_core::auth::TokenStore)
 //! # -> Result<(), gatehouse_core::auth::LoginError> {
-//! let pending = gatehouse_core::auth::PendingLogin::start(options).await?;
+//! let pending = gatehouse_core::auth::PendingLogin::start(options, &store).await?;
 //! let _ = gatehouse_core::auth::open_browser(pending.authorize_url());
-//! let signed_in = pending.finish(&store, tokio_util::sync::CancellationToken::new()).await?;
+//! let signed_in = pending.finish(tokio_util::sync::CancellationToken::new()).await?;
 //! println!("signed in as {}", signed_in.email);
 //! # Ok(()) }
 //! ```
@@ -126,6 +126,7 @@ pub struct SignedIn {
 /// A sign-in waiting for the person to finish in the browser.
 pub struct PendingLogin {
     listener: TcpListener,
+    store: TokenStore,
     options: LoginOptions,
     authorize_url: String,
     redirect_uri: String,
@@ -145,8 +146,10 @@ pub fn pkce_challenge(verifier: &str) -> String {
 }
 
 impl PendingLogin {
-    /// Opens the loopback listener and builds Google's authorize URL.
-    pub async fn start(options: LoginOptions) -> Result<Self, LoginError> {
+    /// Checks `store` can be used (so a locked or missing keychain is reported before the person goes through
+    /// the browser), opens the loopback listener and builds Google's authorize URL.
+    pub async fn start(options: LoginOptions, store: &TokenStore) -> Result<Self, LoginError> {
+        store.accounts().await?;
         // Port 0: the OS picks a free port, so any number of Gatehouse instances can sign in at once.
         let listener = TcpListener::bind(("127.0.0.1", 0)).await.map_err(|e| LoginError::Listen(e.to_string()))?;
         let port = listener.local_addr().map_err(|e| LoginError::Listen(e.to_string()))?.port();
@@ -174,7 +177,7 @@ impl PendingLogin {
         let authorize_url = url::Url::parse_with_params(&base, &params)
             .map_err(|e| LoginError::Listen(format!("the authorize URL {base} is not valid: {e}")))?
             .to_string();
-        Ok(Self { listener, options, authorize_url, redirect_uri, state, verifier })
+        Ok(Self { listener, store: store.clone(), options, authorize_url, redirect_uri, state, verifier })
     }
 
     /// The URL to open in the browser.
@@ -189,7 +192,7 @@ impl PendingLogin {
 
     /// Waits for Google's redirect, then exchanges the code, learns the account's email and stores the refresh
     /// token. The browser tab gets a short page saying how it ended.
-    pub async fn finish(self, store: &TokenStore, cancel: CancellationToken) -> Result<SignedIn, LoginError> {
+    pub async fn finish(self, cancel: CancellationToken) -> Result<SignedIn, LoginError> {
         let deadline = Instant::now() + self.options.timeout;
         let (tx, mut rx) = mpsc::channel::<(Callback, TcpStream)>(8);
         loop {
@@ -204,7 +207,7 @@ impl PendingLogin {
                     }
                 }
                 Some((callback, mut stream)) = rx.recv() => {
-                    let outcome = self.complete(callback, store).await;
+                    let outcome = self.complete(callback).await;
                     let (status, title, body) = match &outcome {
                         Ok(signed_in) => (
                             "200 OK",
@@ -220,7 +223,7 @@ impl PendingLogin {
         }
     }
 
-    async fn complete(&self, callback: Callback, store: &TokenStore) -> Result<SignedIn, LoginError> {
+    async fn complete(&self, callback: Callback) -> Result<SignedIn, LoginError> {
         if callback.state.as_deref() != Some(self.state.as_str()) {
             return Err(LoginError::WrongState);
         }
@@ -246,7 +249,7 @@ impl PendingLogin {
             .await
             .map_err(|e| LoginError::Exchange(e.to_string()))?;
         let refresh_token = Secret::new(answer.refresh_token.clone().ok_or(LoginError::NoRefreshToken)?);
-        let stored = self.remember(&answer, &refresh_token, store).await;
+        let stored = self.remember(&answer, &refresh_token).await;
         if stored.is_err() {
             // Don't leave a grant at Google that nothing on this machine can use or revoke later.
             let revoke_url = self.options.endpoints.reroute(oauth::REVOKE_URL);
@@ -255,12 +258,7 @@ impl PendingLogin {
         stored
     }
 
-    async fn remember(
-        &self,
-        answer: &oauth::TokenAnswer,
-        refresh_token: &Secret,
-        store: &TokenStore,
-    ) -> Result<SignedIn, LoginError> {
+    async fn remember(&self, answer: &oauth::TokenAnswer, refresh_token: &Secret) -> Result<SignedIn, LoginError> {
         let userinfo_url = self.options.endpoints.reroute(USERINFO_URL);
         let email = oauth::userinfo_email(&self.options.http, &userinfo_url, &answer.access_token)
             .await
@@ -278,11 +276,13 @@ impl PendingLogin {
             .filter(|wanted| !scopes.contains(wanted))
             .cloned()
             .collect();
-        store
+        self.store
             .save(StoredAccount {
                 email: email.clone(),
                 refresh_token: refresh_token.clone(),
                 client_id: self.options.client.client_id.clone(),
+                client_secret: self.options.client.client_secret.clone(),
+                token_uri: self.options.client.token_uri.clone(),
                 scopes: scopes.clone(),
             })
             .await?;

@@ -36,7 +36,10 @@ impl TokenAnswer {
 #[derive(Debug)]
 pub(crate) enum OAuthFailure {
     /// Google answered with an OAuth error (RFC 6749 §5.2), e.g. `invalid_grant`.
-    Refused { error: String, description: String },
+    Refused {
+        error: String,
+        description: String,
+    },
     Network(String),
 }
 
@@ -132,7 +135,11 @@ pub(crate) async fn userinfo_email(http: &reqwest::Client, url: &str, access_tok
     let status = response.status();
     let body = response.bytes().await.map_err(|e| e.to_string())?;
     if !status.is_success() {
-        return Err(format!("HTTP {}: {}", status.as_u16(), String::from_utf8_lossy(&body).chars().take(200).collect::<String>()));
+        return Err(format!(
+            "HTTP {}: {}",
+            status.as_u16(),
+            String::from_utf8_lossy(&body).chars().take(200).collect::<String>()
+        ));
     }
     let info: UserInfo = serde_json::from_slice(&body).map_err(|e| format!("unreadable answer ({e})"))?;
     info.email.filter(|email| !email.is_empty()).ok_or_else(|| "the answer has no email".to_owned())

@@ -8,7 +8,11 @@
 //! - `invalid_grant` (revoked, or expired — Google expires refresh tokens of apps in testing after 7 days)
 //!   switches to a signed-out state in which every call fails with words an assistant can relay. The server
 //!   keeps running; the store is read again on the next call (at most once per recheck interval), so a new
-//!   sign-in — in this process or by `gatehouse login` in another — is picked up without a restart.
+//!   sign-in — in this process or by `gatehouse login` in another — is picked up without a restart. Each
+//!   refresh also reads the store first, so a new active account or a new sign-in of the same one is used from
+//!   the next refresh on.
+//! - The refresh uses the OAuth client kept with the account (the one the refresh token was issued to), so
+//!   serving needs no client settings.
 
 use std::sync::Mutex as SyncMutex;
 use std::time::{Duration, Instant};
@@ -16,8 +20,10 @@ use std::time::{Duration, Instant};
 use futures::future::BoxFuture;
 use tokio::sync::Mutex;
 
+use super::identity::{AuthMethod, IdentityClass};
 use super::oauth::{self, OAuthFailure};
-use super::{ClientConfig, Secret, StoredAccount, TokenStore};
+use super::state::{AuthSnapshot, AuthState};
+use super::{Secret, StoredAccount, TokenStore};
 use crate::google::Endpoints;
 use crate::google::auth::{AuthError, TokenSource};
 
@@ -32,35 +38,42 @@ struct Cached {
 enum State {
     /// Nothing read yet, or [`UserTokens::reload`] asked for a fresh look.
     Unloaded,
-    Active { account: StoredAccount, cached: Option<Cached> },
+    Active {
+        account: StoredAccount,
+        cached: Option<Cached>,
+    },
     /// No usable sign-in. `dead` is the refresh token Google refused, so it is not tried again.
-    SignedOut { dead: Option<(String, Secret)>, checked: Instant },
+    SignedOut {
+        dead: Option<(String, Secret)>,
+        checked: Instant,
+    },
 }
 
 /// The [`TokenSource`] of the signed-in person.
 pub struct UserTokens {
     store: TokenStore,
-    client: ClientConfig,
-    token_url: String,
+    endpoints: Endpoints,
     http: reqwest::Client,
     recheck: Duration,
     state: Mutex<State>,
-    /// The active account's email, for the synchronous [`TokenSource::account`].
-    account: SyncMutex<Option<String>>,
+    /// What is known about the sign-in now: the account for the synchronous [`TokenSource::account`], and
+    /// what `server://auth-status` shows.
+    snapshot: SyncMutex<AuthSnapshot>,
+    /// Where to report changes of [`Self::snapshot`] (the engine's auth state), once the shell connects it.
+    reporter: SyncMutex<Option<AuthState>>,
 }
 
 impl UserTokens {
-    /// Tokens for the store's active account, refreshed at the client's token endpoint.
-    pub fn new(store: TokenStore, client: ClientConfig, endpoints: &Endpoints, http: reqwest::Client) -> Self {
-        let token_url = endpoints.reroute(&client.token_uri);
+    /// Tokens for the store's active account, refreshed at its client's token endpoint (through `endpoints`).
+    pub fn new(store: TokenStore, endpoints: Endpoints, http: reqwest::Client) -> Self {
         Self {
             store,
-            client,
-            token_url,
+            endpoints,
             http,
             recheck: DEFAULT_RECHECK,
             state: Mutex::new(State::Unloaded),
-            account: SyncMutex::new(None),
+            snapshot: SyncMutex::new(AuthSnapshot::signed_out()),
+            reporter: SyncMutex::new(None),
         }
     }
 
@@ -90,12 +103,33 @@ impl UserTokens {
         &self.store
     }
 
-    fn current_account(&self) -> Option<String> {
-        self.account.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    /// Keeps `state` (what `server://auth-status` shows) in step with this source from now on: signed in as
+    /// whom, signed out when Google refuses the sign-in, and signed in again after a new sign-in.
+    pub fn report_to(&self, state: AuthState) {
+        state.set(self.snapshot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone());
+        *self.reporter.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(state);
     }
 
-    fn set_account(&self, email: Option<String>) {
-        *self.account.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = email;
+    fn current_account(&self) -> Option<String> {
+        self.snapshot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).account.clone()
+    }
+
+    /// Records the signed-in account (`Some`) or the signed-out state (`None`, naming the account that must sign
+    /// in again when there is one), and tells the reporter.
+    fn set_signed_in(&self, account: Option<&StoredAccount>, signed_out: Option<&str>) {
+        let snapshot = match account {
+            Some(account) => AuthSnapshot {
+                method: AuthMethod::OAuth,
+                class: Some(IdentityClass::User),
+                account: Some(account.email.clone()),
+                granted_scopes: Some(account.scopes.clone()),
+            },
+            None => AuthSnapshot { account: signed_out.map(str::to_owned), ..AuthSnapshot::signed_out() },
+        };
+        *self.snapshot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = snapshot.clone();
+        if let Some(reporter) = self.reporter.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).as_ref() {
+            reporter.set(snapshot);
+        }
     }
 
     /// Reads the store when nothing is loaded, or when signed out and the recheck interval has passed.
@@ -116,16 +150,18 @@ impl UserTokens {
         *state = match loaded {
             // The same refresh token Google already refused: still signed out.
             Some(account)
-                if dead.as_ref().is_some_and(|(email, token)| *email == account.email && *token == account.refresh_token) =>
+                if dead
+                    .as_ref()
+                    .is_some_and(|(email, token)| *email == account.email && *token == account.refresh_token) =>
             {
                 State::SignedOut { dead, checked: Instant::now() }
             }
             Some(account) => {
-                self.set_account(Some(account.email.clone()));
+                self.set_signed_in(Some(&account), None);
                 State::Active { account, cached: None }
             }
             None => {
-                self.set_account(None);
+                self.set_signed_in(None, None);
                 State::SignedOut { dead: None, checked: Instant::now() }
             }
         };
@@ -133,11 +169,15 @@ impl UserTokens {
     }
 
     async fn refresh(&self, account: &StoredAccount) -> Result<oauth::TokenAnswer, OAuthFailure> {
-        let form = oauth::with_client(
-            vec![("grant_type", "refresh_token"), ("refresh_token", account.refresh_token.expose())],
-            &self.client,
-        );
-        oauth::post_token(&self.http, &self.token_url, &form).await
+        let mut form = vec![
+            ("grant_type", "refresh_token"),
+            ("refresh_token", account.refresh_token.expose()),
+            ("client_id", account.client_id.as_str()),
+        ];
+        if let Some(secret) = &account.client_secret {
+            form.push(("client_secret", secret.expose()));
+        }
+        oauth::post_token(&self.http, &self.endpoints.reroute(&account.token_uri), &form).await
     }
 
     async fn token_locked(&self) -> Result<String, AuthError> {
@@ -153,18 +193,22 @@ impl UserTokens {
         if let Some(fresh) = cached.as_ref().filter(|c| Instant::now() < c.refresh_after) {
             return Ok(fresh.token.clone());
         }
-        // A refresh token works only with the client it was issued to: a different client means signing in again.
-        let outcome = if account.client_id == self.client.client_id {
-            self.refresh(account).await
-        } else {
-            Err(OAuthFailure::Refused { error: "invalid_grant".into(), description: "issued to another client".into() })
-        };
-        match outcome {
+        // Once an hour or so: pick up a change of active account, or a new sign-in, made by another process.
+        match self.store.active().await {
+            Ok(Some(latest)) if latest != *account => {
+                *account = latest;
+                self.set_signed_in(Some(account), None);
+            }
+            Ok(_) => {}
+            Err(error) => tracing::debug!(%error, "could not re-read the token store; refreshing the known account"),
+        }
+        match self.refresh(account).await {
             Ok(answer) => {
                 let lifetime = answer.lifetime();
                 let margin = Duration::from_secs(60).min(lifetime / 2);
                 let token = answer.access_token.clone();
-                *cached = Some(Cached { token: answer.access_token, refresh_after: Instant::now() + lifetime - margin });
+                *cached =
+                    Some(Cached { token: answer.access_token, refresh_after: Instant::now() + lifetime - margin });
                 // Google may rotate the refresh token; keep the new one (best effort: the old one still works).
                 if let Some(rotated) = answer.refresh_token.filter(|rt| rt != account.refresh_token.expose()) {
                     account.refresh_token = Secret::new(rotated);
@@ -177,6 +221,7 @@ impl UserTokens {
             Err(OAuthFailure::Refused { error, .. }) if error == "invalid_grant" => {
                 let email = account.email.clone();
                 tracing::warn!(account = %email, "Google refused the refresh token (invalid_grant): signed out");
+                self.set_signed_in(None, Some(&email));
                 *state = State::SignedOut {
                     dead: Some((email.clone(), account.refresh_token.clone())),
                     checked: Instant::now(),

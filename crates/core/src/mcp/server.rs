@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, Resource, ResourceUpdatedNotificationParam,
-    SubscribeRequestParams, UnsubscribeRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -91,11 +91,7 @@ impl ServerHandler for McpServer {
     ) -> Result<ListResourcesResult, ErrorData> {
         let resources = resources::FIXED
             .iter()
-            .map(|r| {
-                Resource::new(r.uri, r.name)
-                    .with_description(r.description)
-                    .with_mime_type("application/json")
-            })
+            .map(|r| Resource::new(r.uri, r.name).with_description(r.description).with_mime_type("application/json"))
             .collect();
         Ok(ListResourcesResult::with_all_items(resources))
     }
@@ -108,7 +104,11 @@ impl ServerHandler for McpServer {
     ) -> Result<(), ErrorData> {
         if request.uri != resources::AUTH_STATUS_URI {
             return Err(ErrorData::invalid_params(
-                format!("{} does not change on its own; only {} can be subscribed to.", request.uri, resources::AUTH_STATUS_URI),
+                format!(
+                    "{} does not change on its own; only {} can be subscribed to.",
+                    request.uri,
+                    resources::AUTH_STATUS_URI
+                ),
                 None,
             ));
         }

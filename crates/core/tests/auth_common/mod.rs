@@ -91,10 +91,10 @@ impl SignInWorld {
 
     /// A whole sign-in as `email`, the test playing the browser on the emulator's consent page.
     pub async fn login_as(&self, email: &str) -> SignedIn {
-        let pending = PendingLogin::start(self.options()).await.expect("start the sign-in");
+        let pending = PendingLogin::start(self.options(), &self.store).await.expect("start the sign-in");
         let url = pending.authorize_url().to_owned();
         let browser = tokio::spawn(play_browser(url, Decision::Allow(email.to_owned())));
-        let signed_in = pending.finish(&self.store, CancellationToken::new()).await.expect("sign in");
+        let signed_in = pending.finish(CancellationToken::new()).await.expect("sign in");
         let (status, page) = browser.await.expect("browser task");
         assert_eq!(status, 200, "{page}");
         assert!(page.contains("You can close this tab"), "{page}");
@@ -104,7 +104,7 @@ impl SignInWorld {
     /// The signed-in person's token source, rechecking the store on every call while signed out.
     pub fn user_tokens(&self) -> Arc<UserTokens> {
         Arc::new(
-            UserTokens::new(self.store.clone(), self.client.clone(), &self.endpoints, self.http.clone())
+            UserTokens::new(self.store.clone(), self.endpoints.clone(), self.http.clone())
                 .with_recheck_interval(Duration::ZERO),
         )
     }
