@@ -7,13 +7,13 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
-use tokio::sync::Mutex;
 
 use super::endpoint::Endpoints;
+use super::token_cache::TokenCache;
 
 /// The OAuth scopes the tools of this build use.
 pub const SCOPES: &[&str] = &[
@@ -156,17 +156,12 @@ impl ServiceAccountKey {
     }
 }
 
-struct Cached {
-    token: String,
-    refresh_after: Instant,
-}
-
 /// Tokens from a service-account key through the JWT bearer grant.
 pub struct ServiceAccount {
     key: ServiceAccountKey,
     token_url: String,
     http: reqwest::Client,
-    cache: Mutex<Option<Cached>>,
+    cache: TokenCache,
 }
 
 #[derive(serde::Serialize)]
@@ -196,10 +191,10 @@ impl ServiceAccount {
     /// Tokens are requested from the key's `token_uri`, rerouted only if it is a Google host.
     pub fn new(key: ServiceAccountKey, endpoints: &Endpoints, http: reqwest::Client) -> Arc<Self> {
         let token_url = endpoints.reroute(&key.token_uri);
-        Arc::new(Self { key, token_url, http, cache: Mutex::new(None) })
+        Arc::new(Self { key, token_url, http, cache: TokenCache::default() })
     }
 
-    async fn fetch(&self) -> Result<Cached, AuthError> {
+    async fn fetch(&self) -> Result<(String, Duration), AuthError> {
         let now =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_default();
         let claims = Claims {
@@ -234,32 +229,21 @@ impl ServiceAccount {
         }
         let token: TokenResponse = serde_json::from_slice(&body)
             .map_err(|e| AuthError::Refused { error: "unreadable answer".into(), description: e.to_string() })?;
-        let lifetime = Duration::from_secs(token.expires_in.unwrap_or(3600));
-        // Refresh a minute early (or halfway, for short-lived test tokens) so no call carries a stale token.
-        let margin = Duration::from_secs(60).min(lifetime / 2);
-        Ok(Cached { token: token.access_token, refresh_after: Instant::now() + lifetime - margin })
+        Ok((token.access_token, Duration::from_secs(token.expires_in.unwrap_or(3600))))
     }
 }
 
 impl TokenSource for ServiceAccount {
     fn token(&self) -> BoxFuture<'_, Result<String, AuthError>> {
-        Box::pin(async move {
-            // Holding the lock across the fetch makes refresh single-flight.
-            let mut cache = self.cache.lock().await;
-            if let Some(cached) = cache.as_ref().filter(|c| Instant::now() < c.refresh_after) {
-                return Ok(cached.token.clone());
-            }
-            let fresh = self.fetch().await?;
-            let token = fresh.token.clone();
-            *cache = Some(fresh);
-            Ok(token)
-        })
+        Box::pin(self.cache.get(|| self.fetch()))
     }
 
     fn invalidate(&self) -> BoxFuture<'_, ()> {
-        Box::pin(async move {
-            *self.cache.lock().await = None;
-        })
+        Box::pin(self.cache.clear())
+    }
+
+    fn invalidate_token<'a>(&'a self, token: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(self.cache.clear_if(token))
     }
 
     fn account(&self) -> Option<String> {

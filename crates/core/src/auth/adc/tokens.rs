@@ -2,62 +2,21 @@
 //! and the GCE metadata server. Both cache their token until shortly before it expires, refresh one at a
 //! time however many calls wait (single-flight), and learn the account and the granted scopes on the way.
 
-use std::future::Future;
 use std::sync::Mutex as StdMutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
-use tokio::sync::Mutex;
 
 use crate::auth::Secret;
 use crate::auth::oauth::{self, OAuthFailure};
 use crate::google::auth::{AuthError, SCOPES, TokenSource};
+use crate::google::token_cache::TokenCache;
 
 /// Google's token endpoint, where `authorized_user` files are refreshed unless they name another.
 pub(super) const TOKEN_URL: &str = "https://oauth2.googleapis.com/token";
 /// Google's tokeninfo endpoint: the account and scopes of an access token.
 pub(super) const TOKENINFO_URL: &str = "https://oauth2.googleapis.com/tokeninfo";
-
-struct Cached {
-    token: String,
-    refresh_after: Instant,
-}
-
-/// A cached access token with single-flight refresh: the lock is held across the fetch, so concurrent
-/// callers wait for one refresh and then share its token.
-#[derive(Default)]
-struct TokenCache(Mutex<Option<Cached>>);
-
-impl TokenCache {
-    async fn get<F, Fut>(&self, fetch: F) -> Result<String, AuthError>
-    where
-        F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<(String, Duration), AuthError>>,
-    {
-        let mut slot = self.0.lock().await;
-        if let Some(cached) = slot.as_ref().filter(|c| Instant::now() < c.refresh_after) {
-            return Ok(cached.token.clone());
-        }
-        let (token, lifetime) = fetch().await?;
-        // Refresh a minute early (or halfway, for short-lived test tokens) so no call carries a stale token.
-        let margin = Duration::from_secs(60).min(lifetime / 2);
-        *slot = Some(Cached { token: token.clone(), refresh_after: Instant::now() + lifetime - margin });
-        Ok(token)
-    }
-
-    async fn clear(&self) {
-        *self.0.lock().await = None;
-    }
-
-    /// Forgets `token` unless a newer one already replaced it.
-    async fn clear_if(&self, token: &str) {
-        let mut slot = self.0.lock().await;
-        if slot.as_ref().is_some_and(|cached| cached.token == token) {
-            *slot = None;
-        }
-    }
-}
 
 /// What a credential taught us about itself: the account's email and the scopes Google granted.
 #[derive(Default, Clone)]
