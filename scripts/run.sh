@@ -12,10 +12,12 @@ bin=target/release/gatehouse
 
 mode=(--http "${GATEHOUSE_ADDR:-127.0.0.1:8765}")
 if [ "${1:-}" = "--stdio" ]; then mode=(); fi
+# A signed-in Google account (`gatehouse login`) or a service-account key serves for real; otherwise the sandbox.
 sandbox=()
-if [ -z "${SERVICE_ACCOUNT_PATH:-}" ]; then
+if [ -z "${SERVICE_ACCOUNT_PATH:-}" ] && ! "$bin" status 2>/dev/null | grep -q '(active)'; then
   sandbox=(--sandbox)
-  echo "No Google account configured: starting the sandbox (sample files, nothing real is touched)." >&2
+  echo "No Google account signed in: starting the sandbox (sample files, nothing real is touched)." >&2
+  echo "Run \`$bin login\` to use your own Google account." >&2
 fi
 if [ "${#mode[@]}" -gt 0 ]; then
   echo "Bearer token for HTTP clients: $("$bin" serve --print-token)" >&2
