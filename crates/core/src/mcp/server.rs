@@ -39,7 +39,7 @@ impl McpServer {
     }
 }
 
-const INSTRUCTIONS: &str = "Gatehouse gives you the person's Google Sheets, Docs and Drive. Reads run at once; changes may wait for the person to approve them. Results over the size limit fail with a message saying how to ask for less.";
+const INSTRUCTIONS: &str = "Gatehouse gives you the person's Google Sheets, Docs and Drive. Results over the size limit fail with a message saying how to ask for less (a narrower range, paging, or local_path).";
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
