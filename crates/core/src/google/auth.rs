@@ -13,7 +13,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 
 use super::endpoint::Endpoints;
-use super::token_cache::TokenCache;
+use super::token_cache::{CachedTokens, TokenCache};
 
 /// The OAuth scopes the tools of this build use.
 pub const SCOPES: &[&str] = &[
@@ -233,20 +233,16 @@ impl ServiceAccount {
     }
 }
 
-impl TokenSource for ServiceAccount {
-    fn token(&self) -> BoxFuture<'_, Result<String, AuthError>> {
-        Box::pin(self.cache.get(|| self.fetch()))
+impl CachedTokens for ServiceAccount {
+    fn token_cache(&self) -> &TokenCache {
+        &self.cache
     }
 
-    fn invalidate(&self) -> BoxFuture<'_, ()> {
-        Box::pin(self.cache.clear())
+    fn fetch_token(&self) -> BoxFuture<'_, Result<(String, Duration), AuthError>> {
+        Box::pin(self.fetch())
     }
 
-    fn invalidate_token<'a>(&'a self, token: &'a str) -> BoxFuture<'a, ()> {
-        Box::pin(self.cache.clear_if(token))
-    }
-
-    fn account(&self) -> Option<String> {
+    fn cached_account(&self) -> Option<String> {
         Some(self.key.client_email.clone())
     }
 }

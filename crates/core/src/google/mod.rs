@@ -12,7 +12,7 @@ pub mod endpoint;
 pub mod error;
 pub mod retry;
 pub mod sheets;
-pub(crate) mod token_cache;
+pub mod token_cache;
 
 pub use auth::{AuthError, TokenSource};
 pub use client::{Call, GoogleClient, Reply, segment};

@@ -5,9 +5,10 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
+use futures::future::BoxFuture;
 use tokio::sync::Mutex;
 
-use super::auth::AuthError;
+use super::auth::{AuthError, TokenSource};
 
 struct Cached {
     token: String,
@@ -15,7 +16,7 @@ struct Cached {
 }
 
 #[derive(Default)]
-pub(crate) struct TokenCache(Mutex<Option<Cached>>);
+pub struct TokenCache(Mutex<Option<Cached>>);
 
 impl TokenCache {
     /// The cached token, or a fresh one from `fetch` (which returns the token and its lifetime).
@@ -45,5 +46,34 @@ impl TokenCache {
         if slot.as_ref().is_some_and(|cached| cached.token == token) {
             *slot = None;
         }
+    }
+}
+
+/// A token source that fetches tokens one way and keeps them in a [`TokenCache`]: implementing this is
+/// enough to be a [`TokenSource`], so the caching and invalidation rules stay in one place.
+pub trait CachedTokens: Send + Sync {
+    /// The cache the tokens live in.
+    fn token_cache(&self) -> &TokenCache;
+    /// A fresh token and its lifetime.
+    fn fetch_token(&self) -> BoxFuture<'_, Result<(String, Duration), AuthError>>;
+    /// The account the tokens act as, when known.
+    fn cached_account(&self) -> Option<String>;
+}
+
+impl<T: CachedTokens> TokenSource for T {
+    fn token(&self) -> BoxFuture<'_, Result<String, AuthError>> {
+        Box::pin(self.token_cache().get(|| self.fetch_token()))
+    }
+
+    fn invalidate(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.token_cache().clear())
+    }
+
+    fn invalidate_token<'a>(&'a self, token: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(self.token_cache().clear_if(token))
+    }
+
+    fn account(&self) -> Option<String> {
+        self.cached_account()
     }
 }

@@ -10,8 +10,8 @@ use serde::Deserialize;
 
 use crate::auth::Secret;
 use crate::auth::oauth::{self, OAuthFailure};
-use crate::google::auth::{AuthError, SCOPES, TokenSource};
-use crate::google::token_cache::TokenCache;
+use crate::google::auth::{AuthError, SCOPES};
+use crate::google::token_cache::{CachedTokens, TokenCache};
 
 /// Google's token endpoint, where `authorized_user` files are refreshed unless they name another.
 pub(super) const TOKEN_URL: &str = "https://oauth2.googleapis.com/token";
@@ -126,20 +126,16 @@ impl AuthorizedUser {
     }
 }
 
-impl TokenSource for AuthorizedUser {
-    fn token(&self) -> BoxFuture<'_, Result<String, AuthError>> {
-        Box::pin(self.cache.get(|| self.fetch()))
+impl CachedTokens for AuthorizedUser {
+    fn token_cache(&self) -> &TokenCache {
+        &self.cache
     }
 
-    fn invalidate(&self) -> BoxFuture<'_, ()> {
-        Box::pin(self.cache.clear())
+    fn fetch_token(&self) -> BoxFuture<'_, Result<(String, Duration), AuthError>> {
+        Box::pin(self.fetch())
     }
 
-    fn invalidate_token<'a>(&'a self, token: &'a str) -> BoxFuture<'a, ()> {
-        Box::pin(self.cache.clear_if(token))
-    }
-
-    fn account(&self) -> Option<String> {
+    fn cached_account(&self) -> Option<String> {
         self.learned().account
     }
 }
@@ -214,20 +210,16 @@ impl MetadataTokens {
     }
 }
 
-impl TokenSource for MetadataTokens {
-    fn token(&self) -> BoxFuture<'_, Result<String, AuthError>> {
-        Box::pin(self.cache.get(|| self.fetch()))
+impl CachedTokens for MetadataTokens {
+    fn token_cache(&self) -> &TokenCache {
+        &self.cache
     }
 
-    fn invalidate(&self) -> BoxFuture<'_, ()> {
-        Box::pin(self.cache.clear())
+    fn fetch_token(&self) -> BoxFuture<'_, Result<(String, Duration), AuthError>> {
+        Box::pin(self.fetch())
     }
 
-    fn invalidate_token<'a>(&'a self, token: &'a str) -> BoxFuture<'a, ()> {
-        Box::pin(self.cache.clear_if(token))
-    }
-
-    fn account(&self) -> Option<String> {
+    fn cached_account(&self) -> Option<String> {
         Some(self.email.clone())
     }
 }
