@@ -5,6 +5,7 @@
 //! and the MCP server itself. This crate knows nothing of windows or terminals.
 
 pub mod a1;
+pub mod approval;
 pub mod auth;
 pub mod config;
 pub mod docs_format;

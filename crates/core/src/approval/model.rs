@@ -1,0 +1,146 @@
+//! The words of APPROVALS.md as types: who a grant belongs to, what it allows, who is calling, and how a
+//! decision was reached. Every other approval module speaks in these.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// Whose authority a grant carries.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "account", rename_all = "snake_case")]
+pub enum Owner {
+    /// The signed-in Google account (by email): signing in as someone else makes its grants inapplicable.
+    User(String),
+    /// The administrator's policy file: applies to every user of the machine.
+    Platform,
+}
+
+/// A limit on the arguments a grant covers, produced and checked only by the tool's own evaluator
+/// (`spreadsheet` = `1AbC…`, `folder` = `…`, `email_domain` = `example.com`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Constraint {
+    pub kind: String,
+    pub value: String,
+}
+
+/// A standing approval. Every field is re-checked on every read from the store (see `decide`), so a store
+/// that returns too much can never widen a decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Grant {
+    /// A random id (UUID v4 text), shown to the person and used to revoke.
+    pub id: String,
+    pub owner: Owner,
+    /// The tool's name (always one tool: a policy's `"*"` is expanded when the policy is loaded).
+    pub tool: String,
+    /// The agent it is limited to; `None` = any agent.
+    pub agent: Option<String>,
+    /// `None` = any arguments.
+    pub constraint: Option<Constraint>,
+    /// Also covers unattended calls. Never set by a card: only a policy file's `unattended = true`.
+    pub unattended: bool,
+    pub created: DateTime<Utc>,
+    /// Required for a grant to apply: a grant without one never applies.
+    pub expires: Option<DateTime<Utc>>,
+    pub revoked: Option<DateTime<Utc>>,
+    pub last_used: Option<DateTime<Utc>>,
+    pub use_count: u64,
+    /// The fingerprint of the tool's definition when granted (see `fingerprint`): a changed tool asks again.
+    pub fingerprint: String,
+}
+
+/// The assistant connection making a call.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Caller {
+    /// The name bound to its HTTP token, or the `clientInfo.name` it gave at `initialize`; `None` if unknown.
+    pub agent: Option<String>,
+    /// A person is chatting with it (`false` for a connection registered as an automation).
+    pub interactive: bool,
+}
+
+/// How a call was decided, as the audit log records it: `grant:<id>`, `policy:<rule>`, `person`, `timeout`,
+/// `deny:<rule>`, `not-gated`, `unattended` (nobody to ask), `paused` (every assistant paused).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum DecisionSource {
+    Grant(String),
+    Policy(String),
+    Person,
+    Timeout,
+    Deny(String),
+    NotGated,
+    Unattended,
+    Paused,
+}
+
+impl std::fmt::Display for DecisionSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecisionSource::Grant(id) => write!(f, "grant:{id}"),
+            DecisionSource::Policy(rule) => write!(f, "policy:{rule}"),
+            DecisionSource::Person => f.write_str("person"),
+            DecisionSource::Timeout => f.write_str("timeout"),
+            DecisionSource::Deny(rule) => write!(f, "deny:{rule}"),
+            DecisionSource::NotGated => f.write_str("not-gated"),
+            DecisionSource::Unattended => f.write_str("unattended"),
+            DecisionSource::Paused => f.write_str("paused"),
+        }
+    }
+}
+
+impl From<DecisionSource> for String {
+    fn from(source: DecisionSource) -> Self {
+        source.to_string()
+    }
+}
+
+impl TryFrom<String> for DecisionSource {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        Ok(match text.split_once(':') {
+            Some(("grant", id)) => DecisionSource::Grant(id.to_owned()),
+            Some(("policy", rule)) => DecisionSource::Policy(rule.to_owned()),
+            Some(("deny", rule)) => DecisionSource::Deny(rule.to_owned()),
+            None if text == "person" => DecisionSource::Person,
+            None if text == "timeout" => DecisionSource::Timeout,
+            None if text == "not-gated" => DecisionSource::NotGated,
+            None if text == "unattended" => DecisionSource::Unattended,
+            None if text == "paused" => DecisionSource::Paused,
+            _ => return Err(format!("{text:?} is not a decision source")),
+        })
+    }
+}
+
+/// Whether the call was let through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Allowed,
+    Denied,
+}
+
+/// How a call that ran (or was refused) ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+pub enum CallOutcome {
+    Ok,
+    /// The tool failed (a Google error, bad arguments…): the message the assistant got.
+    Error(String),
+    /// The approval decision refused it.
+    Refused,
+}
+
+/// One audit record before it is chained: one per tool call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    pub time: DateTime<Utc>,
+    pub agent: Option<String>,
+    pub tool: String,
+    /// The arguments with secrets redacted.
+    pub arguments: serde_json::Value,
+    /// The target in words or as an id, when the tool names one (a spreadsheet, a file).
+    pub target: Option<String>,
+    pub verdict: Verdict,
+    pub source: DecisionSource,
+    pub outcome: CallOutcome,
+    pub duration_ms: u64,
+}
