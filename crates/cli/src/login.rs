@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use gatehouse_core::auth::{ClientConfig, LoginOptions, PendingLogin, login::DEFAULT_TIMEOUT, open_browser};
+use gatehouse_core::tools::enabled_tools;
 use tokio_util::sync::CancellationToken;
 
 use crate::user_auth::{SignInContext, plain_errors};
@@ -28,7 +29,8 @@ pub async fn run(args: LoginArgs) -> Result<()> {
 async fn login(args: LoginArgs) -> Result<()> {
     let context = SignInContext::from_env()?;
     let client = ClientConfig::from_env()?;
-    let mut options = LoginOptions::new(client, context.endpoints.clone(), context.http.clone());
+    let tools = enabled_tools(context.config.enabled_tools.as_deref())?;
+    let mut options = LoginOptions::new(client, context.endpoints.clone(), context.http.clone(), &tools);
     options.timeout = Duration::from_secs(args.timeout.max(1));
     options.login_hint = args.account;
     let pending = PendingLogin::start(options, &context.store).await?;

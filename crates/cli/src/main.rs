@@ -1,22 +1,23 @@
 //! `gatehouse`: run the Gatehouse MCP server over stdio or HTTP, against Google or in the sandbox.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use gatehouse_core::auth::identity::{AuthMethod, IdentityClass};
+use gatehouse_core::auth::resolve::{Resolution, resolve};
 use gatehouse_core::auth::state::AuthSnapshot;
 use gatehouse_core::config::Config;
-use gatehouse_core::google::auth::{ServiceAccount, ServiceAccountKey, SignedOut, StaticToken};
-use gatehouse_core::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
+use gatehouse_core::google::RetryPolicy;
+use gatehouse_core::google::auth::StaticToken;
 use gatehouse_core::{Engine, EngineOptions, mcp};
 use tokio_util::sync::CancellationToken;
 
 mod login;
 mod logout;
 mod status;
+mod switch;
 mod user_auth;
 
 #[derive(Parser)]
@@ -40,8 +41,10 @@ enum Command {
     Login(login::LoginArgs),
     /// Sign a Google account out: revoke it at Google and delete it from the keychain.
     Logout(logout::LogoutArgs),
-    /// Show the signed-in Google accounts, the active one, where the sign-in is kept, and warnings.
+    /// Show who Gatehouse acts as, the signed-in accounts, what this sign-in cannot do, and warnings.
     Status,
+    /// Make another signed-in Google account the active one.
+    Use(switch::UseArgs),
 }
 
 #[derive(clap::Args)]
@@ -77,6 +80,7 @@ async fn main() -> Result<()> {
         Command::Login(args) => login::run(args).await,
         Command::Logout(args) => logout::run(args).await,
         Command::Status => status::run().await,
+        Command::Use(args) => switch::run(args).await,
     }
 }
 
@@ -91,38 +95,23 @@ async fn serve(args: ServeArgs) -> Result<()> {
     }
     // The sandbox emulator must outlive the server: keep it bound here.
     let mut _sandbox = None;
-    let mut user_tokens = None;
-    let (tokens, auth): (Arc<dyn TokenSource>, AuthSnapshot) = if args.sandbox {
+    let resolution = if args.sandbox {
         let google = google_fake::FakeGoogle::start_sandbox().await.context("starting the sandbox emulator")?;
         let token = google.issue_token(google_fake::Identity::user(google_fake::SANDBOX_EMAIL));
         config.google_endpoint = Some(google.url().parse().context("the sandbox emulator's address")?);
         tracing::info!(endpoint = %google.url(), "sandbox: serving sample files from the built-in Google emulator");
         _sandbox = Some(google);
-        let account = Some(google_fake::SANDBOX_EMAIL.to_owned());
-        let auth = AuthSnapshot {
-            method: AuthMethod::OAuth,
-            class: Some(IdentityClass::User),
-            account: account.clone(),
-            granted_scopes: None,
-        };
-        (Arc::new(StaticToken::new(token, account)), auth)
+        sandbox_resolution(token)
     } else {
-        let user = user_auth::user_credential(&config).await?;
-        let (tokens, auth, user) = user_auth::choose(user, || credentials(&config))?;
-        user_tokens = user;
-        (tokens, auth)
+        resolve(&config, |name| std::env::var(name).ok()).await?
     };
     let engine = Engine::new(EngineOptions {
         config: config.clone(),
-        tokens,
+        tokens: resolution.tokens.clone(),
         sandbox: args.sandbox,
         retry: RetryPolicy::default(),
     })?;
-    engine.auth().set(auth);
-    if let Some(user) = user_tokens {
-        // The person's sign-in reports itself, and keeps reporting as it signs out and in again.
-        user.report_to(engine.auth().clone());
-    }
+    resolution.report_to(engine.auth());
     match args.http {
         Some(addr) => {
             let token = mcp::token::load_or_create(&config.home)?;
@@ -144,24 +133,15 @@ async fn serve(args: ServeArgs) -> Result<()> {
     Ok(())
 }
 
-/// The credential for real Google and the sign-in state it gives: a service-account key for now (resolving
-/// oauth → service account → ADC comes with sign-in).
-fn credentials(config: &Config) -> Result<(Arc<dyn TokenSource>, AuthSnapshot)> {
-    match std::env::var_os("SERVICE_ACCOUNT_PATH").filter(|p| !p.is_empty()) {
-        Some(path) => {
-            let key = ServiceAccountKey::from_file(&PathBuf::from(path))?;
-            let auth = AuthSnapshot {
-                method: AuthMethod::ServiceAccount,
-                class: Some(IdentityClass::ServiceAccount),
-                account: Some(key.client_email.clone()),
-                granted_scopes: None,
-            };
-            let endpoints = Endpoints::new(config.google_endpoint.clone());
-            Ok((ServiceAccount::new(key, &endpoints, GoogleClient::http_client(config.request_timeout)), auth))
-        }
-        None => {
-            tracing::warn!("no Google credential: every tool will explain how to sign in (or use --sandbox)");
-            Ok((Arc::new(SignedOut), AuthSnapshot::signed_out()))
-        }
-    }
+/// The sandbox's fixed sign-in: the emulator's sample account, with every scope.
+fn sandbox_resolution(token: String) -> Resolution {
+    let account = Some(google_fake::SANDBOX_EMAIL.to_owned());
+    let snapshot = AuthSnapshot {
+        method: AuthMethod::OAuth,
+        class: Some(IdentityClass::User),
+        account: account.clone(),
+        granted_scopes: None,
+    };
+    let source = "the sandbox's sample account".to_owned();
+    Resolution { tokens: Arc::new(StaticToken::new(token, account)), snapshot, user: None, source }
 }

@@ -1,9 +1,16 @@
-//! `gatehouse status`: who is signed in, which account acts, where the sign-in is kept, and what to watch.
+//! `gatehouse status`: who Gatehouse acts as and how it found that credential, the signed-in accounts, where
+//! the sign-in is kept, what this sign-in cannot do (the `server://auth-status` limitations, in words) and
+//! what to watch.
 
 use anyhow::Result;
 use gatehouse_core::auth::ClientConfig;
+use gatehouse_core::auth::resolve::resolve;
+use gatehouse_core::auth::state::AuthState;
+use gatehouse_core::auth::status::auth_status;
+use gatehouse_core::tools::enabled_tools;
+use serde_json::Value;
 
-use crate::user_auth::{SignInContext, auth_method, plain_errors};
+use crate::user_auth::{SignInContext, plain_errors};
 
 pub async fn run() -> Result<()> {
     plain_errors(status().await)
@@ -35,10 +42,26 @@ async fn status() -> Result<()> {
             warnings.push(error.to_string());
         }
     }
-    let method = auth_method();
-    println!("AUTH_METHOD: {}", if method.is_empty() { "unset (a signed-in account is used first)" } else { &method });
-    if let Some(path) = std::env::var_os("SERVICE_ACCOUNT_PATH").filter(|p| !p.is_empty()) {
-        println!("Service account key: {} (used when no account is signed in)", std::path::Path::new(&path).display());
+    let tools = enabled_tools(context.config.enabled_tools.as_deref())?;
+    match resolve(&context.config, |name| std::env::var(name).ok()).await {
+        Ok(resolution) => {
+            let state = AuthState::new(resolution.snapshot.clone());
+            resolution.report_to(&state);
+            let auth = state.current();
+            println!(
+                "Acting as: {} (method {}, found in {})",
+                auth.account.as_deref().unwrap_or("nobody"),
+                auth.method,
+                resolution.source
+            );
+            let status =
+                auth_status(auth.method, auth.class, auth.account.as_deref(), auth.granted_scopes.as_deref(), &tools);
+            print_limitations(&status, tools.len());
+        }
+        Err(error) => {
+            println!("Acting as: nobody — the sign-in settings are not usable");
+            warnings.push(error.to_string());
+        }
     }
     if let Some(endpoint) = &context.config.google_endpoint {
         warnings.push(format!("GATEHOUSE_GOOGLE_ENDPOINT sends every Google request to {endpoint}, not to Google."));
@@ -49,5 +72,23 @@ async fn status() -> Result<()> {
     match failed {
         Some(error) => Err(error.into()),
         None => Ok(()),
+    }
+}
+
+/// The `limitations` of `server://auth-status` as short paragraphs.
+fn print_limitations(status: &Value, enabled: usize) {
+    let limitations = status["limitations"].as_array().map(Vec::as_slice).unwrap_or_default();
+    if limitations.is_empty() {
+        println!("Limitations: none — every enabled tool can work with this sign-in.");
+        return;
+    }
+    println!("Limitations:");
+    for limitation in limitations {
+        let tools: Vec<&str> = limitation["tools"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let which = if tools.len() == enabled { format!("all {enabled} enabled tools") } else { tools.join(", ") };
+        println!("  - {} Affects: {which}.", limitation["reason"].as_str().unwrap_or_default());
+        for alternative in limitation["alternatives"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+            println!("      What you can do: {alternative}");
+        }
     }
 }

@@ -13,7 +13,7 @@ use crate::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
 use crate::limits::local_files::LocalFiles;
 use crate::limits::response_cap;
 use crate::tools::registry::Output;
-use crate::tools::{ToolContext, ToolDef, ToolError, all_tools};
+use crate::tools::{StartError, ToolContext, ToolDef, ToolError, enabled_tools};
 
 /// A call the engine could not even start: the MCP layer answers these as protocol errors.
 #[derive(Debug, thiserror::Error)]
@@ -38,15 +38,6 @@ pub struct EngineOptions {
     pub retry: RetryPolicy,
 }
 
-/// Why the engine could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum StartError {
-    #[error(
-        "ENABLED_TOOLS names {names}, which {verb} not a tool of this server. Remove {them}, or check the spelling against docs/tools.md."
-    )]
-    UnknownEnabledTools { names: String, verb: &'static str, them: &'static str },
-}
-
 pub struct Engine {
     auth: AuthState,
     tools: Vec<ToolDef>,
@@ -62,23 +53,7 @@ pub const SANDBOX_NOTE: &str =
 impl Engine {
     pub fn new(options: EngineOptions) -> Result<Arc<Self>, StartError> {
         let EngineOptions { config, tokens, sandbox, retry } = options;
-        let mut tools = all_tools();
-        if let Some(enabled) = &config.enabled_tools {
-            let unknown: Vec<&str> = enabled
-                .iter()
-                .filter(|name| !tools.iter().any(|tool| tool.meta.name == name.as_str()))
-                .map(String::as_str)
-                .collect();
-            if !unknown.is_empty() {
-                let plural = unknown.len() > 1;
-                return Err(StartError::UnknownEnabledTools {
-                    names: unknown.join(", "),
-                    verb: if plural { "are" } else { "is" },
-                    them: if plural { "them" } else { "it" },
-                });
-            }
-            tools.retain(|tool| enabled.iter().any(|name| name == tool.meta.name));
-        }
+        let tools = enabled_tools(config.enabled_tools.as_deref())?;
         let index = tools.iter().enumerate().map(|(i, tool)| (tool.meta.name, i)).collect();
         let http = GoogleClient::http_client(config.request_timeout);
         let google = GoogleClient::new(
@@ -140,7 +115,27 @@ impl Engine {
         Ok(reply)
     }
 
+    /// Refuses a tool whose OAuth scope the sign-in is known not to carry, before asking Google. The sign-in
+    /// is read again first, so permissions granted since (by `gatehouse login` in another terminal) count.
+    async fn check_scope(&self, tool: &ToolDef) -> Result<(), ToolError> {
+        let lacks = |auth: &AuthSnapshot| auth.granted_scopes.as_ref().is_some_and(|g| !tool.meta.scope_granted(g));
+        if !lacks(&self.auth.current()) {
+            return Ok(());
+        }
+        self.ctx.google.tokens().reload().await;
+        let auth = self.auth.current();
+        if !lacks(&auth) {
+            return Ok(());
+        }
+        Err(ToolError::ScopeNotGranted {
+            tool: tool.meta.name,
+            product: tool.meta.scope.product(),
+            account: auth.account.map(|account| format!(" of {account}")).unwrap_or_default(),
+        })
+    }
+
     async fn run(&self, tool: &ToolDef, arguments: Value) -> Result<String, ToolError> {
+        self.check_scope(tool).await?;
         // A bad local_path fails before any Google call.
         let local_target = match (tool.meta.local_path, arguments.get("local_path")) {
             (true, Some(Value::String(path))) => Some(self.ctx.local.export_target(path)?),

@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use auth_common::{Decision, OTHER_USER, SignInWorld, USER, files_containing, play_browser};
 use gatehouse_core::auth::{LoginError, PendingLogin};
+use gatehouse_core::tools::all_tools;
+use gatehouse_core::tools::registry::{Scope, Service};
 use google_fake::{ConsentMode, Identity};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -183,4 +185,65 @@ async fn the_opt_in_token_file_works_the_same_and_is_private() {
     }
     assert_eq!(world.store.active().await.unwrap().unwrap().email, USER);
     assert!(!world.store.warnings().is_empty());
+}
+
+/// Signs in through the browser with `options`, returning the `scope` Google was asked for.
+async fn sign_in_asking(world: &SignInWorld, options: gatehouse_core::auth::LoginOptions) -> String {
+    let pending = PendingLogin::start(options, &world.store).await.unwrap();
+    let browser = tokio::spawn(play_browser(pending.authorize_url().to_owned(), Decision::Allow(USER.into())));
+    pending.finish(CancellationToken::new()).await.unwrap();
+    assert_eq!(browser.await.unwrap().0, 200);
+    let asked = world.google.world().oauth.authorize_requests.last().cloned().unwrap();
+    assert!(asked.iter().any(|(k, v)| k == "include_granted_scopes" && v == "true"), "{asked:?}");
+    asked.into_iter().find(|(k, _)| k == "scope").map(|(_, v)| v).unwrap()
+}
+
+#[tokio::test]
+async fn scopes_are_the_fewest_the_tools_need_and_a_later_tool_asks_only_for_what_is_missing() {
+    let world = SignInWorld::with_file_store().await;
+    let id = world.google.world().create_spreadsheet("Budget", &[("Sales", vec![])], &Identity::user(USER));
+
+    // Only the Sheets read tools are enabled: the sign-in asks for read-only Sheets access and nothing else.
+    let mut options = world.options();
+    options.tools = all_tools()
+        .into_iter()
+        .map(|tool| tool.meta)
+        .filter(|meta| meta.service == Service::Sheets && meta.is_read_only() && meta.scope == Scope::Sheets)
+        .collect();
+    let asked = sign_in_asking(&world, options).await;
+    assert_eq!(asked, "openid email https://www.googleapis.com/auth/spreadsheets.readonly");
+
+    let tokens = world.user_tokens();
+    let engine = world.engine(tokens.clone());
+    tokens.report_to(engine.auth().clone());
+    let read = engine.call("list_sheets", json!({ "spreadsheet_id": id }).as_object().cloned()).await.unwrap();
+    assert!(!read.is_error, "{}", read.text);
+    let writes_before = world.google.world().requests.iter().filter(|r| r.method == "PUT").count();
+    let args = json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "A1", "data": [["x"]] });
+    let write = engine.call("update_cells", args.as_object().cloned()).await.unwrap();
+    assert!(write.is_error);
+    assert!(
+        write.text.contains("needs permission to use Google Sheets") && write.text.contains(USER),
+        "{}",
+        write.text
+    );
+    assert_eq!(
+        world.google.world().requests.iter().filter(|r| r.method == "PUT").count(),
+        writes_before,
+        "Google was not asked"
+    );
+
+    // Every tool enabled now: signing in again asks only for the scopes not yet granted, and keeps the others.
+    let asked = sign_in_asking(&world, world.options()).await;
+    assert!(!asked.contains("spreadsheets.readonly"), "{asked}");
+    assert!(
+        asked.contains("https://www.googleapis.com/auth/spreadsheets ") && asked.contains("/auth/drive"),
+        "{asked}"
+    );
+    let stored = world.store.active().await.unwrap().unwrap().scopes;
+    assert!(stored.iter().any(|s| s.ends_with("/spreadsheets.readonly")), "{stored:?}");
+    assert!(stored.iter().any(|s| s.ends_with("/spreadsheets")), "{stored:?}");
+    // The running engine reads the sign-in again when a tool lacks a scope: no restart, no reload call.
+    let write = engine.call("update_cells", args.as_object().cloned()).await.unwrap();
+    assert!(!write.is_error, "{}", write.text);
 }

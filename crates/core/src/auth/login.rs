@@ -29,7 +29,8 @@ use tokio_util::sync::CancellationToken;
 use super::oauth::{self, AUTHORIZE_URL, USERINFO_URL};
 use super::{ClientConfig, Secret, StoreError, StoredAccount, TokenStore};
 use crate::google::Endpoints;
-use crate::google::auth::SCOPES;
+use crate::tools::registry::ToolMeta;
+use crate::tools::{ToolDef, scopes};
 
 /// How long the person has to finish in the browser, unless the caller says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5 * 60);
@@ -92,10 +93,10 @@ pub struct LoginOptions {
     /// Moves Google's hosts (tests, sandbox): the authorize, token and userinfo URLs go through it.
     pub endpoints: Endpoints,
     pub http: reqwest::Client,
-    /// The scopes to ask for. For now every scope of this build ([`SCOPES`]) plus `openid email` for the
-    /// account's address. Issue 3 wants the fewest the enabled tools need, derived from the tool declarations,
-    /// with later tools asking incrementally: that is the next step, and it changes only this field.
-    pub scopes: Vec<String>,
+    /// The tools the sign-in is for: it asks for the fewest scopes they need ([`scopes::needed`]), and when
+    /// the account is already signed in, only those it was not yet granted (incremental consent, with
+    /// `include_granted_scopes` so the new token carries the old scopes too).
+    pub tools: Vec<ToolMeta>,
     /// How long the person has to finish in the browser.
     pub timeout: Duration,
     /// Suggests an account on Google's page (signing in a second account).
@@ -103,14 +104,20 @@ pub struct LoginOptions {
 }
 
 impl LoginOptions {
-    pub fn new(client: ClientConfig, endpoints: Endpoints, http: reqwest::Client) -> Self {
-        Self { client, endpoints, http, scopes: default_scopes(), timeout: DEFAULT_TIMEOUT, login_hint: None }
+    /// A sign-in for `tools` (the enabled ones).
+    pub fn new(client: ClientConfig, endpoints: Endpoints, http: reqwest::Client, tools: &[ToolDef]) -> Self {
+        let tools = tools.iter().map(|tool| tool.meta).collect();
+        Self { client, endpoints, http, tools, timeout: DEFAULT_TIMEOUT, login_hint: None }
     }
-}
 
-/// The scopes a sign-in asks for today (see [`LoginOptions::scopes`]).
-pub fn default_scopes() -> Vec<String> {
-    ["openid", "email"].into_iter().chain(SCOPES.iter().copied()).map(str::to_owned).collect()
+    /// The scopes to ask for when the account signing in already holds `granted` (empty for a new account):
+    /// `openid email` for its address, and the tools' scopes not yet granted — all of them again when nothing
+    /// is missing (a plain new sign-in).
+    pub fn scopes_to_ask(&self, granted: &[String]) -> Vec<String> {
+        let missing = scopes::fewest(self.tools.iter().filter(|meta| !meta.scope_granted(granted)));
+        let api = if missing.is_empty() { scopes::fewest(self.tools.iter()) } else { missing };
+        ["openid", "email"].into_iter().chain(api).map(str::to_owned).collect()
+    }
 }
 
 /// A finished sign-in.
@@ -132,6 +139,8 @@ pub struct PendingLogin {
     redirect_uri: String,
     state: String,
     verifier: Secret,
+    /// The scopes asked for (kept for a token answer that omits `scope`).
+    scopes: Vec<String>,
 }
 
 fn random_token(bytes: usize) -> String {
@@ -149,7 +158,13 @@ impl PendingLogin {
     /// Checks `store` can be used (so a locked or missing keychain is reported before the person goes through
     /// the browser), opens the loopback listener and builds Google's authorize URL.
     pub async fn start(options: LoginOptions, store: &TokenStore) -> Result<Self, LoginError> {
-        store.accounts().await?;
+        let accounts = store.accounts().await?;
+        let target = options.login_hint.clone().or(accounts.active);
+        let granted = match &target {
+            Some(email) => store.get(email).await?.map(|account| account.scopes).unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let scopes = options.scopes_to_ask(&granted);
         // Port 0: the OS picks a free port, so any number of Gatehouse instances can sign in at once.
         let listener = TcpListener::bind(("127.0.0.1", 0)).await.map_err(|e| LoginError::Listen(e.to_string()))?;
         let port = listener.local_addr().map_err(|e| LoginError::Listen(e.to_string()))?.port();
@@ -157,7 +172,7 @@ impl PendingLogin {
         let state = random_token(24);
         // 32 random bytes → 43 characters, the shortest verifier RFC 7636 allows, with 256 bits of entropy.
         let verifier = Secret::new(random_token(32));
-        let scope = options.scopes.join(" ");
+        let scope = scopes.join(" ");
         let challenge = pkce_challenge(verifier.expose());
         let mut params = vec![
             ("client_id", options.client.client_id.as_str()),
@@ -168,6 +183,7 @@ impl PendingLogin {
             ("code_challenge", challenge.as_str()),
             ("code_challenge_method", "S256"),
             ("access_type", "offline"),
+            ("include_granted_scopes", "true"),
             ("prompt", "consent"),
         ];
         if let Some(hint) = &options.login_hint {
@@ -177,7 +193,7 @@ impl PendingLogin {
         let authorize_url = url::Url::parse_with_params(&base, &params)
             .map_err(|e| LoginError::Listen(format!("the authorize URL {base} is not valid: {e}")))?
             .to_string();
-        Ok(Self { listener, store: store.clone(), options, authorize_url, redirect_uri, state, verifier })
+        Ok(Self { listener, store: store.clone(), options, authorize_url, redirect_uri, state, verifier, scopes })
     }
 
     /// The URL to open in the browser.
@@ -265,16 +281,12 @@ impl PendingLogin {
             .map_err(LoginError::UserInfo)?;
         let scopes: Vec<String> = match &answer.scope {
             Some(scope) => scope.split_whitespace().map(str::to_owned).collect(),
-            None => self.options.scopes.clone(),
+            None => self.scopes.clone(),
         };
-        let missing_scopes = self
-            .options
-            .scopes
-            .iter()
-            // Google answers the `email` shorthand as its full URL; `openid` is implied by the userinfo answer.
-            .filter(|wanted| !matches!(wanted.as_str(), "openid" | "email"))
-            .filter(|wanted| !scopes.contains(wanted))
-            .cloned()
+        // What the enabled tools still lack (the person may untick a permission on the consent page).
+        let missing_scopes = scopes::fewest(self.options.tools.iter().filter(|meta| !meta.scope_granted(&scopes)))
+            .into_iter()
+            .map(str::to_owned)
             .collect();
         self.store
             .save(StoredAccount {

@@ -10,8 +10,8 @@
 //!   memory only) and turns `invalid_grant` into a signed-out state that recovers after a new sign-in;
 //! - [`logout`]: revokes at Google and forgets the account.
 //!
-//! Resolving which method serves (oauth → service account → ADC) and `server://auth-status` build on this and
-//! live elsewhere.
+//! - [`resolve`]: which method serves (`AUTH_METHOD`, else oauth → service account → ADC);
+//! - [`status`]: `server://auth-status`, what the resolved identity cannot do and what to do instead.
 
 pub mod adc;
 pub mod client_config;
@@ -19,6 +19,7 @@ pub mod identity;
 pub mod keychain;
 pub mod login;
 mod oauth;
+pub mod resolve;
 pub mod state;
 pub mod status;
 pub mod user_tokens;

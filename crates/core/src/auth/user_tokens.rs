@@ -92,10 +92,14 @@ impl UserTokens {
         Ok(self.current_account())
     }
 
-    /// Forgets the in-memory state so the next call reads the store again: call it after a sign-in, a sign-out
-    /// or a change of active account made in this process.
+    /// Reads the store again now (and reports what it found): call it after a sign-in, a sign-out or a change
+    /// of active account. A store that cannot be read leaves the next call to report why.
     pub async fn reload(&self) {
-        *self.state.lock().await = State::Unloaded;
+        let mut state = self.state.lock().await;
+        *state = State::Unloaded;
+        if let Err(error) = self.ensure_loaded(&mut state).await {
+            tracing::debug!("reading the sign-in again failed: {error}");
+        }
     }
 
     /// The store this source reads.
@@ -259,5 +263,9 @@ impl TokenSource for UserTokens {
 
     fn account(&self) -> Option<String> {
         self.current_account()
+    }
+
+    fn reload(&self) -> BoxFuture<'_, ()> {
+        Box::pin(UserTokens::reload(self))
     }
 }

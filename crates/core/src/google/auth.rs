@@ -68,6 +68,11 @@ pub trait TokenSource: Send + Sync {
     }
     /// The account the tokens act as, when known.
     fn account(&self) -> Option<String>;
+    /// Looks again at where the sign-in is kept, so a sign-in made elsewhere (another account made active,
+    /// more permissions granted) is seen before the next refresh. Nothing to do for most sources.
+    fn reload(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
 }
 
 /// A token that never changes: the sandbox's.

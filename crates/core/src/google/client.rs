@@ -166,6 +166,11 @@ impl GoogleClient {
         &self.inner.endpoints
     }
 
+    /// The token source the calls are signed with.
+    pub fn tokens(&self) -> &Arc<dyn TokenSource> {
+        &self.inner.tokens
+    }
+
     /// The account the client acts as, when known.
     pub fn account(&self) -> Option<String> {
         self.inner.tokens.account()

@@ -20,6 +20,8 @@ pub enum ErrorKind {
     Conflict,
     /// Service accounts have no Drive storage of their own.
     StorageQuota,
+    /// The sign-in was not granted the OAuth scope this call needs (`insufficientPermissions`).
+    InsufficientScopes,
     RateLimited,
     /// Google failed on its side (5xx).
     Unavailable,
@@ -124,6 +126,7 @@ fn classify(http_status: u16, status: Option<&str>, reason: Option<&str>, messag
     }
     match (reason, status) {
         (Some("storageQuotaExceeded"), _) => return ErrorKind::StorageQuota,
+        (Some("insufficientPermissions"), _) => return ErrorKind::InsufficientScopes,
         (Some("rateLimitExceeded" | "userRateLimitExceeded" | "dailyLimitExceeded"), _) => {
             return ErrorKind::RateLimited;
         }
@@ -153,6 +156,9 @@ fn plain_words(error: &ApiError) -> String {
         ErrorKind::Unauthenticated => {
             format!("{api} did not accept Gatehouse's sign-in.{google} Sign in to Google again from Gatehouse.")
         }
+        ErrorKind::InsufficientScopes => format!(
+            "The Google sign-in was not given permission to use {api}.{google} Sign in to Google again from the Gatehouse tray icon (or run `gatehouse login`) and allow access to {api}; only the missing permission is asked."
+        ),
         ErrorKind::PermissionDenied => format!(
             "The signed-in Google account may not do this.{google} Ask the file's owner for access, or use a file this account can edit."
         ),

@@ -6,8 +6,39 @@ pub mod docs;
 pub mod drive;
 pub mod error;
 pub mod registry;
+pub mod scopes;
 pub mod sheets;
 
 pub use context::ToolContext;
 pub use error::ToolError;
 pub use registry::{Access, Cap, Output, Service, ToolDef, ToolMeta, all_tools};
+
+/// Why the tool set could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(
+        "ENABLED_TOOLS names {names}, which {verb} not a tool of this server. Remove {them}, or check the spelling against docs/tools.md."
+    )]
+    UnknownEnabledTools { names: String, verb: &'static str, them: &'static str },
+}
+
+/// The tools this server offers: every tool, or those `enabled` (`ENABLED_TOOLS`) names, in catalogue order.
+pub fn enabled_tools(enabled: Option<&[String]>) -> Result<Vec<ToolDef>, StartError> {
+    let mut tools = all_tools();
+    let Some(enabled) = enabled else { return Ok(tools) };
+    let unknown: Vec<&str> = enabled
+        .iter()
+        .filter(|name| !tools.iter().any(|tool| tool.meta.name == name.as_str()))
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        let plural = unknown.len() > 1;
+        return Err(StartError::UnknownEnabledTools {
+            names: unknown.join(", "),
+            verb: if plural { "are" } else { "is" },
+            them: if plural { "them" } else { "it" },
+        });
+    }
+    tools.retain(|tool| enabled.iter().any(|name| name == tool.meta.name));
+    Ok(tools)
+}

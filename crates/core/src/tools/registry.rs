@@ -69,6 +69,26 @@ impl Scope {
         }
     }
 
+    /// The product in words, for messages.
+    pub const fn product(self) -> &'static str {
+        match self {
+            Scope::Sheets => "Sheets",
+            Scope::Docs => "Docs",
+            Scope::Drive => "Drive",
+            Scope::DriveActivity => "Drive Activity",
+        }
+    }
+
+    /// The narrower scope to ask for when every enabled tool needing this scope only reads.
+    pub const fn read_only_url(self) -> &'static str {
+        match self {
+            Scope::Sheets => SHEETS_READONLY,
+            Scope::Docs => DOCS_READONLY,
+            Scope::Drive => DRIVE_READONLY,
+            Scope::DriveActivity => ACTIVITY_READONLY,
+        }
+    }
+
     /// Every granted scope that lets a tool work, as the discovery documents list them per method (Sheets and
     /// Docs also accept Drive's scopes; reads also the `.readonly` ones). `drive.file` is left out: it reaches
     /// only files Gatehouse created or opened, so it does not make a tool usable in general.

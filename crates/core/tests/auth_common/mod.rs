@@ -9,6 +9,7 @@ use std::time::Duration;
 use gatehouse_core::auth::{ClientConfig, ClientSource, LoginOptions, PendingLogin, SignedIn, TokenStore, UserTokens};
 use gatehouse_core::config::Config;
 use gatehouse_core::google::{Endpoints, GoogleClient, RetryPolicy};
+use gatehouse_core::tools::all_tools;
 use gatehouse_core::{Engine, EngineOptions};
 use google_fake::{Account, ConsentMode, FakeGoogle, OAuthClient};
 use tokio_util::sync::CancellationToken;
@@ -84,7 +85,8 @@ impl SignInWorld {
     }
 
     pub fn options(&self) -> LoginOptions {
-        let mut options = LoginOptions::new(self.client.clone(), self.endpoints.clone(), self.http.clone());
+        let mut options =
+            LoginOptions::new(self.client.clone(), self.endpoints.clone(), self.http.clone(), &all_tools());
         options.timeout = Duration::from_secs(20);
         options
     }
