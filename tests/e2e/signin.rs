@@ -14,6 +14,8 @@ use tokio::process::Command;
 const CLIENT_ID: &str = "123-e2e.apps.googleusercontent.com";
 const CLIENT_SECRET: &str = "GOCSPX-e2e";
 const USER: &str = "ada@example.com";
+const OTHER_USER: &str = "grace@example.com";
+const ROBOT: &str = "robot@gatehouse-test.iam.gserviceaccount.com";
 
 fn keychain_required() -> bool {
     std::env::var("GATEHOUSE_REQUIRE_KEYCHAIN").as_deref() == Ok("1")
@@ -48,6 +50,23 @@ async fn emulator() -> FakeGoogle {
     google
 }
 
+/// `gatehouse login --no-browser ARGS`: the URL comes on stdout; the test's "browser" follows it to the loopback
+/// listener. Returns what the command said on stderr.
+async fn login_through_the_binary(mut login: Command, google: &FakeGoogle, args: &[&str]) -> String {
+    login.args(["login", "--no-browser", "--timeout", "30"]).args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = login.spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
+    assert!(url.starts_with(&format!("{}/o/oauth2/v2/auth?", google.url())), "{url}");
+    let page = reqwest::get(&url).await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.unwrap().contains("You can close this tab"));
+    let done = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output()).await.unwrap().unwrap();
+    let stderr = String::from_utf8_lossy(&done.stderr).into_owned();
+    assert!(done.status.success(), "{stderr}");
+    stderr
+}
+
 #[tokio::test]
 async fn login_status_serve_and_logout_through_the_binary() {
     let google = emulator().await;
@@ -60,19 +79,7 @@ async fn login_status_serve_and_logout_through_the_binary() {
     }
     assert!(ok, "{stderr}");
 
-    // Sign in: the URL comes on stdout; the test's "browser" follows it to the loopback listener.
-    let mut login = signin_command(&home, &google);
-    login.args(["login", "--no-browser", "--timeout", "30"]).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = login.spawn().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let url = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
-    assert!(url.starts_with(&format!("{}/o/oauth2/v2/auth?", google.url())), "{url}");
-    let page = reqwest::get(&url).await.unwrap();
-    assert_eq!(page.status(), 200);
-    assert!(page.text().await.unwrap().contains("You can close this tab"));
-    let done = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output()).await.unwrap().unwrap();
-    let stderr = String::from_utf8_lossy(&done.stderr);
-    assert!(done.status.success(), "{stderr}");
+    let stderr = login_through_the_binary(signin_command(&home, &google), &google, &[]).await;
     assert!(stderr.contains(&format!("Signed in to Google as {USER}")), "{stderr}");
 
     let (ok, stdout, stderr) = output(signin_command(&home, &google), &["status"]).await;
@@ -183,6 +190,88 @@ async fn the_opt_in_token_file_is_warned_about() {
     assert!(ok, "{stderr}");
     assert!(stdout.contains("GATEHOUSE_TOKEN_STORE=file"), "{stdout}");
     assert!(stdout.contains("Warning: Google sign-in tokens are kept in the file"), "{stdout}");
+}
+
+#[tokio::test]
+async fn use_switches_the_active_account_among_those_signed_in() {
+    let google = emulator().await;
+    google.world().accounts.push(Account::user(OTHER_USER, "Grace Hopper"));
+    let home = Home::new();
+    let command = || {
+        let mut command = signin_command(&home, &google);
+        command.env("GATEHOUSE_TOKEN_STORE", "file");
+        command
+    };
+    login_through_the_binary(command(), &google, &[]).await;
+    google.world().consent = ConsentMode::Approve(Identity::user(OTHER_USER));
+    login_through_the_binary(command(), &google, &["--account", OTHER_USER]).await;
+    let (_, stdout, _) = output(command(), &["status"]).await;
+    assert!(
+        stdout.contains(&format!("* {OTHER_USER} (active)")) && stdout.contains(&format!("Acting as: {OTHER_USER}")),
+        "{stdout}"
+    );
+
+    let (ok, _, stderr) = output(command(), &["use", USER]).await;
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains(&format!("{USER} is now the active account")), "{stderr}");
+    let (_, stdout, _) = output(command(), &["status"]).await;
+    assert!(
+        stdout.contains(&format!("* {USER} (active)")) && stdout.contains(&format!("Acting as: {USER}")),
+        "{stdout}"
+    );
+
+    let (ok, _, stderr) = output(command(), &["use", "nobody@example.com"]).await;
+    assert!(!ok);
+    assert!(stderr.contains("nobody@example.com is not signed in") && stderr.contains(OTHER_USER), "{stderr}");
+    assert!(!stderr.contains("stack backtrace"), "{stderr}");
+}
+
+#[tokio::test]
+async fn status_and_serve_follow_auth_method_and_name_what_a_service_account_cannot_do() {
+    let google = emulator().await;
+    google.world().service_accounts.push(google_fake::ServiceAccountKey {
+        email: ROBOT.into(),
+        public_key_pem: include_str!("../data/test-service-account.pub.pem").into(),
+    });
+    let home = Home::new();
+    let key = home.path().join("key.json");
+    let key_json = json!({
+        "type": "service_account",
+        "private_key_id": "k1",
+        "private_key": include_str!("../data/test-service-account.pem"),
+        "client_email": ROBOT,
+        "token_uri": "https://oauth2.googleapis.com/token",
+    });
+    std::fs::write(&key, key_json.to_string()).unwrap();
+    let command = |vars: &[(&str, &std::ffi::OsStr)]| {
+        let mut command = signin_command(&home, &google);
+        command.env("GATEHOUSE_TOKEN_STORE", "file").env("NO_GCE_CHECK", "true").envs(vars.iter().copied());
+        command
+    };
+
+    let (ok, stdout, stderr) = output(command(&[("SERVICE_ACCOUNT_PATH", key.as_os_str())]), &["status"]).await;
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains(&format!("Acting as: {ROBOT} (method service_account")), "{stdout}");
+    assert!(stdout.contains("A service account has no Drive storage of its own"), "{stdout}");
+    assert!(stdout.contains("create_spreadsheet") && stdout.contains("transfer_ownership"), "{stdout}");
+
+    // The same key found through ADC: the method is adc, the identity still a service account.
+    let vars = [("AUTH_METHOD", std::ffi::OsStr::new("adc")), ("GOOGLE_APPLICATION_CREDENTIALS", key.as_os_str())];
+    let mut serve = command(&vars);
+    serve.arg("serve");
+    let client = stdio_client(serve).await.unwrap();
+    let status =
+        client.peer().read_resource(rmcp::model::ReadResourceRequestParams::new("server://auth-status")).await.unwrap();
+    let status = serde_json::to_string(&status).unwrap();
+    assert!(status.contains(r#"\"auth_method\":\"adc\""#), "{status}");
+    assert!(status.contains(r#"\"is_service_account_identity\":true"#), "{status}");
+    client.cancel().await.unwrap();
+
+    // A pinned method with nothing to find stops at start, saying what to set.
+    let (ok, _, stderr) =
+        output(command(&[("AUTH_METHOD", std::ffi::OsStr::new("service_account"))]), &["serve"]).await;
+    assert!(!ok);
+    assert!(stderr.contains("SERVICE_ACCOUNT_PATH"), "{stderr}");
 }
 
 fn which(program: &str) -> Option<std::path::PathBuf> {
