@@ -4,8 +4,12 @@
 //! (`{"error":{"code","message","status"}}`); Drive v3 still answers with the legacy shape that adds
 //! `errors[]` with a `domain`, `reason` and `location`. Clients must understand both, so the emulator
 //! produces each exactly where Google does.
+//!
+//! Google's API front end (ESF) answers some errors itself, before the API sees the request (insufficient
+//! scopes): those come in one shape for every API, `errors[]` *and* `status`, plus `google.rpc` `details`
+//! and a `WWW-Authenticate` challenge ([`Frontend`]).
 
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
@@ -28,6 +32,20 @@ pub struct ApiError {
     pub location: Option<&'static str>,
     pub shape: Shape,
     pub retry_after: Option<u64>,
+    /// Set when the error is one Google's front end answers itself: it then decides the body, whatever
+    /// `shape` says.
+    pub frontend: Option<Box<Frontend>>,
+}
+
+/// What an error answered by Google's API front end carries beyond the API's own errors.
+#[derive(Debug, Clone)]
+pub struct Frontend {
+    /// `errors[0].message`, which the front end words apart from the top-level `message`.
+    pub item_message: &'static str,
+    /// `details`: `google.rpc` messages (`ErrorInfo`), with their `@type`.
+    pub details: Vec<Value>,
+    /// The `WWW-Authenticate` header value.
+    pub challenge: String,
 }
 
 fn status_for(code: u16) -> &'static str {
@@ -71,6 +89,7 @@ impl ApiError {
             location: None,
             shape: Shape::Rpc,
             retry_after: None,
+            frontend: None,
         }
     }
 
@@ -84,6 +103,7 @@ impl ApiError {
             location: None,
             shape: Shape::Legacy,
             retry_after: None,
+            frontend: None,
         }
     }
 
@@ -127,6 +147,30 @@ impl ApiError {
         }
     }
 
+    /// A token whose scopes include none of those `accepted` by the method, word for word as Google's front
+    /// end answers it for every API. `service` is the API's host (`sheets.googleapis.com`); `method` should
+    /// be the gRPC method name (`google.apps.sheets.v4.SpreadsheetsService.GetSpreadsheet`), which discovery
+    /// does not give, so the emulator passes the discovery id (`sheets.spreadsheets.get`): clients must
+    /// not depend on its value.
+    pub fn insufficient_scopes(service: &str, method: &str, accepted: &[String]) -> Self {
+        let mut error = Self::rpc(403, "Request had insufficient authentication scopes.");
+        error.reason = "insufficientPermissions";
+        error.frontend = Some(Box::new(Frontend {
+            item_message: "Insufficient Permission",
+            details: vec![json!({
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "ACCESS_TOKEN_SCOPE_INSUFFICIENT",
+                "domain": "googleapis.com",
+                "metadata": { "service": service, "method": method },
+            })],
+            challenge: format!(
+                "Bearer realm=\"https://accounts.google.com/\", error=\"insufficient_scope\", scope=\"{}\"",
+                accepted.join(" ")
+            ),
+        }));
+        error
+    }
+
     /// Adds a `Retry-After` header (seconds) to the response.
     pub fn retry_after(mut self, seconds: u64) -> Self {
         self.retry_after = Some(seconds);
@@ -135,6 +179,16 @@ impl ApiError {
 
     /// The JSON body Google would send.
     pub fn body(&self) -> Value {
+        if let Some(frontend) = &self.frontend {
+            let item = json!({ "message": frontend.item_message, "domain": "global", "reason": self.reason });
+            return json!({ "error": {
+                "code": self.code,
+                "message": self.message,
+                "errors": [item],
+                "status": self.status,
+                "details": frontend.details,
+            } });
+        }
         match self.shape {
             Shape::Rpc => json!({
                 "error": { "code": self.code, "message": self.message, "status": self.status }
@@ -161,6 +215,9 @@ impl IntoResponse for ApiError {
         let mut response = (status, axum::Json(self.body())).into_response();
         if let Some(value) = self.retry_after.and_then(|s| HeaderValue::from_str(&s.to_string()).ok()) {
             response.headers_mut().insert("retry-after", value);
+        }
+        if let Some(value) = self.frontend.and_then(|frontend| HeaderValue::from_str(&frontend.challenge).ok()) {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
         }
         response
     }

@@ -7,6 +7,20 @@
 //! a client that passes against the emulator passes against Google. All Google hosts collapse onto one
 //! root URL, keeping Google's paths below it, exactly as `GATEHOUSE_GOOGLE_ENDPOINT` does in the client.
 //!
+//! Bearer tokens are checked as Google checks them: a missing, unknown or expired token gets the API's 401,
+//! and a token carrying none of the OAuth scopes the method's discovery entry lists gets the 403 Google's
+//! front end answers (`insufficientPermissions`, `ACCESS_TOKEN_SCOPE_INSUFFICIENT`, with a
+//! `WWW-Authenticate: Bearer … error="insufficient_scope"` challenge); see [`scopes`]. Fixture tokens
+//! ([`FakeGoogle::issue_token`]) carry every scope; [`FakeGoogle::issue_token_with_scopes`] picks them.
+//!
+//! Known leniencies (where the emulator accepts what Google refuses):
+//!
+//! - `drive.file` is accepted by every method whose discovery entry lists it, on every file; Google limits
+//!   it to files the app created or the person opened with it;
+//! - the `method` of the insufficient-scopes `ErrorInfo` is the discovery id (`sheets.spreadsheets.get`),
+//!   not Google's gRPC name (`google.apps.sheets.v4.SpreadsheetsService.GetSpreadsheet`);
+//! - the proto3-JSON request leniencies and unchecked areas listed in [`discovery`].
+//!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
 //! let google = google_fake::FakeGoogle::start().await?;
@@ -24,6 +38,7 @@ mod drive;
 mod errors;
 mod faults;
 mod rpc;
+pub mod scopes;
 mod seed;
 mod sheets;
 mod state;
@@ -118,9 +133,15 @@ impl FakeGoogle {
         self.shared.clone()
     }
 
-    /// Issues a bearer token for `identity`, as if it had signed in.
+    /// Issues a bearer token for `identity`, as if it had signed in granting every scope the emulator
+    /// serves.
     pub fn issue_token(&self, identity: Identity) -> String {
         self.shared.lock().issue_token(identity)
+    }
+
+    /// Issues a bearer token for `identity` granted only `scopes` (see [`World::issue_token_with_scopes`]).
+    pub fn issue_token_with_scopes(&self, identity: Identity, scopes: &[&str]) -> String {
+        self.shared.lock().issue_token_with_scopes(identity, scopes)
     }
 
     /// Every divergence from Google's discovery documents seen so far, one line each (see [`discovery`]).

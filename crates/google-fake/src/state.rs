@@ -97,7 +97,8 @@ pub struct World {
     /// What the GCE metadata server answers (see [`crate::FakeGoogle::start_metadata_server`]).
     pub metadata: crate::auth::GceMetadata,
     /// Turns off the discovery-document check of every exchange (on by default; the sandbox and the
-    /// benchmark turn it off, as it costs time and only tests read its findings).
+    /// benchmark turn it off, as it costs time and only tests read its findings). OAuth scopes are
+    /// enforced either way (see [`crate::scopes`]).
     pub skip_discovery_checks: bool,
     pub requests: Vec<RequestRecord>,
     pub sheets: crate::sheets::Store,
@@ -126,19 +127,32 @@ impl World {
     /// Issues an access token for `identity`, as a test fixture: it carries [`crate::auth::FIXTURE_SCOPES`]
     /// and does not expire on its own.
     pub fn issue_token(&mut self, identity: Identity) -> String {
-        let scopes = crate::auth::FIXTURE_SCOPES.iter().map(|scope| (*scope).to_owned()).collect();
+        self.issue_token_with_scopes(identity, &crate::auth::FIXTURE_SCOPES)
+    }
+
+    /// Issues a fixture access token for `identity` carrying only `scopes` (`email` and `profile` stand
+    /// for their `userinfo` URLs, as at Google), to see what a narrowly signed-in app may call. It does
+    /// not expire on its own.
+    pub fn issue_token_with_scopes(&mut self, identity: Identity, scopes: &[&str]) -> String {
+        let scopes = crate::auth::parse_scopes(&scopes.join(" "));
         self.grant_access(AccessToken { identity, expires_at: None, scopes, client_id: None, refresh_token: None })
     }
 
-    /// The identity behind the request's bearer token, or Google's 401 in the API's error shape.
+    /// The identity behind the request's bearer token, or Google's 401 in the API's error shape. It does
+    /// not look at scopes: API handlers authenticate through `Call::run`, which does.
     pub fn authenticate(&self, headers: &HeaderMap, shape: Shape) -> Result<Identity, ApiError> {
+        self.bearer(headers, shape).map(|access| access.identity.clone())
+    }
+
+    /// The live access token the request bears, or Google's 401 in the API's error shape.
+    pub(crate) fn bearer(&self, headers: &HeaderMap, shape: Shape) -> Result<&AccessToken, ApiError> {
         let token = headers
             .get("authorization")
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.strip_prefix("Bearer "))
             .ok_or_else(|| ApiError::unauthenticated(shape))?;
         match self.tokens.get(token.trim()) {
-            Some(access) if access.is_live() => Ok(access.identity.clone()),
+            Some(access) if access.is_live() => Ok(access),
             _ => Err(ApiError::unauthenticated(shape)),
         }
     }

@@ -688,10 +688,11 @@ async fn the_metadata_server_answers_only_with_the_flavor_header() {
     let keys: Vec<&str> = body.as_object().expect("object").keys().map(String::as_str).collect();
     assert_eq!(keys, ["access_token", "expires_in", "token_type"]);
     let token = text(&body, "access_token");
-    let (status, about) = env.about(&token).await;
-    assert_eq!(status, StatusCode::OK, "{about}");
-    assert_eq!(about["user"]["emailAddress"], json!(robot));
     assert!(env.google.world().tokens[&token].identity.is_service_account());
+    // The VM's default access scope, cloud-platform, opens no Workspace API, as at Google.
+    let (status, refused) = env.about(&token).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    assert_eq!(refused["error"]["details"][0]["reason"], "ACCESS_TOKEN_SCOPE_INSUFFICIENT");
 
     let email = get("/computeMetadata/v1/instance/service-accounts/default/email", true).await;
     assert_eq!(email.text().await.expect("text"), robot);
@@ -706,6 +707,9 @@ async fn the_metadata_server_answers_only_with_the_flavor_header() {
     let scoped = get(&format!("{token_path}?scopes=https://www.googleapis.com/auth/drive"), true).await;
     let scoped = text(&scoped.json::<Value>().await.expect("JSON"), "access_token");
     assert_eq!(env.google.world().tokens[&scoped].scopes, ["https://www.googleapis.com/auth/drive"]);
+    let (status, about) = env.about(&scoped).await;
+    assert_eq!(status, StatusCode::OK, "{about}");
+    assert_eq!(about["user"]["emailAddress"], json!(robot));
 
     // A VM without a service account has no token to give.
     env.google.world().metadata.service_account = None;

@@ -332,7 +332,7 @@ fn normalize_scope(scope: &str) -> String {
 }
 
 /// Space-separated scopes, normalized and without duplicates, in the order given.
-fn parse_scopes(scope: &str) -> Vec<String> {
+pub(crate) fn parse_scopes(scope: &str) -> Vec<String> {
     let mut scopes: Vec<String> = Vec::new();
     for scope in scope.split_whitespace().map(normalize_scope) {
         if !scopes.contains(&scope) {

@@ -57,6 +57,8 @@ pub struct Method {
     pub response: Option<String>,
     pub supports_media_download: bool,
     pub supports_media_upload: bool,
+    /// The OAuth scopes the method accepts: a token needs at least one of them (see [`crate::scopes`]).
+    pub scopes: Vec<String>,
     templates: Vec<Template>,
 }
 
@@ -173,6 +175,8 @@ struct RawMethod {
     #[serde(default)]
     supports_media_upload: bool,
     media_upload: Option<RawMediaUpload>,
+    #[serde(default)]
+    scopes: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -253,6 +257,21 @@ impl Discovery {
             None => Err(Miss::UnknownMethod(other_methods)),
         }
     }
+
+    /// The method a request belongs to, as [`Discovery::find`], except that the chunks of a resumable
+    /// upload session (`PUT` with `upload_id` in the query) belong to the upload method whose URI the
+    /// session was started on.
+    pub fn find_request(&self, http_method: &str, path: &str, in_upload_session: bool) -> Result<Match<'_>, Miss> {
+        match self.find(http_method, path) {
+            Err(Miss::UnknownMethod(methods)) if in_upload_session && http_method.eq_ignore_ascii_case("PUT") => {
+                methods
+                    .iter()
+                    .find_map(|method| self.find(method, path).ok().filter(|found| found.upload))
+                    .ok_or(Miss::UnknownMethod(methods))
+            }
+            other => other,
+        }
+    }
 }
 
 impl Api {
@@ -276,6 +295,12 @@ impl Api {
     /// The schema named `name`.
     pub fn schema(&self, name: &str) -> Option<&Schema> {
         self.schemas.get(name)
+    }
+
+    /// The host Google's front end names the API by in errors (`service` of an `ErrorInfo`):
+    /// `drive.googleapis.com` although Drive's `rootUrl` is `www.googleapis.com`.
+    pub fn service_name(&self) -> String {
+        format!("{}.googleapis.com", self.name)
     }
 
     /// The absolute path of the API's batch endpoint, e.g. `/batch/drive/v3`.
@@ -322,6 +347,7 @@ fn collect_methods(
             response: raw.response.as_ref().map(|r| r.reference.clone()),
             supports_media_download: raw.supports_media_download,
             supports_media_upload: raw.supports_media_upload,
+            scopes: raw.scopes.clone(),
             templates,
         });
     }

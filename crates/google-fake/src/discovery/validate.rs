@@ -220,18 +220,10 @@ impl Discovery {
         out
     }
 
-    /// The method of an exchange; chunks of a resumable upload session (`PUT` with `upload_id`) belong to
-    /// the upload method whose URI the session was started on.
+    /// The method of an exchange (see [`Discovery::find_request`]).
     fn find_exchange(&self, exchange: &Exchange<'_>) -> Result<Match<'_>, Miss> {
-        let found = self.find(exchange.method, exchange.path);
         let in_session = exchange.query.iter().any(|(key, _)| key == UPLOAD_ID);
-        match found {
-            Err(Miss::UnknownMethod(methods)) if in_session && exchange.method.eq_ignore_ascii_case("PUT") => methods
-                .iter()
-                .find_map(|method| self.find(method, exchange.path).ok().filter(|found| found.upload))
-                .ok_or(Miss::UnknownMethod(methods)),
-            other => other,
-        }
+        self.find_request(exchange.method, exchange.path, in_session)
     }
 }
 
