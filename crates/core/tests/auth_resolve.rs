@@ -166,16 +166,15 @@ async fn a_pinned_method_that_finds_nothing_says_what_to_set() {
     let adc = files.adc_user_file(USER);
     let error = resolve_with(&world, &[("AUTH_METHOD", "service_account"), ("GOOGLE_APPLICATION_CREDENTIALS", &adc)])
         .await
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(matches!(error, ResolveError::NoServiceAccount), "{error}");
     assert!(error.to_string().contains("SERVICE_ACCOUNT_PATH"), "{error}");
 
-    let error = resolve_with(&world, &[("AUTH_METHOD", "adc")]).await.err().expect("refused");
+    let error = resolve_with(&world, &[("AUTH_METHOD", "adc")]).await.expect_err("refused");
     assert!(matches!(error, ResolveError::NoAdc), "{error}");
     assert!(error.to_string().contains("gcloud auth application-default login"), "{error}");
 
-    let error = resolve_with(&world, &[("AUTH_METHOD", "kerberos")]).await.err().expect("refused");
+    let error = resolve_with(&world, &[("AUTH_METHOD", "kerberos")]).await.expect_err("refused");
     assert!(error.to_string().contains("\"kerberos\"") && error.to_string().contains("oauth"), "{error}");
 }
 
@@ -186,7 +185,7 @@ async fn pinned_oauth_waits_for_a_sign_in_rather_than_using_a_key() {
     let key = files.key_file();
     let resolution = resolve_with(&world, &[("AUTH_METHOD", "oauth"), ("SERVICE_ACCOUNT_PATH", &key)]).await.unwrap();
     assert_eq!(reported(&resolution), (AuthMethod::None, None, None));
-    let error = resolution.tokens.token().await.err().expect("not signed in yet");
+    let error = resolution.tokens.token().await.expect_err("not signed in yet");
     assert!(error.to_string().contains("gatehouse login"), "{error}");
 
     // A sign-in made afterwards is used by the same source, without resolving again.
@@ -202,6 +201,6 @@ async fn with_no_credential_at_all_every_call_explains_how_to_sign_in() {
     let world = SignInWorld::with_file_store().await;
     let resolution = resolve_with(&world, &[]).await.unwrap();
     assert_eq!(reported(&resolution), (AuthMethod::None, None, None));
-    let error = resolution.tokens.token().await.err().expect("signed out");
+    let error = resolution.tokens.token().await.expect_err("signed out");
     assert!(error.to_string().contains("Sign in"), "{error}");
 }

@@ -1,3 +1,21 @@
 //! Approvals: the one decision every tool call that changes something passes through (APPROVALS.md).
+//!
+//! - [`model`]: the words of the rules as types;
+//! - [`decide`]: the decision, rule by rule, as a pure function;
+//! - [`evaluator`]: per-tool judgement of arguments (constraints, vetoes); [`fingerprint`]: a tool's definition;
+//! - [`policy`]: the administrator's policy file; [`card`]: what a card offers and the strict answer parser;
+//! - [`broker`]: the pending cards; [`store`]: grants, the audit log and settings in SQLite;
+//! - [`gate`]: the orchestration the engine calls for every tool call; [`redact`]: arguments as shown and logged.
 
+pub mod broker;
+pub mod card;
+pub mod decide;
+pub mod evaluator;
+pub mod fingerprint;
+pub mod gate;
 pub mod model;
+pub mod policy;
+pub mod redact;
+pub mod store;
+
+pub use gate::{Approvals, CallMeta, Permit};

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::context::ToolContext;
 use super::error::ToolError;
+use crate::approval::evaluator::{ArgEvaluator, Evaluator};
 
 /// Which Google product a tool works on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -282,24 +283,42 @@ impl From<Value> for Output {
 
 type Handler = Arc<dyn Fn(ToolContext, Value) -> BoxFuture<'static, Result<Output, ToolError>> + Send + Sync>;
 
-/// A declared tool: its metadata, its input schema (from the argument type) and its handler.
+/// A declared tool: its metadata, its input schema (from the argument type), its handler and the evaluators
+/// that judge its calls for standing approval.
 #[derive(Clone)]
 pub struct ToolDef {
     pub meta: ToolMeta,
     schema: Arc<JsonObject>,
     handler: Handler,
+    evaluators: Vec<Arc<dyn ArgEvaluator>>,
 }
 
 impl std::fmt::Debug for ToolDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolDef").field("meta", &self.meta).finish_non_exhaustive()
+        let kinds: Vec<&str> = self.evaluators.iter().map(|e| e.kind()).collect();
+        f.debug_struct("ToolDef").field("meta", &self.meta).field("evaluators", &kinds).finish_non_exhaustive()
     }
 }
 
 impl ToolDef {
     /// Declares a tool whose arguments are `A` (its JSON schema is the tool's input schema, and parsing
-    /// into `A` is the only argument check) and whose work is `run`.
+    /// into `A` is the only argument check) and whose work is `run`. It has no evaluator: a write declared
+    /// this way may be granted standing approval for any arguments (see [`ToolDef::evaluated`]).
     pub fn new<A, O, F, Fut>(meta: ToolMeta, run: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + 'static,
+        O: Into<Output>,
+        F: Fn(ToolContext, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
+    {
+        Self::evaluated(meta, run, [])
+    }
+
+    /// Declares a tool like [`ToolDef::new`], with the evaluators that judge its calls for standing approval
+    /// (which spreadsheet, folder or recipients a grant may be limited to; what always asks). They take the
+    /// same `A` as `run`, so they read the arguments exactly as the tool does: the compiler holds the two to
+    /// one type, and both parse with `parse_args`.
+    pub fn evaluated<A, O, F, Fut>(meta: ToolMeta, run: F, evaluators: impl IntoIterator<Item = Evaluator<A>>) -> Self
     where
         A: DeserializeOwned + JsonSchema + 'static,
         O: Into<Output>,
@@ -311,11 +330,18 @@ impl ToolDef {
         let handler: Handler = Arc::new(move |ctx, args| {
             let run = Arc::clone(&run);
             Box::pin(async move {
-                let args: A = serde_path_to_error::deserialize(args).map_err(|e| ToolError::arguments(name, e))?;
+                let args: A = parse_args(name, args)?;
                 run(ctx, args).await.map(Into::into)
             })
         });
-        Self { meta, schema: rmcp::handler::server::common::schema_for_type::<A>(), handler }
+        let evaluators = evaluators.into_iter().map(|evaluator| evaluator.bind(name)).collect();
+        Self { meta, schema: rmcp::handler::server::common::schema_for_type::<A>(), handler, evaluators }
+    }
+
+    /// The evaluators that judge this tool's calls for standing approval, in declaration order; empty for a
+    /// tool whose calls any grant may cover (and for every read).
+    pub fn evaluators(&self) -> &[Arc<dyn ArgEvaluator>] {
+        &self.evaluators
     }
 
     /// The JSON schema of the tool's arguments.
@@ -335,6 +361,12 @@ impl ToolDef {
     pub(crate) fn run(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<Output, ToolError>> {
         (self.handler)(ctx, args)
     }
+}
+
+/// Parses a tool's raw arguments into its argument type: the one argument check, shared by the handler and
+/// the tool's evaluators so an evaluator never judges arguments the tool would read differently.
+pub(crate) fn parse_args<A: DeserializeOwned>(tool: &'static str, args: Value) -> Result<A, ToolError> {
+    serde_path_to_error::deserialize(args).map_err(|e| ToolError::arguments(tool, e))
 }
 
 /// Every tool of this build, in catalogue order.

@@ -14,13 +14,14 @@ mod read;
 use serde_json::Value;
 
 use super::registry::{Cap, Limitation, Scope, Service, ToolDef, ToolMeta};
+use crate::approval::evaluator::Evaluator;
 use crate::google::segment;
 
 /// The Docs tools, in catalogue order. No Docs write here is idempotent: repeating an insert, delete, comment
 /// or create does it again.
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
                 "create_doc",
@@ -31,6 +32,8 @@ pub fn tools() -> Vec<ToolDef> {
             )
             .failing_for(&[Limitation::NoDriveStorageQuota]),
             create::create_doc,
+            // Without folder_id it goes to the configured folder or My Drive: no folder constraint then.
+            [Evaluator::folder_or_default(|a: &create::CreateDocArgs| a.folder_id.as_deref())],
         ),
         ToolDef::new(
             ToolMeta::read(
@@ -64,7 +67,7 @@ pub fn tools() -> Vec<ToolDef> {
             .with_local_path(),
             find::find_in_doc,
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
                 "insert_doc_text",
@@ -74,8 +77,9 @@ pub fn tools() -> Vec<ToolDef> {
                 false,
             ),
             edit::insert_doc_text,
+            [Evaluator::document(|a: &edit::InsertDocTextArgs| &a.doc_id)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
                 "delete_doc_range",
@@ -85,6 +89,7 @@ pub fn tools() -> Vec<ToolDef> {
                 false,
             ),
             edit::delete_doc_range,
+            [Evaluator::document(|a: &edit::DeleteDocRangeArgs| &a.doc_id)],
         ),
         ToolDef::new(
             ToolMeta::read(
@@ -97,7 +102,7 @@ pub fn tools() -> Vec<ToolDef> {
             .with_scope(Scope::Drive),
             comments::list_doc_comments,
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
                 "add_doc_comment",
@@ -108,6 +113,7 @@ pub fn tools() -> Vec<ToolDef> {
             )
             .with_scope(Scope::Drive),
             comments::add_doc_comment,
+            [Evaluator::document(|a: &comments::AddDocCommentArgs| &a.doc_id)],
         ),
         ToolDef::new(
             ToolMeta::read(

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::approval::evaluator::Evaluator;
 use crate::google::drive::{File, mime};
 use crate::limits::response_cap::precheck;
 
@@ -32,7 +33,11 @@ const DOWNLOAD: ToolMeta = ToolMeta::write(
 );
 
 pub(super) fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::new(EXPORT, export_file), ToolDef::new(DOWNLOAD, download_file)]
+    vec![
+        ToolDef::new(EXPORT, export_file),
+        // Writes the person's disk, inside the allowed folders only: a grant may be limited to one Drive file.
+        ToolDef::evaluated(DOWNLOAD, download_file, [Evaluator::file(|a: &DownloadFileArgs| &a.file_id)]),
+    ]
 }
 
 /// Short format names → (MIME type, file extension).

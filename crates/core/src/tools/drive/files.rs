@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::approval::evaluator::Evaluator;
 use crate::google::drive::{StorageQuota, mime};
 
 use super::super::registry::{Cap, Limitation, Service, ToolDef, ToolMeta};
@@ -36,7 +37,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
             ),
             get_storage_quota,
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
                 "create_folder",
@@ -46,8 +47,10 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 false,
             ),
             create_folder,
+            // Without parent_folder_id it goes to DRIVE_FOLDER_ID or My Drive: no folder constraint then.
+            [Evaluator::folder_or_default(|a: &CreateFolderArgs| a.parent_folder_id.as_deref())],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
                 "copy_file",
@@ -58,8 +61,13 @@ pub(super) fn tools() -> Vec<ToolDef> {
             )
             .failing_for(&[Limitation::NoDriveStorageQuota]),
             copy_file,
+            // From one file into a folder: claimed by both, so a card offers no constraint.
+            [
+                Evaluator::file(|a: &CopyFileArgs| &a.file_id),
+                Evaluator::folder_or_default(|a: &CopyFileArgs| a.folder_id.as_deref()),
+            ],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
                 "move_file",
@@ -69,12 +77,18 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 true,
             ),
             move_file,
+            // One file into a folder: claimed by both, so a card offers no constraint.
+            [
+                Evaluator::file(|a: &MoveFileArgs| &a.file_id),
+                Evaluator::folder(|a: &MoveFileArgs| &a.destination_folder_id),
+            ],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(Service::Drive, "rename_file", "Rename file", "Rename a file or folder.", true, true),
             rename_file,
+            [Evaluator::file(|a: &RenameFileArgs| &a.file_id)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
                 "delete_file",
@@ -84,8 +98,13 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 true,
             ),
             delete_file,
+            // Into the trash may be granted for one file; permanently always asks.
+            [
+                Evaluator::file(|a: &DeleteFileArgs| &a.file_id),
+                Evaluator::permanent_delete(|a: &DeleteFileArgs| a.permanent),
+            ],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
                 "restore_file",
@@ -95,6 +114,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 true,
             ),
             restore_file,
+            [Evaluator::file(|a: &FileIdArgs| &a.file_id)],
         ),
     ]
 }

@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::approval::evaluator::{Evaluator, Recipient};
 use crate::google::drive::Permission;
 
 use super::super::registry::{Cap, Limitation, Service, ToolDef, ToolMeta};
@@ -13,7 +14,7 @@ const PERMISSION_FIELDS: &str = "id,type,role,emailAddress,domain,displayName,pe
 
 pub(super) fn tools() -> Vec<ToolDef> {
     vec![
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
                 "share_file",
@@ -23,6 +24,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 false,
             ),
             share_file,
+            [Evaluator::email_domain(recipients)],
         ),
         ToolDef::new(
             ToolMeta::read(
@@ -34,7 +36,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
             ),
             list_permissions,
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
                 "update_permission",
@@ -44,8 +46,9 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 true,
             ),
             update_permission,
+            [Evaluator::file(|a: &UpdatePermissionArgs| &a.file_id)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
                 "remove_permission",
@@ -55,8 +58,9 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 true,
             ),
             remove_permission,
+            [Evaluator::file(|a: &RemovePermissionArgs| &a.file_id)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
                 "transfer_ownership",
@@ -67,6 +71,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
             )
             .failing_for(&[Limitation::NoPersonalDriveIdentity]),
             transfer_ownership,
+            [Evaluator::<TransferOwnershipArgs>::transfer_ownership()],
         ),
     ]
 }
@@ -191,6 +196,25 @@ pub struct ShareFileArgs {
     /// Email the people and groups about the share.
     #[serde(default = "yes")]
     pub send_notification: bool,
+}
+
+/// Whom `share_file` would share with, read with the tool's own checks ([`ShareSpec::to_permission`]), for
+/// the `email_domain` evaluator; the tool's own refusal, in words, when it would share with no one.
+fn recipients(args: &ShareFileArgs) -> Result<Vec<Recipient>, String> {
+    if args.permissions.is_empty() {
+        return Err("permissions is empty: the call shares with no one.".to_owned());
+    }
+    args.permissions
+        .iter()
+        .map(|spec| {
+            let permission = spec.to_permission().map_err(|error| error.to_string())?;
+            let kind = permission.kind.unwrap_or_default();
+            Ok(match (kind.as_str(), permission.email_address) {
+                ("user" | "group", Some(email)) => Recipient::Email(email),
+                _ => Recipient::Other(kind),
+            })
+        })
+        .collect()
 }
 
 async fn share_file(ctx: ToolContext, args: ShareFileArgs) -> Result<Value, ToolError> {

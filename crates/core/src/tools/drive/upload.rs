@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::approval::evaluator::Evaluator;
 use crate::drive_query::Query;
 use crate::google::drive::{Corpora, File, ListRequest, mime};
 use crate::limits::local_files::LocalPathError;
@@ -19,7 +20,7 @@ const UPLOAD_FIELDS: &str = "id,name,mimeType,size,parents,webViewLink";
 
 pub(super) fn tools() -> Vec<ToolDef> {
     vec![
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
                 "upload_file",
@@ -30,8 +31,10 @@ pub(super) fn tools() -> Vec<ToolDef> {
             )
             .failing_for(&[Limitation::NoDriveStorageQuota]),
             upload_file,
+            // Without folder_id it goes to DRIVE_FOLDER_ID or My Drive: no folder constraint then.
+            [Evaluator::folder_or_default(|a: &UploadFileArgs| a.folder_id.as_deref())],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
                 "upload_local_file",
@@ -42,6 +45,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
             )
             .failing_for(&[Limitation::NoDriveStorageQuota]),
             upload_local_file,
+            [Evaluator::folder(|a: &UploadLocalFileArgs| &a.parent_folder_id)],
         ),
     ]
 }

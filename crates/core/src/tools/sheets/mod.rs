@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use super::registry::{Cap, Limitation, Service, ToolDef, ToolMeta};
 use super::{ToolContext, ToolError};
 use crate::a1::{self, A1Range};
+use crate::approval::evaluator::Evaluator;
 use crate::google::sheets::{SheetProperties, Spreadsheet};
 use crate::google::{ErrorKind, GoogleError};
 
@@ -75,7 +76,7 @@ pub fn tools() -> Vec<ToolDef> {
             .with_local_path(),
             find::find_in_spreadsheet,
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
                 "clear_values",
@@ -85,8 +86,9 @@ pub fn tools() -> Vec<ToolDef> {
                 true,
             ),
             write::clear_values,
+            [Evaluator::spreadsheet(|a: &write::ClearValuesArgs| &a.spreadsheet_id)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
                 "update_cells",
@@ -96,8 +98,9 @@ pub fn tools() -> Vec<ToolDef> {
                 true,
             ),
             write::update_cells,
+            [Evaluator::spreadsheet(|a: &write::UpdateCellsArgs| &a.spreadsheet_id)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
                 "batch_update_cells",
@@ -107,8 +110,9 @@ pub fn tools() -> Vec<ToolDef> {
                 true,
             ),
             write::batch_update_cells,
+            [Evaluator::spreadsheet(|a: &write::BatchUpdateCellsArgs| &a.spreadsheet_id)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
                 "batch_update",
@@ -118,6 +122,7 @@ pub fn tools() -> Vec<ToolDef> {
                 false,
             ),
             write::batch_update,
+            [Evaluator::spreadsheet(|a: &write::BatchUpdateArgs| &a.spreadsheet_id)],
         ),
         ToolDef::new(
             ToolMeta::read(
@@ -129,7 +134,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             list_sheets,
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
                 "copy_sheet",
@@ -139,8 +144,14 @@ pub fn tools() -> Vec<ToolDef> {
                 false,
             ),
             structure::copy_sheet,
+            // Reads one spreadsheet and writes another: a grant limited to a spreadsheet covers only copies
+            // within it.
+            [
+                Evaluator::spreadsheet(|a: &structure::CopySheetArgs| &a.src_spreadsheet),
+                Evaluator::spreadsheet(|a: &structure::CopySheetArgs| &a.dst_spreadsheet),
+            ],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
                 "duplicate_sheet",
@@ -150,8 +161,9 @@ pub fn tools() -> Vec<ToolDef> {
                 false,
             ),
             structure::duplicate_sheet,
+            [Evaluator::spreadsheet(|a: &structure::DuplicateSheetArgs| &a.spreadsheet_id)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
                 "rename_sheet",
@@ -161,8 +173,9 @@ pub fn tools() -> Vec<ToolDef> {
                 true,
             ),
             structure::rename_sheet,
+            [Evaluator::spreadsheet(|a: &structure::RenameSheetArgs| &a.spreadsheet)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
                 "create_sheet",
@@ -172,8 +185,9 @@ pub fn tools() -> Vec<ToolDef> {
                 false,
             ),
             structure::create_sheet,
+            [Evaluator::spreadsheet(|a: &structure::CreateSheetArgs| &a.spreadsheet_id)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
                 "add_rows",
@@ -183,8 +197,9 @@ pub fn tools() -> Vec<ToolDef> {
                 false,
             ),
             structure::add_rows,
+            [Evaluator::spreadsheet(|a: &structure::AddRowsArgs| &a.spreadsheet_id)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
                 "add_columns",
@@ -194,8 +209,9 @@ pub fn tools() -> Vec<ToolDef> {
                 false,
             ),
             structure::add_columns,
+            [Evaluator::spreadsheet(|a: &structure::AddColumnsArgs| &a.spreadsheet_id)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
                 "delete_sheet",
@@ -205,8 +221,9 @@ pub fn tools() -> Vec<ToolDef> {
                 true,
             ),
             structure::delete_sheet,
+            [Evaluator::spreadsheet(|a: &structure::DeleteSheetArgs| &a.spreadsheet_id)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
                 "delete_rows",
@@ -216,8 +233,9 @@ pub fn tools() -> Vec<ToolDef> {
                 false,
             ),
             structure::delete_rows,
+            [Evaluator::spreadsheet(|a: &structure::DeleteRowsArgs| &a.spreadsheet_id)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
                 "delete_columns",
@@ -227,8 +245,9 @@ pub fn tools() -> Vec<ToolDef> {
                 false,
             ),
             structure::delete_columns,
+            [Evaluator::spreadsheet(|a: &structure::DeleteColumnsArgs| &a.spreadsheet_id)],
         ),
-        ToolDef::new(
+        ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
                 "create_spreadsheet",
@@ -239,6 +258,8 @@ pub fn tools() -> Vec<ToolDef> {
             )
             .failing_for(&[Limitation::NoDriveStorageQuota]),
             structure::create_spreadsheet,
+            // Without folder_id it goes to the configured folder or My Drive: no folder constraint then.
+            [Evaluator::folder_or_default(|a: &structure::CreateSpreadsheetArgs| a.folder_id.as_deref())],
         ),
     ]
 }

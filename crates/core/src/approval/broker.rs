@@ -1,0 +1,262 @@
+//! Pending approvals: each call waiting for the person is held here with what its card offers, until the
+//! first answer, the timeout, or the caller giving up. Answers come from the person's side only (the tray card,
+//! `gatehouse approvals`), never from the MCP connection.
+//!
+//! The first answer wins because answering removes the card: a second answer finds nothing to answer. Each
+//! card has its own channel, so many pending calls can never be answered for one another.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::{broadcast, oneshot};
+
+use super::card::{CardOffer, RawAnswer};
+
+/// What a card shows, and what the answer may choose from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingCard {
+    /// A small number, unique in this process, for `gatehouse approvals allow ID`.
+    pub id: u64,
+    pub agent: Option<String>,
+    pub tool: String,
+    /// The tool in plain words ("Update cells").
+    pub title: String,
+    /// The target by name, or its id when the name is unknown.
+    pub target: Option<String>,
+    /// The call's arguments as the card previews them (secrets redacted).
+    pub arguments: Value,
+    pub offer: CardOffer,
+    /// The call repeats one the person already answered (so no *Always allow*).
+    pub retry: bool,
+    pub created: DateTime<Utc>,
+    /// When the call stops waiting.
+    pub deadline: DateTime<Utc>,
+}
+
+/// A change of the pending set, for a tray or a terminal that shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BrokerEvent {
+    Added(Box<PendingCard>),
+    /// Answered, timed out or abandoned.
+    Removed(u64),
+}
+
+/// How waiting ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Waited {
+    Answered(RawAnswer),
+    TimedOut,
+}
+
+/// Why an answer was not taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    #[error(
+        "There is no pending approval {0}: it was already answered, it timed out, or the assistant stopped waiting. Run `gatehouse approvals` to see what is pending."
+    )]
+    NotPending(u64),
+}
+
+struct Waiting {
+    card: PendingCard,
+    reply: oneshot::Sender<RawAnswer>,
+}
+
+/// The pending approvals of this process.
+pub struct Broker {
+    pending: Mutex<BTreeMap<u64, Waiting>>,
+    next: AtomicU64,
+    events: broadcast::Sender<BrokerEvent>,
+}
+
+impl Default for Broker {
+    fn default() -> Self {
+        Self { pending: Mutex::new(BTreeMap::new()), next: AtomicU64::new(1), events: broadcast::channel(256).0 }
+    }
+}
+
+impl Broker {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Shows `card` (its `id` is assigned here) and waits for the first answer, at most `timeout`. If the
+    /// caller stops waiting (the future is dropped), the card goes away.
+    pub async fn ask(&self, mut card: PendingCard, timeout: Duration) -> Waited {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        card.id = id;
+        let (reply, answer) = oneshot::channel();
+        self.lock().insert(id, Waiting { card: card.clone(), reply });
+        let _ = self.events.send(BrokerEvent::Added(Box::new(card)));
+        let _cleanup = Withdraw { broker: self, id };
+        match tokio::time::timeout(timeout, answer).await {
+            Ok(Ok(answer)) => Waited::Answered(answer),
+            // The sender is gone only when the card was withdrawn without an answer (shutdown): not approved.
+            Ok(Err(_)) | Err(_) => Waited::TimedOut,
+        }
+    }
+
+    /// Answers pending card `id`. The first answer wins; any later one gets [`AnswerError::NotPending`].
+    pub fn answer(&self, id: u64, answer: RawAnswer) -> Result<(), AnswerError> {
+        let waiting = self.lock().remove(&id).ok_or(AnswerError::NotPending(id))?;
+        let _ = self.events.send(BrokerEvent::Removed(id));
+        waiting.reply.send(answer).map_err(|_| AnswerError::NotPending(id))
+    }
+
+    /// The pending cards, oldest first.
+    pub fn pending(&self) -> Vec<PendingCard> {
+        self.lock().values().map(|waiting| waiting.card.clone()).collect()
+    }
+
+    /// One pending card.
+    pub fn get(&self, id: u64) -> Option<PendingCard> {
+        self.lock().get(&id).map(|waiting| waiting.card.clone())
+    }
+
+    /// Changes from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<BrokerEvent> {
+        self.events.subscribe()
+    }
+
+    /// Denies every pending card (quitting, or pausing every assistant).
+    pub fn deny_all(&self) {
+        let drained = std::mem::take(&mut *self.lock());
+        for (id, waiting) in drained {
+            let _ = self.events.send(BrokerEvent::Removed(id));
+            let _ = waiting.reply.send(RawAnswer::Deny);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Waiting>> {
+        // A panic while holding the lock leaves the map consistent (every operation is one insert or remove).
+        self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Removes a card whose caller stopped waiting or timed out.
+struct Withdraw<'a> {
+    broker: &'a Broker,
+    id: u64,
+}
+
+impl Drop for Withdraw<'_> {
+    fn drop(&mut self) {
+        if self.broker.lock().remove(&self.id).is_some() {
+            let _ = self.broker.events.send(BrokerEvent::Removed(self.id));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::approval::card::offer;
+
+    fn card(tool: &str) -> PendingCard {
+        PendingCard {
+            id: 0,
+            agent: Some("claude".into()),
+            tool: tool.into(),
+            title: tool.into(),
+            target: None,
+            arguments: Value::Null,
+            offer: offer(true, Some("claude"), 90, Vec::new()),
+            retry: false,
+            created: Utc::now(),
+            deadline: Utc::now(),
+        }
+    }
+
+    async fn wait_for_pending(broker: &Broker, count: usize) -> Vec<PendingCard> {
+        for _ in 0..200 {
+            let pending = broker.pending();
+            if pending.len() == count {
+                return pending;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("expected {count} pending cards, have {:?}", broker.pending());
+    }
+
+    #[tokio::test]
+    async fn the_first_answer_wins_and_later_ones_change_nothing() {
+        let broker = Arc::new(Broker::new());
+        let waiter = tokio::spawn({
+            let broker = broker.clone();
+            async move { broker.ask(card("update_cells"), Duration::from_secs(10)).await }
+        });
+        let id = wait_for_pending(&broker, 1).await[0].id;
+        broker.answer(id, RawAnswer::Deny).unwrap();
+        assert_eq!(broker.answer(id, RawAnswer::AllowOnce), Err(AnswerError::NotPending(id)));
+        assert_eq!(waiter.await.unwrap(), Waited::Answered(RawAnswer::Deny));
+        assert!(broker.pending().is_empty());
+    }
+
+    #[tokio::test]
+    async fn many_pending_calls_are_each_answered_for_themselves() {
+        let broker = Arc::new(Broker::new());
+        let waiters: Vec<_> = (0..50usize)
+            .map(|i| {
+                let broker = broker.clone();
+                tokio::spawn(async move { (i, broker.ask(card(&format!("tool{i}")), Duration::from_secs(10)).await) })
+            })
+            .collect();
+        let pending = wait_for_pending(&broker, 50).await;
+        for card in &pending {
+            let number: usize = card.tool.trim_start_matches("tool").parse().unwrap();
+            let answer = if number.is_multiple_of(2) { RawAnswer::AllowOnce } else { RawAnswer::Deny };
+            broker.answer(card.id, answer).unwrap();
+        }
+        for waiter in waiters {
+            let (i, waited) = waiter.await.unwrap();
+            let expected = if i.is_multiple_of(2) { RawAnswer::AllowOnce } else { RawAnswer::Deny };
+            assert_eq!(waited, Waited::Answered(expected), "call {i}");
+        }
+    }
+
+    #[tokio::test]
+    async fn no_answer_in_time_is_not_approved_and_the_card_goes_away() {
+        let broker = Broker::new();
+        let mut events = broker.subscribe();
+        assert_eq!(broker.ask(card("delete_file"), Duration::from_millis(20)).await, Waited::TimedOut);
+        assert!(broker.pending().is_empty());
+        assert!(matches!(events.recv().await.unwrap(), BrokerEvent::Added(_)));
+        assert!(matches!(events.recv().await.unwrap(), BrokerEvent::Removed(_)));
+    }
+
+    #[tokio::test]
+    async fn a_caller_that_stops_waiting_takes_its_card_away() {
+        let broker = Arc::new(Broker::new());
+        let waiter = tokio::spawn({
+            let broker = broker.clone();
+            async move { broker.ask(card("update_cells"), Duration::from_secs(10)).await }
+        });
+        wait_for_pending(&broker, 1).await;
+        waiter.abort();
+        let _ = waiter.await;
+        assert!(broker.pending().is_empty());
+    }
+
+    #[tokio::test]
+    async fn deny_all_answers_every_pending_card_with_deny() {
+        let broker = Arc::new(Broker::new());
+        let waiters: Vec<_> = (0..3)
+            .map(|_| {
+                let broker = broker.clone();
+                tokio::spawn(async move { broker.ask(card("update_cells"), Duration::from_secs(10)).await })
+            })
+            .collect();
+        wait_for_pending(&broker, 3).await;
+        broker.deny_all();
+        for waiter in waiters {
+            assert_eq!(waiter.await.unwrap(), Waited::Answered(RawAnswer::Deny));
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Evaluators: per-tool code that judges a call's arguments for standing approval (APPROVALS.md,
+//! "Evaluator"). Each one (1) may veto standing approval, (2) proposes the constraint a card may offer and
+//! (3) checks whether a call satisfies a stored constraint.
+//!
+//! They are declared on the tool itself ([`ToolDef::evaluated`](crate::tools::ToolDef::evaluated)) with the
+//! tool's own argument type, and read the raw JSON through the tool's own parsing (`registry::parse_args`):
+//! arguments the tool would reject cannot be judged, and an evaluator that cannot judge is a veto. Nothing
+//! here talks to Google or the store.
+//!
+//! The kinds live in their own modules: [`target`] (spreadsheet, document, file, folder), [`email_domain`]
+//! (sharing) and [`veto`] (what always asks). [`combined`] applies a tool's evaluators together.
+
+pub mod combined;
+pub mod email_domain;
+pub mod target;
+pub mod veto;
+
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::model::Constraint;
+use crate::tools::registry::parse_args;
+
+pub use combined::{describe, offered_constraint, satisfied, standing_approval};
+pub use email_domain::Recipient;
+
+/// A refusal of standing approval for one call: the call asks the person (or is refused when nobody can be
+/// asked), and its card offers no *Always allow*.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct Veto {
+    /// The kind of the evaluator that refused (`transfer_ownership`, `spreadsheet`, …).
+    pub evaluator: &'static str,
+    /// Why, in plain words, for the card and the log.
+    pub reason: String,
+}
+
+/// An evaluator could not judge a call. The decision then falls on the side that asks: it is a veto for
+/// standing approval, offers no constraint and satisfies none.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EvalError {
+    /// The arguments don't parse as the tool's own: the tool's message, naming the argument at fault.
+    #[error("{0}")]
+    Arguments(String),
+    /// They parse, but what the evaluator judges is unusable (an empty id, an address without a domain).
+    #[error("The {evaluator} check of {tool} could not judge the call: {reason}")]
+    Unjudgeable { tool: &'static str, evaluator: &'static str, reason: String },
+}
+
+/// One evaluator of one tool, over the tool's raw JSON arguments. Every method parses them as the tool does
+/// first, and fails (closed) when they don't parse.
+pub trait ArgEvaluator: Send + Sync {
+    /// The constraint kind it produces and checks (`spreadsheet`, `document`, `file`, `folder`,
+    /// `email_domain`), or, for an evaluator that only vetoes, its name (`transfer_ownership`, …).
+    fn kind(&self) -> &'static str;
+
+    /// Whether it can ever propose a constraint: `false` for an evaluator that only vetoes. A tool whose
+    /// evaluators include more than one that constrains offers no constraint (see [`offered_constraint`]).
+    fn constrains(&self) -> bool;
+
+    /// `Ok` when a grant may cover this call; a [`Veto`] when the call must always ask, or when the
+    /// evaluator cannot judge it (arguments that don't parse, an unusable value).
+    fn standing_approval(&self, args: &Value) -> Result<(), Veto>;
+
+    /// The constraint a card may offer for this call (`None` when it names no single target to limit to).
+    fn propose(&self, args: &Value) -> Result<Option<Constraint>, EvalError>;
+
+    /// Whether the call stays within `constraint`; `false` for a constraint of another kind.
+    fn satisfies(&self, constraint: &Constraint, args: &Value) -> Result<bool, EvalError>;
+
+    /// The constraint in words for the card and the grant list ("only this spreadsheet (1AbC2d…)"); the
+    /// caller may replace the id by the file's name once it knows it.
+    fn describe(&self, constraint: &Constraint) -> String;
+}
+
+/// One kind's judgement over arguments already parsed into the tool's type `A`. Errors are reasons in plain
+/// words; [`Bound`] adds the tool and the kind.
+pub(crate) trait Rule<A>: Send + Sync {
+    fn kind(&self) -> &'static str;
+
+    /// `false` for a rule that only vetoes.
+    fn constrains(&self) -> bool {
+        true
+    }
+
+    /// Why standing approval is refused for these (well-formed) arguments, if it is.
+    fn veto(&self, _args: &A) -> Option<String> {
+        None
+    }
+
+    fn propose(&self, args: &A) -> Result<Option<Constraint>, String>;
+
+    fn satisfies(&self, constraint: &Constraint, args: &A) -> Result<bool, String>;
+
+    fn describe(&self, constraint: &Constraint) -> String;
+}
+
+/// An evaluator as a tool declares it, typed by the tool's argument struct `A`: built with the kind
+/// constructors ([`Evaluator::spreadsheet`], [`Evaluator::email_domain`], [`Evaluator::transfer_ownership`]…)
+/// and bound to its tool by [`ToolDef::evaluated`](crate::tools::ToolDef::evaluated).
+pub struct Evaluator<A> {
+    rule: Arc<dyn Rule<A>>,
+}
+
+impl<A: DeserializeOwned + 'static> Evaluator<A> {
+    pub(crate) fn from_rule(rule: impl Rule<A> + 'static) -> Self {
+        Self { rule: Arc::new(rule) }
+    }
+
+    /// This evaluator for the tool `tool`, reading raw arguments with the tool's own parsing.
+    pub(crate) fn bind(self, tool: &'static str) -> Arc<dyn ArgEvaluator> {
+        Arc::new(Bound { tool, rule: self.rule })
+    }
+}
+
+/// The adapter from raw JSON to a typed [`Rule`]: parse exactly as the tool does, then judge.
+struct Bound<A> {
+    tool: &'static str,
+    rule: Arc<dyn Rule<A>>,
+}
+
+impl<A: DeserializeOwned> Bound<A> {
+    fn parse(&self, args: &Value) -> Result<A, EvalError> {
+        parse_args(self.tool, args.clone()).map_err(|error| EvalError::Arguments(error.to_string()))
+    }
+
+    fn unjudgeable(&self, reason: String) -> EvalError {
+        EvalError::Unjudgeable { tool: self.tool, evaluator: self.rule.kind(), reason }
+    }
+}
+
+impl<A: DeserializeOwned> ArgEvaluator for Bound<A> {
+    fn kind(&self) -> &'static str {
+        self.rule.kind()
+    }
+
+    fn constrains(&self) -> bool {
+        self.rule.constrains()
+    }
+
+    fn standing_approval(&self, args: &Value) -> Result<(), Veto> {
+        let failed = |error: EvalError| Veto {
+            evaluator: self.rule.kind(),
+            reason: format!("This call always asks because its arguments could not be checked. {error}"),
+        };
+        let parsed = self.parse(args).map_err(failed)?;
+        // An evaluator that cannot judge the call (say, an empty id) must not let a grant cover it.
+        self.rule.propose(&parsed).map_err(|reason| failed(self.unjudgeable(reason)))?;
+        match self.rule.veto(&parsed) {
+            Some(reason) => Err(Veto { evaluator: self.rule.kind(), reason }),
+            None => Ok(()),
+        }
+    }
+
+    fn propose(&self, args: &Value) -> Result<Option<Constraint>, EvalError> {
+        let parsed = self.parse(args)?;
+        self.rule.propose(&parsed).map_err(|reason| self.unjudgeable(reason))
+    }
+
+    fn satisfies(&self, constraint: &Constraint, args: &Value) -> Result<bool, EvalError> {
+        let parsed = self.parse(args)?;
+        self.rule.satisfies(constraint, &parsed).map_err(|reason| self.unjudgeable(reason))
+    }
+
+    fn describe(&self, constraint: &Constraint) -> String {
+        self.rule.describe(constraint)
+    }
+}
+
+/// An id as a card shows it before the name is known: short ids whole, long ones cut to their start.
+pub(crate) fn short_id(id: &str) -> String {
+    const SHOWN: usize = 6;
+    if id.chars().count() <= SHOWN + 2 {
+        id.to_owned()
+    } else {
+        format!("{}…", id.chars().take(SHOWN).collect::<String>())
+    }
+}
+
+/// The words for a constraint no evaluator of the tool knows (a policy file's typo, say).
+pub(crate) fn unknown_constraint(constraint: &Constraint) -> String {
+    format!("only {} {}", constraint.kind, short_id(&constraint.value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_ids_are_cut_short_ids_are_whole() {
+        assert_eq!(short_id("1AbCdEfGhIjK"), "1AbCdE…");
+        assert_eq!(short_id("root"), "root");
+        assert_eq!(short_id("12345678"), "12345678");
+    }
+}

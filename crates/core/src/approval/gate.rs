@@ -1,0 +1,326 @@
+//! The gate every tool call passes: it gathers the facts, takes the decision ([`decide`]), shows the card and
+//! waits for the person when the decision is to ask, turns the answer into a run, a refusal or a new grant,
+//! and writes the audit record. The engine calls it for every call, from every transport.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::broker::{Broker, PendingCard, Waited};
+use super::card::{self, Answer, CardCall};
+use super::decide::{Decision, Deny, Facts, ForbiddenBy, GrantStores, decide};
+use super::evaluator;
+use super::fingerprint::fingerprint;
+use super::model::{AuditEntry, Caller, DecisionSource, Grant};
+use super::policy::Policy;
+use super::redact;
+use super::store::Store;
+use crate::tools::{Access, ToolDef};
+
+/// How long an answered question is remembered: the same call again within it is a retry.
+pub const DEFAULT_RETRY_WINDOW: Duration = Duration::from_secs(10 * 60);
+
+/// What the engine knows about a call when it arrives.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallMeta {
+    pub caller: Caller,
+    /// The client marked the call as a retry (`_meta` `io.gatehouse/retry: true`).
+    pub retry_marked: bool,
+}
+
+impl Default for Caller {
+    fn default() -> Self {
+        Caller { agent: None, interactive: true }
+    }
+}
+
+/// A call as the retry rule recognises it: agent, tool, canonical arguments.
+type CallKey = (Option<String>, String, String);
+
+/// What the gate lets happen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Permit {
+    Run { source: DecisionSource },
+    Refuse { source: DecisionSource, message: String },
+}
+
+/// The approval side of the engine: policy, grant store, pending cards and the retry memory.
+pub struct Approvals {
+    store: Option<Store>,
+    policy: Policy,
+    /// The policy's `allow` rules as grants, with today's tool fingerprints.
+    platform: Vec<Arc<Grant>>,
+    denies: Vec<Deny>,
+    fingerprints: HashMap<&'static str, String>,
+    broker: Broker,
+    /// When each call (agent, tool, canonical arguments) was last answered by the person.
+    answered: Mutex<HashMap<CallKey, DateTime<Utc>>>,
+    retry_window: Duration,
+    paused: AtomicBool,
+}
+
+impl Approvals {
+    /// The gate for `tools`, with `store` for standing approvals and the audit log (`None`: no grant ever
+    /// applies, every gated call asks, and the audit goes to the log only).
+    pub fn new(store: Option<Store>, policy: Policy, tools: &[ToolDef]) -> Self {
+        let fingerprints: HashMap<&'static str, String> =
+            tools.iter().map(|tool| (tool.meta.name, fingerprint(tool))).collect();
+        let pairs: Vec<(&str, String)> = fingerprints.iter().map(|(name, print)| (*name, print.clone())).collect();
+        let platform = policy.platform_grants(&pairs, Utc::now()).into_iter().map(Arc::new).collect();
+        let denies = policy
+            .deny_rules()
+            .iter()
+            .map(|rule| Deny {
+                rule: rule.rule_name(),
+                by: ForbiddenBy::Policy,
+                tool: rule.tool.clone(),
+                agent: rule.agent.clone(),
+                constraint: rule.constraint.clone(),
+                expires: rule.expires,
+            })
+            .collect();
+        Self {
+            store,
+            policy,
+            platform,
+            denies,
+            fingerprints,
+            broker: Broker::new(),
+            answered: Mutex::new(HashMap::new()),
+            retry_window: DEFAULT_RETRY_WINDOW,
+            paused: AtomicBool::new(false),
+        }
+    }
+
+    /// The pending cards and their answers.
+    pub fn broker(&self) -> &Broker {
+        &self.broker
+    }
+
+    pub fn store(&self) -> Option<&Store> {
+        self.store.as_ref()
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Pauses (or resumes) every assistant: while paused every gated call is refused, and what is pending is
+    /// denied.
+    pub fn set_paused(&self, paused: bool) {
+        self.paused.store(paused, Ordering::SeqCst);
+        if paused {
+            self.broker.deny_all();
+        }
+    }
+
+    /// Whether the tool's calls pass through the decision: every write, and reads when the policy gates them.
+    pub fn is_gated(&self, tool: &ToolDef) -> bool {
+        matches!(tool.meta.access, Access::Write { .. }) || self.policy.gate_reads()
+    }
+
+    /// Decides a call, asking the person when the rules say so.
+    pub async fn permit(&self, tool: &ToolDef, args: &Value, meta: &CallMeta, account: Option<&str>) -> Permit {
+        if !self.is_gated(tool) {
+            return Permit::Run { source: DecisionSource::NotGated };
+        }
+        let name = tool.meta.name;
+        if self.paused.load(Ordering::SeqCst) {
+            return Permit::Refuse {
+                source: DecisionSource::Paused,
+                message: format!(
+                    "{name} was not run: the person has paused every assistant in Gatehouse. Ask them to resume it from the tray menu."
+                ),
+            };
+        }
+        let now = Utc::now();
+        let key = (meta.caller.agent.clone(), name.to_owned(), redact::canonical_text(args));
+        let retry = meta.retry_marked || self.answered_recently(&key, now);
+        let print = self.fingerprints.get(name).cloned().unwrap_or_default();
+        let stored = self.store.as_ref().map(|store| store.candidates(name));
+        let candidates: Vec<Grant> = stored
+            .iter()
+            .flat_map(|list| list.iter())
+            .chain(self.platform.iter().filter(|grant| grant.tool == name))
+            .map(|grant| Grant::clone(grant))
+            .collect();
+        let facts = Facts {
+            tool: name,
+            fingerprint: &print,
+            args,
+            evaluators: tool.evaluators(),
+            caller: &meta.caller,
+            retry,
+            always_ask: self.policy.is_always_ask(name),
+            account,
+            now,
+            denies: &self.denies,
+            grants: if self.store.is_some() || !self.platform.is_empty() {
+                GrantStores::One(&candidates)
+            } else {
+                GrantStores::None
+            },
+        };
+        match decide(&facts) {
+            Decision::Refused { source, message } => Permit::Refuse { source, message },
+            Decision::Covered { grant, source } => {
+                self.record_use(&grant, now).await;
+                Permit::Run { source }
+            }
+            Decision::Ask { grantable, constraint, why_not_grantable } => {
+                if let Some(why) = &why_not_grantable {
+                    tracing::debug!(tool = name, "no standing approval offered: {why}");
+                }
+                let permit = self.ask(tool, args, meta, account, &print, grantable, constraint, retry).await;
+                self.remember_answer(key, Utc::now());
+                permit
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn ask(
+        &self,
+        tool: &ToolDef,
+        args: &Value,
+        meta: &CallMeta,
+        account: Option<&str>,
+        print: &str,
+        grantable: bool,
+        constraint: Option<super::model::Constraint>,
+        retry: bool,
+    ) -> Permit {
+        let name = tool.meta.name;
+        let proposed: Vec<_> = constraint
+            .into_iter()
+            .map(|constraint| {
+                let label = evaluator::describe(tool.evaluators(), &constraint);
+                (constraint, label)
+            })
+            .collect();
+        let target = proposed.first().map(|(_, label)| label.clone());
+        let offer = card::offer(grantable, meta.caller.agent.as_deref(), self.policy.max_days(), proposed);
+        let timeout = self.policy.approval_timeout();
+        let now = Utc::now();
+        let pending = PendingCard {
+            id: 0,
+            agent: meta.caller.agent.clone(),
+            tool: name.to_owned(),
+            title: tool.meta.title.to_owned(),
+            target,
+            arguments: redact::preview(args),
+            offer: offer.clone(),
+            retry,
+            created: now,
+            deadline: now + chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::MAX),
+        };
+        let raw = match self.broker.ask(pending, timeout).await {
+            Waited::Answered(raw) => raw,
+            Waited::TimedOut => {
+                tracing::info!(tool = name, "the person did not answer in time: not approved");
+                return Permit::Refuse {
+                    source: DecisionSource::Timeout,
+                    message: format!(
+                        "The person did not confirm {name} in time ({} seconds), so it was not run. Ask them to watch for Gatehouse's approval card, then try again.",
+                        timeout.as_secs()
+                    ),
+                };
+            }
+        };
+        let (answer, invalid) = card::parse_answer(&offer, &raw);
+        if let Some(invalid) = invalid {
+            tracing::warn!(
+                tool = name,
+                "the answer chose something the card did not offer ({invalid}): running once, no grant"
+            );
+        }
+        match answer {
+            Answer::Deny => Permit::Refuse {
+                source: DecisionSource::Person,
+                message: format!(
+                    "The person declined {name}, so it was not run. Do not retry it unless they ask you to."
+                ),
+            },
+            Answer::AllowOnce => Permit::Run { source: DecisionSource::Person },
+            Answer::Always(choice) => {
+                self.create_grant(name, meta, account, print, &offer, &choice, now).await;
+                Permit::Run { source: DecisionSource::Person }
+            }
+        }
+    }
+
+    /// Makes the grant the person chose. Any failure (no signed-in account, an invalid choice, the store)
+    /// leaves the call approved once, and the log says why.
+    #[allow(clippy::too_many_arguments)]
+    async fn create_grant(
+        &self,
+        tool: &str,
+        meta: &CallMeta,
+        account: Option<&str>,
+        print: &str,
+        offer: &card::CardOffer,
+        choice: &card::Choice,
+        now: DateTime<Utc>,
+    ) {
+        let (Some(store), Some(account)) = (&self.store, account) else {
+            tracing::warn!(tool, "no grant store or no signed-in account: the call runs once, no grant is kept");
+            return;
+        };
+        let call = CardCall { owner_email: account, tool, agent: meta.caller.agent.as_deref(), fingerprint: print };
+        let grant = match card::grant_from_choice(&call, offer, choice, now, uuid::Uuid::new_v4().to_string()) {
+            Ok(grant) => grant,
+            Err(invalid) => {
+                tracing::warn!(tool, "the choice could not become a grant ({invalid}): running once");
+                return;
+            }
+        };
+        match store.insert_grant(&grant).await {
+            Ok(()) => tracing::info!(tool, grant = %grant.id, "standing approval granted"),
+            Err(error) => tracing::warn!(tool, "the grant could not be saved ({error}): running once"),
+        }
+    }
+
+    /// Records a grant's use. A failure is logged and the call still runs: the audit log is the record.
+    async fn record_use(&self, grant: &str, now: DateTime<Utc>) {
+        let Some(store) = &self.store else { return };
+        if self.platform.iter().any(|platform| platform.id == grant) {
+            return;
+        }
+        if let Err(error) = store.record_use(grant, now).await {
+            tracing::warn!(grant, "recording the grant's use failed ({error}); the call runs");
+        }
+    }
+
+    fn answered_recently(&self, key: &CallKey, now: DateTime<Utc>) -> bool {
+        let window = chrono::Duration::from_std(self.retry_window).unwrap_or(chrono::Duration::MAX);
+        let answered = self.answered.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        answered.get(key).is_some_and(|at| now - *at < window)
+    }
+
+    fn remember_answer(&self, key: CallKey, now: DateTime<Utc>) {
+        let window = chrono::Duration::from_std(self.retry_window).unwrap_or(chrono::Duration::MAX);
+        let mut answered = self.answered.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        answered.retain(|_, at| now - *at < window);
+        answered.insert(key, now);
+    }
+
+    /// Appends the call's audit record. A failure is logged: the call already happened.
+    pub async fn audit(&self, entry: AuditEntry) {
+        tracing::info!(
+            tool = %entry.tool,
+            agent = entry.agent.as_deref().unwrap_or("unknown"),
+            source = %entry.source,
+            outcome = ?entry.outcome,
+            "audit"
+        );
+        if let Some(store) = &self.store
+            && let Err(error) = store.append_audit(entry).await
+        {
+            tracing::error!("the audit record could not be written: {error}");
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Grants in the database, and the index that follows them. Decisions read the index; the settings window
+//! and `gatehouse approvals` read the database.
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use sqlx::SqlitePool;
+
+use super::chain::{parse_time, time_text};
+use super::{Candidates, Store, StoreError};
+use crate::approval::model::{Constraint, Grant, Owner};
+
+/// The columns of `grants` in `GrantRow` order, as a literal so queries stay `&'static str`.
+macro_rules! grant_columns {
+    () => {
+        "id, owner_kind, owner_account, tool, agent, constraint_kind, constraint_value, unattended, created, \
+         expires, revoked, last_used, use_count, fingerprint"
+    };
+}
+
+/// A row of `grants` as stored.
+#[derive(sqlx::FromRow)]
+struct GrantRow {
+    id: String,
+    owner_kind: String,
+    owner_account: Option<String>,
+    tool: String,
+    agent: Option<String>,
+    constraint_kind: Option<String>,
+    constraint_value: Option<String>,
+    unattended: bool,
+    created: String,
+    expires: Option<String>,
+    revoked: Option<String>,
+    last_used: Option<String>,
+    use_count: i64,
+    fingerprint: String,
+}
+
+impl GrantRow {
+    fn into_grant(self, path: &Path) -> Result<Grant, StoreError> {
+        let id = self.id;
+        let bad = |detail: String| StoreError::unreadable(path, format!("grant {id}"), detail);
+        let owner = match (self.owner_kind.as_str(), self.owner_account) {
+            ("user", Some(account)) => Owner::User(account),
+            ("platform", None) => Owner::Platform,
+            (kind, _) => return Err(bad(format!("its owner {kind:?} is not a user with an account, or the platform"))),
+        };
+        let constraint = match (self.constraint_kind, self.constraint_value) {
+            (Some(kind), Some(value)) => Some(Constraint { kind, value }),
+            (None, None) => None,
+            _ => return Err(bad("its constraint has a kind without a value, or a value without a kind".into())),
+        };
+        let time = |name: &str, text: &str| parse_time(text).map_err(|e| bad(format!("its {name} time {text:?}: {e}")));
+        let optional_time = |name: &str, text: Option<String>| text.map(|text| time(name, &text)).transpose();
+        Ok(Grant {
+            owner,
+            tool: self.tool,
+            agent: self.agent,
+            constraint,
+            unattended: self.unattended,
+            created: time("created", &self.created)?,
+            expires: optional_time("expiry", self.expires)?,
+            revoked: optional_time("revoked", self.revoked)?,
+            last_used: optional_time("last used", self.last_used)?,
+            use_count: u64::try_from(self.use_count).map_err(|e| bad(format!("its use count: {e}")))?,
+            fingerprint: self.fingerprint,
+            id,
+        })
+    }
+}
+
+/// The grants that are not revoked, oldest first: what the index starts from.
+pub(super) async fn load_active(pool: &SqlitePool, path: &Path) -> Result<Vec<Grant>, StoreError> {
+    let rows: Vec<GrantRow> = sqlx::query_as(concat!(
+        "SELECT ",
+        grant_columns!(),
+        " FROM grants WHERE revoked IS NULL ORDER BY created, rowid"
+    ))
+    .fetch_all(pool)
+    .await
+    .map_err(StoreError::query(path, "read its grants"))?;
+    rows.into_iter().map(|row| row.into_grant(path)).collect()
+}
+
+impl Store {
+    /// The not-revoked grants for `tool`, from memory: the decision's fast path. Callers re-check every
+    /// field (expiry, owner, agent, constraint, fingerprint); the index only narrows by tool.
+    pub fn candidates(&self, tool: &str) -> Candidates {
+        self.inner.index().candidates(tool)
+    }
+
+    /// Saves a new grant; once this returns, `candidates` includes it (unless it is already revoked).
+    pub async fn insert_grant(&self, grant: &Grant) -> Result<(), StoreError> {
+        let grant = grant.clone();
+        self.write(move |inner| async move {
+            let (owner_kind, owner_account) = match &grant.owner {
+                Owner::User(account) => ("user", Some(account.as_str())),
+                Owner::Platform => ("platform", None),
+            };
+            let use_count = i64::try_from(grant.use_count).unwrap_or(i64::MAX);
+            let result = sqlx::query(concat!(
+                "INSERT INTO grants (",
+                grant_columns!(),
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+            ))
+            .bind(&grant.id)
+            .bind(owner_kind)
+            .bind(owner_account)
+            .bind(&grant.tool)
+            .bind(&grant.agent)
+            .bind(grant.constraint.as_ref().map(|c| c.kind.as_str()))
+            .bind(grant.constraint.as_ref().map(|c| c.value.as_str()))
+            .bind(grant.unattended)
+            .bind(time_text(&grant.created))
+            .bind(grant.expires.as_ref().map(time_text))
+            .bind(grant.revoked.as_ref().map(time_text))
+            .bind(grant.last_used.as_ref().map(time_text))
+            .bind(use_count)
+            .bind(&grant.fingerprint)
+            .execute(&inner.pool)
+            .await;
+            match result {
+                Ok(_) => {}
+                Err(e) if e.as_database_error().is_some_and(|e| e.is_unique_violation()) => {
+                    return Err(StoreError::DuplicateGrant {
+                        path: inner.path.display().to_string(),
+                        id: grant.id.clone(),
+                    });
+                }
+                Err(e) => return Err(StoreError::query(&inner.path, "save a grant")(e)),
+            }
+            inner.index_mut().insert(grant);
+            Ok(())
+        })
+        .await
+    }
+
+    /// Marks a grant revoked at `at`. Returns `false` if there is no such grant, or it was already revoked.
+    /// Once this returns, `candidates` no longer includes it.
+    pub async fn revoke_grant(&self, id: &str, at: DateTime<Utc>) -> Result<bool, StoreError> {
+        let id = id.to_owned();
+        self.write(move |inner| async move {
+            let done = sqlx::query("UPDATE grants SET revoked = ?2 WHERE id = ?1 AND revoked IS NULL")
+                .bind(&id)
+                .bind(time_text(&at))
+                .execute(&inner.pool)
+                .await
+                .map_err(StoreError::query(&inner.path, "revoke a grant"))?;
+            let revoked = done.rows_affected() > 0;
+            if revoked {
+                inner.index_mut().remove(&id);
+            }
+            Ok(revoked)
+        })
+        .await
+    }
+
+    /// Records that a grant allowed a call at `at` (last used, one more use). Returns `false` if there is no
+    /// such grant. A revoked grant still counts the use: the decision read it before the revoke.
+    pub async fn record_use(&self, id: &str, at: DateTime<Utc>) -> Result<bool, StoreError> {
+        let id = id.to_owned();
+        self.write(move |inner| async move {
+            let count: Option<i64> = sqlx::query_scalar(
+                "UPDATE grants SET last_used = ?2, use_count = use_count + 1 WHERE id = ?1 RETURNING use_count",
+            )
+            .bind(&id)
+            .bind(time_text(&at))
+            .fetch_optional(&inner.pool)
+            .await
+            .map_err(StoreError::query(&inner.path, "record a grant's use"))?;
+            let Some(count) = count else { return Ok(false) };
+            let count = u64::try_from(count).unwrap_or(0);
+            inner.index_mut().update(&id, |grant| {
+                grant.last_used = Some(at);
+                grant.use_count = count;
+            });
+            Ok(true)
+        })
+        .await
+    }
+
+    /// Every grant, revoked ones too, newest first (from the database, not the index).
+    pub async fn list_grants(&self) -> Result<Vec<Grant>, StoreError> {
+        let inner = &self.inner;
+        let rows: Vec<GrantRow> =
+            sqlx::query_as(concat!("SELECT ", grant_columns!(), " FROM grants ORDER BY created DESC, rowid DESC"))
+                .fetch_all(&inner.pool)
+                .await
+                .map_err(StoreError::query(&inner.path, "list its grants"))?;
+        rows.into_iter().map(|row| row.into_grant(&inner.path)).collect()
+    }
+
+    /// One grant by id, revoked or not (from the database).
+    pub async fn get_grant(&self, id: &str) -> Result<Option<Grant>, StoreError> {
+        let inner = &self.inner;
+        let row: Option<GrantRow> = sqlx::query_as(concat!("SELECT ", grant_columns!(), " FROM grants WHERE id = ?1"))
+            .bind(id)
+            .fetch_optional(&inner.pool)
+            .await
+            .map_err(StoreError::query(&inner.path, "read a grant"))?;
+        row.map(|row| row.into_grant(&inner.path)).transpose()
+    }
+}

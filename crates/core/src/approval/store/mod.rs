@@ -1,0 +1,164 @@
+//! The approvals store: grants, the audit log and settings in one SQLite file under `GATEHOUSE_HOME`.
+//!
+//! Every write is committed with the WAL journal and `synchronous = FULL` before it is acknowledged, so a
+//! killed process or a power cut loses nothing a caller was told was saved. Writes go through one writer at
+//! a time (SQLite allows no more anyway), which keeps the audit chain a single line and lets the in-memory
+//! grant index follow the database exactly. Reads go to a small pool and never wait for writes.
+
+mod audit;
+mod chain;
+mod error;
+mod grants;
+mod index;
+mod settings;
+mod verify;
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+
+pub use audit::{AuditQuery, AuditRecord};
+pub use chain::{GENESIS, record_hash};
+pub use error::StoreError;
+pub use index::Candidates;
+pub use verify::{AuditVerification, ChainBreak};
+
+use index::GrantIndex;
+
+/// The file's name under `GATEHOUSE_HOME`.
+pub const DATABASE_FILE: &str = "gatehouse.db";
+
+/// How long a statement waits for another connection's lock before giving up (another Gatehouse process
+/// reading, a checkpoint).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Readers share a few connections; the single writer takes one of them.
+const MAX_CONNECTIONS: u32 = 4;
+
+/// The open approvals database. Cloning is cheap and every clone is the same store.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    pool: SqlitePool,
+    path: PathBuf,
+    index: RwLock<GrantIndex>,
+    /// Held across every database write and the index change that follows it.
+    writer: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.inner.path).finish_non_exhaustive()
+    }
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` — normally `<GATEHOUSE_HOME>/gatehouse.db` — brings
+    /// its tables up to date and loads the grant index.
+    pub async fn open(path: &Path) -> Result<Store, StoreError> {
+        let open_error = |detail: String| StoreError::Open { path: path.display().to_string(), detail };
+        if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| open_error(format!("its folder could not be created ({e})")))?;
+        }
+        create_private(path).map_err(|e| open_error(e.to_string()))?;
+
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(BUSY_TIMEOUT);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(MAX_CONNECTIONS)
+            .connect_with(options)
+            .await
+            .map_err(|e| open_error(e.to_string()))?;
+        sqlx::migrate!("./migrations")
+            .run(&pool)
+            .await
+            .map_err(|e| StoreError::Migrate { path: path.display().to_string(), detail: e.to_string() })?;
+
+        let grants = grants::load_active(&pool, path).await?;
+        let index = GrantIndex::new(grants);
+        tracing::debug!(path = %path.display(), grants = index.len(), "approvals store open");
+        Ok(Store {
+            inner: Arc::new(Inner {
+                pool,
+                path: path.to_owned(),
+                index: RwLock::new(index),
+                writer: tokio::sync::Mutex::new(()),
+            }),
+        })
+    }
+
+    /// Where the database file is.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// Closes every connection, folding the write-ahead log into the file. Calls made afterwards fail.
+    pub async fn close(&self) {
+        self.inner.pool.close().await;
+    }
+
+    /// Runs one write with the writer lock held, on its own task: once the database has begun a write,
+    /// a caller giving up (a dropped future) cannot stop the index from following the commit.
+    async fn write<T, F, Fut>(&self, write: F) -> Result<T, StoreError>
+    where
+        F: FnOnce(Arc<Inner>) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, StoreError>> + Send + 'static,
+        T: Send + 'static,
+    {
+        let inner = Arc::clone(&self.inner);
+        let path = inner.path.display().to_string();
+        tokio::spawn(async move {
+            let _writer = inner.writer.lock().await;
+            write(Arc::clone(&inner)).await
+        })
+        .await
+        .map_err(|e| StoreError::Interrupted { path, detail: e.to_string() })?
+    }
+}
+
+impl Inner {
+    /// The index can't be left half-changed (its changes swap whole snapshots), so a panic elsewhere while
+    /// the lock was held leaves nothing to distrust.
+    fn index(&self) -> RwLockReadGuard<'_, GrantIndex> {
+        self.index.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn index_mut(&self) -> RwLockWriteGuard<'_, GrantIndex> {
+        self.index.write().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Creates the database file readable by this OS user only (SQLite gives its `-wal` and `-shm` files the
+/// same mode), and narrows an existing file that others could read.
+fn create_private(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let file = options.open(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = file.metadata()?.permissions().mode();
+        if mode & 0o077 != 0 {
+            file.set_permissions(std::fs::Permissions::from_mode(mode & 0o700))?;
+        }
+    }
+    drop(file);
+    Ok(())
+}
