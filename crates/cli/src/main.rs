@@ -5,10 +5,13 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use gatehouse_core::approval::policy::Policy;
+use gatehouse_core::approval::store::{DATABASE_FILE, Store};
 use gatehouse_core::auth::identity::{AuthMethod, IdentityClass};
 use gatehouse_core::auth::resolve::{Resolution, resolve};
 use gatehouse_core::auth::state::AuthSnapshot;
 use gatehouse_core::config::Config;
+use gatehouse_core::engine::ApprovalSetup;
 use gatehouse_core::google::RetryPolicy;
 use gatehouse_core::google::auth::StaticToken;
 use gatehouse_core::{Engine, EngineOptions, mcp};
@@ -58,6 +61,10 @@ struct ServeArgs {
     /// Print the HTTP bearer token (creating it if needed) and exit.
     #[arg(long)]
     print_token: bool,
+    /// This connection is an automation, not a person chatting: nothing is asked, so only what the
+    /// administrator's policy allows for unattended use runs (stdio only).
+    #[arg(long, conflicts_with = "http")]
+    unattended: bool,
 }
 
 fn init_logging() {
@@ -105,11 +112,13 @@ async fn serve(args: ServeArgs) -> Result<()> {
     } else {
         resolve(&config, |name| std::env::var(name).ok()).await?
     };
+    let approvals = approval_setup(&config, args.sandbox).await?;
     let engine = Engine::new(EngineOptions {
         config: config.clone(),
         tokens: resolution.tokens.clone(),
         sandbox: args.sandbox,
         retry: RetryPolicy::default(),
+        approvals,
     })?;
     resolution.report_to(engine.auth());
     match args.http {
@@ -128,10 +137,36 @@ async fn serve(args: ServeArgs) -> Result<()> {
             );
             mcp::http::serve(engine, listener, &token, cancel).await?;
         }
-        None => mcp::serve_stdio(engine).await.context("serving MCP over stdio")?,
+        None => mcp::serve_stdio(engine, !args.unattended).await.context("serving MCP over stdio")?,
     }
     Ok(())
 }
+
+/// The administrator's policy (a bad file stops the start, naming the line) and the store of grants and the
+/// audit log under `GATEHOUSE_HOME` (the sandbox keeps its own). A store that cannot be opened leaves the server
+/// running with every gated call asked about, and says why.
+async fn approval_setup(config: &Config, sandbox: bool) -> Result<ApprovalSetup> {
+    let tools: Vec<&str> = gatehouse_core::tools::all_tools().iter().map(|tool| tool.meta.name).collect();
+    let policy = match Policy::load(|name| std::env::var(name).ok(), &tools)? {
+        Some((path, policy)) => {
+            tracing::info!(path = %path.display(), "using the administrator's approval policy");
+            policy
+        }
+        None => Policy::default(),
+    };
+    let file = if sandbox { SANDBOX_DATABASE_FILE } else { DATABASE_FILE };
+    let store = match Store::open(&config.home.join(file)).await {
+        Ok(store) => Some(store),
+        Err(error) => {
+            tracing::error!("{error} Until then, every change is asked about and no standing approval applies.");
+            None
+        }
+    };
+    Ok(ApprovalSetup { store, policy })
+}
+
+/// The sandbox's grants and audit log, apart from the real account's.
+const SANDBOX_DATABASE_FILE: &str = "sandbox.db";
 
 /// The sandbox's fixed sign-in: the emulator's sample account, with every scope.
 fn sandbox_resolution(token: String) -> Resolution {

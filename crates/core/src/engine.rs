@@ -7,6 +7,10 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::approval::model::{AuditEntry, CallOutcome, Verdict};
+use crate::approval::policy::Policy;
+use crate::approval::store::Store;
+use crate::approval::{Approvals, CallMeta, Permit, redact};
 use crate::auth::state::{AuthSnapshot, AuthState};
 use crate::config::Config;
 use crate::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
@@ -36,10 +40,20 @@ pub struct EngineOptions {
     /// Running against the built-in emulator: every answer says so.
     pub sandbox: bool,
     pub retry: RetryPolicy,
+    /// Where standing approvals and the audit log are kept, and the administrator's policy.
+    pub approvals: ApprovalSetup,
+}
+
+/// What the approval gate is built from.
+pub struct ApprovalSetup {
+    /// `None`: no grant ever applies (every gated call asks) and the audit goes to the log only.
+    pub store: Option<Store>,
+    pub policy: Policy,
 }
 
 pub struct Engine {
     auth: AuthState,
+    approvals: Arc<Approvals>,
     tools: Vec<ToolDef>,
     index: HashMap<&'static str, usize>,
     ctx: ToolContext,
@@ -52,8 +66,9 @@ pub const SANDBOX_NOTE: &str =
 
 impl Engine {
     pub fn new(options: EngineOptions) -> Result<Arc<Self>, StartError> {
-        let EngineOptions { config, tokens, sandbox, retry } = options;
+        let EngineOptions { config, tokens, sandbox, retry, approvals } = options;
         let tools = enabled_tools(config.enabled_tools.as_deref())?;
+        let approvals = Arc::new(Approvals::new(approvals.store, approvals.policy, &tools));
         let index = tools.iter().enumerate().map(|(i, tool)| (tool.meta.name, i)).collect();
         let http = GoogleClient::http_client(config.request_timeout);
         let google = GoogleClient::new(
@@ -66,7 +81,7 @@ impl Engine {
         let auth = AuthState::new(AuthSnapshot { account: google.account(), ..AuthSnapshot::signed_out() });
         let local = LocalFiles::new(config.export_dir.clone(), config.local_roots.clone());
         let ctx = ToolContext { google, config: Arc::new(config), local };
-        Ok(Arc::new(Self { auth, tools, index, ctx, sandbox }))
+        Ok(Arc::new(Self { auth, approvals, tools, index, ctx, sandbox }))
     }
 
     /// The tools this server offers, in catalogue order.
@@ -83,6 +98,11 @@ impl Engine {
         &self.auth
     }
 
+    /// The approval gate: pending cards, grants, the audit log.
+    pub fn approvals(&self) -> &Arc<Approvals> {
+        &self.approvals
+    }
+
     pub fn is_sandbox(&self) -> bool {
         self.sandbox
     }
@@ -91,27 +111,56 @@ impl Engine {
         &self.ctx
     }
 
-    /// Runs one tool call. Tool failures come back as an error [`Reply`] the assistant can relay; only a
-    /// call naming no known tool is a [`CallError`].
+    /// Runs one tool call from an interactive caller that gave no name (tests, tools of the shell itself).
     pub async fn call(
         &self,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+    ) -> Result<Reply, CallError> {
+        self.call_as(&CallMeta::default(), name, arguments).await
+    }
+
+    /// Runs one tool call: the approval decision first (asking the person when the rules say so), then the
+    /// tool, then its audit record. Tool failures and refusals come back as an error [`Reply`] the assistant
+    /// can relay; only a call naming no known tool is a [`CallError`].
+    pub async fn call_as(
+        &self,
+        meta: &CallMeta,
         name: &str,
         arguments: Option<serde_json::Map<String, Value>>,
     ) -> Result<Reply, CallError> {
         let tool = self.tool(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
         let arguments = Value::Object(arguments.unwrap_or_default());
         let started = std::time::Instant::now();
-        let result = self.run(tool, arguments).await;
-        let reply = match result {
-            Ok(text) => Reply { text, is_error: false },
-            Err(error) => Reply { text: error.to_string(), is_error: true },
+        let account = self.auth.current().account;
+        let permit = self.approvals.permit(tool, &arguments, meta, account.as_deref()).await;
+        let (reply, verdict, source, outcome) = match permit {
+            Permit::Refuse { source, message } => {
+                (Reply { text: message, is_error: true }, Verdict::Denied, source, CallOutcome::Refused)
+            }
+            Permit::Run { source } => match self.run(tool, arguments.clone()).await {
+                Ok(text) => (Reply { text, is_error: false }, Verdict::Allowed, source, CallOutcome::Ok),
+                Err(error) => {
+                    let text = error.to_string();
+                    (Reply { text: text.clone(), is_error: true }, Verdict::Allowed, source, CallOutcome::Error(text))
+                }
+            },
         };
-        tracing::info!(
-            tool = name,
-            ok = !reply.is_error,
-            elapsed_ms = started.elapsed().as_millis() as u64,
-            "tool call"
-        );
+        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        tracing::info!(tool = name, ok = !reply.is_error, elapsed_ms = duration_ms, "tool call");
+        self.approvals
+            .audit(AuditEntry {
+                time: chrono::Utc::now(),
+                agent: meta.caller.agent.clone(),
+                tool: name.to_owned(),
+                target: redact::target(tool, &arguments),
+                arguments: redact::for_audit(&arguments),
+                verdict,
+                source,
+                outcome,
+                duration_ms,
+            })
+            .await;
         Ok(reply)
     }
 

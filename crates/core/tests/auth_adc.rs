@@ -3,6 +3,9 @@
 //! is; and bad files that say which file, what is wrong and what to do. The environment is a lookup table:
 //! no test touches the process environment.
 
+#[path = "common/approvals.rs"]
+mod approvals;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -110,6 +113,7 @@ impl Env {
             config,
             tokens: credential.token_source(),
             sandbox: false,
+            approvals: approvals::allow_everything(),
             retry: RetryPolicy {
                 max_attempts: 2,
                 base_delay: Duration::from_millis(5),

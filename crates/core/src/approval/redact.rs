@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::tools::ToolDef;
+
 /// Argument names whose values are secrets: never shown, never logged.
 const SECRET_KEYS: &[&str] =
     &["access_token", "refresh_token", "client_secret", "password", "secret", "api_key", "token"];
@@ -19,6 +21,16 @@ pub fn preview(args: &Value) -> Value {
 /// The arguments for the audit log: secrets redacted, very long strings cut.
 pub fn for_audit(args: &Value) -> Value {
     shape(args, AUDIT_CHARS)
+}
+
+/// The call's target for the audit log: what its evaluators would limit a grant to (a spreadsheet, a file, a
+/// folder, a domain), in words; `None` for tools that name no single target.
+pub fn target(tool: &ToolDef, args: &Value) -> Option<String> {
+    let evaluators = tool.evaluators();
+    evaluators.iter().filter(|evaluator| evaluator.constrains()).find_map(|evaluator| {
+        let constraint = evaluator.propose(args).ok().flatten()?;
+        Some(format!("{} {}", constraint.kind, constraint.value))
+    })
 }
 
 /// A canonical text of the arguments (object keys sorted at every depth), to recognise a repeated call.

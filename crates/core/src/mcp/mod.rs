@@ -13,10 +13,11 @@ use rmcp::ServiceExt;
 use crate::Engine;
 
 /// Serves MCP over this process's stdin/stdout until the client disconnects. Nothing else may write to
-/// stdout while this runs: logs go to stderr.
-pub async fn serve_stdio(engine: Arc<Engine>) -> Result<(), std::io::Error> {
+/// stdout while this runs: logs go to stderr. `interactive: false` registers the connection as an automation.
+pub async fn serve_stdio(engine: Arc<Engine>, interactive: bool) -> Result<(), std::io::Error> {
     let transport = (tokio::io::stdin(), stdout_writer());
-    let service = McpServer::new(engine).serve(transport).await.map_err(|e| std::io::Error::other(e.to_string()))?;
+    let server = if interactive { McpServer::new(engine) } else { McpServer::unattended(engine) };
+    let service = server.serve(transport).await.map_err(|e| std::io::Error::other(e.to_string()))?;
     service.waiting().await.map_err(|e| std::io::Error::other(e.to_string()))?;
     Ok(())
 }

@@ -13,13 +13,20 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::Engine;
+use crate::approval::CallMeta;
+use crate::approval::model::Caller;
 use crate::engine::{CallError, SANDBOX_NOTE};
+
+/// The `_meta` key a client sets to `true` on a call that retries one the person already answered.
+pub const RETRY_META_KEY: &str = "io.gatehouse/retry";
 use crate::resources;
 
 /// One per MCP connection; all share the engine.
 #[derive(Clone)]
 pub struct McpServer {
     engine: Arc<Engine>,
+    /// Whether a person is chatting through this connection (`false`: an automation, never asked).
+    interactive: bool,
     /// This connection's `resources/subscribe` watchers, by URI.
     subscriptions: Arc<Mutex<HashMap<String, AbortOnDrop>>>,
 }
@@ -34,8 +41,28 @@ impl Drop for AbortOnDrop {
 }
 
 impl McpServer {
+    /// A connection a person chats through.
     pub fn new(engine: Arc<Engine>) -> Self {
-        Self { engine, subscriptions: Arc::default() }
+        Self { engine, interactive: true, subscriptions: Arc::default() }
+    }
+
+    /// A connection registered as an automation: its calls are never asked about, so only grants that allow
+    /// unattended calls cover them.
+    pub fn unattended(engine: Arc<Engine>) -> Self {
+        Self { interactive: false, ..Self::new(engine) }
+    }
+
+    /// Who is calling, and whether the client marks the call as a retry (`_meta` `io.gatehouse/retry: true`).
+    fn call_meta(&self, request: &CallToolRequestParams, context: &RequestContext<RoleServer>) -> CallMeta {
+        let marked =
+            |meta: &rmcp::model::RequestMetaObject| meta.get(RETRY_META_KEY) == Some(&serde_json::Value::Bool(true));
+        CallMeta {
+            caller: Caller {
+                agent: context.client_info().map(|info| info.name).filter(|name| !name.trim().is_empty()),
+                interactive: self.interactive,
+            },
+            retry_marked: request.meta.as_ref().is_some_and(marked) || marked(&context.meta),
+        }
     }
 }
 
@@ -71,11 +98,13 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let reply = self.engine.call(&request.name, request.arguments).await.map_err(|error| match error {
-            CallError::UnknownTool(_) => ErrorData::invalid_params(error.to_string(), None),
-        })?;
+        let meta = self.call_meta(&request, &context);
+        let reply =
+            self.engine.call_as(&meta, &request.name, request.arguments).await.map_err(|error| match error {
+                CallError::UnknownTool(_) => ErrorData::invalid_params(error.to_string(), None),
+            })?;
         let mut content = vec![ContentBlock::text(reply.text)];
         if self.engine.is_sandbox() {
             content.push(ContentBlock::text(SANDBOX_NOTE));

@@ -2,6 +2,9 @@
 //! and a test that plays the browser.
 #![allow(dead_code)]
 
+#[path = "../common/approvals.rs"]
+mod approvals;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -116,6 +119,7 @@ impl SignInWorld {
             config: self.config.clone(),
             tokens,
             sandbox: false,
+            approvals: approvals::allow_everything(),
             retry: RetryPolicy {
                 max_attempts: 2,
                 base_delay: Duration::from_millis(5),

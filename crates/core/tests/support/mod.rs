@@ -1,6 +1,9 @@
 //! Test harness: a real emulator on loopback and an engine pointed at it, as the sandbox does.
 #![allow(dead_code)]
 
+#[path = "../common/approvals.rs"]
+mod approvals;
+
 use std::path::Path;
 use std::sync::Arc;
 
@@ -110,6 +113,7 @@ fn engine(google: &FakeGoogle, home: &Path, identity: Identity, adjust: impl FnO
         config,
         tokens: Arc::new(StaticToken::new(token, Some(account))),
         sandbox: false,
+        approvals: approvals::allow_everything(),
         retry: quick_retry(),
     })
     .expect("engine")
