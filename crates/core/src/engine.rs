@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::approval::model::{AuditEntry, CallOutcome, Verdict};
+use crate::approval::model::{AuditEntry, CallOutcome, DecisionSource, Verdict};
 use crate::approval::policy::Policy;
 use crate::approval::store::Store;
 use crate::approval::{Approvals, CallMeta, Permit, redact};
@@ -133,18 +133,17 @@ impl Engine {
         let arguments = Value::Object(arguments.unwrap_or_default());
         let started = std::time::Instant::now();
         let account = self.auth.current().account;
-        let permit = self.approvals.permit(tool, &arguments, meta, account.as_deref()).await;
-        let (reply, verdict, source, outcome) = match permit {
-            Permit::Refuse { source, message } => {
-                (Reply { text: message, is_error: true }, Verdict::Denied, source, CallOutcome::Refused)
+        // Arguments the tool would refuse fail at once: nobody is asked to approve a call that cannot run.
+        let (reply, verdict, source, outcome) = match tool.check_arguments(&arguments) {
+            Ok(()) => {
+                let permit = self.approvals.permit(tool, &arguments, meta, account.as_deref()).await;
+                self.carry_out(tool, arguments.clone(), permit).await
             }
-            Permit::Run { source } => match self.run(tool, arguments.clone()).await {
-                Ok(text) => (Reply { text, is_error: false }, Verdict::Allowed, source, CallOutcome::Ok),
-                Err(error) => {
-                    let text = error.to_string();
-                    (Reply { text: text.clone(), is_error: true }, Verdict::Allowed, source, CallOutcome::Error(text))
-                }
-            },
+            Err(error) => {
+                let text = error.to_string();
+                let reply = Reply { text: text.clone(), is_error: true };
+                (reply, Verdict::Denied, DecisionSource::InvalidArguments, CallOutcome::Error(text))
+            }
         };
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         tracing::info!(tool = name, ok = !reply.is_error, elapsed_ms = duration_ms, "tool call");
@@ -162,6 +161,27 @@ impl Engine {
             })
             .await;
         Ok(reply)
+    }
+
+    /// Runs the call when permitted; the reply and what the audit log records about it.
+    async fn carry_out(
+        &self,
+        tool: &ToolDef,
+        arguments: Value,
+        permit: Permit,
+    ) -> (Reply, Verdict, DecisionSource, CallOutcome) {
+        match permit {
+            Permit::Refuse { source, message } => {
+                (Reply { text: message, is_error: true }, Verdict::Denied, source, CallOutcome::Refused)
+            }
+            Permit::Run { source } => match self.run(tool, arguments).await {
+                Ok(text) => (Reply { text, is_error: false }, Verdict::Allowed, source, CallOutcome::Ok),
+                Err(error) => {
+                    let text = error.to_string();
+                    (Reply { text: text.clone(), is_error: true }, Verdict::Allowed, source, CallOutcome::Error(text))
+                }
+            },
+        }
     }
 
     /// Refuses a tool whose OAuth scope the sign-in is known not to carry, before asking Google. The sign-in

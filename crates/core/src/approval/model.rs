@@ -57,7 +57,8 @@ pub struct Caller {
 }
 
 /// How a call was decided, as the audit log records it: `grant:<id>`, `policy:<rule>`, `person`, `timeout`,
-/// `deny:<rule>`, `not-gated`, `unattended` (nobody to ask), `paused` (every assistant paused).
+/// `deny:<rule>`, `not-gated`, `unattended` (nobody to ask), `paused` (every assistant paused),
+/// `invalid-arguments` (the tool refused its arguments before any decision).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub enum DecisionSource {
@@ -69,6 +70,7 @@ pub enum DecisionSource {
     NotGated,
     Unattended,
     Paused,
+    InvalidArguments,
 }
 
 impl std::fmt::Display for DecisionSource {
@@ -82,6 +84,7 @@ impl std::fmt::Display for DecisionSource {
             DecisionSource::NotGated => f.write_str("not-gated"),
             DecisionSource::Unattended => f.write_str("unattended"),
             DecisionSource::Paused => f.write_str("paused"),
+            DecisionSource::InvalidArguments => f.write_str("invalid-arguments"),
         }
     }
 }
@@ -105,6 +108,7 @@ impl TryFrom<String> for DecisionSource {
             None if text == "not-gated" => DecisionSource::NotGated,
             None if text == "unattended" => DecisionSource::Unattended,
             None if text == "paused" => DecisionSource::Paused,
+            None if text == "invalid-arguments" => DecisionSource::InvalidArguments,
             _ => return Err(format!("{text:?} is not a decision source")),
         })
     }

@@ -291,7 +291,10 @@ pub struct ToolDef {
     schema: Arc<JsonObject>,
     handler: Handler,
     evaluators: Vec<Arc<dyn ArgEvaluator>>,
+    check: Check,
 }
+
+type Check = Arc<dyn Fn(&Value) -> Result<(), ToolError> + Send + Sync>;
 
 impl std::fmt::Debug for ToolDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -335,7 +338,16 @@ impl ToolDef {
             })
         });
         let evaluators = evaluators.into_iter().map(|evaluator| evaluator.bind(name)).collect();
-        Self { meta, schema: rmcp::handler::server::common::schema_for_type::<A>(), handler, evaluators }
+        let check: Check = Arc::new(move |args| {
+            serde_path_to_error::deserialize::<_, A>(args).map(drop).map_err(|e| ToolError::arguments(name, e))
+        });
+        Self { meta, schema: rmcp::handler::server::common::schema_for_type::<A>(), handler, evaluators, check }
+    }
+
+    /// Parses `args` as the tool will, without running it: arguments it would refuse fail before anyone is
+    /// asked to approve the call.
+    pub fn check_arguments(&self, args: &Value) -> Result<(), ToolError> {
+        (self.check)(args)
     }
 
     /// The evaluators that judge this tool's calls for standing approval, in declaration order; empty for a

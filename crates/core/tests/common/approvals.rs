@@ -18,3 +18,28 @@ pub fn allow_everything() -> ApprovalSetup {
         .expect("the test policy parses");
     ApprovalSetup { store: None, policy }
 }
+
+/// Plays a person who approves every card once, as it appears: the calls whose evaluators always ask
+/// (`transfer_ownership`, a permanent `delete_file`) still go through the real broker.
+pub fn approve_every_card(engine: &std::sync::Arc<gatehouse_core::Engine>) {
+    use gatehouse_core::approval::broker::BrokerEvent;
+    use gatehouse_core::approval::card::RawAnswer;
+    let approvals = std::sync::Arc::clone(engine.approvals());
+    let mut events = approvals.broker().subscribe();
+    tokio::spawn(async move {
+        loop {
+            match events.recv().await {
+                Ok(BrokerEvent::Added(card)) => {
+                    let _ = approvals.broker().answer(card.id, RawAnswer::AllowOnce);
+                }
+                Ok(BrokerEvent::Removed(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    for card in approvals.broker().pending() {
+                        let _ = approvals.broker().answer(card.id, RawAnswer::AllowOnce);
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    });
+}

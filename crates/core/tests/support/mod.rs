@@ -109,14 +109,16 @@ fn engine(google: &FakeGoogle, home: &Path, identity: Identity, adjust: impl FnO
     let mut config = Config::with_home(home);
     config.google_endpoint = Some(google.url().parse().expect("emulator url"));
     adjust(&mut config);
-    Engine::new(EngineOptions {
+    let engine = Engine::new(EngineOptions {
         config,
         tokens: Arc::new(StaticToken::new(token, Some(account))),
         sandbox: false,
         approvals: approvals::allow_everything(),
         retry: quick_retry(),
     })
-    .expect("engine")
+    .expect("engine");
+    approvals::approve_every_card(&engine);
+    engine
 }
 
 /// Every test through the harness is also a check that the emulator answered only what Google's
