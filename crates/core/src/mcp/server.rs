@@ -66,7 +66,7 @@ impl McpServer {
     }
 }
 
-const INSTRUCTIONS: &str = "Gatehouse gives you the person's Google Sheets, Docs and Drive. Results over the size limit fail with a message saying how to ask for less (a narrower range, paging, or local_path).";
+const INSTRUCTIONS: &str = "Gatehouse gives you the person's Google Sheets, Docs and Drive. Every change waits until the person approves it in Gatehouse; when they decline or do not answer in time the tool says so: tell them, and do not retry unless they ask. Results over the size limit fail with a message saying how to ask for less (a narrower range, paging, or local_path).";
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {

@@ -11,7 +11,7 @@ pub fn markdown(tools: &[ToolDef]) -> String {
     let mut out = String::from(
         "# Tools\n\nGenerated from the tool declarations by `gatehouse tools`; a test fails when this file \
          and the code disagree. Regenerate with `cargo run -p gatehouse-cli -- tools > docs/tools.md`.\n\n\
-         Columns: **R/W** read or write (the gating class: writes are the calls approvals will ask about), **D** destructive, **I** \
+         Columns: **R/W** read or write (the gating class: writes wait for the person's approval), **D** destructive, **I** \
          idempotent, **cap** whether the result is capped at `MAX_TOOL_RESPONSE_CHARS`, **local_path** whether \
          the full result can be written to the export folder instead, **fails for** the kinds of identity the tool \
          cannot work for (the `server://auth-status` categories: service accounts have no Drive storage and no My \
