@@ -30,6 +30,9 @@ pub struct CallMeta {
     pub caller: Caller,
     /// The client marked the call as a retry (`_meta` `io.gatehouse/retry: true`).
     pub retry_marked: bool,
+    /// The transport's identity of the request (connection and JSON-RPC id): a re-send of the same request
+    /// reuses the first decision rather than counting as a retry.
+    pub request: Option<String>,
 }
 
 impl Default for Caller {
@@ -60,6 +63,8 @@ pub struct Approvals {
     /// When each call (agent, tool, canonical arguments) was last answered by the person.
     answered: Mutex<HashMap<CallKey, DateTime<Utc>>>,
     retry_window: Duration,
+    /// The decision of each request, by [`CallMeta::request`], for transport re-sends.
+    by_request: Mutex<HashMap<String, (CallKey, Permit, DateTime<Utc>)>>,
     paused: AtomicBool,
 }
 
@@ -92,6 +97,7 @@ impl Approvals {
             broker: Broker::new(),
             answered: Mutex::new(HashMap::new()),
             retry_window: DEFAULT_RETRY_WINDOW,
+            by_request: Mutex::new(HashMap::new()),
             paused: AtomicBool::new(false),
         }
     }
@@ -139,6 +145,38 @@ impl Approvals {
         }
         let now = Utc::now();
         let key = (meta.caller.agent.clone(), name.to_owned(), redact::canonical_text(args));
+        if let Some(permit) = self.earlier_decision(meta, &key, now) {
+            return permit;
+        }
+        let permit = self.decide_call(tool, args, meta, account, key.clone(), now).await;
+        if let Some(request) = &meta.request {
+            let window = chrono::Duration::from_std(self.retry_window).unwrap_or(chrono::Duration::MAX);
+            let mut decided = self.by_request.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            decided.retain(|_, (_, _, at)| now - *at < window);
+            decided.insert(request.clone(), (key, permit.clone(), now));
+        }
+        permit
+    }
+
+    /// The decision already taken for this very request (a transport re-send), if any.
+    fn earlier_decision(&self, meta: &CallMeta, key: &CallKey, now: DateTime<Utc>) -> Option<Permit> {
+        let request = meta.request.as_ref()?;
+        let window = chrono::Duration::from_std(self.retry_window).unwrap_or(chrono::Duration::MAX);
+        let decided = self.by_request.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (earlier_key, permit, at) = decided.get(request)?;
+        (earlier_key == key && now - *at < window).then(|| permit.clone())
+    }
+
+    async fn decide_call(
+        &self,
+        tool: &ToolDef,
+        args: &Value,
+        meta: &CallMeta,
+        account: Option<&str>,
+        key: CallKey,
+        now: DateTime<Utc>,
+    ) -> Permit {
+        let name = tool.meta.name;
         let retry = meta.retry_marked || self.answered_recently(&key, now);
         let print = self.fingerprints.get(name).cloned().unwrap_or_default();
         let stored = self.store.as_ref().map(|store| store.candidates(name));
@@ -171,7 +209,13 @@ impl Approvals {
                 self.record_use(&grant, now).await;
                 Permit::Run { source }
             }
-            Decision::Ask { grantable, constraint, why_not_grantable } => {
+            Decision::Ask { mut grantable, mut constraint, mut why_not_grantable } => {
+                // Platform grants live in the policy, so they may apply without a store; but a card must not
+                // offer Always allow when there is no store to keep the grant in.
+                if grantable && self.store.is_none() {
+                    (grantable, constraint) = (false, None);
+                    why_not_grantable = Some("Gatehouse has no store for standing approvals right now.".to_owned());
+                }
                 if let Some(why) = &why_not_grantable {
                     tracing::debug!(tool = name, "no standing approval offered: {why}");
                 }
@@ -322,5 +366,59 @@ impl Approvals {
         {
             tracing::error!("the audit record could not be written: {error}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::approval::card::RawAnswer;
+    use crate::tools::all_tools;
+
+    async fn answer_next_card(approvals: &Approvals, answer: RawAnswer) -> PendingCard {
+        for _ in 0..400 {
+            if let Some(card) = approvals.broker().pending().into_iter().next() {
+                approvals.broker().answer(card.id, answer).expect("pending");
+                return card;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("no card appeared");
+    }
+
+    #[tokio::test]
+    async fn a_transport_resend_reuses_the_first_decision_and_a_new_request_is_a_retry() {
+        let tools = all_tools();
+        let approvals = Arc::new(Approvals::new(None, Policy::default(), &tools));
+        let tool = tools.iter().find(|tool| tool.meta.name == "update_cells").cloned().expect("update_cells");
+        let args = json!({ "spreadsheet_id": "S1", "sheet": "Sales", "range": "A1", "data": [["x"]] });
+        let meta = |request: &str| CallMeta {
+            caller: Caller { agent: Some("claude".into()), interactive: true },
+            retry_marked: false,
+            request: Some(request.to_owned()),
+        };
+
+        let first = tokio::spawn({
+            let (approvals, tool, args, meta) = (approvals.clone(), tool.clone(), args.clone(), meta("c1/1"));
+            async move { approvals.permit(&tool, &args, &meta, Some("ada@example.com")).await }
+        });
+        answer_next_card(&approvals, RawAnswer::AllowOnce).await;
+        assert_eq!(first.await.unwrap(), Permit::Run { source: DecisionSource::Person });
+
+        // The same request again: the first answer stands, nobody is asked.
+        let resent = approvals.permit(&tool, &args, &meta("c1/1"), Some("ada@example.com")).await;
+        assert_eq!(resent, Permit::Run { source: DecisionSource::Person });
+        assert!(approvals.broker().pending().is_empty());
+
+        // A new request with the same call is a retry: asked again, without Always allow.
+        let retried = tokio::spawn({
+            let (approvals, tool, args, meta) = (approvals.clone(), tool.clone(), args.clone(), meta("c1/2"));
+            async move { approvals.permit(&tool, &args, &meta, Some("ada@example.com")).await }
+        });
+        let card = answer_next_card(&approvals, RawAnswer::Deny).await;
+        assert!(card.retry && !card.offer.grantable, "{card:?}");
+        assert!(matches!(retried.await.unwrap(), Permit::Refuse { source: DecisionSource::Person, .. }));
     }
 }

@@ -27,6 +27,8 @@ pub struct McpServer {
     engine: Arc<Engine>,
     /// Whether a person is chatting through this connection (`false`: an automation, never asked).
     interactive: bool,
+    /// Tells this connection's requests apart from another's with the same JSON-RPC ids.
+    connection: u64,
     /// This connection's `resources/subscribe` watchers, by URI.
     subscriptions: Arc<Mutex<HashMap<String, AbortOnDrop>>>,
 }
@@ -43,7 +45,7 @@ impl Drop for AbortOnDrop {
 impl McpServer {
     /// A connection a person chats through.
     pub fn new(engine: Arc<Engine>) -> Self {
-        Self { engine, interactive: true, subscriptions: Arc::default() }
+        Self { engine, interactive: true, connection: rand::random(), subscriptions: Arc::default() }
     }
 
     /// A connection registered as an automation: its calls are never asked about, so only grants that allow
@@ -62,6 +64,7 @@ impl McpServer {
                 interactive: self.interactive,
             },
             retry_marked: request.meta.as_ref().is_some_and(marked) || marked(&context.meta),
+            request: Some(format!("{:016x}/{:?}", self.connection, context.id)),
         }
     }
 }
