@@ -3,7 +3,7 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use gatehouse_e2e::{Home, call, gatehouse, json, stdio_client, text};
+use gatehouse_e2e::{Home, answer_next_approval, call, gatehouse, json, stdio_client, text};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -49,15 +49,12 @@ async fn sandbox_reads_and_writes_round_trip_and_say_they_are_the_sandbox() {
     let home = Home::new();
     let client = stdio_client(sandbox(&home)).await.unwrap();
     let id = budget_id(&client).await;
-    let written = call(
-        &client,
-        "update_cells",
-        json!({
-            "spreadsheet_id": id, "sheet": "Sales", "range": "H1:I2", "data": [["Region", "Total"], ["North", 42]]
-        }),
-    )
-    .await
-    .unwrap();
+    // A write waits for the person: they allow it from another terminal.
+    let arguments = json!({
+        "spreadsheet_id": id, "sheet": "Sales", "range": "H1:I2", "data": [["Region", "Total"], ["North", 42]]
+    });
+    let (written, ()) = tokio::join!(call(&client, "update_cells", arguments), answer_next_approval(&home, "allow"));
+    let written = written.unwrap();
     assert!(!written.is_error.unwrap_or(false), "{}", text(&written));
     let read = call(&client, "get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "H1:I2" }))
         .await

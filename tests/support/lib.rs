@@ -125,3 +125,46 @@ pub async fn start_http(mut command: Command) -> Result<(tokio::process::Child, 
         }
     }
 }
+
+/// What a `gatehouse` command run to the end printed.
+pub struct Ran {
+    pub ok: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `gatehouse ARGS…` in `home` (another terminal of the same user) and waits for it.
+pub async fn run_gatehouse(home: &Home, args: &[&str]) -> Ran {
+    let output = gatehouse(home).args(args).output().await.expect("running gatehouse");
+    Ran {
+        ok: output.status.success(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// Waits (up to 30 s) until `gatehouse approvals` lists a waiting call, and returns its number and the listing.
+pub async fn next_approval(home: &Home) -> (String, String) {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let listed = run_gatehouse(home, &["approvals"]).await;
+        assert!(listed.ok, "gatehouse approvals failed: {}", listed.stderr);
+        let id = listed.stdout.lines().find_map(|line| {
+            let rest = line.strip_prefix("Approval ")?;
+            Some(rest.split(':').next()?.to_owned())
+        });
+        if let Some(id) = id {
+            return (id, listed.stdout);
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no approval card appeared: {}", listed.stdout);
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// Plays the person at another terminal: answers the next waiting call with `gatehouse approvals VERB ID`
+/// (`allow` or `deny`).
+pub async fn answer_next_approval(home: &Home, verb: &str) {
+    let (id, _) = next_approval(home).await;
+    let answered = run_gatehouse(home, &["approvals", verb, &id]).await;
+    assert!(answered.ok, "gatehouse approvals {verb} {id} failed: {}", answered.stderr);
+}

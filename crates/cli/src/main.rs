@@ -14,12 +14,16 @@ use gatehouse_core::config::Config;
 use gatehouse_core::engine::ApprovalSetup;
 use gatehouse_core::google::RetryPolicy;
 use gatehouse_core::google::auth::StaticToken;
-use gatehouse_core::{Engine, EngineOptions, mcp};
+use gatehouse_core::{Engine, EngineOptions, control, mcp};
 use tokio_util::sync::CancellationToken;
 
+mod approvals;
+mod audit;
+mod grants;
 mod login;
 mod logout;
 mod status;
+mod store_access;
 mod switch;
 mod user_auth;
 
@@ -48,6 +52,12 @@ enum Command {
     Status,
     /// Make another signed-in Google account the active one.
     Use(switch::UseArgs),
+    /// List the calls waiting for your approval in the running servers, or answer one (allow, deny, always).
+    Approvals(approvals::ApprovalsArgs),
+    /// List the standing approvals (grants), or revoke one.
+    Grants(grants::GrantsArgs),
+    /// Show the record of every tool call, check it is intact, or export it as JSON Lines.
+    Audit(audit::AuditArgs),
 }
 
 #[derive(clap::Args)]
@@ -88,6 +98,9 @@ async fn main() -> Result<()> {
         Command::Logout(args) => logout::run(args).await,
         Command::Status => status::run().await,
         Command::Use(args) => switch::run(args).await,
+        Command::Approvals(args) => approvals::run(args).await,
+        Command::Grants(args) => grants::run(args).await,
+        Command::Audit(args) => audit::run(args).await,
     }
 }
 
@@ -121,25 +134,73 @@ async fn serve(args: ServeArgs) -> Result<()> {
         approvals,
     })?;
     resolution.report_to(engine.auth());
-    match args.http {
-        Some(addr) => {
-            let token = mcp::token::load_or_create(&config.home)?;
-            let listener = mcp::http::bind(addr).await?;
-            let local = listener.local_addr().context("reading the bound address")?;
-            let cancel = CancellationToken::new();
-            let stop = cancel.clone();
-            tokio::spawn(async move {
-                let _ = tokio::signal::ctrl_c().await;
-                stop.cancel();
-            });
-            eprintln!(
-                "Gatehouse is serving MCP at http://{local}/mcp (bearer token: `gatehouse serve --print-token`)."
+    let cancel = CancellationToken::new();
+    // Answers to approval cards come only through here (`gatehouse approvals`), never over MCP.
+    let control = match control::serve(engine.clone(), &config.home, cancel.clone()).await {
+        Ok(handle) => Some(handle),
+        Err(error) => {
+            tracing::error!(
+                "{error} Until this is fixed, approval cards can't be answered from `gatehouse approvals`: changes wait for an answer, then are refused."
             );
-            mcp::http::serve(engine, listener, &token, cancel).await?;
+            None
         }
-        None => mcp::serve_stdio(engine, !args.unattended).await.context("serving MCP over stdio")?,
+    };
+    let served = match args.http {
+        Some(addr) => serve_http(engine, &config, addr, cancel.clone()).await,
+        None => tokio::select! {
+            served = mcp::serve_stdio(engine, !args.unattended) => served.context("serving MCP over stdio"),
+            () = stop_signal() => {
+                tracing::info!("stopping: asked to by a signal");
+                if let Some(control) = control {
+                    control.shutdown().await;
+                }
+                // The stdin reader may sit in a blocking read that would hold the exit until the next line.
+                std::process::exit(0);
+            }
+        },
+    };
+    cancel.cancel();
+    if let Some(control) = control {
+        control.shutdown().await;
     }
+    served
+}
+
+async fn serve_http(engine: Arc<Engine>, config: &Config, addr: SocketAddr, cancel: CancellationToken) -> Result<()> {
+    let token = mcp::token::load_or_create(&config.home)?;
+    let listener = mcp::http::bind(addr).await?;
+    let local = listener.local_addr().context("reading the bound address")?;
+    let stop = cancel.clone();
+    tokio::spawn(async move {
+        stop_signal().await;
+        stop.cancel();
+    });
+    eprintln!("Gatehouse is serving MCP at http://{local}/mcp (bearer token: `gatehouse serve --print-token`).");
+    mcp::http::serve(engine, listener, &token, cancel).await?;
     Ok(())
+}
+
+/// Ctrl-C, or (on Unix) the SIGTERM a service manager or an assistant sends to stop the server.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// The administrator's policy (a bad file stops the start, naming the line) and the store of grants and the
@@ -166,7 +227,7 @@ async fn approval_setup(config: &Config, sandbox: bool) -> Result<ApprovalSetup>
 }
 
 /// The sandbox's grants and audit log, apart from the real account's.
-const SANDBOX_DATABASE_FILE: &str = "sandbox.db";
+pub(crate) const SANDBOX_DATABASE_FILE: &str = "sandbox.db";
 
 /// The sandbox's fixed sign-in: the emulator's sample account, with every scope.
 fn sandbox_resolution(token: String) -> Resolution {

@@ -33,6 +33,9 @@ pub struct PendingCard {
     pub offer: CardOffer,
     /// The call repeats one the person already answered (so no *Always allow*).
     pub retry: bool,
+    /// Why *Always allow* is not offered, in words, when it is not.
+    #[serde(default)]
+    pub why_not_grantable: Option<String>,
     pub created: DateTime<Utc>,
     /// When the call stops waiting.
     pub deadline: DateTime<Utc>,
@@ -169,6 +172,7 @@ mod tests {
             arguments: Value::Null,
             offer: offer(true, Some("claude"), 90, Vec::new()),
             retry: false,
+            why_not_grantable: None,
             created: Utc::now(),
             deadline: Utc::now(),
         }

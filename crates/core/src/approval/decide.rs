@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::evaluator::{self, ArgEvaluator, Veto};
 use super::model::{Caller, Constraint, DecisionSource, Grant, Owner};
+use super::policy::platform_grant_rule;
 
 /// Who forbade a call: the administrator's policy or the person's own *never allow*.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +92,10 @@ pub fn decide(facts: &Facts<'_>) -> Decision {
         let platform = grants.iter().filter(|grant| grant.owner == Owner::Platform);
         if let Some(grant) = person.chain(platform).find(|grant| applies(grant, facts)) {
             let source = match grant.owner {
-                Owner::Platform => DecisionSource::Policy(grant.id.clone()),
+                // The audit source names the policy's rule (`policy:<rule>`), not the grant's id.
+                Owner::Platform => {
+                    DecisionSource::Policy(platform_grant_rule(&grant.id).unwrap_or(&grant.id).to_owned())
+                }
                 Owner::User(_) => DecisionSource::Grant(grant.id.clone()),
             };
             return Decision::Covered { grant: grant.id.clone(), source };

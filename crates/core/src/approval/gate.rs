@@ -44,6 +44,9 @@ impl Default for Caller {
 /// A call as the retry rule recognises it: agent, tool, canonical arguments.
 type CallKey = (Option<String>, String, String);
 
+/// A request's call, its decision and when it was taken.
+type Decided = (CallKey, Permit, DateTime<Utc>);
+
 /// What the gate lets happen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Permit {
@@ -64,7 +67,7 @@ pub struct Approvals {
     answered: Mutex<HashMap<CallKey, DateTime<Utc>>>,
     retry_window: Duration,
     /// The decision of each request, by [`CallMeta::request`], for transport re-sends.
-    by_request: Mutex<HashMap<String, (CallKey, Permit, DateTime<Utc>)>>,
+    by_request: Mutex<HashMap<String, Decided>>,
     paused: AtomicBool,
 }
 
@@ -219,7 +222,9 @@ impl Approvals {
                 if let Some(why) = &why_not_grantable {
                     tracing::debug!(tool = name, "no standing approval offered: {why}");
                 }
-                let permit = self.ask(tool, args, meta, account, &print, grantable, constraint, retry).await;
+                let permit = self
+                    .ask(tool, args, meta, account, &print, (grantable, why_not_grantable), constraint, retry)
+                    .await;
                 self.remember_answer(key, Utc::now());
                 permit
             }
@@ -234,7 +239,7 @@ impl Approvals {
         meta: &CallMeta,
         account: Option<&str>,
         print: &str,
-        grantable: bool,
+        (grantable, why_not_grantable): (bool, Option<String>),
         constraint: Option<super::model::Constraint>,
         retry: bool,
     ) -> Permit {
@@ -259,6 +264,7 @@ impl Approvals {
             arguments: redact::preview(args),
             offer: offer.clone(),
             retry,
+            why_not_grantable,
             created: now,
             deadline: now + chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::MAX),
         };

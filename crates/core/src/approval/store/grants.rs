@@ -147,11 +147,29 @@ impl Store {
                 .execute(&inner.pool)
                 .await
                 .map_err(StoreError::query(&inner.path, "revoke a grant"))?;
-            let revoked = done.rows_affected() > 0;
-            if revoked {
-                inner.index_mut().remove(&id);
-            }
-            Ok(revoked)
+            // Taken out of the index even when another process revoked it first: that process's revoke
+            // changed the database but not this process's memory.
+            inner.index_mut().remove(&id);
+            Ok(done.rows_affected() > 0)
+        })
+        .await
+    }
+
+    /// Takes out of the index every grant another process (another `gatehouse serve`, the settings window)
+    /// revoked in the database since this one loaded it, and returns how many. Each process keeps its own
+    /// index, so this is how a revoke made elsewhere reaches its decisions.
+    pub async fn forget_revoked(&self) -> Result<usize, StoreError> {
+        self.write(move |inner| async move {
+            let indexed = serde_json::Value::from(inner.index().ids()).to_string();
+            let revoked: Vec<String> = sqlx::query_scalar(
+                "SELECT id FROM grants WHERE revoked IS NOT NULL AND id IN (SELECT value FROM json_each(?1))",
+            )
+            .bind(indexed)
+            .fetch_all(&inner.pool)
+            .await
+            .map_err(StoreError::query(&inner.path, "read which grants were revoked"))?;
+            let mut index = inner.index_mut();
+            Ok(revoked.iter().filter(|id| index.remove(id)).count())
         })
         .await
     }

@@ -42,6 +42,11 @@ impl GrantIndex {
         self.tool_of.len()
     }
 
+    /// The ids of the grants indexed (all tools).
+    pub fn ids(&self) -> Vec<String> {
+        self.tool_of.keys().cloned().collect()
+    }
+
     /// Files a new grant (a revoked one is left out). An indexed grant with the same id is replaced.
     pub fn insert(&mut self, grant: Grant) {
         self.remove(&grant.id);

@@ -1,0 +1,160 @@
+//! `gatehouse grants`: the standing approvals (grants) kept in the approvals database, and revoking one.
+//! A revoke reaches every running server at once; with none running, the database directly.
+
+use anyhow::{Result, bail};
+use chrono::{DateTime, Utc};
+use clap::Subcommand;
+use gatehouse_core::approval::evaluator;
+use gatehouse_core::approval::model::{Constraint, Grant, Owner};
+
+use crate::store_access::Access;
+use crate::user_auth::plain_errors;
+
+#[derive(clap::Args)]
+pub struct GrantsArgs {
+    #[command(subcommand)]
+    action: Option<Action>,
+    /// The sandbox's grants (`gatehouse serve --sandbox`) instead of your account's.
+    #[arg(long, global = true)]
+    sandbox: bool,
+}
+
+#[derive(Subcommand)]
+enum Action {
+    /// End a grant now: the calls it covered ask again.
+    Revoke {
+        /// The grant's id as `gatehouse grants` shows it (its first 8 characters are enough).
+        id: String,
+    },
+}
+
+pub async fn run(args: GrantsArgs) -> Result<()> {
+    plain_errors(grants(args).await)
+}
+
+async fn grants(args: GrantsArgs) -> Result<()> {
+    let mut access = Access::open(args.sandbox).await?;
+    let result = match args.action {
+        None => list(&mut access).await,
+        Some(Action::Revoke { id }) => revoke(&mut access, &id).await,
+    };
+    access.close().await;
+    result
+}
+
+async fn list(access: &mut Access) -> Result<()> {
+    let grants = access.grants().await?;
+    if grants.is_empty() {
+        println!("No standing approvals. *Always allow* on an approval card makes one.");
+        return Ok(());
+    }
+    let now = Utc::now();
+    let active = grants.iter().filter(|grant| state(grant, now) == "active").count();
+    println!("Standing approvals: {} ({active} active).", grants.len());
+    for grant in &grants {
+        println!();
+        println!("Grant {}", grant.id);
+        println!("  Tool:       {}", grant.tool);
+        println!("  Scope:      {}", scope_words(grant));
+        println!("  Limit:      {}", limit_words(grant));
+        println!("  Owner:      {}", owner_words(&grant.owner));
+        println!("  Created:    {}", time(grant.created));
+        println!(
+            "  Expires:    {}",
+            grant.expires.map(time).unwrap_or_else(|| "never set, so it never applies".into())
+        );
+        println!("  Uses:       {}", uses_words(grant));
+        println!("  State:      {}", state(grant, now));
+    }
+    println!();
+    println!("End one with `gatehouse grants revoke ID`.");
+    Ok(())
+}
+
+async fn revoke(access: &mut Access, id: &str) -> Result<()> {
+    let id = full_id(access, id).await?;
+    let result = access.revoke(&id).await?;
+    let Some(grant) = result.grant else {
+        bail!("There is no grant {id}. Run `gatehouse grants` to see them.");
+    };
+    let what = format!("{} for {}, {}", grant.tool, scope_words(&grant), limit_words(&grant));
+    match (result.changed, grant.revoked) {
+        (true, _) => println!("Revoked grant {id} ({what}). The calls it covered will ask again."),
+        (false, Some(at)) => println!("Grant {id} ({what}) was already revoked at {}.", time(at)),
+        (false, None) => bail!("Grant {id} could not be revoked. Run the command again."),
+    }
+    Ok(())
+}
+
+/// The grant id `given` names: itself, or the one grant whose id starts with it (8 characters at least).
+async fn full_id(access: &mut Access, given: &str) -> Result<String> {
+    let given = given.trim();
+    if given.is_empty() {
+        bail!("Say which grant to revoke: `gatehouse grants revoke ID` with an id `gatehouse grants` shows.");
+    }
+    let grants = access.grants().await?;
+    if grants.iter().any(|grant| grant.id == given) {
+        return Ok(given.to_owned());
+    }
+    let matching: Vec<&Grant> = grants.iter().filter(|grant| grant.id.starts_with(given)).collect();
+    match matching.as_slice() {
+        [only] if given.len() >= 8 => Ok(only.id.clone()),
+        [_] => bail!("{given:?} is too short to name a grant safely: give at least its first 8 characters."),
+        [] => bail!("There is no grant {given}. Run `gatehouse grants` to see them."),
+        several => {
+            let ids: Vec<&str> = several.iter().map(|grant| grant.id.as_str()).collect();
+            bail!("{given:?} starts the ids of several grants ({}): give more of it.", ids.join(", "))
+        }
+    }
+}
+
+fn scope_words(grant: &Grant) -> String {
+    match &grant.agent {
+        Some(agent) => format!("only the assistant “{agent}”"),
+        None => "any assistant".to_owned(),
+    }
+}
+
+fn limit_words(grant: &Grant) -> String {
+    match &grant.constraint {
+        Some(constraint) => constraint_words(&grant.tool, constraint),
+        None => "any arguments".to_owned(),
+    }
+}
+
+/// The constraint as the tool's own evaluator says it.
+fn constraint_words(tool: &str, constraint: &Constraint) -> String {
+    let tools = gatehouse_core::tools::all_tools();
+    match tools.iter().find(|candidate| candidate.meta.name == tool) {
+        Some(tool) => evaluator::describe(tool.evaluators(), constraint),
+        None => format!("only {} {}", constraint.kind, constraint.value),
+    }
+}
+
+fn owner_words(owner: &Owner) -> String {
+    match owner {
+        Owner::User(account) => account.clone(),
+        Owner::Platform => "the administrator's policy".to_owned(),
+    }
+}
+
+fn uses_words(grant: &Grant) -> String {
+    match (grant.use_count, grant.last_used) {
+        (0, _) => "0 (never used)".to_owned(),
+        (count, None) => count.to_string(),
+        (count, Some(last)) => format!("{count}, last {}", time(last)),
+    }
+}
+
+fn state(grant: &Grant, now: DateTime<Utc>) -> String {
+    match (grant.revoked, grant.expires) {
+        (Some(at), _) => format!("revoked {}", time(at)),
+        (None, Some(expires)) if expires <= now => "expired".to_owned(),
+        (None, None) => "never applies (no expiry)".to_owned(),
+        (None, Some(_)) => "active".to_owned(),
+    }
+}
+
+pub fn time(at: DateTime<Utc>) -> String {
+    at.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+}

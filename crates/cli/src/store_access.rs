@@ -1,0 +1,166 @@
+//! How `gatehouse grants` and `gatehouse audit` reach the approvals database: through the running servers
+//! that use it (so a revoke reaches each one's memory at once), or, when none runs, by opening the file.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use gatehouse_core::approval::model::Grant;
+use gatehouse_core::approval::store::{AuditQuery, AuditRecord, DATABASE_FILE, Store};
+use gatehouse_core::config::Config;
+use gatehouse_core::control::protocol::{MAX_AUDIT_PAGE, Verification};
+use gatehouse_core::control::{Client, ControlError};
+use tokio::io::AsyncWrite;
+
+use crate::SANDBOX_DATABASE_FILE;
+
+/// The database a command works on: the real account's, or the sandbox's (`--sandbox`).
+pub struct Access {
+    path: PathBuf,
+    home: PathBuf,
+    reach: Reach,
+}
+
+enum Reach {
+    /// The running servers using the database: reads go to the first.
+    Servers { first: Client, others: Vec<Client> },
+    /// No server uses it: the file, opened here.
+    Direct(Store),
+}
+
+/// What a revoke found.
+pub struct RevokeResult {
+    /// This revoke changed it (`false`: it was already revoked, or there is no such grant).
+    pub changed: bool,
+    /// The grant as it now stands; `None` when there is no such grant.
+    pub grant: Option<Grant>,
+}
+
+impl Access {
+    pub async fn open(sandbox: bool) -> Result<Access> {
+        let config = Config::from_env()?;
+        let path = config.home.join(if sandbox { SANDBOX_DATABASE_FILE } else { DATABASE_FILE });
+        let mut servers = servers_using(&config.home, &path).await?.into_iter();
+        let reach = match servers.next() {
+            Some(first) => Reach::Servers { first, others: servers.collect() },
+            None => Reach::Direct(Store::open(&path).await?),
+        };
+        Ok(Access { path, home: config.home, reach })
+    }
+
+    /// Every grant, newest first.
+    pub async fn grants(&mut self) -> Result<Vec<Grant>> {
+        Ok(match &mut self.reach {
+            Reach::Servers { first, .. } => first.grants().await?,
+            Reach::Direct(store) => store.list_grants().await?,
+        })
+    }
+
+    /// Revokes grant `id` in the database and in the memory of every server using it. A server that can't
+    /// be told is logged: its periodic check of the database catches up within seconds.
+    pub async fn revoke(&mut self, id: &str) -> Result<RevokeResult> {
+        let mut result = RevokeResult { changed: false, grant: None };
+        match &mut self.reach {
+            Reach::Servers { first, others } => {
+                let mut failed = None;
+                let mut told = 0;
+                for server in std::iter::once(first).chain(others.iter_mut()) {
+                    match server.revoke(id).await {
+                        Ok(revoked) => {
+                            told += 1;
+                            result.changed |= revoked.changed;
+                            result.grant = revoked.grant.or(result.grant.take());
+                        }
+                        Err(error) => {
+                            tracing::warn!("{error}");
+                            failed.get_or_insert(error);
+                        }
+                    }
+                }
+                if let (0, Some(error)) = (told, failed) {
+                    return Err(error.into());
+                }
+            }
+            Reach::Direct(store) => {
+                result.changed = store.revoke_grant(id, chrono::Utc::now()).await?;
+                result.grant = store.get_grant(id).await?;
+                // A server that started meanwhile may have loaded the grant before the revoke: tell it too.
+                // One that starts later loads it revoked, or catches up as soon as its socket is up.
+                for mut server in servers_using(&self.home, &self.path).await? {
+                    if let Err(error) = server.revoke(id).await {
+                        tracing::warn!("{error}");
+                    }
+                }
+            }
+        }
+        Ok(result)
+    }
+
+    /// The newest `query.limit` records matching it, newest first (fetched a page at a time).
+    pub async fn audit(&mut self, query: &AuditQuery) -> Result<Vec<AuditRecord>> {
+        let mut records: Vec<AuditRecord> = Vec::new();
+        let mut page = query.clone();
+        while records.len() < query.limit as usize {
+            page.limit = (query.limit - records.len() as u32).min(MAX_AUDIT_PAGE);
+            let more = match &mut self.reach {
+                Reach::Servers { first, .. } => first.audit(&page).await?,
+                Reach::Direct(store) => store.list_audit(&page).await?,
+            };
+            let full = more.len() == page.limit as usize;
+            page.before_seq = more.last().map(|record| record.seq);
+            records.extend(more);
+            if !full || page.before_seq.is_none() {
+                break;
+            }
+        }
+        Ok(records)
+    }
+
+    pub async fn verify(&mut self) -> Result<Verification> {
+        Ok(match &mut self.reach {
+            Reach::Servers { first, .. } => first.verify().await?,
+            Reach::Direct(store) => Verification::from(&store.verify_audit().await?),
+        })
+    }
+
+    /// Writes the whole log to `out` as JSON Lines, oldest first; returns how many records.
+    pub async fn export<W: AsyncWrite + Unpin>(&mut self, out: &mut W) -> Result<u64> {
+        Ok(match &mut self.reach {
+            Reach::Servers { first, .. } => first.export(out).await?,
+            Reach::Direct(store) => store.export_audit(out).await?,
+        })
+    }
+
+    /// Lets go of the database file (folding its write-ahead log in) when it was opened here.
+    pub async fn close(self) {
+        if let Reach::Direct(store) = self.reach {
+            store.close().await;
+        }
+    }
+}
+
+/// The running servers whose approvals database is `path`; one that can't say which it uses is skipped
+/// and logged. Where this platform has no control socket, none.
+async fn servers_using(home: &Path, path: &Path) -> Result<Vec<Client>> {
+    let clients = match Client::connect_all(home).await {
+        Ok(clients) => clients,
+        Err(ControlError::Unsupported) => return Ok(Vec::new()),
+        Err(error) => return Err(error.into()),
+    };
+    let wanted = same_file(path);
+    let mut using = Vec::new();
+    for mut client in clients {
+        match client.info().await {
+            Ok(info) if info.store.as_deref().map(|store| same_file(Path::new(store))) == Some(wanted.clone()) => {
+                using.push(client);
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!("skipped a Gatehouse server: {error}"),
+        }
+    }
+    Ok(using)
+}
+
+/// A path as the file it names, whichever way it was spelt.
+fn same_file(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+}

@@ -1,0 +1,184 @@
+//! The client side, for `gatehouse approvals`, `grants` and `audit`: finds every running server of this user
+//! and sends typed requests, one at a time per connection.
+
+use std::path::Path;
+use std::time::Duration;
+
+use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+
+use super::protocol::{LineError, MAX_RESPONSE_LINE, Request, Response, Revoked, ServerInfo, Verification, read_line};
+use super::socket::{Probe, probe, socket_files};
+use super::{ControlError, control_dir};
+use crate::approval::broker::PendingCard;
+use crate::approval::card::RawAnswer;
+use crate::approval::model::Grant;
+use crate::approval::store::{AuditQuery, AuditRecord};
+
+/// How long a request waits for its answer (for an export: for each line).
+const ANSWER_WITHIN: Duration = Duration::from_secs(30);
+/// Checking a long audit chain reads all of it.
+const VERIFY_WITHIN: Duration = Duration::from_secs(600);
+
+/// A connection to one running `gatehouse serve`.
+pub struct Client {
+    pid: u32,
+    reader: BufReader<OwnedReadHalf>,
+    writer: OwnedWriteHalf,
+}
+
+impl Client {
+    /// Connects to every running server of this user under `home`, by process id. Sockets left behind by
+    /// processes that are gone are removed; one that can't be reached otherwise is skipped and logged.
+    pub async fn connect_all(home: &Path) -> Result<Vec<Client>, ControlError> {
+        let mut clients = Vec::new();
+        for (pid, path) in socket_files(&control_dir(home))? {
+            match probe(pid, &path).await {
+                Probe::Live(stream) => {
+                    let (read, writer) = stream.into_split();
+                    clients.push(Client { pid, reader: BufReader::new(read), writer });
+                }
+                Probe::Gone => {}
+                Probe::Unreachable(detail) => {
+                    tracing::warn!(socket = %path.display(), "skipped a Gatehouse server that can't be reached: {detail}");
+                }
+            }
+        }
+        Ok(clients)
+    }
+
+    /// The server's process id (its socket's name).
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    pub async fn info(&mut self) -> Result<ServerInfo, ControlError> {
+        match self.request(&Request::Info).await? {
+            Response::Info(info) => Ok(info),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// The server's pending cards, oldest first.
+    pub async fn pending(&mut self) -> Result<Vec<PendingCard>, ControlError> {
+        match self.request(&Request::Pending).await? {
+            Response::Pending(cards) => Ok(cards),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// Answers the server's pending card `id`. A card already answered (or gone) is a
+    /// [`ControlError::Server`] of kind `NotPending`.
+    pub async fn answer(&mut self, id: u64, answer: RawAnswer) -> Result<(), ControlError> {
+        match self.request(&Request::Answer { id, answer }).await? {
+            Response::Answered { id: answered } if answered == id => Ok(()),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// Every grant in the server's store, newest first.
+    pub async fn grants(&mut self) -> Result<Vec<Grant>, ControlError> {
+        match self.request(&Request::Grants).await? {
+            Response::Grants(grants) => Ok(grants),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// Revokes grant `id` in the server's store and its index.
+    pub async fn revoke(&mut self, id: &str) -> Result<Revoked, ControlError> {
+        match self.request(&Request::Revoke { id: id.to_owned() }).await? {
+            Response::Revoked(revoked) => Ok(revoked),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// One page of the audit log, newest first; the server returns at most
+    /// [`MAX_AUDIT_PAGE`](super::protocol::MAX_AUDIT_PAGE) records.
+    pub async fn audit(&mut self, query: &AuditQuery) -> Result<Vec<AuditRecord>, ControlError> {
+        match self.request(&Request::audit(query)).await? {
+            Response::Audit(records) => Ok(records),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// Checks the server's audit chain.
+    pub async fn verify(&mut self) -> Result<Verification, ControlError> {
+        match self.request(&Request::Verify).await? {
+            Response::Verified(verification) => Ok(verification),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// Copies the server's whole audit log to `out` as JSON Lines, oldest first, one record per line, and
+    /// returns how many. Each line is checked to be a record before it is written.
+    pub async fn export<W: AsyncWrite + Unpin>(&mut self, out: &mut W) -> Result<u64, ControlError> {
+        self.send(&Request::Export).await?;
+        let mut written = 0u64;
+        loop {
+            let line = self.receive(ANSWER_WITHIN).await?;
+            if let Ok(response) = serde_json::from_slice::<Response>(&line) {
+                return match response {
+                    Response::Exported(count) if count == written => Ok(written),
+                    Response::Exported(count) => Err(ControlError::Protocol {
+                        pid: self.pid,
+                        detail: format!("it said {count} records were exported, but {written} arrived"),
+                    }),
+                    other => Err(self.unexpected(&other)),
+                };
+            }
+            if let Err(e) = serde_json::from_slice::<AuditRecord>(&line) {
+                return Err(ControlError::Protocol { pid: self.pid, detail: format!("an exported line: {e}") });
+            }
+            let export_error = |e: std::io::Error| ControlError::Export { detail: e.to_string() };
+            out.write_all(&line).await.map_err(export_error)?;
+            out.write_all(b"\n").await.map_err(export_error)?;
+            written += 1;
+        }
+    }
+
+    /// Sends one request and reads its one response. A `Response::Error` is returned as
+    /// [`ControlError::Server`].
+    pub async fn request(&mut self, request: &Request) -> Result<Response, ControlError> {
+        self.send(request).await?;
+        let within = if matches!(request, Request::Verify) { VERIFY_WITHIN } else { ANSWER_WITHIN };
+        let line = self.receive(within).await?;
+        match serde_json::from_slice::<Response>(&line) {
+            Ok(Response::Error(failure)) => {
+                Err(ControlError::Server { pid: self.pid, kind: failure.kind, message: failure.message })
+            }
+            Ok(response) => Ok(response),
+            Err(e) => Err(ControlError::Protocol { pid: self.pid, detail: e.to_string() }),
+        }
+    }
+
+    async fn send(&mut self, request: &Request) -> Result<(), ControlError> {
+        let mut line =
+            serde_json::to_vec(request).map_err(|e| ControlError::Protocol { pid: self.pid, detail: e.to_string() })?;
+        line.push(b'\n');
+        let io_error = |e: std::io::Error| ControlError::Io { pid: self.pid, detail: e.to_string() };
+        self.writer.write_all(&line).await.map_err(io_error)?;
+        self.writer.flush().await.map_err(io_error)
+    }
+
+    async fn receive(&mut self, within: Duration) -> Result<Vec<u8>, ControlError> {
+        let pid = self.pid;
+        match tokio::time::timeout(within, read_line(&mut self.reader, MAX_RESPONSE_LINE)).await {
+            Err(_) => Err(ControlError::Timeout { pid, seconds: within.as_secs() }),
+            Ok(Ok(Some(line))) => Ok(line),
+            Ok(Ok(None)) => Err(ControlError::Io { pid, detail: "it closed the connection without answering".into() }),
+            Ok(Err(LineError::Io(e))) => Err(ControlError::Io { pid, detail: e.to_string() }),
+            Ok(Err(too_long)) => Err(ControlError::Protocol { pid, detail: too_long.to_string() }),
+        }
+    }
+
+    fn unexpected(&self, response: &Response) -> ControlError {
+        if let Response::Error(failure) = response {
+            return ControlError::Server { pid: self.pid, kind: failure.kind, message: failure.message.clone() };
+        }
+        let kind = serde_json::to_value(response)
+            .ok()
+            .and_then(|value| value.as_object().and_then(|object| object.keys().next().cloned()))
+            .unwrap_or_default();
+        ControlError::Protocol { pid: self.pid, detail: format!("an answer of kind {kind:?} to another question") }
+    }
+}

@@ -1,0 +1,236 @@
+//! The control protocol: one JSON object per line each way, one response per request, in order. It carries
+//! the person's answers and their grant and audit requests from `gatehouse approvals`, `grants` and `audit`
+//! to a running `gatehouse serve`, never anything from an assistant.
+//!
+//! Requests are tagged by `op`: `{"op":"pending"}`, `{"op":"answer","id":3,"answer":"Deny"}`. Responses are
+//! tagged by their one key: `{"pending":[…]}`, `{"error":{"kind":"not_pending","message":"…"}}`. The
+//! `export` request is the one that answers with many lines: one audit record per line, oldest first, then
+//! `{"exported":N}` (or an `error` line).
+
+use serde::{Deserialize, Serialize};
+
+use crate::approval::broker::PendingCard;
+use crate::approval::card::RawAnswer;
+use crate::approval::model::Grant;
+use crate::approval::store::{AuditQuery, AuditRecord, AuditVerification};
+
+/// The longest request line a server reads: requests are small, and a client cannot make it hold more.
+pub const MAX_REQUEST_LINE: usize = 64 * 1024;
+
+/// The longest response line a client reads (a long grant list, a page of audit records with their
+/// arguments).
+pub const MAX_RESPONSE_LINE: usize = 64 * 1024 * 1024;
+
+/// The most audit records one `audit` request returns; a client pages on with `before_seq`.
+pub const MAX_AUDIT_PAGE: u32 = 500;
+
+/// What a client asks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// Which server this is and which store it uses.
+    Info,
+    /// The pending cards, oldest first.
+    Pending,
+    /// Answers pending card `id` of this server.
+    Answer { id: u64, answer: RawAnswer },
+    /// Every grant in the server's store, revoked ones too, newest first.
+    Grants,
+    /// Revokes grant `id` and takes it out of this server's index.
+    Revoke { id: String },
+    /// A page of the audit log, newest first (at most [`MAX_AUDIT_PAGE`] records).
+    Audit {
+        limit: u32,
+        #[serde(default)]
+        tool: Option<String>,
+        #[serde(default)]
+        agent: Option<String>,
+        #[serde(default)]
+        before_seq: Option<i64>,
+    },
+    /// Checks the whole audit chain.
+    Verify,
+    /// The whole audit log as JSON Lines, oldest first (see the module's documentation).
+    Export,
+}
+
+impl Request {
+    /// The `audit` request for `query`.
+    pub fn audit(query: &AuditQuery) -> Request {
+        Request::Audit {
+            limit: query.limit,
+            tool: query.tool.clone(),
+            agent: query.agent.clone(),
+            before_seq: query.before_seq,
+        }
+    }
+}
+
+/// Which server answered, and what it works with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerInfo {
+    pub pid: u32,
+    pub version: String,
+    /// Serving the built-in emulator's sample files.
+    pub sandbox: bool,
+    /// The approvals database it uses; `None` when it could not open one.
+    pub store: Option<String>,
+}
+
+/// The result of checking the audit chain, as it travels.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verification {
+    pub intact: bool,
+    /// How many records were checked, when intact.
+    pub records: Option<u64>,
+    /// The first record the break concerns, when broken.
+    pub broken_at: Option<i64>,
+    /// In words: "The audit log is intact: 3 records." or what broke where.
+    pub message: String,
+}
+
+impl From<&AuditVerification> for Verification {
+    fn from(verification: &AuditVerification) -> Self {
+        let message = verification.to_string();
+        match verification {
+            AuditVerification::Ok { records } => {
+                Verification { intact: true, records: Some(*records), broken_at: None, message }
+            }
+            AuditVerification::Broken(problem) => {
+                Verification { intact: false, records: None, broken_at: Some(problem.seq()), message }
+            }
+        }
+    }
+}
+
+/// The revoke's result: whether this request revoked it (`false`: no such grant, or revoked before), and the
+/// grant as it now stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revoked {
+    pub changed: bool,
+    pub grant: Option<Grant>,
+}
+
+/// Why a request was not done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The line was not a request (not JSON, an unknown `op`, a missing field, too long).
+    BadRequest,
+    /// The card was already answered, timed out, or its caller stopped waiting.
+    NotPending,
+    /// The server has no approvals store (it could not open one).
+    NoStore,
+    /// The store failed.
+    Store,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    pub kind: FailureKind,
+    /// What was wrong and what to do, in words.
+    pub message: String,
+}
+
+/// What a server answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Response {
+    Info(ServerInfo),
+    Pending(Vec<PendingCard>),
+    Answered {
+        id: u64,
+    },
+    Grants(Vec<Grant>),
+    Revoked(Revoked),
+    Audit(Vec<AuditRecord>),
+    Verified(Verification),
+    /// Ends an export: how many record lines came before it.
+    Exported(u64),
+    Error(Failure),
+}
+
+impl Response {
+    pub fn error(kind: FailureKind, message: impl Into<String>) -> Response {
+        Response::Error(Failure { kind, message: message.into() })
+    }
+}
+
+/// Reads one line of at most `max` bytes (without its newline) from `reader`. `Ok(None)` at the end of the
+/// stream; `Err(TooLong)` when the line goes on past `max` (the rest of it is not read).
+pub async fn read_line<R>(reader: &mut R, max: usize) -> Result<Option<Vec<u8>>, LineError>
+where
+    R: tokio::io::AsyncBufRead + Unpin,
+{
+    use tokio::io::AsyncBufReadExt;
+    let mut line = Vec::new();
+    loop {
+        let available = reader.fill_buf().await.map_err(LineError::Io)?;
+        if available.is_empty() {
+            return Ok((!line.is_empty()).then_some(line));
+        }
+        let (take, done) = match available.iter().position(|byte| *byte == b'\n') {
+            Some(end) => (end + 1, true),
+            None => (available.len(), false),
+        };
+        let content = if done { &available[..take - 1] } else { &available[..take] };
+        if line.len() + content.len() > max {
+            return Err(LineError::TooLong { max });
+        }
+        line.extend_from_slice(content);
+        reader.consume(take);
+        if done {
+            return Ok(Some(line));
+        }
+    }
+}
+
+/// Why a line could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    #[error("the line is longer than {max} bytes")]
+    TooLong { max: usize },
+    #[error("{0}")]
+    Io(std::io::Error),
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::approval::card::RawChoice;
+
+    #[test]
+    fn requests_read_as_documented() {
+        let answer: Request = serde_json::from_value(json!({
+            "op": "answer", "id": 3, "answer": { "Always": { "scope": "TOOL", "days": 7, "limit": "CONSTRAINED" } }
+        }))
+        .unwrap();
+        let choice = RawChoice { scope: "TOOL".into(), days: "7".into(), limit: "CONSTRAINED".into() };
+        assert_eq!(answer, Request::Answer { id: 3, answer: RawAnswer::Always(choice) });
+        let audit: Request = serde_json::from_value(json!({ "op": "audit", "limit": 5 })).unwrap();
+        assert_eq!(audit, Request::Audit { limit: 5, tool: None, agent: None, before_seq: None });
+        assert_eq!(serde_json::to_value(Request::Pending).unwrap(), json!({ "op": "pending" }));
+        let failure = Response::error(FailureKind::NotPending, "gone");
+        assert_eq!(
+            serde_json::to_value(failure).unwrap(),
+            json!({ "error": { "kind": "not_pending", "message": "gone" } })
+        );
+    }
+
+    #[tokio::test]
+    async fn lines_are_read_whole_and_bounded() {
+        let text = b"first\nsecond line\n\nlast-without-newline".to_vec();
+        let mut reader = tokio::io::BufReader::with_capacity(4, text.as_slice());
+        assert_eq!(read_line(&mut reader, 100).await.unwrap().unwrap(), b"first");
+        assert_eq!(read_line(&mut reader, 100).await.unwrap().unwrap(), b"second line");
+        assert_eq!(read_line(&mut reader, 100).await.unwrap().unwrap(), b"");
+        assert_eq!(read_line(&mut reader, 100).await.unwrap().unwrap(), b"last-without-newline");
+        assert!(read_line(&mut reader, 100).await.unwrap().is_none());
+
+        let long = vec![b'x'; 50];
+        let mut reader = tokio::io::BufReader::with_capacity(8, long.as_slice());
+        assert!(matches!(read_line(&mut reader, 10).await, Err(LineError::TooLong { max: 10 })));
+    }
+}

@@ -1,0 +1,254 @@
+//! The server side: one socket per serving process, one task per connection, one response per request line.
+//! A request it cannot read gets an error response naming what was wrong, and the connection stays open.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::protocol::{
+    FailureKind, LineError, MAX_AUDIT_PAGE, MAX_REQUEST_LINE, Request, Response, Revoked, ServerInfo, Verification,
+    read_line,
+};
+use super::socket::{binding_path, check_length, prepare_folder, probe, remove_quietly, socket_files, socket_path};
+use super::{ControlError, control_dir};
+use crate::Engine;
+use crate::approval::store::{AuditQuery, Store, StoreError};
+
+/// How often the grant index drops grants another process revoked (another `gatehouse serve`, the settings
+/// window). `gatehouse grants revoke` also tells every running server at once; this catches the rest.
+const REFRESH_EVERY: Duration = Duration::from_secs(3);
+
+/// A running control server. Dropping it (or [`ControlHandle::shutdown`]) stops it and removes its socket.
+pub struct ControlHandle {
+    path: PathBuf,
+    stop: CancellationToken,
+    task: Option<JoinHandle<()>>,
+}
+
+impl ControlHandle {
+    /// The socket it listens on.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Stops accepting and answering, waits for that, and removes the socket.
+    pub async fn shutdown(mut self) {
+        self.stop.cancel();
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+        remove_quietly(&self.path);
+    }
+}
+
+impl Drop for ControlHandle {
+    fn drop(&mut self) {
+        self.stop.cancel();
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+        remove_quietly(&self.path);
+    }
+}
+
+/// Starts answering control requests for `engine` on `<home>/control/<pid>.sock` until `cancel` fires or the
+/// handle is shut down or dropped. The folder is made `0700` and the socket `0600` before it takes its name;
+/// sockets left behind by processes that are gone are removed.
+pub async fn serve(engine: Arc<Engine>, home: &Path, cancel: CancellationToken) -> Result<ControlHandle, ControlError> {
+    let dir = control_dir(home);
+    prepare_folder(&dir)?;
+    let pid = std::process::id();
+    let path = socket_path(&dir, pid);
+    let binding = binding_path(&dir, pid);
+    check_length(&binding)?;
+    check_length(&path)?;
+    // Files with this process's names were left by an earlier process that had the same pid.
+    remove_quietly(&binding);
+    remove_quietly(&path);
+    let bind_error = |e: std::io::Error| ControlError::Bind { path: path.display().to_string(), detail: e.to_string() };
+    let listener = UnixListener::bind(&binding).map_err(bind_error)?;
+    let named = std::fs::set_permissions(&binding, std::fs::Permissions::from_mode(0o600))
+        .and_then(|()| std::fs::rename(&binding, &path));
+    if let Err(e) = named {
+        remove_quietly(&binding);
+        return Err(bind_error(e));
+    }
+    let stop = cancel.child_token();
+    let mut handle = ControlHandle { path: path.clone(), stop: stop.clone(), task: None };
+
+    for (other, file) in socket_files(&dir)? {
+        if other != pid {
+            // Connecting is how a gone process's socket is told apart; a live one just sees us hang up.
+            let _ = probe(other, &file).await;
+        }
+    }
+    // Now that the socket can be found, catch up with revokes made while it could not.
+    refresh_index(&engine).await;
+
+    handle.task = Some(tokio::spawn(accept(listener, engine, stop)));
+    tracing::info!(socket = %path.display(), "answering `gatehouse approvals` on this control socket");
+    Ok(handle)
+}
+
+async fn accept(listener: UnixListener, engine: Arc<Engine>, stop: CancellationToken) {
+    let uid = rustix::process::getuid().as_raw();
+    // The first check was made before the socket was served.
+    let mut refresh = tokio::time::interval_at(tokio::time::Instant::now() + REFRESH_EVERY, REFRESH_EVERY);
+    refresh.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = refresh.tick() => refresh_index(&engine).await,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => match stream.peer_cred() {
+                    Ok(peer) if peer.uid() == uid => {
+                        tokio::spawn(connection(stream, Arc::clone(&engine), stop.clone()));
+                    }
+                    Ok(peer) => tracing::warn!(uid = peer.uid(), "refused a control connection from another user"),
+                    Err(e) => tracing::warn!("refused a control connection whose user is unknown: {e}"),
+                },
+                Err(e) => {
+                    // Out of file descriptors and the like: wait a little rather than spin.
+                    tracing::warn!("the control socket could not accept a connection: {e}");
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+            },
+        }
+    }
+}
+
+/// Drops from this process's grant index the grants revoked elsewhere.
+async fn refresh_index(engine: &Engine) {
+    let Some(store) = engine.approvals().store() else { return };
+    match store.forget_revoked().await {
+        Ok(0) => {}
+        Ok(count) => tracing::info!(count, "grants revoked by another Gatehouse process no longer apply here"),
+        Err(error) => tracing::warn!("could not check for grants revoked elsewhere: {error}"),
+    }
+}
+
+async fn connection(stream: UnixStream, engine: Arc<Engine>, stop: CancellationToken) {
+    let (read, mut write) = stream.into_split();
+    let mut reader = BufReader::new(read);
+    loop {
+        let line = tokio::select! {
+            () = stop.cancelled() => return,
+            line = read_line(&mut reader, MAX_REQUEST_LINE) => line,
+        };
+        let line = match line {
+            Ok(Some(line)) => line,
+            Ok(None) | Err(LineError::Io(_)) => return,
+            Err(too_long @ LineError::TooLong { .. }) => {
+                // The rest of the line was not read, so the next request can't be found: answer and hang up.
+                let message =
+                    format!("The request could not be read: {too_long}. Send one small JSON object per line.");
+                let _ = send(&mut write, &Response::error(FailureKind::BadRequest, message)).await;
+                return;
+            }
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let sent = match serde_json::from_slice::<Request>(&line) {
+            Err(e) => {
+                let message = format!(
+                    "The request could not be read: {e}. Send one JSON object per line with an \"op\" of info, pending, answer, grants, revoke, audit, verify or export, e.g. {{\"op\":\"pending\"}}."
+                );
+                send(&mut write, &Response::error(FailureKind::BadRequest, message)).await
+            }
+            Ok(Request::Export) => export(&engine, &mut write).await,
+            Ok(request) => send(&mut write, &handle(&engine, request).await).await,
+        };
+        if sent.is_err() {
+            return;
+        }
+    }
+}
+
+async fn send<W: AsyncWrite + Unpin>(write: &mut W, response: &Response) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(response).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    write.write_all(&line).await?;
+    write.flush().await
+}
+
+async fn handle(engine: &Engine, request: Request) -> Response {
+    let approvals = engine.approvals();
+    match request {
+        Request::Info => Response::Info(ServerInfo {
+            pid: std::process::id(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            sandbox: engine.is_sandbox(),
+            store: approvals.store().map(|store| store.path().display().to_string()),
+        }),
+        Request::Pending => Response::Pending(approvals.broker().pending()),
+        Request::Answer { id, answer } => match approvals.broker().answer(id, answer) {
+            Ok(()) => {
+                tracing::info!(approval = id, "answered from `gatehouse approvals`");
+                Response::Answered { id }
+            }
+            Err(error) => Response::error(FailureKind::NotPending, error.to_string()),
+        },
+        Request::Grants => {
+            with_store(engine, |store| async move { store.list_grants().await.map(Response::Grants) }).await
+        }
+        Request::Revoke { id } => {
+            with_store(engine, |store| async move {
+                let changed = store.revoke_grant(&id, chrono::Utc::now()).await?;
+                if changed {
+                    tracing::info!(grant = %id, "grant revoked from `gatehouse grants revoke`");
+                }
+                let grant = store.get_grant(&id).await?;
+                Ok(Response::Revoked(Revoked { changed, grant }))
+            })
+            .await
+        }
+        Request::Audit { limit, tool, agent, before_seq } => {
+            let query = AuditQuery { limit: limit.min(MAX_AUDIT_PAGE), before_seq, tool, agent };
+            with_store(engine, |store| async move { store.list_audit(&query).await.map(Response::Audit) }).await
+        }
+        Request::Verify => {
+            with_store(engine, |store| async move {
+                let verification = store.verify_audit().await?;
+                Ok(Response::Verified(Verification::from(&verification)))
+            })
+            .await
+        }
+        Request::Export => Response::error(FailureKind::BadRequest, "export is answered as a stream"),
+    }
+}
+
+async fn with_store<F, Fut>(engine: &Engine, run: F) -> Response
+where
+    F: FnOnce(Store) -> Fut,
+    Fut: Future<Output = Result<Response, StoreError>>,
+{
+    match engine.approvals().store() {
+        Some(store) => {
+            run(store.clone()).await.unwrap_or_else(|error| Response::error(FailureKind::Store, error.to_string()))
+        }
+        None => no_store(),
+    }
+}
+
+fn no_store() -> Response {
+    Response::error(
+        FailureKind::NoStore,
+        "This Gatehouse server has no approvals database (it could not open one; its log says why), so it keeps no grants or audit log. Fix that and restart it.",
+    )
+}
+
+/// The whole log, one record per line, then `{"exported":N}`; an `error` line if the store fails midway.
+async fn export<W: AsyncWrite + Unpin>(engine: &Engine, write: &mut W) -> std::io::Result<()> {
+    let Some(store) = engine.approvals().store() else { return send(write, &no_store()).await };
+    match store.export_audit(write).await {
+        Ok(count) => send(write, &Response::Exported(count)).await,
+        Err(error) => send(write, &Response::error(FailureKind::Store, error.to_string())).await,
+    }
+}

@@ -1,0 +1,264 @@
+//! The control socket end to end inside one process: a real engine with a real store behind `control::serve`,
+//! and `control::Client` (or a raw socket) in front, as `gatehouse approvals` uses it.
+#![cfg(unix)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{TimeDelta, Utc};
+use gatehouse_core::approval::broker::PendingCard;
+use gatehouse_core::approval::card::{RawAnswer, RawChoice};
+use gatehouse_core::approval::model::{DecisionSource, Grant, Owner};
+use gatehouse_core::approval::policy::Policy;
+use gatehouse_core::approval::store::{AuditQuery, AuditRecord, DATABASE_FILE, Store};
+use gatehouse_core::config::Config;
+use gatehouse_core::control::protocol::FailureKind;
+use gatehouse_core::control::{Client, ControlError, ControlHandle};
+use gatehouse_core::engine::{ApprovalSetup, Reply};
+use gatehouse_core::google::RetryPolicy;
+use gatehouse_core::google::auth::StaticToken;
+use gatehouse_core::{Engine, EngineOptions, control};
+use google_fake::{FakeGoogle, Identity};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio_util::sync::CancellationToken;
+
+const USER: &str = "ada@example.com";
+
+struct Setup {
+    google: FakeGoogle,
+    home: tempfile::TempDir,
+    engine: Arc<Engine>,
+    control: ControlHandle,
+    sheet: String,
+}
+
+async fn setup() -> Setup {
+    let google = FakeGoogle::start().await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let sheet =
+        google.world().create_spreadsheet("Budget", &[("Sales", vec![vec![json!("a")]])], &Identity::user(USER));
+    let store = Store::open(&home.path().join(DATABASE_FILE)).await.unwrap();
+    let mut config = Config::with_home(home.path());
+    config.google_endpoint = Some(google.url().parse().unwrap());
+    let engine = Engine::new(EngineOptions {
+        config,
+        tokens: Arc::new(StaticToken::new(google.issue_token(Identity::user(USER)), Some(USER.to_owned()))),
+        sandbox: false,
+        retry: RetryPolicy::default(),
+        approvals: ApprovalSetup { store: Some(store), policy: Policy::default() },
+    })
+    .unwrap();
+    let control = control::serve(Arc::clone(&engine), home.path(), CancellationToken::new()).await.unwrap();
+    Setup { google, home, engine, control, sheet }
+}
+
+fn cells(sheet: &str, value: &str) -> serde_json::Map<String, Value> {
+    let Value::Object(map) = json!({ "spreadsheet_id": sheet, "sheet": "Sales", "range": "B1", "data": [[value]] })
+    else {
+        unreachable!()
+    };
+    map
+}
+
+/// Starts an `update_cells` call that may have to wait for an answer.
+fn start_write(setup: &Setup, value: &str) -> tokio::task::JoinHandle<Reply> {
+    let engine = Arc::clone(&setup.engine);
+    let arguments = cells(&setup.sheet, value);
+    tokio::spawn(async move { engine.call("update_cells", Some(arguments)).await.unwrap() })
+}
+
+async fn only_client(home: &Path) -> Client {
+    let mut clients = Client::connect_all(home).await.unwrap();
+    assert_eq!(clients.len(), 1, "one server runs");
+    clients.remove(0)
+}
+
+async fn wait_for_card(client: &mut Client) -> PendingCard {
+    for _ in 0..400 {
+        if let Some(card) = client.pending().await.unwrap().into_iter().next() {
+            return card;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("no card appeared");
+}
+
+fn always(scope: &str, days: &str, limit: &str) -> RawAnswer {
+    RawAnswer::Always(RawChoice { scope: scope.into(), days: days.into(), limit: limit.into() })
+}
+
+#[tokio::test]
+async fn the_socket_is_private_named_after_the_process_and_removed_at_shutdown() {
+    let setup = setup().await;
+    let dir = setup.home.path().join("control");
+    let socket = dir.join(format!("{}.sock", std::process::id()));
+    assert_eq!(setup.control.path(), socket);
+    assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(std::fs::metadata(&socket).unwrap().permissions().mode() & 0o777, 0o600);
+    let names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|entry| entry.unwrap().file_name().into_string().unwrap()).collect();
+    assert_eq!(names, [format!("{}.sock", std::process::id())], "no half-made socket is left");
+
+    let info = only_client(setup.home.path()).await.info().await.unwrap();
+    assert_eq!(info.pid, std::process::id());
+    assert_eq!(info.store.as_deref(), Some(setup.home.path().join(DATABASE_FILE).to_str().unwrap()));
+    assert!(!info.sandbox);
+
+    setup.control.shutdown().await;
+    assert!(!socket.exists());
+    assert!(Client::connect_all(setup.home.path()).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_card_is_answered_once_through_the_socket_and_its_grant_covers_the_next_call() {
+    let setup = setup().await;
+    let mut client = only_client(setup.home.path()).await;
+    let first = start_write(&setup, "first");
+    let card = wait_for_card(&mut client).await;
+    assert_eq!((card.tool.as_str(), card.title.as_str()), ("update_cells", "Update cells"));
+    assert_eq!(card.offer.durations, [1, 7, 30]);
+    assert!(card.offer.constraint.is_some(), "{card:?}");
+
+    client.answer(card.id, always("TOOL", "7", "CONSTRAINED")).await.unwrap();
+    let again = client.answer(card.id, RawAnswer::Deny).await.unwrap_err();
+    assert!(
+        matches!(&again, ControlError::Server { kind: FailureKind::NotPending, message, .. } if message.contains("already answered")),
+        "{again:?}"
+    );
+    let reply = first.await.unwrap();
+    assert!(!reply.is_error, "{}", reply.text);
+    assert_eq!(setup.google.world().sheets.values(&setup.sheet, "Sales")[0][1], "first");
+
+    let grants = client.grants().await.unwrap();
+    assert_eq!(grants.len(), 1);
+    let grant = &grants[0];
+    assert_eq!(
+        (grant.tool.as_str(), grant.agent.as_ref(), &grant.owner),
+        ("update_cells", None, &Owner::User(USER.into()))
+    );
+    assert_eq!(grant.constraint.as_ref().map(|c| c.value.as_str()), Some(setup.sheet.as_str()));
+
+    // The next call on the same spreadsheet runs without a card.
+    let second = tokio::time::timeout(Duration::from_secs(20), start_write(&setup, "second")).await.unwrap().unwrap();
+    assert!(!second.is_error, "{}", second.text);
+    assert!(client.pending().await.unwrap().is_empty());
+
+    // Revoked through the socket: the next call asks again.
+    let revoked = client.revoke(&grant.id).await.unwrap();
+    assert!(revoked.changed && revoked.grant.as_ref().is_some_and(|g| g.revoked.is_some()));
+    assert!(!client.revoke(&grant.id).await.unwrap().changed, "a second revoke changes nothing");
+    let third = start_write(&setup, "third");
+    let card = wait_for_card(&mut client).await;
+    client.answer(card.id, RawAnswer::Deny).await.unwrap();
+    let reply = third.await.unwrap();
+    assert!(reply.is_error && reply.text.contains("declined"), "{}", reply.text);
+
+    let records = client.audit(&AuditQuery::default()).await.unwrap();
+    let sources: Vec<String> = records.iter().map(|record| record.entry.source.to_string()).collect();
+    assert_eq!(sources, ["person", format!("grant:{}", grant.id).as_str(), "person"]);
+    assert_eq!(records[0].entry.source, DecisionSource::Person);
+    let verification = client.verify().await.unwrap();
+    assert!(verification.intact, "{verification:?}");
+    assert_eq!(verification.message, "The audit log is intact: 3 records.");
+
+    let mut exported = Vec::new();
+    assert_eq!(client.export(&mut exported).await.unwrap(), 3);
+    let seqs: Vec<i64> = String::from_utf8(exported)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<AuditRecord>(line).unwrap().seq)
+        .collect();
+    assert_eq!(seqs, [1, 2, 3], "oldest first");
+}
+
+#[tokio::test]
+async fn a_request_that_cannot_be_read_gets_an_error_naming_it_and_the_server_keeps_serving() {
+    let setup = setup().await;
+    let stream = tokio::net::UnixStream::connect(setup.control.path()).await.unwrap();
+    let (read, mut write) = stream.into_split();
+    let mut lines = BufReader::new(read).lines();
+    let mut ask = async |line: &str| -> Value {
+        write.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+        serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap()
+    };
+    for (line, names) in [
+        ("{this is not json", "key must be a string"),
+        (r#"{"op":"fly"}"#, "unknown variant `fly`"),
+        (r#"{"op":"answer","id":"x","answer":"Deny"}"#, "invalid type"),
+        (r#"{"op":"revoke"}"#, "missing field `id`"),
+    ] {
+        let answer = ask(line).await;
+        assert_eq!(answer["error"]["kind"], "bad_request", "{line}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains(names), "{line}: {message}");
+    }
+    let answer = ask(r#"{"op":"answer","id":99,"answer":"AllowOnce"}"#).await;
+    assert_eq!(answer["error"]["kind"], "not_pending", "{answer}");
+    let answer = ask(r#"{"op":"info"}"#).await;
+    assert_eq!(answer["info"]["pid"], std::process::id(), "{answer}");
+
+    // A line too long to be a request is answered, then the connection is closed; the server goes on.
+    let answer = ask(&"x".repeat(100_000)).await;
+    assert!(answer["error"]["message"].as_str().unwrap().contains("longer than"), "{answer}");
+    assert!(only_client(setup.home.path()).await.pending().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn sockets_left_by_gone_processes_are_removed_and_others_skipped() {
+    let setup = setup().await;
+    let dir = setup.home.path().join("control");
+    // A process that is gone left its socket (bound, never removed).
+    let gone = dir.join("1073741808.sock");
+    drop(std::os::unix::net::UnixListener::bind(&gone).unwrap());
+    // Process 1 runs, but nobody listens on this name: skipped, not removed (it is not ours to judge).
+    let not_listening = dir.join("1.sock");
+    drop(std::os::unix::net::UnixListener::bind(&not_listening).unwrap());
+
+    let clients = Client::connect_all(setup.home.path()).await.unwrap();
+    let pids: Vec<u32> = clients.iter().map(Client::pid).collect();
+    assert_eq!(pids, [std::process::id()]);
+    assert!(!gone.exists(), "the gone process's socket was removed");
+    assert!(not_listening.exists());
+}
+
+#[tokio::test]
+async fn a_revoke_made_by_another_process_reaches_this_ones_index() {
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().join(DATABASE_FILE);
+    let here = Store::open(&path).await.unwrap();
+    let now = Utc::now();
+    for id in ["g1", "g2"] {
+        let grant = Grant {
+            id: id.into(),
+            owner: Owner::User(USER.into()),
+            tool: "update_cells".into(),
+            agent: None,
+            constraint: None,
+            unattended: false,
+            created: now,
+            expires: Some(now + TimeDelta::days(7)),
+            revoked: None,
+            last_used: None,
+            use_count: 0,
+            fingerprint: "f".into(),
+        };
+        here.insert_grant(&grant).await.unwrap();
+    }
+    // Another process: its own connection and its own index of the same file.
+    let elsewhere = Store::open(&path).await.unwrap();
+    assert!(elsewhere.revoke_grant("g1", now).await.unwrap());
+    assert!(elsewhere.revoke_grant("g2", now).await.unwrap());
+    assert_eq!(here.candidates("update_cells").len(), 2, "each process has its own index");
+
+    // Told directly (as `gatehouse grants revoke` tells every server): already revoked, still dropped.
+    assert!(!here.revoke_grant("g1", now).await.unwrap());
+    let ids: Vec<String> = here.candidates("update_cells").iter().map(|grant| grant.id.clone()).collect();
+    assert_eq!(ids, ["g2"]);
+    // Or found by the refresh.
+    assert_eq!(here.forget_revoked().await.unwrap(), 1);
+    assert!(here.candidates("update_cells").is_empty());
+    assert_eq!(here.forget_revoked().await.unwrap(), 0);
+}

@@ -1,0 +1,253 @@
+//! Headless answering of approvals, end to end: the real `gatehouse serve` over stdio with rmcp's client and
+//! the Google emulator, and the person at another terminal running `gatehouse approvals`, `grants` and
+//! `audit` against it. Answers go over the control socket, never over the MCP connection.
+
+use std::time::Duration;
+
+use gatehouse_e2e::{Client, Home, gatehouse, next_approval, run_gatehouse, stdio_client, text};
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use serde_json::{Value, json};
+
+const ROBOT: &str = "robot@project.iam.gserviceaccount.com";
+
+/// The emulator with a service account, one spreadsheet it owns, and the account's key in `home`.
+async fn emulator(home: &Home) -> (google_fake::FakeGoogle, String) {
+    let google = google_fake::FakeGoogle::start().await.unwrap();
+    google.world().service_accounts.push(google_fake::ServiceAccountKey {
+        email: ROBOT.to_owned(),
+        public_key_pem: include_str!("../data/test-service-account.pub.pem").to_owned(),
+    });
+    let owner = google_fake::Identity::service_account(ROBOT);
+    let sheet = google.world().create_spreadsheet("Budget", &[("Data", vec![vec![json!("start")]])], &owner);
+    let key = json!({
+        "type": "service_account",
+        "client_email": ROBOT,
+        "private_key": include_str!("../data/test-service-account.pem"),
+        "private_key_id": "test-key",
+        "token_uri": format!("{}/token", google.url()),
+    });
+    std::fs::write(home.path().join("key.json"), key.to_string()).unwrap();
+    (google, sheet)
+}
+
+/// `gatehouse serve` over stdio acting as the service account, with no administrator's policy: every write
+/// asks.
+async fn start(home: &Home, google: &google_fake::FakeGoogle) -> Client {
+    let mut command = gatehouse(home);
+    command
+        .arg("serve")
+        .env("SERVICE_ACCOUNT_PATH", home.path().join("key.json"))
+        .env("GATEHOUSE_GOOGLE_ENDPOINT", google.url())
+        .env_remove("GATEHOUSE_POLICY_FILE");
+    stdio_client(command).await.unwrap()
+}
+
+async fn serve(home: &Home) -> (google_fake::FakeGoogle, String, Client) {
+    let (google, sheet) = emulator(home).await;
+    let client = start(home, &google).await;
+    (google, sheet, client)
+}
+
+/// Starts an `update_cells` of `value` into `cell`, in its own task: it may wait for the person.
+fn write(client: &Client, sheet: &str, cell: &str, value: &str) -> tokio::task::JoinHandle<CallToolResult> {
+    let peer = client.peer().clone();
+    let Value::Object(arguments) =
+        json!({ "spreadsheet_id": sheet, "sheet": "Data", "range": cell, "data": [[value]] })
+    else {
+        unreachable!()
+    };
+    tokio::spawn(async move {
+        peer.call_tool(CallToolRequestParams::new("update_cells").with_arguments(arguments)).await.unwrap()
+    })
+}
+
+fn cell(google: &google_fake::FakeGoogle, sheet: &str, row: usize, column: usize) -> String {
+    let values = google.world().sheets.values(sheet, "Data");
+    values.get(row).and_then(|cells| cells.get(column)).cloned().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_write_is_answered_from_the_terminal_its_grant_covers_the_next_and_a_revoke_makes_it_ask_again() {
+    let home = Home::new();
+    let (google, sheet, client) = serve(&home).await;
+
+    // The socket only this user can open.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = home.path().join("control");
+        let sockets: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|entry| entry.unwrap().path()).collect();
+        assert_eq!(sockets.len(), 1, "{sockets:?}");
+        assert!(sockets[0].extension().is_some_and(|ext| ext == "sock"), "{sockets:?}");
+        assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(std::fs::metadata(&sockets[0]).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
+    // 1. A write waits; the card lists it in plain words.
+    let first = write(&client, &sheet, "B1", "approved");
+    let (id, listing) = next_approval(&home).await;
+    assert!(listing.contains("wants to run Update cells (update_cells)"), "{listing}");
+    assert!(listing.contains("Target:") && listing.contains("Time left:"), "{listing}");
+    assert!(listing.contains("--days 1, 7 or 30"), "{listing}");
+    assert!(listing.contains("--constrained (only"), "{listing}");
+    assert!(!first.is_finished(), "the write waits for the person");
+
+    // A choice the card did not offer is refused, naming what it offers, and nothing is sent.
+    let refused = run_gatehouse(&home, &["approvals", "always", &id, "--days", "90"]).await;
+    assert!(!refused.ok);
+    assert!(refused.stderr.contains("Nothing was sent"), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("\"90\" days was not offered: the card offered 1, 7 or 30 days"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!refused.stderr.contains("backtrace"), "{}", refused.stderr);
+    assert_eq!(next_approval(&home).await.0, id, "still waiting");
+
+    // 2. Always allow, for any assistant, 7 days, only this spreadsheet.
+    let always =
+        run_gatehouse(&home, &["approvals", "always", &id, "--scope", "tool", "--days", "7", "--constrained"]).await;
+    assert!(always.ok, "{}", always.stderr);
+    assert!(always.stdout.contains("Always allowed"), "{}", always.stdout);
+    let done = tokio::time::timeout(Duration::from_secs(30), first).await.unwrap().unwrap();
+    assert!(!done.is_error.unwrap_or(false), "{}", text(&done));
+    assert_eq!(cell(&google, &sheet, 0, 1), "approved", "the emulator shows the write");
+
+    // The card is answered: a second answer says so.
+    let again = run_gatehouse(&home, &["approvals", "deny", &id]).await;
+    assert!(!again.ok);
+    assert!(again.stderr.contains("already answered"), "{}", again.stderr);
+
+    // 3. The next call within the grant's scope runs without asking.
+    let second = tokio::time::timeout(Duration::from_secs(30), write(&client, &sheet, "C1", "covered"))
+        .await
+        .expect("the covered call did not wait for a card")
+        .unwrap();
+    assert!(!second.is_error.unwrap_or(false), "{}", text(&second));
+    assert_eq!(cell(&google, &sheet, 0, 2), "covered");
+
+    // 4. `gatehouse grants` lists the grant; revoking it makes the next call ask again.
+    let grants = run_gatehouse(&home, &["grants"]).await;
+    assert!(grants.ok, "{}", grants.stderr);
+    let grant = grants
+        .stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("Grant "))
+        .expect("a grant is listed")
+        .trim()
+        .to_owned();
+    for expected in ["Tool:       update_cells", "Scope:      any assistant", "Limit:      only", "Uses:       1, last"]
+    {
+        assert!(grants.stdout.contains(expected), "{expected:?} in {}", grants.stdout);
+    }
+    assert!(grants.stdout.contains(ROBOT) && grants.stdout.contains("State:      active"), "{}", grants.stdout);
+    let revoked = run_gatehouse(&home, &["grants", "revoke", &grant]).await;
+    assert!(revoked.ok, "{}", revoked.stderr);
+    assert!(revoked.stdout.contains(&format!("Revoked grant {grant}")), "{}", revoked.stdout);
+
+    let third = write(&client, &sheet, "D1", "asked again");
+    let (id, _) = next_approval(&home).await;
+    let denied = run_gatehouse(&home, &["approvals", "deny", &id]).await;
+    assert!(denied.ok, "{}", denied.stderr);
+    let refused = tokio::time::timeout(Duration::from_secs(30), third).await.unwrap().unwrap();
+    assert!(refused.is_error.unwrap_or(false));
+    assert!(text(&refused).contains("The person declined update_cells"), "{}", text(&refused));
+    assert_eq!(cell(&google, &sheet, 0, 3), "", "the denied write did not happen");
+
+    // 5. The audit log shows each decision with its source, and verifies.
+    let audit = run_gatehouse(&home, &["audit"]).await;
+    assert!(audit.ok, "{}", audit.stderr);
+    let rows: Vec<&str> = audit.stdout.lines().filter(|line| line.contains("update_cells")).collect();
+    assert_eq!(rows.len(), 3, "{}", audit.stdout);
+    let grant_source = format!("grant:{grant}");
+    let expected =
+        [("denied", "person", "refused"), ("allowed", grant_source.as_str(), "ok"), ("allowed", "person", "ok")];
+    for (row, (verdict, source, outcome)) in rows.iter().zip(expected) {
+        let columns: Vec<&str> = row.split("  ").map(str::trim).filter(|column| !column.is_empty()).collect();
+        assert!(columns.contains(&verdict), "{verdict} in {row}");
+        assert!(columns.contains(&source), "{source} in {row}");
+        assert!(columns.contains(&outcome), "{outcome} in {row}");
+        assert!(row.contains(&format!("spreadsheet {sheet}")), "the target in {row}");
+    }
+    let verified = run_gatehouse(&home, &["audit", "verify"]).await;
+    assert!(verified.ok, "{}", verified.stderr);
+    assert_eq!(verified.stdout.trim(), "The audit log is intact: 3 records.");
+    let exported = run_gatehouse(&home, &["audit", "export"]).await;
+    assert!(exported.ok, "{}", exported.stderr);
+    let records: Vec<Value> = exported.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let sources: Vec<&str> = records.iter().map(|record| record["entry"]["source"].as_str().unwrap()).collect();
+    assert_eq!(sources, ["person", grant_source.as_str(), "person"], "oldest first");
+
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn with_no_server_running_the_terminal_says_so_and_the_store_is_read_directly() {
+    let home = Home::new();
+    let listed = run_gatehouse(&home, &["approvals"]).await;
+    assert!(listed.ok, "{}", listed.stderr);
+    assert!(listed.stdout.contains("No Gatehouse server is running for this user"), "{}", listed.stdout);
+    let answered = run_gatehouse(&home, &["approvals", "allow", "1"]).await;
+    assert!(!answered.ok);
+    assert!(answered.stderr.starts_with("Error: No Gatehouse server is running"), "{}", answered.stderr);
+
+    let grants = run_gatehouse(&home, &["grants"]).await;
+    assert!(grants.ok && grants.stdout.contains("No standing approvals"), "{} {}", grants.stdout, grants.stderr);
+    let revoke = run_gatehouse(&home, &["grants", "revoke", "0123456789"]).await;
+    assert!(!revoke.ok && revoke.stderr.contains("There is no grant 0123456789"), "{}", revoke.stderr);
+    let verified = run_gatehouse(&home, &["audit", "verify"]).await;
+    assert!(verified.ok, "{}", verified.stderr);
+    assert_eq!(verified.stdout.trim(), "The audit log is intact: 0 records.");
+}
+
+#[tokio::test]
+async fn with_two_servers_numbers_name_their_server_and_a_revoke_reaches_both() {
+    let home = Home::new();
+    let (google, sheet) = emulator(&home).await;
+    let first = start(&home, &google).await;
+
+    let waiting = write(&first, &sheet, "B1", "one");
+    let (id, _) = next_approval(&home).await;
+    assert_eq!(id, "1", "with one server, a plain number");
+    let always =
+        run_gatehouse(&home, &["approvals", "always", &id, "--scope", "tool", "--days", "1", "--constrained"]).await;
+    assert!(always.ok, "{}", always.stderr);
+    assert!(!waiting.await.unwrap().is_error.unwrap_or(false));
+
+    // A second server starts after the grant was made: it loads it, and it covers its calls too.
+    let second = start(&home, &google).await;
+    for (client, cell) in [(&second, "C1"), (&first, "D1")] {
+        let covered = tokio::time::timeout(Duration::from_secs(30), write(client, &sheet, cell, "covered"))
+            .await
+            .expect("a covered call did not wait for a card")
+            .unwrap();
+        assert!(!covered.is_error.unwrap_or(false), "{}", text(&covered));
+    }
+
+    // The revoke reaches both servers at once: the next call on either asks again.
+    let grants = run_gatehouse(&home, &["grants"]).await;
+    let grant = grants.stdout.lines().find_map(|line| line.strip_prefix("Grant ")).unwrap().trim().to_owned();
+    let revoked = run_gatehouse(&home, &["grants", "revoke", &grant[..8]]).await;
+    assert!(revoked.ok && revoked.stdout.contains("Revoked grant"), "{} {}", revoked.stdout, revoked.stderr);
+    let asked = write(&second, &sheet, "E1", "asks again");
+    let (id, listing) = next_approval(&home).await;
+    assert!(listing.contains("2 Gatehouse servers are running"), "{listing}");
+    let (pid, number) = id.split_once('.').expect("with several servers, PID.N");
+    assert_eq!(number, "1");
+
+    let ambiguous = run_gatehouse(&home, &["approvals", "allow", number]).await;
+    assert!(!ambiguous.ok);
+    assert!(ambiguous.stderr.contains("Several Gatehouse servers are running"), "{}", ambiguous.stderr);
+    assert!(ambiguous.stderr.contains(&format!("it could be {pid}.1")), "{}", ambiguous.stderr);
+    let allowed = run_gatehouse(&home, &["approvals", "allow", &id]).await;
+    assert!(allowed.ok, "{}", allowed.stderr);
+    let done = tokio::time::timeout(Duration::from_secs(30), asked).await.unwrap().unwrap();
+    assert!(!done.is_error.unwrap_or(false), "{}", text(&done));
+    assert_eq!(cell(&google, &sheet, 0, 4), "asks again");
+
+    // Both servers wrote to one chain.
+    let verified = run_gatehouse(&home, &["audit", "verify"]).await;
+    assert_eq!(verified.stdout.trim(), "The audit log is intact: 4 records.", "{}", verified.stderr);
+    first.cancel().await.unwrap();
+    second.cancel().await.unwrap();
+}
