@@ -12,7 +12,7 @@ use gatehouse_core::approval::broker::PendingCard;
 use gatehouse_core::approval::card::{RawAnswer, RawChoice};
 use gatehouse_core::approval::model::{DecisionSource, Grant, Owner};
 use gatehouse_core::approval::policy::Policy;
-use gatehouse_core::approval::store::{AuditQuery, AuditRecord, DATABASE_FILE, Store};
+use gatehouse_core::approval::store::{AuditQuery, AuditRecord, DATABASE_FILE, IndexSync, Store};
 use gatehouse_core::config::Config;
 use gatehouse_core::control::protocol::FailureKind;
 use gatehouse_core::control::{Client, ControlError, ControlHandle};
@@ -225,7 +225,7 @@ async fn sockets_left_by_gone_processes_are_removed_and_others_skipped() {
 }
 
 #[tokio::test]
-async fn a_revoke_made_by_another_process_reaches_this_ones_index() {
+async fn grants_made_or_revoked_by_another_process_reach_this_ones_index() {
     let home = tempfile::tempdir().unwrap();
     let path = home.path().join(DATABASE_FILE);
     let here = Store::open(&path).await.unwrap();
@@ -258,7 +258,15 @@ async fn a_revoke_made_by_another_process_reaches_this_ones_index() {
     let ids: Vec<String> = here.candidates("update_cells").iter().map(|grant| grant.id.clone()).collect();
     assert_eq!(ids, ["g2"]);
     // Or found by the refresh.
-    assert_eq!(here.forget_revoked().await.unwrap(), 1);
+    assert_eq!(here.sync_index().await.unwrap().forgotten, 1);
     assert!(here.candidates("update_cells").is_empty());
-    assert_eq!(here.forget_revoked().await.unwrap(), 0);
+    assert_eq!(here.sync_index().await.unwrap().forgotten, 0);
+
+    // A grant made by the other process joins this one's index at the next refresh.
+    let made_elsewhere = Grant { id: "g3".into(), revoked: None, ..elsewhere.get_grant("g2").await.unwrap().unwrap() };
+    elsewhere.insert_grant(&made_elsewhere).await.unwrap();
+    assert!(here.candidates("update_cells").is_empty());
+    assert_eq!(here.sync_index().await.unwrap(), IndexSync { forgotten: 0, joined: 1 });
+    let ids: Vec<String> = here.candidates("update_cells").iter().map(|grant| grant.id.clone()).collect();
+    assert_eq!(ids, ["g3"]);
 }

@@ -11,6 +11,8 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::approval::store::IndexSync;
+
 use super::protocol::{
     FailureKind, LineError, MAX_AUDIT_PAGE, MAX_REQUEST_LINE, Request, Response, Revoked, ServerInfo, Verification,
     read_line,
@@ -123,13 +125,15 @@ async fn accept(listener: UnixListener, engine: Arc<Engine>, stop: CancellationT
     }
 }
 
-/// Drops from this process's grant index the grants revoked elsewhere.
+/// Brings this process's grant index in step with grants made or revoked by other processes.
 async fn refresh_index(engine: &Engine) {
     let Some(store) = engine.approvals().store() else { return };
-    match store.forget_revoked().await {
-        Ok(0) => {}
-        Ok(count) => tracing::info!(count, "grants revoked by another Gatehouse process no longer apply here"),
-        Err(error) => tracing::warn!("could not check for grants revoked elsewhere: {error}"),
+    match store.sync_index().await {
+        Ok(sync) if sync == IndexSync::default() => {}
+        Ok(IndexSync { forgotten, joined }) => {
+            tracing::info!(forgotten, joined, "grants revoked or made by another Gatehouse process now count here")
+        }
+        Err(error) => tracing::warn!("could not check for grants made or revoked elsewhere: {error}"),
     }
 }
 

@@ -70,6 +70,15 @@ impl GrantRow {
     }
 }
 
+/// What [`Store::sync_index`] changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct IndexSync {
+    /// Grants revoked elsewhere, taken out of the index.
+    pub forgotten: usize,
+    /// Grants made elsewhere, added to it.
+    pub joined: usize,
+}
+
 /// The grants that are not revoked, oldest first: what the index starts from.
 pub(super) async fn load_active(pool: &SqlitePool, path: &Path) -> Result<Vec<Grant>, StoreError> {
     let rows: Vec<GrantRow> = sqlx::query_as(concat!(
@@ -155,21 +164,36 @@ impl Store {
         .await
     }
 
-    /// Takes out of the index every grant another process (another `gatehouse serve`, the settings window)
-    /// revoked in the database since this one loaded it, and returns how many. Each process keeps its own
-    /// index, so this is how a revoke made elsewhere reaches its decisions.
-    pub async fn forget_revoked(&self) -> Result<usize, StoreError> {
+    /// Brings this process's index in step with grants other processes (another `gatehouse serve`, the
+    /// settings window) wrote in the database since it was loaded: revoked ones leave it, new ones join it.
+    /// Each process keeps its own index, so this is how their grants and revokes reach its decisions.
+    pub async fn sync_index(&self) -> Result<IndexSync, StoreError> {
         self.write(move |inner| async move {
             let indexed = serde_json::Value::from(inner.index().ids()).to_string();
             let revoked: Vec<String> = sqlx::query_scalar(
                 "SELECT id FROM grants WHERE revoked IS NOT NULL AND id IN (SELECT value FROM json_each(?1))",
             )
-            .bind(indexed)
+            .bind(&indexed)
             .fetch_all(&inner.pool)
             .await
             .map_err(StoreError::query(&inner.path, "read which grants were revoked"))?;
+            let rows: Vec<GrantRow> = sqlx::query_as(concat!(
+                "SELECT ",
+                grant_columns!(),
+                " FROM grants WHERE revoked IS NULL AND id NOT IN (SELECT value FROM json_each(?1)) ORDER BY created, rowid"
+            ))
+            .bind(&indexed)
+            .fetch_all(&inner.pool)
+            .await
+            .map_err(StoreError::query(&inner.path, "read grants made elsewhere"))?;
+            let added = rows.into_iter().map(|row| row.into_grant(&inner.path)).collect::<Result<Vec<_>, _>>()?;
             let mut index = inner.index_mut();
-            Ok(revoked.iter().filter(|id| index.remove(id)).count())
+            let forgotten = revoked.iter().filter(|id| index.remove(id)).count();
+            let joined = added.len();
+            for grant in added {
+                index.insert(grant);
+            }
+            Ok(IndexSync { forgotten, joined })
         })
         .await
     }

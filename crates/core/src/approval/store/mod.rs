@@ -23,6 +23,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 pub use audit::{AuditQuery, AuditRecord};
 pub use chain::{GENESIS, record_hash};
 pub use error::StoreError;
+pub use grants::IndexSync;
 pub use index::Candidates;
 pub use verify::{AuditVerification, ChainBreak};
 
