@@ -18,7 +18,7 @@ use super::fingerprint::fingerprint;
 use super::model::{AuditEntry, Caller, DecisionSource, Grant};
 use super::policy::Policy;
 use super::redact;
-use super::store::Store;
+use super::store::{NeverAllow, Store};
 use crate::tools::{Access, ToolDef};
 
 /// How long an answered question is remembered: the same call again within it is a retry.
@@ -60,6 +60,7 @@ pub struct Approvals {
     policy: Policy,
     /// The policy's `allow` rules as grants, with today's tool fingerprints.
     platform: Vec<Arc<Grant>>,
+    /// The policy's deny rules. The person's *never allow* rules live in the store and join these per call.
     denies: Vec<Deny>,
     fingerprints: HashMap<&'static str, String>,
     broker: Broker,
@@ -72,8 +73,8 @@ pub struct Approvals {
 }
 
 impl Approvals {
-    /// The gate for `tools`, with `store` for standing approvals and the audit log (`None`: no grant ever
-    /// applies, every gated call asks, and the audit goes to the log only).
+    /// The gate for `tools`, with `store` for standing approvals and the audit log (`None`: only the policy's
+    /// platform grants apply, no card offers *Always allow…*, and the audit goes to the log only).
     pub fn new(store: Option<Store>, policy: Policy, tools: &[ToolDef]) -> Self {
         let fingerprints: HashMap<&'static str, String> =
             tools.iter().map(|tool| (tool.meta.name, fingerprint(tool))).collect();
@@ -189,6 +190,14 @@ impl Approvals {
             .chain(self.platform.iter().filter(|grant| grant.tool == name))
             .map(|grant| Grant::clone(grant))
             .collect();
+        let person_denies;
+        let denies = match self.person_denies(name, account) {
+            Some(person) => {
+                person_denies = person;
+                &person_denies
+            }
+            None => &self.denies,
+        };
         let facts = Facts {
             tool: name,
             fingerprint: &print,
@@ -199,7 +208,7 @@ impl Approvals {
             always_ask: self.policy.is_always_ask(name),
             account,
             now,
-            denies: &self.denies,
+            denies,
             grants: if self.store.is_some() || !self.platform.is_empty() {
                 GrantStores::One(&candidates)
             } else {
@@ -229,6 +238,27 @@ impl Approvals {
                 permit
             }
         }
+    }
+
+    /// The policy's deny rules followed by the signed-in account's *never allow* rules for `tool`, or `None`
+    /// when that account has none for it (the common case: then the policy's are used as they are, and
+    /// nothing is allocated). Another account's rules never apply, like its grants.
+    fn person_denies(&self, tool: &str, account: Option<&str>) -> Option<Vec<Deny>> {
+        let (store, account) = (self.store.as_ref()?, account?);
+        let rules = store.never_allows();
+        let mine = |rule: &&NeverAllow| rule.tool == tool && rule.owner_account.eq_ignore_ascii_case(account);
+        if !rules.iter().any(|rule| mine(&rule)) {
+            return None;
+        }
+        let person = rules.iter().filter(mine).map(|rule| Deny {
+            rule: rule.id.clone(),
+            by: ForbiddenBy::Person,
+            tool: rule.tool.clone(),
+            agent: rule.agent.clone(),
+            constraint: rule.constraint.clone(),
+            expires: Some(rule.expires),
+        });
+        Some(self.denies.iter().cloned().chain(person).collect())
     }
 
     #[allow(clippy::too_many_arguments)]
