@@ -22,6 +22,7 @@ mod audit;
 mod grants;
 mod login;
 mod logout;
+mod never;
 mod status;
 mod store_access;
 mod switch;
@@ -56,6 +57,8 @@ enum Command {
     Approvals(approvals::ApprovalsArgs),
     /// List the standing approvals (grants), or revoke one.
     Grants(grants::GrantsArgs),
+    /// List the tools you never allow (refused without asking, for a number of days), add one, or remove one.
+    Never(never::NeverArgs),
     /// Show the record of every tool call, check it is intact, or export it as JSON Lines.
     Audit(audit::AuditArgs),
 }
@@ -100,6 +103,7 @@ async fn main() -> Result<()> {
         Command::Use(args) => switch::run(args).await,
         Command::Approvals(args) => approvals::run(args).await,
         Command::Grants(args) => grants::run(args).await,
+        Command::Never(args) => never::run(args).await,
         Command::Audit(args) => audit::run(args).await,
     }
 }
@@ -205,7 +209,8 @@ async fn stop_signal() {
 
 /// The administrator's policy (a bad file stops the start, naming the line) and the store of grants and the
 /// audit log under `GATEHOUSE_HOME` (the sandbox keeps its own). A store that cannot be opened leaves the server
-/// running with every gated call asked about, and says why.
+/// running — the person's standing approvals then don't apply and every change not allowed by the policy is
+/// asked about — and says why.
 async fn approval_setup(config: &Config, sandbox: bool) -> Result<ApprovalSetup> {
     let tools: Vec<&str> = gatehouse_core::tools::all_tools().iter().map(|tool| tool.meta.name).collect();
     let policy = match Policy::load(|name| std::env::var(name).ok(), &tools)? {
@@ -219,7 +224,7 @@ async fn approval_setup(config: &Config, sandbox: bool) -> Result<ApprovalSetup>
     let store = match Store::open(&config.home.join(file)).await {
         Ok(store) => Some(store),
         Err(error) => {
-            tracing::error!("{error} Until then, every change is asked about and no standing approval applies.");
+            tracing::error!("{error} Until then, every change is asked about and your standing approvals don't apply.");
             None
         }
     };

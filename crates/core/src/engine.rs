@@ -46,7 +46,8 @@ pub struct EngineOptions {
 
 /// What the approval gate is built from.
 pub struct ApprovalSetup {
-    /// `None`: no grant ever applies (every gated call asks) and the audit goes to the log only.
+    /// `None`: only the policy's platform grants can apply, no card offers *Always allow*, and the audit
+    /// goes to the log only.
     pub store: Option<Store>,
     pub policy: Policy,
 }

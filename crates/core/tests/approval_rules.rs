@@ -571,6 +571,14 @@ fn always_ask_tools_are_not_grantable() {
 }
 
 #[test]
+fn always_ask_tools_are_never_covered_by_a_grant() {
+    let call = || sheet_call().grants([grant("mine", "update_cells"), platform("bots", "update_cells")]);
+    assert_eq!(call().decide(), covered("mine"));
+    let why = asked_not_grantable(call().always_ask().decide());
+    assert!(why.contains("approved every time"), "{why}");
+}
+
+#[test]
 fn the_card_offers_a_constraint_only_from_a_single_constraining_evaluator() {
     let offered = |tool: &str, args: Value| match Call::new(tool, args).decide() {
         Decision::Ask { grantable: true, constraint, .. } => constraint,

@@ -86,7 +86,14 @@ pub fn decide(facts: &Facts<'_>) -> Decision {
         return Decision::Refused { source: DecisionSource::Deny(deny.rule.clone()), message: forbidden(deny, facts) };
     }
     // 2. Standing approval.
-    let veto = evaluator::standing_approval(facts.evaluators, facts.args).err();
+    // An *always ask* tool is asked every time: like an evaluator's veto, it stops any grant from covering it.
+    let veto = match facts.always_ask {
+        true => Some(Veto {
+            evaluator: "always_ask",
+            reason: "The administrator asks for this tool to be approved every time.".to_owned(),
+        }),
+        false => evaluator::standing_approval(facts.evaluators, facts.args).err(),
+    };
     if let (GrantStores::One(grants), false, None) = (facts.grants, facts.retry, &veto) {
         let person = grants.iter().filter(|grant| matches!(grant.owner, Owner::User(_)));
         let platform = grants.iter().filter(|grant| grant.owner == Owner::Platform);
