@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs the benchmark (docs/benchmarks.md says what it measures) against release builds.
+# Runs the benchmarks (docs/benchmarks.md says what they measure) against release builds: the MCP round trip
+# and memory (tests/bench/mcp.rs), then the approvals decision (crates/core/benches/approvals.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "Installing valgrind (for the heap measurement)…" >&2; apt-get install -y -qq valgrind >/dev/null 2>&1 || sudo apt-get install -y -qq valgrind >/dev/null 2>&1 || true; }
 cargo build --release --locked -p gatehouse-cli 2>&1 | tail -n 1 >&2
 cargo bench --locked -p gatehouse-e2e --bench mcp
+cargo bench --locked -p gatehouse-core --bench approvals

@@ -251,3 +251,91 @@ async fn with_two_servers_numbers_name_their_server_and_a_revoke_reaches_both() 
     first.cancel().await.unwrap();
     second.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_never_allow_from_the_terminal_refuses_at_once_and_removing_it_asks_again() {
+    let home = Home::new();
+    let (google, sheet, client) = serve(&home).await;
+
+    // The rule belongs to the account the server acts as.
+    let added = run_gatehouse(&home, &["never", "add", "update_cells", "--days", "1"]).await;
+    assert!(added.ok, "{}", added.stderr);
+    assert!(added.stdout.contains("Never allowed: update_cells from any assistant"), "{}", added.stdout);
+    assert!(added.stdout.contains(ROBOT), "{}", added.stdout);
+    let rule = added
+        .stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("Rule ")?.split(':').next())
+        .expect("the rule's id is shown")
+        .to_owned();
+    let listed = run_gatehouse(&home, &["never"]).await;
+    assert!(listed.ok, "{}", listed.stderr);
+    for expected in [
+        format!("Rule {rule}"),
+        "Tool:       update_cells".to_owned(),
+        "Scope:      any assistant".to_owned(),
+        "Limit:      any arguments".to_owned(),
+        "Until:      ".to_owned(),
+        "State:      active".to_owned(),
+    ] {
+        assert!(listed.stdout.contains(&expected), "{expected:?} in {}", listed.stdout);
+    }
+
+    // A write is refused at once, with no card, saying the person forbade it.
+    let refused = tokio::time::timeout(Duration::from_secs(30), write(&client, &sheet, "B1", "never"))
+        .await
+        .expect("the forbidden call waited instead of being refused at once")
+        .unwrap();
+    assert!(refused.is_error.unwrap_or(false));
+    assert!(text(&refused).contains("the person chose never to allow it"), "{}", text(&refused));
+    assert_eq!(cell(&google, &sheet, 0, 1), "", "the forbidden write did not happen");
+
+    // Removed (by the start of its id), the next write asks again.
+    let removed = run_gatehouse(&home, &["never", "remove", &rule[..8]]).await;
+    assert!(removed.ok, "{}", removed.stderr);
+    assert!(removed.stdout.contains(&format!("Removed never-allow rule {rule}")), "{}", removed.stdout);
+    let asked = write(&client, &sheet, "C1", "asked");
+    let (id, listing) = next_approval(&home).await;
+    assert!(listing.contains("update_cells"), "{listing}");
+    let allowed = run_gatehouse(&home, &["approvals", "allow", &id]).await;
+    assert!(allowed.ok, "{}", allowed.stderr);
+    let done = tokio::time::timeout(Duration::from_secs(30), asked).await.unwrap().unwrap();
+    assert!(!done.is_error.unwrap_or(false), "{}", text(&done));
+    assert_eq!(cell(&google, &sheet, 0, 2), "asked");
+    let listed = run_gatehouse(&home, &["never"]).await;
+    assert!(listed.stdout.contains("State:      removed"), "{}", listed.stdout);
+    let again = run_gatehouse(&home, &["never", "remove", &rule]).await;
+    assert!(again.ok && again.stdout.contains("was already removed"), "{} {}", again.stdout, again.stderr);
+
+    // The audit log names the rule that refused.
+    let audit = run_gatehouse(&home, &["audit"]).await;
+    assert!(audit.ok, "{}", audit.stderr);
+    let rows: Vec<&str> = audit.stdout.lines().filter(|line| line.contains("update_cells")).collect();
+    assert_eq!(rows.len(), 2, "{}", audit.stdout);
+    let deny_source = format!("deny:{rule}");
+    for (row, (verdict, source, outcome)) in
+        rows.iter().zip([("allowed", "person", "ok"), ("denied", deny_source.as_str(), "refused")])
+    {
+        let columns: Vec<&str> = row.split("  ").map(str::trim).filter(|column| !column.is_empty()).collect();
+        assert!(columns.contains(&verdict), "{verdict} in {row}");
+        assert!(columns.contains(&source), "{source} in {row}");
+        assert!(columns.contains(&outcome), "{outcome} in {row}");
+    }
+
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn with_no_server_running_never_lists_the_store_and_adding_says_a_server_must_run() {
+    let home = Home::new();
+    let listed = run_gatehouse(&home, &["never"]).await;
+    assert!(listed.ok && listed.stdout.contains("No never-allow rules"), "{} {}", listed.stdout, listed.stderr);
+    let added = run_gatehouse(&home, &["never", "add", "update_cells", "--days", "1"]).await;
+    assert!(!added.ok);
+    assert!(added.stderr.starts_with("Error: No Gatehouse server is running"), "{}", added.stderr);
+    assert!(added.stderr.contains("signed in"), "{}", added.stderr);
+    let out_of_range = run_gatehouse(&home, &["never", "add", "update_cells", "--days", "0"]).await;
+    assert!(!out_of_range.ok && out_of_range.stderr.contains("from 1 to 3650 days"), "{}", out_of_range.stderr);
+    let removed = run_gatehouse(&home, &["never", "remove", "0123456789"]).await;
+    assert!(!removed.ok && removed.stderr.contains("There is no never-allow rule 0123456789"), "{}", removed.stderr);
+}

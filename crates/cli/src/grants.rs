@@ -123,7 +123,7 @@ fn limit_words(grant: &Grant) -> String {
 }
 
 /// The constraint as the tool's own evaluator says it.
-fn constraint_words(tool: &str, constraint: &Constraint) -> String {
+pub(crate) fn constraint_words(tool: &str, constraint: &Constraint) -> String {
     let tools = gatehouse_core::tools::all_tools();
     match tools.iter().find(|candidate| candidate.meta.name == tool) {
         Some(tool) => evaluator::describe(tool.evaluators(), constraint),

@@ -1,11 +1,12 @@
-//! How `gatehouse grants` and `gatehouse audit` reach the approvals database: through the running servers
-//! that use it (so a revoke reaches each one's memory at once), or, when none runs, by opening the file.
+//! How `gatehouse grants`, `never` and `audit` reach the approvals database: through the running servers
+//! that use it (so a revoke or a removal reaches each one's memory at once), or, when none runs, by opening
+//! the file.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use gatehouse_core::approval::model::Grant;
-use gatehouse_core::approval::store::{AuditQuery, AuditRecord, DATABASE_FILE, Store};
+use gatehouse_core::approval::store::{AuditQuery, AuditRecord, DATABASE_FILE, NeverAllow, Store};
 use gatehouse_core::config::Config;
 use gatehouse_core::control::protocol::{MAX_AUDIT_PAGE, Verification};
 use gatehouse_core::control::{Client, ControlError};
@@ -33,6 +34,14 @@ pub struct RevokeResult {
     pub changed: bool,
     /// The grant as it now stands; `None` when there is no such grant.
     pub grant: Option<Grant>,
+}
+
+/// What a *never allow* removal found.
+pub struct NeverRemoveResult {
+    /// This removal changed it (`false`: it was already removed, or there is no such rule).
+    pub changed: bool,
+    /// The rule as it now stands; `None` when there is no such rule.
+    pub rule: Option<NeverAllow>,
 }
 
 impl Access {
@@ -87,6 +96,65 @@ impl Access {
                 // One that starts later loads it revoked, or catches up as soon as its socket is up.
                 for mut server in servers_using(&self.home, &self.path).await? {
                     if let Err(error) = server.revoke(id).await {
+                        tracing::warn!("{error}");
+                    }
+                }
+            }
+        }
+        Ok(result)
+    }
+
+    /// Every *never allow* rule, removed ones too, newest first.
+    pub async fn never_allows(&mut self) -> Result<Vec<NeverAllow>> {
+        Ok(match &mut self.reach {
+            Reach::Servers { first, .. } => first.never_list().await?,
+            Reach::Direct(store) => store.list_never_allow().await?,
+        })
+    }
+
+    /// Makes a *never allow* rule through the first running server, which keeps it for the Google account it
+    /// is signed in as; returns it and how many other servers use the database (they read it within seconds).
+    /// With no server running there is no signed-in account to give it to, so that is an error.
+    pub async fn add_never(&mut self, tool: &str, agent: Option<&str>, days: u32) -> Result<(NeverAllow, usize)> {
+        match &mut self.reach {
+            Reach::Servers { first, others } => Ok((first.never_add(tool, agent, days, None).await?, others.len())),
+            Reach::Direct(_) => bail!(
+                "No Gatehouse server is running for this user. A never-allow rule belongs to the Google account a running server is signed in as, so one must run: start your assistant (it runs `gatehouse serve`), then try again."
+            ),
+        }
+    }
+
+    /// Removes *never allow* rule `id` in the database and in the memory of every server using it. A server
+    /// that can't be told is logged: its periodic check of the database catches up within seconds.
+    pub async fn remove_never(&mut self, id: &str) -> Result<NeverRemoveResult> {
+        let mut result = NeverRemoveResult { changed: false, rule: None };
+        match &mut self.reach {
+            Reach::Servers { first, others } => {
+                let mut failed = None;
+                let mut told = 0;
+                for server in std::iter::once(first).chain(others.iter_mut()) {
+                    match server.never_remove(id).await {
+                        Ok(removed) => {
+                            told += 1;
+                            result.changed |= removed.changed;
+                            result.rule = removed.rule.or(result.rule.take());
+                        }
+                        Err(error) => {
+                            tracing::warn!("{error}");
+                            failed.get_or_insert(error);
+                        }
+                    }
+                }
+                if let (0, Some(error)) = (told, failed) {
+                    return Err(error.into());
+                }
+            }
+            Reach::Direct(store) => {
+                result.changed = store.remove_never_allow(id, chrono::Utc::now()).await?;
+                result.rule = store.get_never_allow(id).await?;
+                // A server that started meanwhile may have loaded the rule before the removal: tell it too.
+                for mut server in servers_using(&self.home, &self.path).await? {
+                    if let Err(error) = server.never_remove(id).await {
                         tracing::warn!("{error}");
                     }
                 }

@@ -167,9 +167,13 @@ impl Call {
     }
 
     fn decide(&self) -> Decision {
+        let shared: Vec<Arc<Grant>> = match &self.stores {
+            Stores::One(grants) => grants.iter().cloned().map(Arc::new).collect(),
+            Stores::None | Stores::Ambiguous => Vec::new(),
+        };
         let grants = match &self.stores {
             Stores::None => GrantStores::None,
-            Stores::One(grants) => GrantStores::One(grants),
+            Stores::One(_) => GrantStores::One(&shared),
             Stores::Ambiguous => GrantStores::Ambiguous,
         };
         decide(&Facts {

@@ -6,12 +6,13 @@
 //! store that is missing or ambiguous covers nothing, and every field of every grant the store returns is
 //! checked again here — a store that returns too much can never widen a decision.
 
+use std::cell::OnceCell;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::evaluator::{self, ArgEvaluator, Veto};
+use super::evaluator::{self, ArgEvaluator, EvalError, PreparedCall, Veto};
 use super::model::{Caller, Constraint, DecisionSource, Grant, Owner};
 use super::policy::platform_grant_rule;
 
@@ -43,8 +44,9 @@ pub struct Deny {
 #[derive(Debug, Clone, Copy)]
 pub enum GrantStores<'a> {
     None,
-    /// The one store's candidate grants for the call (person's and platform's, in any order).
-    One(&'a [Grant]),
+    /// The one store's candidate grants for the call (person's and platform's, in any order), shared with
+    /// the store's index rather than copied.
+    One(&'a [Arc<Grant>]),
     Ambiguous,
 }
 
@@ -81,8 +83,9 @@ pub enum Decision {
 
 /// Decides a gated call (see the module documentation).
 pub fn decide(facts: &Facts<'_>) -> Decision {
+    let judge = Judge::new(facts);
     // 1. Deny rules first.
-    if let Some(deny) = facts.denies.iter().find(|deny| forbids(deny, facts)) {
+    if let Some(deny) = facts.denies.iter().find(|deny| forbids(deny, facts, &judge)) {
         return Decision::Refused { source: DecisionSource::Deny(deny.rule.clone()), message: forbidden(deny, facts) };
     }
     // 2. Standing approval.
@@ -97,7 +100,7 @@ pub fn decide(facts: &Facts<'_>) -> Decision {
     if let (GrantStores::One(grants), false, None) = (facts.grants, facts.retry, &veto) {
         let person = grants.iter().filter(|grant| matches!(grant.owner, Owner::User(_)));
         let platform = grants.iter().filter(|grant| grant.owner == Owner::Platform);
-        if let Some(grant) = person.chain(platform).find(|grant| applies(grant, facts)) {
+        if let Some(grant) = person.chain(platform).find(|grant| applies(grant, facts, &judge)) {
             let source = match grant.owner {
                 // The audit source names the policy's rule (`policy:<rule>`), not the grant's id.
                 Owner::Platform => {
@@ -137,14 +140,11 @@ pub fn decide(facts: &Facts<'_>) -> Decision {
 
 /// Whether a deny rule matches the call. An evaluator that cannot judge a deny's constraint counts as a match:
 /// refusing is the safe side.
-fn forbids(deny: &Deny, facts: &Facts<'_>) -> bool {
+fn forbids(deny: &Deny, facts: &Facts<'_>, judge: &Judge<'_>) -> bool {
     (deny.tool == "*" || deny.tool == facts.tool)
         && deny.agent.as_ref().is_none_or(|agent| facts.caller.agent.as_ref() == Some(agent))
         && deny.expires.is_none_or(|expires| facts.now < expires)
-        && deny
-            .constraint
-            .as_ref()
-            .is_none_or(|constraint| evaluator::satisfied(facts.evaluators, constraint, facts.args).unwrap_or(true))
+        && deny.constraint.as_ref().is_none_or(|constraint| judge.satisfied(constraint).unwrap_or(true))
 }
 
 fn forbidden(deny: &Deny, facts: &Facts<'_>) -> String {
@@ -162,7 +162,7 @@ fn forbidden(deny: &Deny, facts: &Facts<'_>) -> String {
 }
 
 /// Rule 2's checks for one grant, every field against the call.
-fn applies(grant: &Grant, facts: &Facts<'_>) -> bool {
+fn applies(grant: &Grant, facts: &Facts<'_>, judge: &Judge<'_>) -> bool {
     let owner = match &grant.owner {
         Owner::Platform => true,
         Owner::User(email) => facts.account.is_some_and(|account| account.eq_ignore_ascii_case(email)),
@@ -173,9 +173,30 @@ fn applies(grant: &Grant, facts: &Facts<'_>) -> bool {
         && grant.revoked.is_none()
         && grant.agent.as_ref().is_none_or(|agent| facts.caller.agent.as_ref() == Some(agent))
         && (grant.unattended || facts.caller.interactive)
-        && grant
-            .constraint
-            .as_ref()
-            .is_none_or(|constraint| evaluator::satisfied(facts.evaluators, constraint, facts.args).unwrap_or(false))
+        && grant.constraint.as_ref().is_none_or(|constraint| judge.satisfied(constraint).unwrap_or(false))
         && grant.fingerprint == facts.fingerprint
+}
+
+/// Whether the call satisfies constraints, its arguments parsed by the tool's evaluators once (on the first
+/// constraint met), however many grants and deny rules carry one.
+struct Judge<'a> {
+    facts: &'a Facts<'a>,
+    prepared: OnceCell<Result<Vec<Box<dyn PreparedCall + 'a>>, EvalError>>,
+}
+
+impl<'a> Judge<'a> {
+    fn new(facts: &'a Facts<'a>) -> Self {
+        Self { facts, prepared: OnceCell::new() }
+    }
+
+    /// [`evaluator::satisfied`] for this call; an error when the arguments can't be judged.
+    fn satisfied(&self, constraint: &Constraint) -> Result<bool, EvalError> {
+        let prepared = self
+            .prepared
+            .get_or_init(|| self.facts.evaluators.iter().map(|evaluator| evaluator.prepare(self.facts.args)).collect());
+        match prepared {
+            Ok(prepared) => evaluator::satisfied_prepared(prepared, constraint),
+            Err(error) => Err(error.clone()),
+        }
+    }
 }

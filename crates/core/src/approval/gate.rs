@@ -184,12 +184,16 @@ impl Approvals {
         let retry = meta.retry_marked || self.answered_recently(&key, now);
         let print = self.fingerprints.get(name).cloned().unwrap_or_default();
         let stored = self.store.as_ref().map(|store| store.candidates(name));
-        let candidates: Vec<Grant> = stored
-            .iter()
-            .flat_map(|list| list.iter())
-            .chain(self.platform.iter().filter(|grant| grant.tool == name))
-            .map(|grant| Grant::clone(grant))
-            .collect();
+        // The index's snapshot as it is (shared, not copied), unless the policy adds platform grants for the tool.
+        let platform: Vec<&Arc<Grant>> = self.platform.iter().filter(|grant| grant.tool == name).collect();
+        let combined: Vec<Arc<Grant>>;
+        let candidates: &[Arc<Grant>] = match (&stored, platform.is_empty()) {
+            (Some(stored), true) => stored,
+            (stored, _) => {
+                combined = stored.iter().flat_map(|list| list.iter()).chain(platform).cloned().collect();
+                &combined
+            }
+        };
         let person_denies;
         let denies = match self.person_denies(name, account) {
             Some(person) => {
@@ -210,7 +214,7 @@ impl Approvals {
             now,
             denies,
             grants: if self.store.is_some() || !self.platform.is_empty() {
-                GrantStores::One(&candidates)
+                GrantStores::One(candidates)
             } else {
                 GrantStores::None
             },
@@ -234,7 +238,10 @@ impl Approvals {
                 let permit = self
                     .ask(tool, args, meta, account, &print, (grantable, why_not_grantable), constraint, retry)
                     .await;
-                self.remember_answer(key, Utc::now());
+                // A question the person answered; one that timed out was never seen answered, so is no retry.
+                if !matches!(permit, Permit::Refuse { source: DecisionSource::Timeout, .. }) {
+                    self.remember_answer(key, Utc::now());
+                }
                 permit
             }
         }

@@ -1,4 +1,4 @@
-//! The client side, for `gatehouse approvals`, `grants` and `audit`: finds every running server of this user
+//! The client side, for `gatehouse approvals`, `grants`, `never` and `audit`: finds every running server of this user
 //! and sends typed requests, one at a time per connection.
 
 use std::path::Path;
@@ -7,13 +7,15 @@ use std::time::Duration;
 use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 
-use super::protocol::{LineError, MAX_RESPONSE_LINE, Request, Response, Revoked, ServerInfo, Verification, read_line};
+use super::protocol::{
+    LineError, MAX_RESPONSE_LINE, NeverRemoved, Request, Response, Revoked, ServerInfo, Verification, read_line,
+};
 use super::socket::{Probe, probe, socket_files};
 use super::{ControlError, control_dir};
 use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
-use crate::approval::model::Grant;
-use crate::approval::store::{AuditQuery, AuditRecord};
+use crate::approval::model::{Constraint, Grant};
+use crate::approval::store::{AuditQuery, AuditRecord, NeverAllow};
 
 /// How long a request waits for its answer (for an export: for each line).
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
@@ -88,6 +90,39 @@ impl Client {
     pub async fn revoke(&mut self, id: &str) -> Result<Revoked, ControlError> {
         match self.request(&Request::Revoke { id: id.to_owned() }).await? {
             Response::Revoked(revoked) => Ok(revoked),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// Every *never allow* rule in the server's store, removed ones too, newest first.
+    pub async fn never_list(&mut self) -> Result<Vec<NeverAllow>, ControlError> {
+        match self.request(&Request::NeverList).await? {
+            Response::NeverAllows(rules) => Ok(rules),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// Makes a *never allow* rule for the account the server is signed in as, and returns it. The server
+    /// refuses an unknown tool, a duration outside 1 to
+    /// [`MAX_NEVER_DAYS`](super::protocol::MAX_NEVER_DAYS) days, or nobody signed in.
+    pub async fn never_add(
+        &mut self,
+        tool: &str,
+        agent: Option<&str>,
+        days: u32,
+        constraint: Option<Constraint>,
+    ) -> Result<NeverAllow, ControlError> {
+        let request = Request::NeverAdd { tool: tool.to_owned(), agent: agent.map(str::to_owned), days, constraint };
+        match self.request(&request).await? {
+            Response::NeverAdded(rule) => Ok(rule),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// Removes *never allow* rule `id` in the server's store and its memory.
+    pub async fn never_remove(&mut self, id: &str) -> Result<NeverRemoved, ControlError> {
+        match self.request(&Request::NeverRemove { id: id.to_owned() }).await? {
+            Response::NeverRemoved(removed) => Ok(removed),
             other => Err(self.unexpected(&other)),
         }
     }

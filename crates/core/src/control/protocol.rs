@@ -1,6 +1,6 @@
 //! The control protocol: one JSON object per line each way, one response per request, in order. It carries
-//! the person's answers and their grant and audit requests from `gatehouse approvals`, `grants` and `audit`
-//! to a running `gatehouse serve`, never anything from an assistant.
+//! the person's answers and their grant, never-allow and audit requests from `gatehouse approvals`, `grants`,
+//! `never` and `audit` to a running `gatehouse serve`, never anything from an assistant.
 //!
 //! Requests are tagged by `op`: `{"op":"pending"}`, `{"op":"answer","id":3,"answer":"Deny"}`. Responses are
 //! tagged by their one key: `{"pending":[…]}`, `{"error":{"kind":"not_pending","message":"…"}}`. The
@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
-use crate::approval::model::Grant;
-use crate::approval::store::{AuditQuery, AuditRecord, AuditVerification};
+use crate::approval::model::{Constraint, Grant};
+use crate::approval::store::{AuditQuery, AuditRecord, AuditVerification, NeverAllow};
 
 /// The longest request line a server reads: requests are small, and a client cannot make it hold more.
 pub const MAX_REQUEST_LINE: usize = 64 * 1024;
@@ -23,6 +23,9 @@ pub const MAX_RESPONSE_LINE: usize = 64 * 1024 * 1024;
 
 /// The most audit records one `audit` request returns; a client pages on with `before_seq`.
 pub const MAX_AUDIT_PAGE: u32 = 500;
+
+/// The longest a *never allow* may last, in days (about ten years): it always ends.
+pub const MAX_NEVER_DAYS: u32 = 3650;
 
 /// What a client asks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,6 +53,20 @@ pub enum Request {
     },
     /// Checks the whole audit chain.
     Verify,
+    /// Every *never allow* rule in the server's store, removed ones too, newest first.
+    NeverList,
+    /// Makes a *never allow* rule for the account the server is signed in as: calls of `tool` (from `agent`,
+    /// or any; within `constraint`, or any arguments) are refused for `days` days (1 to [`MAX_NEVER_DAYS`]).
+    NeverAdd {
+        tool: String,
+        #[serde(default)]
+        agent: Option<String>,
+        days: u32,
+        #[serde(default)]
+        constraint: Option<Constraint>,
+    },
+    /// Removes *never allow* rule `id` and takes it out of this server's memory.
+    NeverRemove { id: String },
     /// The whole audit log as JSON Lines, oldest first (see the module's documentation).
     Export,
 }
@@ -111,6 +128,14 @@ pub struct Revoked {
     pub grant: Option<Grant>,
 }
 
+/// The removal's result: whether this request removed it (`false`: no such rule, or removed before), and the
+/// rule as it now stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NeverRemoved {
+    pub changed: bool,
+    pub rule: Option<NeverAllow>,
+}
+
 /// Why a request was not done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -123,6 +148,10 @@ pub enum FailureKind {
     NoStore,
     /// The store failed.
     Store,
+    /// The request was read but asks for what can't be done (an unknown tool, a duration out of range).
+    Invalid,
+    /// Nobody is signed in to Google in the server, so there is no account to keep a rule for.
+    NotSignedIn,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,6 +174,9 @@ pub enum Response {
     Revoked(Revoked),
     Audit(Vec<AuditRecord>),
     Verified(Verification),
+    NeverAllows(Vec<NeverAllow>),
+    NeverAdded(NeverAllow),
+    NeverRemoved(NeverRemoved),
     /// Ends an export: how many record lines came before it.
     Exported(u64),
     Error(Failure),
@@ -212,6 +244,14 @@ mod tests {
         let audit: Request = serde_json::from_value(json!({ "op": "audit", "limit": 5 })).unwrap();
         assert_eq!(audit, Request::Audit { limit: 5, tool: None, agent: None, before_seq: None });
         assert_eq!(serde_json::to_value(Request::Pending).unwrap(), json!({ "op": "pending" }));
+        let add: Request =
+            serde_json::from_value(json!({ "op": "never_add", "tool": "update_cells", "days": 7 })).unwrap();
+        assert_eq!(add, Request::NeverAdd { tool: "update_cells".into(), agent: None, days: 7, constraint: None });
+        assert_eq!(serde_json::to_value(Request::NeverList).unwrap(), json!({ "op": "never_list" }));
+        assert_eq!(
+            serde_json::to_value(Request::NeverRemove { id: "n1".into() }).unwrap(),
+            json!({ "op": "never_remove", "id": "n1" })
+        );
         let failure = Response::error(FailureKind::NotPending, "gone");
         assert_eq!(
             serde_json::to_value(failure).unwrap(),

@@ -14,13 +14,14 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::store::IndexSync;
 
 use super::protocol::{
-    FailureKind, LineError, MAX_AUDIT_PAGE, MAX_REQUEST_LINE, Request, Response, Revoked, ServerInfo, Verification,
-    read_line,
+    FailureKind, LineError, MAX_AUDIT_PAGE, MAX_NEVER_DAYS, MAX_REQUEST_LINE, NeverRemoved, Request, Response, Revoked,
+    ServerInfo, Verification, read_line,
 };
 use super::socket::{binding_path, check_length, prepare_folder, probe, remove_quietly, socket_files, socket_path};
 use super::{ControlError, control_dir};
 use crate::Engine;
-use crate::approval::store::{AuditQuery, Store, StoreError};
+use crate::approval::model::Constraint;
+use crate::approval::store::{AuditQuery, NeverAllow, Store, StoreError};
 
 /// How often the grant index drops grants another process revoked (another `gatehouse serve`, the settings
 /// window). `gatehouse grants revoke` also tells every running server at once; this catches the rest.
@@ -162,7 +163,7 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, stop: CancellationT
         let sent = match serde_json::from_slice::<Request>(&line) {
             Err(e) => {
                 let message = format!(
-                    "The request could not be read: {e}. Send one JSON object per line with an \"op\" of info, pending, answer, grants, revoke, audit, verify or export, e.g. {{\"op\":\"pending\"}}."
+                    "The request could not be read: {e}. Send one JSON object per line with an \"op\" of info, pending, answer, grants, revoke, audit, verify, export, never_list, never_add or never_remove, e.g. {{\"op\":\"pending\"}}."
                 );
                 send(&mut write, &Response::error(FailureKind::BadRequest, message)).await
             }
@@ -225,7 +226,86 @@ async fn handle(engine: &Engine, request: Request) -> Response {
             .await
         }
         Request::Export => Response::error(FailureKind::BadRequest, "export is answered as a stream"),
+        Request::NeverList => {
+            with_store(engine, |store| async move { store.list_never_allow().await.map(Response::NeverAllows) }).await
+        }
+        Request::NeverAdd { tool, agent, days, constraint } => never_add(engine, tool, agent, days, constraint).await,
+        Request::NeverRemove { id } => {
+            with_store(engine, |store| async move {
+                let changed = store.remove_never_allow(&id, chrono::Utc::now()).await?;
+                if changed {
+                    tracing::info!(rule = %id, "never-allow rule removed from `gatehouse never remove`");
+                }
+                let rule = store.get_never_allow(&id).await?;
+                Ok(Response::NeverRemoved(NeverRemoved { changed, rule }))
+            })
+            .await
+        }
     }
+}
+
+/// Makes a *never allow* rule for the account this server acts as, after checking what it names: a tool this
+/// server offers and asks about, a known constraint of that tool, a duration within bounds.
+async fn never_add(
+    engine: &Engine,
+    tool: String,
+    agent: Option<String>,
+    days: u32,
+    constraint: Option<Constraint>,
+) -> Response {
+    let invalid = |message: String| Response::error(FailureKind::Invalid, message);
+    let Some(def) = engine.tool(&tool) else {
+        return invalid(format!(
+            "This Gatehouse server has no tool {tool:?}. Use a tool name as `gatehouse tools` lists it, such as update_cells."
+        ));
+    };
+    if !engine.approvals().is_gated(def) {
+        return invalid(format!(
+            "{tool} only reads, and this server runs reads without asking, so a never-allow rule for it would change nothing."
+        ));
+    }
+    if !(1..=MAX_NEVER_DAYS).contains(&days) {
+        return invalid(format!("A never-allow rule lasts from 1 to {MAX_NEVER_DAYS} days, not {days}."));
+    }
+    let agent = match agent.map(|agent| agent.trim().to_owned()) {
+        Some(agent) if agent.is_empty() => {
+            return invalid("The assistant's name is empty: give its name, or leave it out for any assistant.".into());
+        }
+        agent => agent,
+    };
+    if let Some(constraint) = &constraint {
+        let known =
+            def.evaluators().iter().any(|evaluator| evaluator.constrains() && evaluator.kind() == constraint.kind);
+        if !known || constraint.value.trim().is_empty() {
+            return invalid(format!(
+                "{tool} can't be limited by {} {:?}: give a kind of limit the tool knows, with a value, or none.",
+                constraint.kind, constraint.value
+            ));
+        }
+    }
+    let Some(owner_account) = engine.auth().current().account else {
+        return Response::error(
+            FailureKind::NotSignedIn,
+            "Nobody is signed in to Google in this Gatehouse server, so there is no account to keep the never-allow rule for. Sign in (`gatehouse login`), restart your assistant, and try again.",
+        );
+    };
+    let now = chrono::Utc::now();
+    let rule = NeverAllow {
+        id: uuid::Uuid::new_v4().to_string(),
+        owner_account,
+        tool,
+        agent,
+        constraint,
+        created: now,
+        expires: now + chrono::TimeDelta::days(i64::from(days)),
+        removed: None,
+    };
+    with_store(engine, |store| async move {
+        store.add_never_allow(&rule).await?;
+        tracing::info!(rule = %rule.id, tool = %rule.tool, "never-allow rule added from `gatehouse never add`");
+        Ok(Response::NeverAdded(rule))
+    })
+    .await
 }
 
 async fn with_store<F, Fut>(engine: &Engine, run: F) -> Response

@@ -9,12 +9,12 @@ use tokio::io::AsyncWrite;
 use tokio_util::sync::CancellationToken;
 
 use super::ControlError;
-use super::protocol::{Request, Response, Revoked, ServerInfo, Verification};
+use super::protocol::{NeverRemoved, Request, Response, Revoked, ServerInfo, Verification};
 use crate::Engine;
 use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
-use crate::approval::model::Grant;
-use crate::approval::store::{AuditQuery, AuditRecord};
+use crate::approval::model::{Constraint, Grant};
+use crate::approval::store::{AuditQuery, AuditRecord, NeverAllow};
 
 /// Never made on this platform.
 pub struct ControlHandle {
@@ -72,6 +72,24 @@ impl Client {
     }
 
     pub async fn revoke(&mut self, _id: &str) -> Result<Revoked, ControlError> {
+        match self.never {}
+    }
+
+    pub async fn never_list(&mut self) -> Result<Vec<NeverAllow>, ControlError> {
+        match self.never {}
+    }
+
+    pub async fn never_add(
+        &mut self,
+        _tool: &str,
+        _agent: Option<&str>,
+        _days: u32,
+        _constraint: Option<Constraint>,
+    ) -> Result<NeverAllow, ControlError> {
+        match self.never {}
+    }
+
+    pub async fn never_remove(&mut self, _id: &str) -> Result<NeverRemoved, ControlError> {
         match self.never {}
     }
 

@@ -338,9 +338,7 @@ impl ToolDef {
             })
         });
         let evaluators = evaluators.into_iter().map(|evaluator| evaluator.bind(name)).collect();
-        let check: Check = Arc::new(move |args| {
-            serde_path_to_error::deserialize::<_, A>(args).map(drop).map_err(|e| ToolError::arguments(name, e))
-        });
+        let check: Check = Arc::new(move |args| parse_args_ref::<A>(name, args).map(drop));
         Self { meta, schema: rmcp::handler::server::common::schema_for_type::<A>(), handler, evaluators, check }
     }
 
@@ -378,6 +376,11 @@ impl ToolDef {
 /// Parses a tool's raw arguments into its argument type: the one argument check, shared by the handler and
 /// the tool's evaluators so an evaluator never judges arguments the tool would read differently.
 pub(crate) fn parse_args<A: DeserializeOwned>(tool: &'static str, args: Value) -> Result<A, ToolError> {
+    serde_path_to_error::deserialize(args).map_err(|e| ToolError::arguments(tool, e))
+}
+
+/// [`parse_args`] without taking the arguments: for checks that only look (the same parsing, the same errors).
+pub(crate) fn parse_args_ref<A: DeserializeOwned>(tool: &'static str, args: &Value) -> Result<A, ToolError> {
     serde_path_to_error::deserialize(args).map_err(|e| ToolError::arguments(tool, e))
 }
 

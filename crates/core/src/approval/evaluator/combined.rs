@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{ArgEvaluator, EvalError, Veto, unknown_constraint};
+use super::{ArgEvaluator, EvalError, PreparedCall, Veto, unknown_constraint};
 use crate::approval::model::Constraint;
 
 /// `Ok` when every evaluator allows standing approval for the call; otherwise the first veto (an evaluator
@@ -44,6 +44,19 @@ pub fn satisfied(
     let mut judged = false;
     for evaluator in evaluators.iter().filter(|evaluator| evaluator.kind() == constraint.kind) {
         if !evaluator.satisfies(constraint, args)? {
+            return Ok(false);
+        }
+        judged = true;
+    }
+    Ok(judged)
+}
+
+/// [`satisfied`] over arguments prepared once ([`ArgEvaluator::prepare`]): the same rule, without parsing
+/// the arguments again for each constraint.
+pub fn satisfied_prepared(prepared: &[Box<dyn PreparedCall + '_>], constraint: &Constraint) -> Result<bool, EvalError> {
+    let mut judged = false;
+    for call in prepared.iter().filter(|call| call.kind() == constraint.kind) {
+        if !call.satisfies(constraint)? {
             return Ok(false);
         }
         judged = true;

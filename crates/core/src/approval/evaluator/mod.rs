@@ -21,9 +21,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::model::Constraint;
-use crate::tools::registry::parse_args;
+use crate::tools::registry::parse_args_ref;
 
-pub use combined::{describe, offered_constraint, satisfied, standing_approval};
+pub use combined::{describe, offered_constraint, satisfied, satisfied_prepared, standing_approval};
 pub use email_domain::Recipient;
 
 /// A refusal of standing approval for one call: the call asks the person (or is refused when nobody can be
@@ -70,9 +70,22 @@ pub trait ArgEvaluator: Send + Sync {
     /// Whether the call stays within `constraint`; `false` for a constraint of another kind.
     fn satisfies(&self, constraint: &Constraint, args: &Value) -> Result<bool, EvalError>;
 
+    /// The call's arguments, read once, to check many stored constraints against (a decision may weigh
+    /// hundreds of grants for one call; parsing the arguments for each would dominate it).
+    fn prepare<'a>(&'a self, args: &Value) -> Result<Box<dyn PreparedCall + 'a>, EvalError>;
+
     /// The constraint in words for the card and the grant list ("only this spreadsheet (1AbC2d…)"); the
     /// caller may replace the id by the file's name once it knows it.
     fn describe(&self, constraint: &Constraint) -> String;
+}
+
+/// One evaluator's view of one call, its arguments already parsed (see [`ArgEvaluator::prepare`]).
+pub trait PreparedCall {
+    /// The evaluator's kind.
+    fn kind(&self) -> &'static str;
+
+    /// Exactly [`ArgEvaluator::satisfies`] for the prepared arguments.
+    fn satisfies(&self, constraint: &Constraint) -> Result<bool, EvalError>;
 }
 
 /// One kind's judgement over arguments already parsed into the tool's type `A`. Errors are reasons in plain
@@ -123,7 +136,7 @@ struct Bound<A> {
 
 impl<A: DeserializeOwned> Bound<A> {
     fn parse(&self, args: &Value) -> Result<A, EvalError> {
-        parse_args(self.tool, args.clone()).map_err(|error| EvalError::Arguments(error.to_string()))
+        parse_args_ref(self.tool, args).map_err(|error| EvalError::Arguments(error.to_string()))
     }
 
     fn unjudgeable(&self, reason: String) -> EvalError {
@@ -164,8 +177,28 @@ impl<A: DeserializeOwned> ArgEvaluator for Bound<A> {
         self.rule.satisfies(constraint, &parsed).map_err(|reason| self.unjudgeable(reason))
     }
 
+    fn prepare<'a>(&'a self, args: &Value) -> Result<Box<dyn PreparedCall + 'a>, EvalError> {
+        Ok(Box::new(Prepared { bound: self, args: self.parse(args)? }))
+    }
+
     fn describe(&self, constraint: &Constraint) -> String {
         self.rule.describe(constraint)
+    }
+}
+
+/// A [`Bound`] evaluator with one call's arguments parsed.
+struct Prepared<'a, A> {
+    bound: &'a Bound<A>,
+    args: A,
+}
+
+impl<A: DeserializeOwned> PreparedCall for Prepared<'_, A> {
+    fn kind(&self) -> &'static str {
+        self.bound.rule.kind()
+    }
+
+    fn satisfies(&self, constraint: &Constraint) -> Result<bool, EvalError> {
+        self.bound.rule.satisfies(constraint, &self.args).map_err(|reason| self.bound.unjudgeable(reason))
     }
 }
 

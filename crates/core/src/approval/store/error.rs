@@ -28,6 +28,11 @@ pub enum StoreError {
     #[error("A grant with id {id} is already in the approvals database at {path}: make the new grant with a new id.")]
     DuplicateGrant { path: String, id: String },
 
+    #[error(
+        "A never-allow rule with id {id} is already in the approvals database at {path}: make the new rule with a new id."
+    )]
+    DuplicateNeverAllow { path: String, id: String },
+
     #[error("The audit log could not be exported: {detail}. Check the destination can be written to and has space.")]
     Export { detail: String },
 

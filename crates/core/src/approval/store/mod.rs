@@ -1,15 +1,17 @@
-//! The approvals store: grants, the audit log and settings in one SQLite file under `GATEHOUSE_HOME`.
+//! The approvals store: grants, the person's *never allow* rules, the audit log and settings in one SQLite
+//! file under `GATEHOUSE_HOME`.
 //!
 //! Every write is committed with the WAL journal and `synchronous = FULL` before it is acknowledged, so a
 //! killed process or a power cut loses nothing a caller was told was saved. Writes go through one writer at
 //! a time (SQLite allows no more anyway), which keeps the audit chain a single line and lets the in-memory
-//! grant index follow the database exactly. Reads go to a small pool and never wait for writes.
+//! grant index and never-allow snapshot follow the database exactly. Reads go to a small pool and never wait for writes.
 
 mod audit;
 mod chain;
 mod error;
 mod grants;
 mod index;
+mod never;
 mod settings;
 mod verify;
 
@@ -25,9 +27,11 @@ pub use chain::{GENESIS, record_hash};
 pub use error::StoreError;
 pub use grants::IndexSync;
 pub use index::Candidates;
+pub use never::NeverAllow;
 pub use verify::{AuditVerification, ChainBreak};
 
 use index::GrantIndex;
+use never::NeverSnapshot;
 
 /// The file's name under `GATEHOUSE_HOME`.
 pub const DATABASE_FILE: &str = "gatehouse.db";
@@ -49,6 +53,8 @@ struct Inner {
     pool: SqlitePool,
     path: PathBuf,
     index: RwLock<GrantIndex>,
+    /// The *never allow* rules that are not removed (see `never`).
+    never: RwLock<NeverSnapshot>,
     /// Held across every database write and the index change that follows it.
     writer: tokio::sync::Mutex<()>,
 }
@@ -89,12 +95,14 @@ impl Store {
 
         let grants = grants::load_active(&pool, path).await?;
         let index = GrantIndex::new(grants);
-        tracing::debug!(path = %path.display(), grants = index.len(), "approvals store open");
+        let never = never::load_active(&pool, path).await?;
+        tracing::debug!(path = %path.display(), grants = index.len(), never = never.len(), "approvals store open");
         Ok(Store {
             inner: Arc::new(Inner {
                 pool,
                 path: path.to_owned(),
                 index: RwLock::new(index),
+                never: RwLock::new(never),
                 writer: tokio::sync::Mutex::new(()),
             }),
         })

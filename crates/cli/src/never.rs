@@ -1,0 +1,165 @@
+//! `gatehouse never`: the person's own *never allow* rules. A tool named here is refused at once, without a
+//! card, for the days given. A rule belongs to the Google account the running server is signed in as, so
+//! adding one needs a server; listing and removing work on the database directly when none runs.
+
+use anyhow::{Result, bail};
+use chrono::{DateTime, Utc};
+use clap::Subcommand;
+use gatehouse_core::approval::store::NeverAllow;
+use gatehouse_core::control::protocol::MAX_NEVER_DAYS;
+
+use crate::grants::{constraint_words, time};
+use crate::store_access::Access;
+use crate::user_auth::plain_errors;
+
+#[derive(clap::Args)]
+pub struct NeverArgs {
+    #[command(subcommand)]
+    action: Option<Action>,
+    /// The sandbox's rules (`gatehouse serve --sandbox`) instead of your account's.
+    #[arg(long, global = true)]
+    sandbox: bool,
+}
+
+#[derive(Subcommand)]
+enum Action {
+    /// Refuse a tool's calls at once, without asking, for a number of days.
+    Add {
+        /// The tool's name as `gatehouse tools` lists it, e.g. update_cells.
+        tool: String,
+        /// For how many days (1 to 3650): afterwards its calls are asked about again.
+        #[arg(long, value_name = "N")]
+        days: u32,
+        /// Only this assistant's calls (its name as approval cards show it); any assistant when left out.
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
+    },
+    /// End a never-allow rule now: the tool's calls are asked about again.
+    Remove {
+        /// The rule's id as `gatehouse never` shows it (its first 8 characters are enough).
+        id: String,
+    },
+}
+
+pub async fn run(args: NeverArgs) -> Result<()> {
+    plain_errors(never(args).await)
+}
+
+async fn never(args: NeverArgs) -> Result<()> {
+    // Checked before anything is opened: the answer does not depend on a server.
+    if let Some(Action::Add { days, agent, .. }) = &args.action {
+        if !(1..=MAX_NEVER_DAYS).contains(days) {
+            bail!("A never-allow rule lasts from 1 to {MAX_NEVER_DAYS} days, not {days}: give --days in that range.");
+        }
+        if agent.as_deref().is_some_and(|agent| agent.trim().is_empty()) {
+            bail!("The assistant's name is empty: give --agent its name, or leave --agent out for any assistant.");
+        }
+    }
+    let mut access = Access::open(args.sandbox).await?;
+    let result = match args.action {
+        None => list(&mut access).await,
+        Some(Action::Add { tool, days, agent }) => add(&mut access, &tool, days, agent.as_deref()).await,
+        Some(Action::Remove { id }) => remove(&mut access, &id).await,
+    };
+    access.close().await;
+    result
+}
+
+async fn list(access: &mut Access) -> Result<()> {
+    let rules = access.never_allows().await?;
+    if rules.is_empty() {
+        println!("No never-allow rules. `gatehouse never add TOOL --days N` refuses a tool's calls without asking.");
+        return Ok(());
+    }
+    let now = Utc::now();
+    let active = rules.iter().filter(|rule| state(rule, now) == "active").count();
+    println!("Never-allow rules: {} ({active} active).", rules.len());
+    for rule in &rules {
+        println!();
+        println!("Rule {}", rule.id);
+        println!("  Tool:       {}", rule.tool);
+        println!("  Scope:      {}", scope_words(rule));
+        println!("  Limit:      {}", limit_words(rule));
+        println!("  Account:    {}", rule.owner_account);
+        println!("  Until:      {}", time(rule.expires));
+        println!("  State:      {}", state(rule, now));
+    }
+    println!();
+    println!("End one early with `gatehouse never remove ID`.");
+    Ok(())
+}
+
+async fn add(access: &mut Access, tool: &str, days: u32, agent: Option<&str>) -> Result<()> {
+    let (rule, others) = access.add_never(tool.trim(), agent.map(str::trim), days).await?;
+    println!(
+        "Never allowed: {} from {} is refused without asking until {} (a rule of {}).",
+        rule.tool,
+        scope_words(&rule),
+        time(rule.expires),
+        rule.owner_account
+    );
+    if others > 0 {
+        println!("The other running Gatehouse servers apply it within a few seconds.");
+    }
+    println!("Rule {}: end it early with `gatehouse never remove {}`.", rule.id, rule.id);
+    Ok(())
+}
+
+async fn remove(access: &mut Access, id: &str) -> Result<()> {
+    let id = full_id(access, id).await?;
+    let result = access.remove_never(&id).await?;
+    let Some(rule) = result.rule else {
+        bail!("There is no never-allow rule {id}. Run `gatehouse never` to see them.");
+    };
+    let what = format!("{} from {}", rule.tool, scope_words(&rule));
+    match (result.changed, rule.removed) {
+        (true, _) => println!("Removed never-allow rule {id} ({what}). Its calls are asked about again."),
+        (false, Some(at)) => println!("Never-allow rule {id} ({what}) was already removed at {}.", time(at)),
+        (false, None) => bail!("Never-allow rule {id} could not be removed. Run the command again."),
+    }
+    Ok(())
+}
+
+/// The rule id `given` names: itself, or the one rule whose id starts with it (8 characters at least).
+async fn full_id(access: &mut Access, given: &str) -> Result<String> {
+    let given = given.trim();
+    if given.is_empty() {
+        bail!("Say which rule to remove: `gatehouse never remove ID` with an id `gatehouse never` shows.");
+    }
+    let rules = access.never_allows().await?;
+    if rules.iter().any(|rule| rule.id == given) {
+        return Ok(given.to_owned());
+    }
+    let matching: Vec<&NeverAllow> = rules.iter().filter(|rule| rule.id.starts_with(given)).collect();
+    match matching.as_slice() {
+        [only] if given.len() >= 8 => Ok(only.id.clone()),
+        [_] => bail!("{given:?} is too short to name a rule safely: give at least its first 8 characters."),
+        [] => bail!("There is no never-allow rule {given}. Run `gatehouse never` to see them."),
+        several => {
+            let ids: Vec<&str> = several.iter().map(|rule| rule.id.as_str()).collect();
+            bail!("{given:?} starts the ids of several rules ({}): give more of it.", ids.join(", "))
+        }
+    }
+}
+
+fn scope_words(rule: &NeverAllow) -> String {
+    match &rule.agent {
+        Some(agent) => format!("only the assistant “{agent}”"),
+        None => "any assistant".to_owned(),
+    }
+}
+
+fn limit_words(rule: &NeverAllow) -> String {
+    match &rule.constraint {
+        Some(constraint) => constraint_words(&rule.tool, constraint),
+        None => "any arguments".to_owned(),
+    }
+}
+
+fn state(rule: &NeverAllow, now: DateTime<Utc>) -> String {
+    match rule.removed {
+        Some(at) => format!("removed {}", time(at)),
+        None if rule.expires <= now => "expired".to_owned(),
+        None => "active".to_owned(),
+    }
+}
