@@ -339,3 +339,24 @@ async fn with_no_server_running_never_lists_the_store_and_adding_says_a_server_m
     let removed = run_gatehouse(&home, &["never", "remove", "0123456789"]).await;
     assert!(!removed.ok && removed.stderr.contains("There is no never-allow rule 0123456789"), "{}", removed.stderr);
 }
+
+#[tokio::test]
+async fn a_bad_policy_file_stops_the_server_at_start_naming_the_line() {
+    let home = Home::new();
+    let policy = home.path().join("policy.toml");
+    std::fs::write(&policy, "max_days = 30\n\n[[allow]]\ntool = \"updte_cells\"\nexpires = \"2027-01-01T00:00:00Z\"\n")
+        .unwrap();
+    let output = gatehouse(&home)
+        .args(["serve", "--sandbox"])
+        .env("GATEHOUSE_POLICY_FILE", &policy)
+        .env("RUST_BACKTRACE", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the server must not start: {stderr}");
+    assert!(stderr.contains("line 4"), "{stderr}");
+    assert!(stderr.contains("updte_cells") && stderr.contains(&policy.display().to_string()), "{stderr}");
+    assert!(!stderr.to_lowercase().contains("stack backtrace"), "{stderr}");
+}

@@ -91,7 +91,9 @@ fn init_logging() {
 async fn main() -> Result<()> {
     let cli = Cli::parse();
     init_logging();
-    match cli.command {
+    // Every command's error is printed as its message alone: the messages say what to do, and a backtrace
+    // (which RUST_BACKTRACE would add) would only bury them.
+    user_auth::plain_errors(match cli.command {
         Command::Serve(args) => serve(args).await,
         Command::Tools => {
             print!("{}", gatehouse_core::tools::catalogue_doc::markdown(&gatehouse_core::tools::all_tools()));
@@ -105,7 +107,7 @@ async fn main() -> Result<()> {
         Command::Grants(args) => grants::run(args).await,
         Command::Never(args) => never::run(args).await,
         Command::Audit(args) => audit::run(args).await,
-    }
+    })
 }
 
 async fn serve(args: ServeArgs) -> Result<()> {
