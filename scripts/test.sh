@@ -12,7 +12,14 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
 echo "== build" >&2
-cargo build --workspace --all-targets --locked 2>&1 | tail -n 3 >&2 || { echo "0 passed, 1 failed"; exit 1; }
+if ! cargo build --workspace --all-targets --locked >"$log" 2>&1; then
+  # The errors, not just the last lines: what failed to build, and why.
+  grep -E -A14 '^error' "$log" | head -n 120 >&2
+  tail -n 5 "$log" >&2
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+tail -n 1 "$log" >&2
 
 echo "== cargo test" >&2
 # The keychain tests need a real Secret Service: gnome-keyring, unlocked with a throwaway password, in a private
