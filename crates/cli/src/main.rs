@@ -18,7 +18,9 @@ use gatehouse_core::{Engine, EngineOptions, control, mcp};
 use tokio_util::sync::CancellationToken;
 
 mod approvals;
+mod assistants;
 mod audit;
+mod connect;
 mod grants;
 mod login;
 mod logout;
@@ -61,6 +63,14 @@ enum Command {
     Never(never::NeverArgs),
     /// Show the record of every tool call, check it is intact, or export it as JSON Lines.
     Audit(audit::AuditArgs),
+    /// List the assistants that connect over HTTP with their own token, add one (its token, URL and a snippet
+    /// to paste are printed once), or revoke one.
+    Assistants(assistants::AssistantsArgs),
+    /// Add Gatehouse to an assistant's own config file (keeping everything else, after a backup), list the
+    /// assistants and whether each is connected (--list), or print what to paste (--snippet).
+    Connect(connect::ConnectArgs),
+    /// Take Gatehouse out of an assistant's config file again, leaving everything else as it was.
+    Disconnect(connect::DisconnectArgs),
 }
 
 #[derive(clap::Args)]
@@ -107,6 +117,9 @@ async fn main() -> Result<()> {
         Command::Grants(args) => grants::run(args).await,
         Command::Never(args) => never::run(args).await,
         Command::Audit(args) => audit::run(args).await,
+        Command::Assistants(args) => assistants::run(args).await,
+        Command::Connect(args) => connect::run_connect(args),
+        Command::Disconnect(args) => connect::run_disconnect(args),
     })
 }
 
@@ -152,7 +165,7 @@ async fn serve(args: ServeArgs) -> Result<()> {
         }
     };
     let served = match args.http {
-        Some(addr) => serve_http(engine, &config, addr, cancel.clone()).await,
+        Some(addr) => serve_http(engine, &config, addr, cancel.clone(), control.as_ref()).await,
         None => tokio::select! {
             served = mcp::serve_stdio(engine, !args.unattended) => served.context("serving MCP over stdio"),
             () = stop_signal() => {
@@ -172,16 +185,28 @@ async fn serve(args: ServeArgs) -> Result<()> {
     served
 }
 
-async fn serve_http(engine: Arc<Engine>, config: &Config, addr: SocketAddr, cancel: CancellationToken) -> Result<()> {
+async fn serve_http(
+    engine: Arc<Engine>,
+    config: &Config,
+    addr: SocketAddr,
+    cancel: CancellationToken,
+    control: Option<&control::ControlHandle>,
+) -> Result<()> {
     let token = mcp::token::load_or_create(&config.home)?;
     let listener = mcp::http::bind(addr).await?;
     let local = listener.local_addr().context("reading the bound address")?;
+    // So `gatehouse assistants add` can print the URL to give an assistant.
+    if let Some(control) = control {
+        control.serving_http(local);
+    }
     let stop = cancel.clone();
     tokio::spawn(async move {
         stop_signal().await;
         stop.cancel();
     });
-    eprintln!("Gatehouse is serving MCP at http://{local}/mcp (bearer token: `gatehouse serve --print-token`).");
+    eprintln!(
+        "Gatehouse is serving MCP at http://{local}/mcp (bearer token: `gatehouse serve --print-token`, or one per assistant: `gatehouse assistants add NAME`)."
+    );
     mcp::http::serve(engine, listener, &token, cancel).await?;
     Ok(())
 }

@@ -1,12 +1,14 @@
-//! How `gatehouse grants`, `never` and `audit` reach the approvals database: through the running servers
-//! that use it (so a revoke or a removal reaches each one's memory at once), or, when none runs, by opening
-//! the file.
+//! How `gatehouse grants`, `never`, `assistants` and `audit` reach the approvals database: through the
+//! running servers that use it (so a revoke or a removal reaches each one's memory at once), or, when none
+//! runs, by opening the file.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use gatehouse_core::approval::model::Grant;
-use gatehouse_core::approval::store::{AuditQuery, AuditRecord, DATABASE_FILE, NeverAllow, Store};
+use gatehouse_core::approval::store::{
+    Assistant, AuditQuery, AuditRecord, DATABASE_FILE, NeverAllow, NewAssistant, Store,
+};
 use gatehouse_core::config::Config;
 use gatehouse_core::control::protocol::{MAX_AUDIT_PAGE, Verification};
 use gatehouse_core::control::{Client, ControlError};
@@ -42,6 +44,21 @@ pub struct NeverRemoveResult {
     pub changed: bool,
     /// The rule as it now stands; `None` when there is no such rule.
     pub rule: Option<NeverAllow>,
+}
+
+/// What an assistant's revoke found.
+pub struct AssistantRevokeResult {
+    /// This revoke changed it (`false`: it was already revoked, or there is no such assistant).
+    pub changed: bool,
+    /// The assistant as it now stands; `None` when there is no such assistant.
+    pub assistant: Option<Assistant>,
+}
+
+/// A newly added assistant, and where the running servers serve MCP over HTTP.
+pub struct AddedAssistant {
+    pub added: NewAssistant,
+    /// The URLs (`http://127.0.0.1:PORT/mcp`) of the running servers using this database that serve HTTP.
+    pub urls: Vec<String>,
 }
 
 impl Access {
@@ -163,6 +180,100 @@ impl Access {
         Ok(result)
     }
 
+    /// Every assistant registered for HTTP, revoked ones too, newest first.
+    pub async fn assistants(&mut self) -> Result<Vec<Assistant>> {
+        Ok(match &mut self.reach {
+            Reach::Servers { first, .. } => first.assistants().await?,
+            Reach::Direct(store) => store.list_assistants().await?,
+        })
+    }
+
+    /// Registers an assistant for HTTP: through a running server that serves HTTP (else the first), which
+    /// knows its token at once, then tells the other servers to read it now; with none running, in the file.
+    pub async fn add_assistant(&mut self, name: &str, interactive: bool) -> Result<AddedAssistant> {
+        match &mut self.reach {
+            Reach::Servers { first, others } => {
+                let mut servers: Vec<&mut Client> = std::iter::once(first).chain(others.iter_mut()).collect();
+                let mut urls = Vec::new();
+                let mut serving_http = None;
+                for (i, server) in servers.iter_mut().enumerate() {
+                    match server.info().await {
+                        Ok(info) => {
+                            if let Some(url) = info.http_url {
+                                serving_http.get_or_insert(i);
+                                urls.push(url);
+                            }
+                        }
+                        Err(error) => tracing::warn!("skipped a Gatehouse server: {error}"),
+                    }
+                }
+                let through = serving_http.unwrap_or(0);
+                let added = servers[through].assistant_add(name, interactive).await?;
+                for (i, server) in servers.iter_mut().enumerate() {
+                    if i != through
+                        && let Err(error) = server.refresh().await
+                    {
+                        // Its periodic check of the database catches up within seconds.
+                        tracing::warn!("{error}");
+                    }
+                }
+                Ok(AddedAssistant { added, urls })
+            }
+            Reach::Direct(store) => {
+                let added = store.add_assistant(name, interactive, chrono::Utc::now()).await?;
+                // A server that started meanwhile loaded the assistants before the add: tell it to read again.
+                let mut servers = servers_using(&self.home, &self.path).await?;
+                for server in &mut servers {
+                    if let Err(error) = server.refresh().await {
+                        tracing::warn!("{error}");
+                    }
+                }
+                let urls = http_urls(&mut servers).await;
+                Ok(AddedAssistant { added, urls })
+            }
+        }
+    }
+
+    /// Revokes assistant `id` in the database and in the memory of every server using it, so its token is
+    /// refused from its next request on. A server that can't be told is logged: its periodic check of the
+    /// database catches up within seconds.
+    pub async fn revoke_assistant(&mut self, id: &str) -> Result<AssistantRevokeResult> {
+        let mut result = AssistantRevokeResult { changed: false, assistant: None };
+        match &mut self.reach {
+            Reach::Servers { first, others } => {
+                let mut failed = None;
+                let mut told = 0;
+                for server in std::iter::once(first).chain(others.iter_mut()) {
+                    match server.assistant_revoke(id).await {
+                        Ok(revoked) => {
+                            told += 1;
+                            result.changed |= revoked.changed;
+                            result.assistant = revoked.assistant.or(result.assistant.take());
+                        }
+                        Err(error) => {
+                            tracing::warn!("{error}");
+                            failed.get_or_insert(error);
+                        }
+                    }
+                }
+                if let (0, Some(error)) = (told, failed) {
+                    return Err(error.into());
+                }
+            }
+            Reach::Direct(store) => {
+                result.changed = store.revoke_assistant(id, chrono::Utc::now()).await?;
+                result.assistant = store.get_assistant(id).await?;
+                // A server that started meanwhile may have loaded the assistant before the revoke: tell it too.
+                for mut server in servers_using(&self.home, &self.path).await? {
+                    if let Err(error) = server.assistant_revoke(id).await {
+                        tracing::warn!("{error}");
+                    }
+                }
+            }
+        }
+        Ok(result)
+    }
+
     /// The newest `query.limit` records matching it, newest first (fetched a page at a time).
     pub async fn audit(&mut self, query: &AuditQuery) -> Result<Vec<AuditRecord>> {
         let mut records: Vec<AuditRecord> = Vec::new();
@@ -226,6 +337,18 @@ async fn servers_using(home: &Path, path: &Path) -> Result<Vec<Client>> {
         }
     }
     Ok(using)
+}
+
+/// Where the given servers serve MCP over HTTP; one that can't say is logged and left out.
+async fn http_urls(servers: &mut [Client]) -> Vec<String> {
+    let mut urls = Vec::new();
+    for server in servers {
+        match server.info().await {
+            Ok(info) => urls.extend(info.http_url),
+            Err(error) => tracing::warn!("skipped a Gatehouse server: {error}"),
+        }
+    }
+    urls
 }
 
 /// A path as the file it names, whichever way it was spelt.

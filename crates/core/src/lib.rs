@@ -8,6 +8,7 @@ pub mod a1;
 pub mod approval;
 pub mod auth;
 pub mod config;
+pub mod connect;
 pub mod control;
 pub mod docs_format;
 pub mod drive_query;

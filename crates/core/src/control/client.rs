@@ -8,14 +8,15 @@ use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 
 use super::protocol::{
-    LineError, MAX_RESPONSE_LINE, NeverRemoved, Request, Response, Revoked, ServerInfo, Verification, read_line,
+    AssistantRevoked, LineError, MAX_RESPONSE_LINE, NeverRemoved, Request, Response, Revoked, ServerInfo, Verification,
+    read_line,
 };
 use super::socket::{Probe, probe, socket_files};
 use super::{ControlError, control_dir};
 use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
 use crate::approval::model::{Constraint, Grant};
-use crate::approval::store::{AuditQuery, AuditRecord, NeverAllow};
+use crate::approval::store::{Assistant, AuditQuery, AuditRecord, NeverAllow, NewAssistant};
 
 /// How long a request waits for its answer (for an export: for each line).
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
@@ -123,6 +124,40 @@ impl Client {
     pub async fn never_remove(&mut self, id: &str) -> Result<NeverRemoved, ControlError> {
         match self.request(&Request::NeverRemove { id: id.to_owned() }).await? {
             Response::NeverRemoved(removed) => Ok(removed),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// Every assistant registered for HTTP in the server's store, revoked ones too, newest first.
+    pub async fn assistants(&mut self) -> Result<Vec<Assistant>, ControlError> {
+        match self.request(&Request::Assistants).await? {
+            Response::Assistants(assistants) => Ok(assistants),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// Registers an assistant for HTTP in the server's store and memory, and returns it with its token (told
+    /// only this once). A name that is empty, too long, or already an active assistant's is a
+    /// [`ControlError::Server`] of kind `Invalid`.
+    pub async fn assistant_add(&mut self, name: &str, interactive: bool) -> Result<NewAssistant, ControlError> {
+        match self.request(&Request::AssistantAdd { name: name.to_owned(), interactive }).await? {
+            Response::AssistantAdded(added) => Ok(added),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// Revokes assistant `id` in the server's store and memory: its token is refused from the next request on.
+    pub async fn assistant_revoke(&mut self, id: &str) -> Result<AssistantRevoked, ControlError> {
+        match self.request(&Request::AssistantRevoke { id: id.to_owned() }).await? {
+            Response::AssistantRevoked(revoked) => Ok(revoked),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// Makes the server read what other processes changed (grants, never-allow rules, assistants) now.
+    pub async fn refresh(&mut self) -> Result<(), ControlError> {
+        match self.request(&Request::Refresh).await? {
+            Response::Refreshed => Ok(()),
             other => Err(self.unexpected(&other)),
         }
     }

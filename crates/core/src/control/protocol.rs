@@ -1,6 +1,7 @@
 //! The control protocol: one JSON object per line each way, one response per request, in order. It carries
-//! the person's answers and their grant, never-allow and audit requests from `gatehouse approvals`, `grants`,
-//! `never` and `audit` to a running `gatehouse serve`, never anything from an assistant.
+//! the person's answers and their grant, never-allow, assistant and audit requests from `gatehouse
+//! approvals`, `grants`, `never`, `assistants` and `audit` to a running `gatehouse serve`, never anything
+//! from an assistant.
 //!
 //! Requests are tagged by `op`: `{"op":"pending"}`, `{"op":"answer","id":3,"answer":"Deny"}`. Responses are
 //! tagged by their one key: `{"pending":[…]}`, `{"error":{"kind":"not_pending","message":"…"}}`. The
@@ -12,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
 use crate::approval::model::{Constraint, Grant};
-use crate::approval::store::{AuditQuery, AuditRecord, AuditVerification, NeverAllow};
+use crate::approval::store::{Assistant, AuditQuery, AuditRecord, AuditVerification, NeverAllow, NewAssistant};
 
 /// The longest request line a server reads: requests are small, and a client cannot make it hold more.
 pub const MAX_REQUEST_LINE: usize = 64 * 1024;
@@ -69,6 +70,16 @@ pub enum Request {
     NeverRemove { id: String },
     /// The whole audit log as JSON Lines, oldest first (see the module's documentation).
     Export,
+    /// Every assistant registered for HTTP, revoked ones too, newest first.
+    Assistants,
+    /// Registers an assistant for HTTP: its calls are attributed to `name`, and are unattended (never asked
+    /// about) unless `interactive`. Answered with its token, the only time the token is told.
+    AssistantAdd { name: String, interactive: bool },
+    /// Revokes assistant `id`: its token is refused by this server from the next request on.
+    AssistantRevoke { id: String },
+    /// Reads what other processes changed (grants, never-allow rules, assistants) into this server's memory
+    /// now, instead of at its next periodic check.
+    Refresh,
 }
 
 impl Request {
@@ -92,6 +103,9 @@ pub struct ServerInfo {
     pub sandbox: bool,
     /// The approvals database it uses; `None` when it could not open one.
     pub store: Option<String>,
+    /// Where it serves MCP over HTTP (`http://127.0.0.1:PORT/mcp`); `None` when it serves stdio.
+    #[serde(default)]
+    pub http_url: Option<String>,
 }
 
 /// The result of checking the audit chain, as it travels.
@@ -134,6 +148,14 @@ pub struct Revoked {
 pub struct NeverRemoved {
     pub changed: bool,
     pub rule: Option<NeverAllow>,
+}
+
+/// The assistant revoke's result: whether this request revoked it (`false`: no such assistant, or revoked
+/// before), and the assistant as it now stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AssistantRevoked {
+    pub changed: bool,
+    pub assistant: Option<Assistant>,
 }
 
 /// Why a request was not done.
@@ -179,6 +201,10 @@ pub enum Response {
     NeverRemoved(NeverRemoved),
     /// Ends an export: how many record lines came before it.
     Exported(u64),
+    Assistants(Vec<Assistant>),
+    AssistantAdded(NewAssistant),
+    AssistantRevoked(AssistantRevoked),
+    Refreshed,
     Error(Failure),
 }
 
@@ -252,6 +278,13 @@ mod tests {
             serde_json::to_value(Request::NeverRemove { id: "n1".into() }).unwrap(),
             json!({ "op": "never_remove", "id": "n1" })
         );
+        let add: Request =
+            serde_json::from_value(json!({ "op": "assistant_add", "name": "nightly", "interactive": false })).unwrap();
+        assert_eq!(add, Request::AssistantAdd { name: "nightly".into(), interactive: false });
+        assert_eq!(serde_json::to_value(Request::Refresh).unwrap(), json!({ "op": "refresh" }));
+        let old_info: ServerInfo =
+            serde_json::from_value(json!({ "pid": 1, "version": "0.1.0", "sandbox": false, "store": null })).unwrap();
+        assert_eq!(old_info.http_url, None, "a server from before assistants answers without it");
         let failure = Response::error(FailureKind::NotPending, "gone");
         assert_eq!(
             serde_json::to_value(failure).unwrap(),

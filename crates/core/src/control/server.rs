@@ -1,9 +1,10 @@
 //! The server side: one socket per serving process, one task per connection, one response per request line.
 //! A request it cannot read gets an error response naming what was wrong, and the connection stays open.
 
+use std::net::SocketAddr;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
@@ -14,8 +15,8 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::store::IndexSync;
 
 use super::protocol::{
-    FailureKind, LineError, MAX_AUDIT_PAGE, MAX_NEVER_DAYS, MAX_REQUEST_LINE, NeverRemoved, Request, Response, Revoked,
-    ServerInfo, Verification, read_line,
+    AssistantRevoked, FailureKind, LineError, MAX_AUDIT_PAGE, MAX_NEVER_DAYS, MAX_REQUEST_LINE, NeverRemoved, Request,
+    Response, Revoked, ServerInfo, Verification, read_line,
 };
 use super::socket::{binding_path, check_length, prepare_folder, probe, remove_quietly, socket_files, socket_path};
 use super::{ControlError, control_dir};
@@ -32,12 +33,23 @@ pub struct ControlHandle {
     path: PathBuf,
     stop: CancellationToken,
     task: Option<JoinHandle<()>>,
+    /// Where this process serves MCP over HTTP, once it does (see [`ControlHandle::serving_http`]).
+    http: HttpUrl,
 }
+
+/// The URL this process serves MCP at over HTTP: set once, when the listener is bound.
+type HttpUrl = Arc<OnceLock<String>>;
 
 impl ControlHandle {
     /// The socket it listens on.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Says this process serves MCP over HTTP at `addr`, so `gatehouse assistants add` can show the URL an
+    /// assistant should be given. Only the first call counts: a process serves HTTP on one address.
+    pub fn serving_http(&self, addr: SocketAddr) {
+        let _ = self.http.set(format!("http://{addr}/mcp"));
     }
 
     /// Stops accepting and answering, waits for that, and removes the socket.
@@ -83,7 +95,8 @@ pub async fn serve(engine: Arc<Engine>, home: &Path, cancel: CancellationToken) 
         return Err(bind_error(e));
     }
     let stop = cancel.child_token();
-    let mut handle = ControlHandle { path: path.clone(), stop: stop.clone(), task: None };
+    let http = HttpUrl::default();
+    let mut handle = ControlHandle { path: path.clone(), stop: stop.clone(), task: None, http: Arc::clone(&http) };
 
     for (other, file) in socket_files(&dir)? {
         if other != pid {
@@ -94,12 +107,12 @@ pub async fn serve(engine: Arc<Engine>, home: &Path, cancel: CancellationToken) 
     // Now that the socket can be found, catch up with revokes made while it could not.
     refresh_index(&engine).await;
 
-    handle.task = Some(tokio::spawn(accept(listener, engine, stop)));
+    handle.task = Some(tokio::spawn(accept(listener, engine, stop, http)));
     tracing::info!(socket = %path.display(), "answering `gatehouse approvals` on this control socket");
     Ok(handle)
 }
 
-async fn accept(listener: UnixListener, engine: Arc<Engine>, stop: CancellationToken) {
+async fn accept(listener: UnixListener, engine: Arc<Engine>, stop: CancellationToken, http: HttpUrl) {
     let uid = rustix::process::getuid().as_raw();
     // The first check was made before the socket was served.
     let mut refresh = tokio::time::interval_at(tokio::time::Instant::now() + REFRESH_EVERY, REFRESH_EVERY);
@@ -111,7 +124,7 @@ async fn accept(listener: UnixListener, engine: Arc<Engine>, stop: CancellationT
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => match stream.peer_cred() {
                     Ok(peer) if peer.uid() == uid => {
-                        tokio::spawn(connection(stream, Arc::clone(&engine), stop.clone()));
+                        tokio::spawn(connection(stream, Arc::clone(&engine), stop.clone(), Arc::clone(&http)));
                     }
                     Ok(peer) => tracing::warn!(uid = peer.uid(), "refused a control connection from another user"),
                     Err(e) => tracing::warn!("refused a control connection whose user is unknown: {e}"),
@@ -126,7 +139,8 @@ async fn accept(listener: UnixListener, engine: Arc<Engine>, stop: CancellationT
     }
 }
 
-/// Brings this process's grant index in step with grants made or revoked by other processes.
+/// Brings this process's grant index (and never-allow rules, and assistants) in step with what other
+/// processes changed.
 async fn refresh_index(engine: &Engine) {
     let Some(store) = engine.approvals().store() else { return };
     match store.sync_index().await {
@@ -138,7 +152,7 @@ async fn refresh_index(engine: &Engine) {
     }
 }
 
-async fn connection(stream: UnixStream, engine: Arc<Engine>, stop: CancellationToken) {
+async fn connection(stream: UnixStream, engine: Arc<Engine>, stop: CancellationToken, http: HttpUrl) {
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
     loop {
@@ -163,12 +177,12 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, stop: CancellationT
         let sent = match serde_json::from_slice::<Request>(&line) {
             Err(e) => {
                 let message = format!(
-                    "The request could not be read: {e}. Send one JSON object per line with an \"op\" of info, pending, answer, grants, revoke, audit, verify, export, never_list, never_add or never_remove, e.g. {{\"op\":\"pending\"}}."
+                    "The request could not be read: {e}. Send one JSON object per line with an \"op\" of info, pending, answer, grants, revoke, audit, verify, export, never_list, never_add, never_remove, assistants, assistant_add, assistant_revoke or refresh, e.g. {{\"op\":\"pending\"}}."
                 );
                 send(&mut write, &Response::error(FailureKind::BadRequest, message)).await
             }
             Ok(Request::Export) => export(&engine, &mut write).await,
-            Ok(request) => send(&mut write, &handle(&engine, request).await).await,
+            Ok(request) => send(&mut write, &handle(&engine, &http, request).await).await,
         };
         if sent.is_err() {
             return;
@@ -183,7 +197,7 @@ async fn send<W: AsyncWrite + Unpin>(write: &mut W, response: &Response) -> std:
     write.flush().await
 }
 
-async fn handle(engine: &Engine, request: Request) -> Response {
+async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
     let approvals = engine.approvals();
     match request {
         Request::Info => Response::Info(ServerInfo {
@@ -191,6 +205,7 @@ async fn handle(engine: &Engine, request: Request) -> Response {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             sandbox: engine.is_sandbox(),
             store: approvals.store().map(|store| store.path().display().to_string()),
+            http_url: http.get().cloned(),
         }),
         Request::Pending => Response::Pending(approvals.broker().pending()),
         Request::Answer { id, answer } => match approvals.broker().answer(id, answer) {
@@ -240,6 +255,32 @@ async fn handle(engine: &Engine, request: Request) -> Response {
                 Ok(Response::NeverRemoved(NeverRemoved { changed, rule }))
             })
             .await
+        }
+        Request::Assistants => {
+            with_store(engine, |store| async move { store.list_assistants().await.map(Response::Assistants) }).await
+        }
+        Request::AssistantAdd { name, interactive } => with_store(engine, |store| async move {
+            let added = store.add_assistant(&name, interactive, chrono::Utc::now()).await?;
+            let kind = if interactive { "interactive" } else { "automation" };
+            tracing::info!(assistant = %added.assistant.name, kind, "assistant added from `gatehouse assistants add`");
+            Ok(Response::AssistantAdded(added))
+        })
+        .await,
+        Request::AssistantRevoke { id } => {
+            with_store(engine, |store| async move {
+                let changed = store.revoke_assistant(&id, chrono::Utc::now()).await?;
+                let assistant = store.get_assistant(&id).await?;
+                if changed {
+                    let name = assistant.as_ref().map(|a| a.name.as_str()).unwrap_or_default();
+                    tracing::info!(assistant = name, "assistant's token revoked from `gatehouse assistants revoke`");
+                }
+                Ok(Response::AssistantRevoked(AssistantRevoked { changed, assistant }))
+            })
+            .await
+        }
+        Request::Refresh => {
+            refresh_index(engine).await;
+            Response::Refreshed
         }
     }
 }
@@ -314,9 +355,14 @@ where
     Fut: Future<Output = Result<Response, StoreError>>,
 {
     match engine.approvals().store() {
-        Some(store) => {
-            run(store.clone()).await.unwrap_or_else(|error| Response::error(FailureKind::Store, error.to_string()))
-        }
+        Some(store) => run(store.clone()).await.unwrap_or_else(|error| {
+            // What the request asked for can't be done as asked; the store itself is fine.
+            let kind = match error {
+                StoreError::AssistantName { .. } | StoreError::DuplicateAssistant { .. } => FailureKind::Invalid,
+                _ => FailureKind::Store,
+            };
+            Response::error(kind, error.to_string())
+        }),
         None => no_store(),
     }
 }

@@ -9,12 +9,12 @@ use tokio::io::AsyncWrite;
 use tokio_util::sync::CancellationToken;
 
 use super::ControlError;
-use super::protocol::{NeverRemoved, Request, Response, Revoked, ServerInfo, Verification};
+use super::protocol::{AssistantRevoked, NeverRemoved, Request, Response, Revoked, ServerInfo, Verification};
 use crate::Engine;
 use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
 use crate::approval::model::{Constraint, Grant};
-use crate::approval::store::{AuditQuery, AuditRecord, NeverAllow};
+use crate::approval::store::{Assistant, AuditQuery, AuditRecord, NeverAllow, NewAssistant};
 
 /// Never made on this platform.
 pub struct ControlHandle {
@@ -27,6 +27,10 @@ impl ControlHandle {
     }
 
     pub async fn shutdown(self) {
+        match self.never {}
+    }
+
+    pub fn serving_http(&self, _addr: std::net::SocketAddr) {
         match self.never {}
     }
 }
@@ -90,6 +94,22 @@ impl Client {
     }
 
     pub async fn never_remove(&mut self, _id: &str) -> Result<NeverRemoved, ControlError> {
+        match self.never {}
+    }
+
+    pub async fn assistants(&mut self) -> Result<Vec<Assistant>, ControlError> {
+        match self.never {}
+    }
+
+    pub async fn assistant_add(&mut self, _name: &str, _interactive: bool) -> Result<NewAssistant, ControlError> {
+        match self.never {}
+    }
+
+    pub async fn assistant_revoke(&mut self, _id: &str) -> Result<AssistantRevoked, ControlError> {
+        match self.never {}
+    }
+
+    pub async fn refresh(&mut self) -> Result<(), ControlError> {
         match self.never {}
     }
 

@@ -2,7 +2,10 @@
 //!
 //! Three checks guard it, each with a plain answer: the `Host` must be this loopback address (a DNS
 //! rebinding attack arrives with a foreign host name), a browser `Origin` must be this server's own, and
-//! the request must carry the bearer token from `GATEHOUSE_HOME`.
+//! the request must carry a bearer token: the server's own from `GATEHOUSE_HOME` (calls are then attributed
+//! to the client's `clientInfo.name`, as interactive), or an active assistant's from the approvals store
+//! (calls are then attributed to the name bound to it, interactive or not as it was registered: see
+//! [`AssistantToken`]).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -11,12 +14,14 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use chrono::Utc;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
 use crate::Engine;
+use crate::approval::store::{Assistant, Store, TokenMatch};
 
 /// Why the HTTP server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -34,11 +39,27 @@ pub fn check_loopback(addr: SocketAddr) -> Result<(), HttpError> {
     if addr.ip().is_loopback() { Ok(()) } else { Err(HttpError::NotLoopback(addr)) }
 }
 
+/// The assistant whose token a request carried, put in the request's extensions by the guard. rmcp hands
+/// the request's `http::request::Parts` to each handler, so [`McpServer`] finds it there for every call: the
+/// bound name wins over the client's `clientInfo.name`, and an automation's calls are unattended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssistantToken(pub Arc<Assistant>);
+
 #[derive(Clone)]
 struct Guard {
     token: Arc<str>,
+    /// Where assistants' tokens are looked up; `None` (no store could be opened): only the server's token.
+    store: Option<Store>,
     hosts: Arc<[String]>,
     origins: Arc<[String]>,
+}
+
+/// Whose token a request carried.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Bearer {
+    /// The server's own token.
+    Server,
+    Assistant(Arc<Assistant>),
 }
 
 /// The names this server may be reached by on `port`.
@@ -54,33 +75,81 @@ pub fn router(engine: Arc<Engine>, token: &str, port: u16, cancel: CancellationT
         .with_allowed_hosts(hosts.clone())
         .with_allowed_origins(origins.clone())
         .with_cancellation_token(cancel);
-    let service = StreamableHttpService::new(
-        move || Ok(McpServer::new(Arc::clone(&engine))),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let guard = Guard { token: Arc::from(token), hosts: hosts.into(), origins: origins.into() };
+    let guard = Guard {
+        token: Arc::from(token),
+        store: engine.approvals().store().cloned(),
+        hosts: hosts.into(),
+        origins: origins.into(),
+    };
+    let service = {
+        let engine = Arc::clone(&engine);
+        StreamableHttpService::new(
+            move || Ok(McpServer::new(Arc::clone(&engine))),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        )
+    };
     axum::Router::new().nest_service("/mcp", service).layer(axum::middleware::from_fn_with_state(guard, check_request))
 }
 
-fn refuse(status: StatusCode, message: &str) -> Response {
-    let body = serde_json::json!({ "error": message });
-    let mut response = (status, axum::Json(body)).into_response();
-    if status == StatusCode::UNAUTHORIZED {
-        response.headers_mut().insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
-    }
-    response
+/// Why a request is not answered: the status, and what to tell the client in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Refusal {
+    status: StatusCode,
+    message: String,
 }
 
-async fn check_request(State(guard): State<Guard>, request: Request, next: Next) -> Response {
-    if let Some(refusal) = guard.refusal(request.headers(), request.uri().query()) {
-        return refusal;
+fn refuse(status: StatusCode, message: impl Into<String>) -> Refusal {
+    Refusal { status, message: message.into() }
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({ "error": self.message });
+        let mut response = (self.status, axum::Json(body)).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
+        }
+        response
     }
-    next.run(request).await
+}
+
+async fn check_request(State(guard): State<Guard>, mut request: Request, next: Next) -> Response {
+    match guard.check(request.headers(), request.uri().query()) {
+        Err(refusal) => refusal.into_response(),
+        Ok(Bearer::Server) => next.run(request).await,
+        Ok(Bearer::Assistant(assistant)) => {
+            guard.note_use(&assistant);
+            request.extensions_mut().insert(AssistantToken(assistant));
+            next.run(request).await
+        }
+    }
 }
 
 impl Guard {
-    fn refusal(&self, headers: &HeaderMap, query: Option<&str>) -> Option<Response> {
+    /// Whose token the request carries, or the refusal to answer it with.
+    fn check(&self, headers: &HeaderMap, query: Option<&str>) -> Result<Bearer, Refusal> {
+        match self.refusal(headers) {
+            Some(refusal) => Err(refusal),
+            None => self.bearer(headers, query),
+        }
+    }
+
+    /// Records, now and then, that an assistant's token was used (the list's "last used"), without making
+    /// the request wait for the disk.
+    fn note_use(&self, assistant: &Assistant) {
+        let now = Utc::now();
+        let Some(store) = self.store.clone().filter(|_| assistant.use_worth_recording(now)) else { return };
+        let id = assistant.id.clone();
+        tokio::spawn(async move {
+            if let Err(error) = store.record_assistant_use(&id, now).await {
+                tracing::warn!(assistant = %id, "could not record an assistant's use: {error}");
+            }
+        });
+    }
+
+    /// The Host and Origin checks.
+    fn refusal(&self, headers: &HeaderMap) -> Option<Refusal> {
         let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
         if !self.hosts.iter().any(|allowed| allowed.eq_ignore_ascii_case(host)) {
             tracing::warn!(host, "refused a request with a foreign Host header");
@@ -99,6 +168,11 @@ impl Guard {
                 ));
             }
         }
+        None
+    }
+
+    /// The bearer token check: the server's own token, or an active assistant's.
+    fn bearer(&self, headers: &HeaderMap, query: Option<&str>) -> Result<Bearer, Refusal> {
         // RFC 6750 allows the token in the header or, for clients that can only be given a URL, in the
         // `access_token` query parameter (the URL Gatehouse shows for such clients).
         let presented = headers
@@ -107,15 +181,32 @@ impl Guard {
             .and_then(|v| v.strip_prefix("Bearer "))
             .map(str::trim)
             .or_else(|| query_token(query?));
-        match presented {
-            Some(token) if constant_time_eq(token.as_bytes(), self.token.as_bytes()) => None,
-            Some(_) => Some(refuse(
+        let Some(token) = presented else {
+            return Err(refuse(
                 StatusCode::UNAUTHORIZED,
-                "The bearer token is wrong. Run `gatehouse serve --print-token` to see the right one.",
-            )),
-            None => Some(refuse(
+                "A bearer token is required (Authorization: Bearer …): the one `gatehouse assistants add` printed for this assistant, or the server's own (`gatehouse serve --print-token`).",
+            ));
+        };
+        if constant_time_eq(token.as_bytes(), self.token.as_bytes()) {
+            return Ok(Bearer::Server);
+        }
+        match self.store.as_ref().map(|store| store.assistant_for_token(token)) {
+            Some(TokenMatch::Active(assistant)) => Ok(Bearer::Assistant(assistant)),
+            Some(TokenMatch::Revoked(assistant)) => {
+                tracing::warn!(assistant = %assistant.name, "refused a request with a revoked assistant token");
+                let when = assistant.revoked.map(|at| format!(" on {}", at.format("%Y-%m-%d at %H:%M UTC")));
+                Err(refuse(
+                    StatusCode::UNAUTHORIZED,
+                    format!(
+                        "The token of the assistant “{}” was revoked{}, so Gatehouse no longer answers it. If it should still have access, make it a new one with `gatehouse assistants add` and give it the new token.",
+                        assistant.name,
+                        when.unwrap_or_default()
+                    ),
+                ))
+            }
+            Some(TokenMatch::Unknown) | None => Err(refuse(
                 StatusCode::UNAUTHORIZED,
-                "A bearer token is required (Authorization: Bearer …). Run `gatehouse serve --print-token` to see it.",
+                "The bearer token is wrong. Use the token `gatehouse assistants add` printed for this assistant, or the server's own (`gatehouse serve --print-token`).",
             )),
         }
     }
@@ -157,10 +248,14 @@ pub async fn serve(
 mod tests {
     use super::*;
 
-    fn guard() -> Guard {
+    fn guard_with(store: Option<Store>) -> Guard {
         let hosts = loopback_authorities(8080);
         let origins: Vec<String> = hosts.iter().map(|h| format!("http://{h}")).collect();
-        Guard { token: Arc::from("secret"), hosts: hosts.into(), origins: origins.into() }
+        Guard { token: Arc::from("secret"), store, hosts: hosts.into(), origins: origins.into() }
+    }
+
+    fn guard() -> Guard {
+        guard_with(None)
     }
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
@@ -182,20 +277,20 @@ mod tests {
     #[test]
     fn a_good_request_passes() {
         let ok = headers(&[("host", "127.0.0.1:8080"), ("authorization", "Bearer secret")]);
-        assert!(guard().refusal(&ok, None).is_none());
+        assert_eq!(guard().check(&ok, None).ok(), Some(Bearer::Server));
         let ok = headers(&[
             ("host", "localhost:8080"),
             ("origin", "http://localhost:8080"),
             ("authorization", "Bearer secret"),
         ]);
-        assert!(guard().refusal(&ok, None).is_none());
+        assert_eq!(guard().check(&ok, None).ok(), Some(Bearer::Server));
     }
 
     #[test]
     fn the_token_may_come_in_the_url() {
         let no_header = headers(&[("host", "127.0.0.1:8080")]);
-        assert!(guard().refusal(&no_header, Some("access_token=secret")).is_none());
-        assert!(guard().refusal(&no_header, Some("x=1&access_token=nope")).is_some());
+        assert_eq!(guard().check(&no_header, Some("access_token=secret")).ok(), Some(Bearer::Server));
+        assert!(guard().check(&no_header, Some("x=1&access_token=nope")).is_err());
     }
 
     #[test]
@@ -214,7 +309,55 @@ mod tests {
             (headers(&[("host", "127.0.0.1:8080")]), StatusCode::UNAUTHORIZED),
         ];
         for (request, status) in cases {
-            assert_eq!(guard().refusal(&request, None).map(|r| r.status()), Some(status));
+            assert_eq!(guard().check(&request, None).err().map(|r| r.status), Some(status));
         }
+    }
+
+    #[tokio::test]
+    async fn an_assistant_token_passes_bound_to_its_name_and_a_revoked_one_is_refused_saying_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("gatehouse.db")).await.unwrap();
+        let nightly = store.add_assistant("nightly", false, Utc::now()).await.unwrap();
+        let chat = store.add_assistant("chat", true, Utc::now()).await.unwrap();
+        let guard = guard_with(Some(store.clone()));
+
+        let bearer =
+            |token: &str| headers(&[("host", "127.0.0.1:8080"), ("authorization", &format!("Bearer {token}"))]);
+        let Ok(Bearer::Assistant(found)) = guard.check(&bearer(&nightly.token), None) else {
+            panic!("the assistant's token was refused")
+        };
+        assert_eq!((found.name.as_str(), found.interactive), ("nightly", false));
+        let in_url = headers(&[("host", "127.0.0.1:8080")]);
+        let Ok(Bearer::Assistant(found)) = guard.check(&in_url, Some(&format!("access_token={}", chat.token))) else {
+            panic!("the assistant's token in the URL was refused")
+        };
+        assert_eq!((found.name.as_str(), found.interactive), ("chat", true));
+        // Host and Origin are still checked for assistants.
+        let foreign = headers(&[("host", "evil.example:8080"), ("authorization", &format!("Bearer {}", chat.token))]);
+        assert_eq!(guard.check(&foreign, None).err().map(|r| r.status), Some(StatusCode::FORBIDDEN));
+
+        // Revoked: the very next request is refused, naming the assistant; the other token still works.
+        assert!(store.revoke_assistant(&nightly.assistant.id, Utc::now()).await.unwrap());
+        let refused = guard.check(&bearer(&nightly.token), None).expect_err("a revoked token passed");
+        assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+        assert!(refused.message.contains("“nightly” was revoked on"), "{}", refused.message);
+        let response = refused.into_response();
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(response.headers().get(header::WWW_AUTHENTICATE).unwrap(), "Bearer");
+        assert!(matches!(guard.check(&bearer(&chat.token), None), Ok(Bearer::Assistant(_))));
+
+        // A token no one was given names where the right ones come from.
+        let wrong = guard.check(&bearer("not-a-token"), None).expect_err("a wrong token passed");
+        assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+        assert!(wrong.message.contains("gatehouse assistants add") && wrong.message.contains("--print-token"));
+    }
+
+    #[tokio::test]
+    async fn without_a_store_only_the_servers_token_passes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("gatehouse.db")).await.unwrap();
+        let added = store.add_assistant("chat", true, Utc::now()).await.unwrap();
+        let request = headers(&[("host", "127.0.0.1:8080"), ("authorization", &format!("Bearer {}", added.token))]);
+        assert_eq!(guard().check(&request, None).err().map(|r| r.status), Some(StatusCode::UNAUTHORIZED));
     }
 }

@@ -16,6 +16,7 @@ use crate::Engine;
 use crate::approval::CallMeta;
 use crate::approval::model::Caller;
 use crate::engine::{CallError, SANDBOX_NOTE};
+use crate::mcp::http::AssistantToken;
 
 /// The `_meta` key a client sets to `true` on a call that retries one the person already answered.
 pub const RETRY_META_KEY: &str = "io.gatehouse/retry";
@@ -55,14 +56,26 @@ impl McpServer {
     }
 
     /// Who is calling, and whether the client marks the call as a retry (`_meta` `io.gatehouse/retry: true`).
+    /// Over HTTP with an assistant's token, the name bound to the token and its registration decide who is
+    /// calling (the client's `clientInfo` could say anything); otherwise the `clientInfo.name` it gave.
     fn call_meta(&self, request: &CallToolRequestParams, context: &RequestContext<RoleServer>) -> CallMeta {
         let marked =
             |meta: &rmcp::model::RequestMetaObject| meta.get(RETRY_META_KEY) == Some(&serde_json::Value::Bool(true));
-        CallMeta {
-            caller: Caller {
+        let bound = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<AssistantToken>());
+        let caller = match bound {
+            Some(AssistantToken(assistant)) => {
+                Caller { agent: Some(assistant.name.clone()), interactive: assistant.interactive }
+            }
+            None => Caller {
                 agent: context.client_info().map(|info| info.name).filter(|name| !name.trim().is_empty()),
                 interactive: self.interactive,
             },
+        };
+        CallMeta {
+            caller,
             retry_marked: request.meta.as_ref().is_some_and(marked) || marked(&context.meta),
             request: Some(format!("{:016x}/{:?}", self.connection, context.id)),
         }

@@ -33,6 +33,16 @@ pub enum StoreError {
     )]
     DuplicateNeverAllow { path: String, id: String },
 
+    #[error(
+        "An assistant named {name:?} is already registered in the approvals database at {path}. Calls are told apart by the assistant's name, so pick another name, or revoke that assistant first."
+    )]
+    DuplicateAssistant { path: String, name: String },
+
+    #[error(
+        "{name:?} can't be an assistant's name: {reason}. Use a short name such as claude-desktop or nightly-report."
+    )]
+    AssistantName { name: String, reason: &'static str },
+
     #[error("The audit log could not be exported: {detail}. Check the destination can be written to and has space.")]
     Export { detail: String },
 

@@ -167,11 +167,15 @@ impl Store {
     /// Brings this process's index in step with grants other processes (another `gatehouse serve`, the
     /// settings window) wrote in the database since it was loaded: revoked ones leave it, new ones join it.
     /// Each process keeps its own index, so this is how their grants and revokes reach its decisions. The
-    /// *never allow* snapshot is read again too, so rules added or removed elsewhere count here as well.
+    /// *never allow* snapshot is read again too, so rules added or removed elsewhere count here as well, and
+    /// so are the assistants registered for HTTP, so a token revoked elsewhere is refused here too.
     pub async fn sync_index(&self) -> Result<IndexSync, StoreError> {
         self.write(move |inner| async move {
             if inner.sync_never().await? {
                 tracing::info!("never-allow rules added or removed by another Gatehouse process now count here");
+            }
+            if inner.sync_assistants().await? {
+                tracing::info!("assistants added or revoked by another Gatehouse process now count here");
             }
             let indexed = serde_json::Value::from(inner.index().ids()).to_string();
             let revoked: Vec<String> = sqlx::query_scalar(

@@ -1,11 +1,12 @@
-//! The approvals store: grants, the person's *never allow* rules, the audit log and settings in one SQLite
-//! file under `GATEHOUSE_HOME`.
+//! The approvals store: grants, the person's *never allow* rules, the assistants registered for HTTP, the
+//! audit log and settings in one SQLite file under `GATEHOUSE_HOME`.
 //!
 //! Every write is committed with the WAL journal and `synchronous = FULL` before it is acknowledged, so a
 //! killed process or a power cut loses nothing a caller was told was saved. Writes go through one writer at
 //! a time (SQLite allows no more anyway), which keeps the audit chain a single line and lets the in-memory
 //! grant index and never-allow snapshot follow the database exactly. Reads go to a small pool and never wait for writes.
 
+mod assistants;
 mod audit;
 mod chain;
 mod error;
@@ -22,6 +23,7 @@ use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
+pub use assistants::{Assistant, MAX_ASSISTANT_NAME, NewAssistant, TokenMatch, check_assistant_name, token_hash};
 pub use audit::{AuditQuery, AuditRecord};
 pub use chain::{GENESIS, record_hash};
 pub use error::StoreError;
@@ -30,6 +32,7 @@ pub use index::Candidates;
 pub use never::NeverAllow;
 pub use verify::{AuditVerification, ChainBreak};
 
+use assistants::AssistantSnapshot;
 use index::GrantIndex;
 use never::NeverSnapshot;
 
@@ -55,6 +58,8 @@ struct Inner {
     index: RwLock<GrantIndex>,
     /// The *never allow* rules that are not removed (see `never`).
     never: RwLock<NeverSnapshot>,
+    /// Every assistant registered for HTTP, by token hash (see `assistants`).
+    assistants: RwLock<AssistantSnapshot>,
     /// Held across every database write and the index change that follows it.
     writer: tokio::sync::Mutex<()>,
 }
@@ -96,6 +101,7 @@ impl Store {
         let grants = grants::load_active(&pool, path).await?;
         let index = GrantIndex::new(grants);
         let never = never::load_active(&pool, path).await?;
+        let assistants = assistants::load_all(&pool, path).await?;
         tracing::debug!(path = %path.display(), grants = index.len(), never = never.len(), "approvals store open");
         Ok(Store {
             inner: Arc::new(Inner {
@@ -103,6 +109,7 @@ impl Store {
                 path: path.to_owned(),
                 index: RwLock::new(index),
                 never: RwLock::new(never),
+                assistants: RwLock::new(assistants),
                 writer: tokio::sync::Mutex::new(()),
             }),
         })
