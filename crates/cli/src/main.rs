@@ -1,21 +1,12 @@
 //! `gatehouse`: run the Gatehouse MCP server over stdio or HTTP, against Google or in the sandbox.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use gatehouse_core::approval::policy::Policy;
-use gatehouse_core::approval::store::{DATABASE_FILE, Store};
-use gatehouse_core::auth::identity::{AuthMethod, IdentityClass};
-use gatehouse_core::auth::resolve::{Resolution, resolve};
-use gatehouse_core::auth::state::AuthSnapshot;
 use gatehouse_core::config::Config;
-use gatehouse_core::engine::ApprovalSetup;
-use gatehouse_core::google::RetryPolicy;
-use gatehouse_core::google::auth::StaticToken;
-use gatehouse_core::{Engine, EngineOptions, control, mcp};
-use tokio_util::sync::CancellationToken;
+use gatehouse_core::host::{Host, HostOptions};
+use gatehouse_core::mcp;
 
 mod approvals;
 mod assistants;
@@ -124,7 +115,7 @@ async fn main() -> Result<()> {
 }
 
 async fn serve(args: ServeArgs) -> Result<()> {
-    let mut config = Config::from_env()?;
+    let config = Config::from_env()?;
     if args.print_token {
         println!("{}", mcp::token::load_or_create(&config.home)?);
         return Ok(());
@@ -132,83 +123,35 @@ async fn serve(args: ServeArgs) -> Result<()> {
     if let Some(addr) = args.http {
         mcp::http::check_loopback(addr)?;
     }
-    // The sandbox emulator must outlive the server: keep it bound here.
-    let mut _sandbox = None;
-    let resolution = if args.sandbox {
-        let google = google_fake::FakeGoogle::start_sandbox().await.context("starting the sandbox emulator")?;
-        let token = google.issue_token(google_fake::Identity::user(google_fake::SANDBOX_EMAIL));
-        config.google_endpoint = Some(google.url().parse().context("the sandbox emulator's address")?);
-        tracing::info!(endpoint = %google.url(), "sandbox: serving sample files from the built-in Google emulator");
-        _sandbox = Some(google);
-        sandbox_resolution(token)
-    } else {
-        resolve(&config, |name| std::env::var(name).ok()).await?
-    };
-    let approvals = approval_setup(&config, args.sandbox).await?;
-    let engine = Engine::new(EngineOptions {
-        config: config.clone(),
-        tokens: resolution.tokens.clone(),
-        sandbox: args.sandbox,
-        retry: RetryPolicy::default(),
-        approvals,
-    })?;
-    resolution.report_to(engine.auth());
-    let cancel = CancellationToken::new();
-    // Answers to approval cards come only through here (`gatehouse approvals`), never over MCP.
-    let control = match control::serve(engine.clone(), &config.home, cancel.clone()).await {
-        Ok(handle) => Some(handle),
-        Err(error) => {
-            tracing::error!(
-                "{error} Until this is fixed, approval cards can't be answered from `gatehouse approvals`: changes wait for an answer, then are refused."
-            );
-            None
-        }
-    };
+    let host = Host::start(HostOptions { config, sandbox: args.sandbox }).await?;
     let served = match args.http {
-        Some(addr) => serve_http(engine, &config, addr, cancel.clone(), control.as_ref()).await,
+        Some(addr) => {
+            let (local, task) = host.serve_http(addr).await?;
+            eprintln!(
+                "Gatehouse is serving MCP at http://{local}/mcp (bearer token: `gatehouse serve --print-token`, or one per assistant: `gatehouse assistants add NAME`)."
+            );
+            let stop = host.cancel_token();
+            tokio::spawn(async move {
+                stop_signal().await;
+                stop.cancel();
+            });
+            match task.await {
+                Ok(served) => served.map_err(anyhow::Error::from),
+                Err(error) => Err(anyhow::anyhow!("the HTTP server stopped unexpectedly: {error}")),
+            }
+        }
         None => tokio::select! {
-            served = mcp::serve_stdio(engine, !args.unattended) => served.context("serving MCP over stdio"),
+            served = mcp::serve_stdio(host.engine().clone(), !args.unattended) => served.context("serving MCP over stdio"),
             () = stop_signal() => {
                 tracing::info!("stopping: asked to by a signal");
-                if let Some(control) = control {
-                    control.shutdown().await;
-                }
+                host.shutdown().await;
                 // The stdin reader may sit in a blocking read that would hold the exit until the next line.
                 std::process::exit(0);
             }
         },
     };
-    cancel.cancel();
-    if let Some(control) = control {
-        control.shutdown().await;
-    }
+    host.shutdown().await;
     served
-}
-
-async fn serve_http(
-    engine: Arc<Engine>,
-    config: &Config,
-    addr: SocketAddr,
-    cancel: CancellationToken,
-    control: Option<&control::ControlHandle>,
-) -> Result<()> {
-    let token = mcp::token::load_or_create(&config.home)?;
-    let listener = mcp::http::bind(addr).await?;
-    let local = listener.local_addr().context("reading the bound address")?;
-    // So `gatehouse assistants add` can print the URL to give an assistant.
-    if let Some(control) = control {
-        control.serving_http(local);
-    }
-    let stop = cancel.clone();
-    tokio::spawn(async move {
-        stop_signal().await;
-        stop.cancel();
-    });
-    eprintln!(
-        "Gatehouse is serving MCP at http://{local}/mcp (bearer token: `gatehouse serve --print-token`, or one per assistant: `gatehouse assistants add NAME`)."
-    );
-    mcp::http::serve(engine, listener, &token, cancel).await?;
-    Ok(())
 }
 
 /// Ctrl-C, or (on Unix) the SIGTERM a service manager or an assistant sends to stop the server.
@@ -232,44 +175,4 @@ async fn stop_signal() {
     {
         let _ = tokio::signal::ctrl_c().await;
     }
-}
-
-/// The administrator's policy (a bad file stops the start, naming the line) and the store of grants and the
-/// audit log under `GATEHOUSE_HOME` (the sandbox keeps its own). A store that cannot be opened leaves the server
-/// running — the person's standing approvals then don't apply and every change not allowed by the policy is
-/// asked about — and says why.
-async fn approval_setup(config: &Config, sandbox: bool) -> Result<ApprovalSetup> {
-    let tools: Vec<&str> = gatehouse_core::tools::all_tools().iter().map(|tool| tool.meta.name).collect();
-    let policy = match Policy::load(|name| std::env::var(name).ok(), &tools)? {
-        Some((path, policy)) => {
-            tracing::info!(path = %path.display(), "using the administrator's approval policy");
-            policy
-        }
-        None => Policy::default(),
-    };
-    let file = if sandbox { SANDBOX_DATABASE_FILE } else { DATABASE_FILE };
-    let store = match Store::open(&config.home.join(file)).await {
-        Ok(store) => Some(store),
-        Err(error) => {
-            tracing::error!("{error} Until then, every change is asked about and your standing approvals don't apply.");
-            None
-        }
-    };
-    Ok(ApprovalSetup { store, policy })
-}
-
-/// The sandbox's grants and audit log, apart from the real account's.
-pub(crate) const SANDBOX_DATABASE_FILE: &str = "sandbox.db";
-
-/// The sandbox's fixed sign-in: the emulator's sample account, with every scope.
-fn sandbox_resolution(token: String) -> Resolution {
-    let account = Some(google_fake::SANDBOX_EMAIL.to_owned());
-    let snapshot = AuthSnapshot {
-        method: AuthMethod::OAuth,
-        class: Some(IdentityClass::User),
-        account: account.clone(),
-        granted_scopes: None,
-    };
-    let source = "the sandbox's sample account".to_owned();
-    Resolution { tokens: Arc::new(StaticToken::new(token, account)), snapshot, user: None, source }
 }

@@ -14,7 +14,7 @@ use gatehouse_core::control::protocol::{MAX_AUDIT_PAGE, Verification};
 use gatehouse_core::control::{Client, ControlError};
 use tokio::io::AsyncWrite;
 
-use crate::SANDBOX_DATABASE_FILE;
+use gatehouse_core::host::SANDBOX_DATABASE_FILE;
 
 /// The database a command works on: the real account's, or the sandbox's (`--sandbox`).
 pub struct Access {

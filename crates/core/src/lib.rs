@@ -14,6 +14,7 @@ pub mod docs_format;
 pub mod drive_query;
 pub mod engine;
 pub mod google;
+pub mod host;
 pub mod limits;
 pub mod mcp;
 pub mod resources;
