@@ -7,6 +7,8 @@ use clap::{Parser, Subcommand};
 use gatehouse_core::config::Config;
 use gatehouse_core::host::{Host, HostOptions};
 use gatehouse_core::mcp;
+use gatehouse_core::mcp::backend::Backend;
+use std::sync::Arc;
 
 mod approvals;
 mod assistants;
@@ -79,6 +81,10 @@ struct ServeArgs {
     /// administrator's policy allows for unattended use runs (stdio only).
     #[arg(long, conflicts_with = "http")]
     unattended: bool,
+    /// Run as this user's host where there is no desktop app: the `gatehouse serve` processes assistants
+    /// start relay to it (one set of grants, cards and sign-in). Serves no stdio; add --http to serve HTTP too.
+    #[arg(long, conflicts_with = "unattended")]
+    headless: bool,
 }
 
 fn init_logging() {
@@ -123,7 +129,45 @@ async fn serve(args: ServeArgs) -> Result<()> {
     if let Some(addr) = args.http {
         mcp::http::check_loopback(addr)?;
     }
+    // An assistant's `gatehouse serve` relays to the user's host when one runs (same sandbox or not).
+    #[cfg(unix)]
+    if args.http.is_none() && !args.headless {
+        match mcp::relay::Relay::connect(config.home.clone()).await {
+            Ok(Some(relay)) if relay.is_sandbox_host() == args.sandbox => {
+                tracing::info!(host = relay.host_pid(), "serving this assistant from the running Gatehouse host");
+                let relay: Arc<dyn Backend> = Arc::new(relay);
+                return tokio::select! {
+                    served = mcp::serve_stdio(relay, !args.unattended) => served.context("serving MCP over stdio"),
+                    () = stop_signal() => std::process::exit(0),
+                };
+            }
+            Ok(Some(_)) => {
+                tracing::info!("a Gatehouse host runs, but for the other of sandbox or Google: serving here")
+            }
+            Ok(None) => {}
+            Err(error) => tracing::warn!("the running Gatehouse host could not be reached ({error}): serving here"),
+        }
+    }
     let host = Host::start(HostOptions { config, sandbox: args.sandbox }).await?;
+    if args.headless {
+        if let Some(control) = host.control() {
+            control.accept_relays();
+        }
+        let served = match args.http {
+            Some(addr) => {
+                let (local, _task) = host.serve_http(addr).await?;
+                eprintln!("Gatehouse is this user's host, and serves MCP at http://{local}/mcp as well.");
+                Ok(())
+            }
+            None => {
+                eprintln!("Gatehouse is this user's host: the `gatehouse serve` your assistants start will use it.");
+                Ok(())
+            }
+        };
+        stop_signal().await;
+        host.shutdown().await;
+        return served;
+    }
     let served = match args.http {
         Some(addr) => {
             let (local, task) = host.serve_http(addr).await?;

@@ -10,7 +10,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approval::policy::{Policy, PolicyError};
 use crate::approval::store::{DATABASE_FILE, Store};
-use crate::auth::resolve::{Resolution, ResolveError, resolve};
+#[cfg(feature = "sandbox")]
+use crate::auth::resolve::Resolution;
+use crate::auth::resolve::{ResolveError, resolve};
 use crate::config::Config;
 use crate::control::{self, ControlHandle};
 use crate::engine::{ApprovalSetup, Engine, EngineOptions};
@@ -63,7 +65,9 @@ impl Host {
     /// policy file. A control socket that cannot be opened leaves the host running (cards then wait and time
     /// out) and is logged; everything else that fails stops the start with a message.
     pub async fn start(options: HostOptions) -> Result<Host, HostError> {
-        let HostOptions { mut config, sandbox } = options;
+        let HostOptions { config, sandbox } = options;
+        #[cfg(feature = "sandbox")]
+        let mut config = config;
         // The policy first: a bad file stops the start before anything else begins.
         let policy = load_policy()?;
         #[cfg(feature = "sandbox")]

@@ -38,6 +38,9 @@ pub enum ResourceError {
     Unknown(String),
     #[error("{0}")]
     Tool(#[from] ToolError),
+    /// Relayed to the user's host, which could not be reached: the words say what to do.
+    #[error("{0}")]
+    Host(String),
 }
 
 /// Reads a resource by URI and returns its JSON text.

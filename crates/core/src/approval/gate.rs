@@ -25,7 +25,7 @@ use crate::tools::{Access, ToolDef};
 pub const DEFAULT_RETRY_WINDOW: Duration = Duration::from_secs(10 * 60);
 
 /// What the engine knows about a call when it arrives.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CallMeta {
     pub caller: Caller,
     /// The client marked the call as a retry (`_meta` `io.gatehouse/retry: true`).

@@ -11,8 +11,9 @@ use super::protocol::{
     AssistantRevoked, LineError, MAX_RESPONSE_LINE, NeverRemoved, Request, Response, Revoked, ServerInfo, Verification,
     read_line,
 };
-use super::socket::{Probe, probe, socket_files};
+use super::socket::{Probe, probe, socket_files, socket_path};
 use super::{ControlError, control_dir};
+use crate::approval::CallMeta;
 use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
 use crate::approval::model::{Constraint, Grant};
@@ -20,6 +21,9 @@ use crate::approval::store::{Assistant, AuditQuery, AuditRecord, NeverAllow, New
 
 /// How long a request waits for its answer (for an export: for each line).
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
+/// A relayed call waits for the person (the approval timeout, 120 s by default, up to a day by policy) and
+/// then for Google.
+const CALL_WITHIN: Duration = Duration::from_secs(25 * 60 * 60);
 /// Checking a long audit chain reads all of it.
 const VERIFY_WITHIN: Duration = Duration::from_secs(600);
 
@@ -48,6 +52,64 @@ impl Client {
             }
         }
         Ok(clients)
+    }
+
+    /// Connects to this user's host — the desktop app, or `gatehouse serve --headless` — when one runs: the
+    /// process a `gatehouse serve` started by an assistant relays to.
+    pub async fn connect_host(home: &Path) -> Result<Option<Client>, ControlError> {
+        for mut client in Client::connect_all(home).await? {
+            if client.info().await.is_ok_and(|info| info.host) {
+                return Ok(Some(client));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Another connection to the same server (a relay runs each call on its own connection, so a call
+    /// waiting for the person doesn't hold up the others).
+    pub async fn connect_again(&self, home: &Path) -> Result<Client, ControlError> {
+        let path = socket_path(&control_dir(home), self.pid);
+        match probe(self.pid, &path).await {
+            Probe::Live(stream) => {
+                let (read, writer) = stream.into_split();
+                Ok(Client { pid: self.pid, reader: BufReader::new(read), writer })
+            }
+            Probe::Gone => Err(ControlError::Io { pid: self.pid, detail: "it is no longer running".into() }),
+            Probe::Unreachable(detail) => Err(ControlError::Io { pid: self.pid, detail }),
+        }
+    }
+
+    /// The MCP tools the server offers, as `tools/list` items.
+    pub async fn tools(&mut self) -> Result<Vec<serde_json::Value>, ControlError> {
+        match self.request(&Request::Tools).await? {
+            Response::Tools(tools) => Ok(tools),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// Runs a tool call in the server, for a relayed assistant. It waits as long as the call does (the
+    /// person's answer included: the server's approval timeout bounds that).
+    pub async fn call(
+        &mut self,
+        name: &str,
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+        meta: CallMeta,
+    ) -> Result<(String, bool), ControlError> {
+        self.send(&Request::Call { name: name.to_owned(), arguments, meta }).await?;
+        let line = self.receive(CALL_WITHIN).await?;
+        match serde_json::from_slice::<Response>(&line) {
+            Ok(Response::Called { text, is_error }) => Ok((text, is_error)),
+            Ok(other) => Err(self.unexpected(&other)),
+            Err(e) => Err(ControlError::Protocol { pid: self.pid, detail: e.to_string() }),
+        }
+    }
+
+    /// Reads an MCP resource in the server, for a relayed assistant.
+    pub async fn read_resource(&mut self, uri: &str) -> Result<String, ControlError> {
+        match self.request(&Request::ReadResource { uri: uri.to_owned() }).await? {
+            Response::Resource(text) => Ok(text),
+            other => Err(self.unexpected(&other)),
+        }
     }
 
     /// The server's process id (its socket's name).

@@ -10,13 +10,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::approval::CallMeta;
 use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
 use crate::approval::model::{Constraint, Grant};
 use crate::approval::store::{Assistant, AuditQuery, AuditRecord, AuditVerification, NeverAllow, NewAssistant};
 
-/// The longest request line a server reads: requests are small, and a client cannot make it hold more.
-pub const MAX_REQUEST_LINE: usize = 64 * 1024;
+/// The longest request line a server reads: a relayed tool call carries its arguments (cells to write, text
+/// to insert), so this is generous; only this OS user can connect at all.
+pub const MAX_REQUEST_LINE: usize = 32 * 1024 * 1024;
 
 /// The longest response line a client reads (a long grant list, a page of audit records with their
 /// arguments).
@@ -80,6 +82,19 @@ pub enum Request {
     /// Reads what other processes changed (grants, never-allow rules, assistants) into this server's memory
     /// now, instead of at its next periodic check.
     Refresh,
+    /// The MCP tools this server offers (as `tools/list` shows them): for a `gatehouse serve` relaying an
+    /// assistant to this host.
+    Tools,
+    /// Runs a tool call for a relayed assistant, through this host's approvals: the answer comes when the
+    /// call is done (after the person's answer, if one is needed).
+    Call {
+        name: String,
+        #[serde(default)]
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+        meta: CallMeta,
+    },
+    /// Reads an MCP resource (`server://auth-status`, `spreadsheet://ID/info`) for a relayed assistant.
+    ReadResource { uri: String },
 }
 
 impl Request {
@@ -106,6 +121,10 @@ pub struct ServerInfo {
     /// Where it serves MCP over HTTP (`http://127.0.0.1:PORT/mcp`); `None` when it serves stdio.
     #[serde(default)]
     pub http_url: Option<String>,
+    /// It is this user's host (the desktop app, or `gatehouse serve --headless`): a `gatehouse serve` an
+    /// assistant starts relays to it instead of hosting its own core.
+    #[serde(default)]
+    pub host: bool,
 }
 
 /// The result of checking the audit chain, as it travels.
@@ -174,6 +193,10 @@ pub enum FailureKind {
     Invalid,
     /// Nobody is signed in to Google in the server, so there is no account to keep a rule for.
     NotSignedIn,
+    /// A relayed call named no tool this server offers.
+    UnknownTool,
+    /// A relayed read named no resource.
+    UnknownResource,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -205,6 +228,15 @@ pub enum Response {
     AssistantAdded(NewAssistant),
     AssistantRevoked(AssistantRevoked),
     Refreshed,
+    /// The MCP tools, as JSON (`tools/list`'s items).
+    Tools(Vec<serde_json::Value>),
+    /// A finished call: the text the assistant gets, and whether it reports a failure.
+    Called {
+        text: String,
+        is_error: bool,
+    },
+    /// A resource's JSON text.
+    Resource(String),
     Error(Failure),
 }
 

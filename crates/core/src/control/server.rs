@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -33,12 +34,19 @@ pub struct ControlHandle {
     path: PathBuf,
     stop: CancellationToken,
     task: Option<JoinHandle<()>>,
-    /// Where this process serves MCP over HTTP, once it does (see [`ControlHandle::serving_http`]).
+    /// Where this process serves MCP over HTTP and whether it is the user's host, as `info` tells them.
     http: HttpUrl,
 }
 
-/// The URL this process serves MCP at over HTTP: set once, when the listener is bound.
-type HttpUrl = Arc<OnceLock<String>>;
+/// What `info` tells about this process beyond its engine: the URL it serves MCP at over HTTP (set once, when
+/// the listener is bound), and whether it is the user's host for relays.
+#[derive(Default)]
+struct Published {
+    url: OnceLock<String>,
+    host: AtomicBool,
+}
+
+type HttpUrl = Arc<Published>;
 
 impl ControlHandle {
     /// The socket it listens on.
@@ -49,7 +57,14 @@ impl ControlHandle {
     /// Says this process serves MCP over HTTP at `addr`, so `gatehouse assistants add` can show the URL an
     /// assistant should be given. Only the first call counts: a process serves HTTP on one address.
     pub fn serving_http(&self, addr: SocketAddr) {
-        let _ = self.http.set(format!("http://{addr}/mcp"));
+        let _ = self.http.url.set(format!("http://{addr}/mcp"));
+    }
+
+    /// Says this process is the user's host (the desktop app, `gatehouse serve --headless`): a `gatehouse
+    /// serve` an assistant starts relays its calls here, so every assistant shares one set of grants, cards
+    /// and sign-in.
+    pub fn accept_relays(&self) {
+        self.http.host.store(true, Ordering::SeqCst);
     }
 
     /// Stops accepting and answering, waits for that, and removes the socket.
@@ -200,12 +215,27 @@ async fn send<W: AsyncWrite + Unpin>(write: &mut W, response: &Response) -> std:
 async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
     let approvals = engine.approvals();
     match request {
+        Request::Tools => {
+            Response::Tools(engine.tools().iter().filter_map(|tool| serde_json::to_value(tool.to_mcp()).ok()).collect())
+        }
+        Request::Call { name, arguments, meta } => match engine.call_as(&meta, &name, arguments).await {
+            Ok(reply) => Response::Called { text: reply.text, is_error: reply.is_error },
+            Err(error) => Response::error(FailureKind::UnknownTool, error.to_string()),
+        },
+        Request::ReadResource { uri } => match crate::resources::read(engine, &uri).await {
+            Ok(text) => Response::Resource(text),
+            Err(error @ crate::resources::ResourceError::Unknown(_)) => {
+                Response::error(FailureKind::UnknownResource, error.to_string())
+            }
+            Err(error) => Response::error(FailureKind::Invalid, error.to_string()),
+        },
         Request::Info => Response::Info(ServerInfo {
             pid: std::process::id(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             sandbox: engine.is_sandbox(),
             store: approvals.store().map(|store| store.path().display().to_string()),
-            http_url: http.get().cloned(),
+            http_url: http.url.get().cloned(),
+            host: http.host.load(Ordering::SeqCst),
         }),
         Request::Pending => Response::Pending(approvals.broker().pending()),
         Request::Answer { id, answer } => match approvals.broker().answer(id, answer) {

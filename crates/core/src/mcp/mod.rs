@@ -1,6 +1,9 @@
 //! The MCP server: the protocol face of the [`Engine`](crate::Engine), over stdio or streamable HTTP.
 
+pub mod backend;
 pub mod http;
+#[cfg(unix)]
+pub mod relay;
 pub mod server;
 pub mod token;
 
@@ -10,13 +13,13 @@ use std::sync::Arc;
 
 use rmcp::ServiceExt;
 
-use crate::Engine;
+use backend::Backend;
 
 /// Serves MCP over this process's stdin/stdout until the client disconnects. Nothing else may write to
 /// stdout while this runs: logs go to stderr. `interactive: false` registers the connection as an automation.
-pub async fn serve_stdio(engine: Arc<Engine>, interactive: bool) -> Result<(), std::io::Error> {
+pub async fn serve_stdio(backend: Arc<dyn Backend>, interactive: bool) -> Result<(), std::io::Error> {
     let transport = (tokio::io::stdin(), stdout_writer());
-    let server = if interactive { McpServer::new(engine) } else { McpServer::unattended(engine) };
+    let server = if interactive { McpServer::with_backend(backend) } else { McpServer::unattended(backend) };
     let service = server.serve(transport).await.map_err(|e| std::io::Error::other(e.to_string()))?;
     service.waiting().await.map_err(|e| std::io::Error::other(e.to_string()))?;
     Ok(())

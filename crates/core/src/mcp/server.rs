@@ -1,4 +1,5 @@
-//! The rmcp [`ServerHandler`]: lists the engine's tools and resource templates and forwards calls.
+//! The rmcp [`ServerHandler`]: lists the backend's tools and resource templates and forwards calls (the
+//! backend is this process's engine, or the user's host it relays to: see [`super::backend`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -12,6 +13,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use super::backend::Backend;
 use crate::Engine;
 use crate::approval::CallMeta;
 use crate::approval::model::Caller;
@@ -22,10 +24,10 @@ use crate::mcp::http::AssistantToken;
 pub const RETRY_META_KEY: &str = "io.gatehouse/retry";
 use crate::resources;
 
-/// One per MCP connection; all share the engine.
+/// One per MCP connection; all share the backend.
 #[derive(Clone)]
 pub struct McpServer {
-    engine: Arc<Engine>,
+    backend: Arc<dyn Backend>,
     /// Whether a person is chatting through this connection (`false`: an automation, never asked).
     interactive: bool,
     /// Tells this connection's requests apart from another's with the same JSON-RPC ids.
@@ -44,15 +46,20 @@ impl Drop for AbortOnDrop {
 }
 
 impl McpServer {
-    /// A connection a person chats through.
+    /// A connection a person chats through, served by this process's engine.
     pub fn new(engine: Arc<Engine>) -> Self {
-        Self { engine, interactive: true, connection: rand::random(), subscriptions: Arc::default() }
+        Self::with_backend(engine)
+    }
+
+    /// A connection a person chats through, served by `backend` (an engine, or a relay to the host).
+    pub fn with_backend(backend: Arc<dyn Backend>) -> Self {
+        Self { backend, interactive: true, connection: rand::random(), subscriptions: Arc::default() }
     }
 
     /// A connection registered as an automation: its calls are never asked about, so only grants that allow
     /// unattended calls cover them.
-    pub fn unattended(engine: Arc<Engine>) -> Self {
-        Self { interactive: false, ..Self::new(engine) }
+    pub fn unattended(backend: Arc<dyn Backend>) -> Self {
+        Self { interactive: false, ..Self::with_backend(backend) }
     }
 
     /// Who is calling, and whether the client marks the call as a retry (`_meta` `io.gatehouse/retry: true`).
@@ -89,9 +96,9 @@ impl ServerHandler for McpServer {
         let capabilities =
             ServerCapabilities::builder().enable_tools().enable_resources().enable_resources_subscribe().build();
         let mut info = ServerConfig::new(capabilities);
-        let name = if self.engine.is_sandbox() { "Gatehouse (sandbox)" } else { "Gatehouse" };
+        let name = if self.backend.is_sandbox() { "Gatehouse (sandbox)" } else { "Gatehouse" };
         info.server_info = Implementation::new("gatehouse", env!("CARGO_PKG_VERSION")).with_title(name);
-        info.instructions = Some(if self.engine.is_sandbox() {
+        info.instructions = Some(if self.backend.is_sandbox() {
             format!("{INSTRUCTIONS} {SANDBOX_NOTE}")
         } else {
             INSTRUCTIONS.to_owned()
@@ -104,11 +111,11 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.engine.tools().iter().map(|tool| tool.to_mcp()).collect()))
+        Ok(ListToolsResult::with_all_items(self.backend.tools()))
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
-        self.engine.tool(name).map(|tool| tool.to_mcp())
+        self.backend.tools().into_iter().find(|tool| tool.name == name)
     }
 
     async fn call_tool(
@@ -117,12 +124,12 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let meta = self.call_meta(&request, &context);
-        let reply =
-            self.engine.call_as(&meta, &request.name, request.arguments).await.map_err(|error| match error {
-                CallError::UnknownTool(_) => ErrorData::invalid_params(error.to_string(), None),
-            })?;
+        let name = request.name.to_string();
+        let reply = self.backend.call(meta, name, request.arguments).await.map_err(|error| match error {
+            CallError::UnknownTool(_) => ErrorData::invalid_params(error.to_string(), None),
+        })?;
         let mut content = vec![ContentBlock::text(reply.text)];
-        if self.engine.is_sandbox() {
+        if self.backend.is_sandbox() {
             content.push(ContentBlock::text(SANDBOX_NOTE));
         }
         let result = if reply.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
@@ -157,12 +164,12 @@ impl ServerHandler for McpServer {
                 None,
             ));
         }
-        let mut changes = self.engine.auth().subscribe();
-        changes.mark_unchanged();
+        let mut changes = self.backend.auth_changes();
         let peer = context.peer.clone();
         let uri = request.uri.clone();
         let watcher = tokio::spawn(async move {
-            while changes.changed().await.is_ok() {
+            use futures::StreamExt;
+            while changes.next().await.is_some() {
                 if peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.clone())).await.is_err() {
                     break;
                 }
@@ -203,7 +210,7 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let text = resources::read(&self.engine, &request.uri).await.map_err(|error| match error {
+        let text = self.backend.read_resource(request.uri.to_string()).await.map_err(|error| match error {
             resources::ResourceError::Unknown(_) => ErrorData::resource_not_found(error.to_string(), None),
             other => ErrorData::internal_error(other.to_string(), None),
         })?;

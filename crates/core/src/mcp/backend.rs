@@ -1,0 +1,62 @@
+//! What an MCP connection serves from: this process's own engine, or — for a `gatehouse serve` an assistant
+//! started while the user's host runs — that host, over the control socket ([`super::relay`]). The MCP face
+//! is the same either way; only where calls are decided and run differs.
+
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use rmcp::model::{JsonObject, Tool};
+
+use crate::approval::CallMeta;
+use crate::engine::{CallError, Reply};
+use crate::resources::{self, ResourceError};
+use crate::{Engine, auth};
+
+/// The source of an MCP connection's tools, calls and resources.
+pub trait Backend: Send + Sync + 'static {
+    /// The tools, as `tools/list` shows them.
+    fn tools(&self) -> Vec<Tool>;
+    /// Serving the built-in emulator's sample files: every answer says so.
+    fn is_sandbox(&self) -> bool;
+    /// Runs one call through the approvals (see [`Engine::call_as`]).
+    fn call(
+        &self,
+        meta: CallMeta,
+        name: String,
+        arguments: Option<JsonObject>,
+    ) -> BoxFuture<'_, Result<Reply, CallError>>;
+    /// Reads a resource's JSON text.
+    fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<String, ResourceError>>;
+    /// Yields whenever `server://auth-status` changes.
+    fn auth_changes(&self) -> BoxStream<'static, ()>;
+}
+
+impl Backend for Engine {
+    fn tools(&self) -> Vec<Tool> {
+        Engine::tools(self).iter().map(|tool| tool.to_mcp()).collect()
+    }
+
+    fn is_sandbox(&self) -> bool {
+        Engine::is_sandbox(self)
+    }
+
+    fn call(
+        &self,
+        meta: CallMeta,
+        name: String,
+        arguments: Option<JsonObject>,
+    ) -> BoxFuture<'_, Result<Reply, CallError>> {
+        Box::pin(async move { self.call_as(&meta, &name, arguments).await })
+    }
+
+    fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<String, ResourceError>> {
+        Box::pin(async move { resources::read(self, &uri).await })
+    }
+
+    fn auth_changes(&self) -> BoxStream<'static, ()> {
+        let mut changes: tokio::sync::watch::Receiver<auth::state::AuthSnapshot> = self.auth().subscribe();
+        changes.mark_unchanged();
+        Box::pin(futures::stream::unfold(changes, |mut changes| async move {
+            changes.changed().await.ok().map(|()| ((), changes))
+        }))
+    }
+}

@@ -1,0 +1,110 @@
+//! One host per OS user: with `gatehouse serve --headless` running (as the desktop app will), the `gatehouse
+//! serve` each assistant starts over stdio relays to it — the cards wait in the host, a standing approval made
+//! for one assistant's call covers the other's, and the host's audit log records both. Real binaries, rmcp's
+//! client, the sandbox.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use gatehouse_e2e::{Home, call, gatehouse, json, next_approval, run_gatehouse, stdio_client, text};
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// Starts `gatehouse serve --headless --sandbox` and waits until it says it is the host.
+async fn start_host(home: &Home) -> tokio::process::Child {
+    let mut host = gatehouse(home);
+    host.args(["serve", "--headless", "--sandbox"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut child = host.spawn().expect("start the host");
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let ready = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.contains("is this user's host") {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(ready, Ok(true), "the host did not come up");
+    // Keep draining its log so it never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    child
+}
+
+async fn assistant(home: &Home) -> gatehouse_e2e::Client {
+    let mut serve = gatehouse(home);
+    serve.args(["serve", "--sandbox"]);
+    stdio_client(serve).await.expect("an assistant's gatehouse serve")
+}
+
+async fn budget_id(client: &gatehouse_e2e::Client) -> String {
+    let found = json(&call(client, "search_spreadsheets", json!({ "query": "Budget 2026" })).await.unwrap());
+    let files = found.get("files").or_else(|| found.get("spreadsheets")).cloned().unwrap_or(found.clone());
+    files.as_array().and_then(|f| f.first()).and_then(|f| f["id"].as_str()).expect("Budget 2026").to_owned()
+}
+
+#[tokio::test]
+async fn assistants_started_over_stdio_share_the_hosts_cards_grants_and_audit() {
+    let home = Home::new();
+    let mut host = start_host(&home).await;
+    let first = assistant(&home).await;
+    let second = assistant(&home).await;
+    let id = budget_id(&first).await;
+    let write =
+        |cell: &str, value: &str| json!({ "spreadsheet_id": id, "sheet": "Sales", "range": cell, "data": [[value]] });
+
+    // Only the host listens for answers: the relays start no core (and no control socket) of their own.
+    let waiting = tokio::spawn({
+        let args = write("J1", "from the first");
+        async move {
+            let result = call(&first, "update_cells", args).await;
+            (first, result)
+        }
+    });
+    let (card, listing) = next_approval(&home).await;
+    assert!(listing.contains("1 Gatehouse server is running"), "{listing}");
+    let always = ["approvals", "always", card.as_str(), "--scope", "tool", "--days", "1", "--constrained"];
+    let answered = run_gatehouse(&home, &always).await;
+    assert!(answered.ok, "{}", answered.stderr);
+    let (first, result) = waiting.await.unwrap();
+    let result = result.unwrap();
+    assert!(!result.is_error.unwrap_or(false), "{}", text(&result));
+
+    // The grant made for the first assistant's call covers the second's on the same spreadsheet: one core.
+    let covered = call(&second, "update_cells", write("J2", "from the second")).await.unwrap();
+    assert!(!covered.is_error.unwrap_or(false), "{}", text(&covered));
+    let read = call(&first, "get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "J1:J2" }))
+        .await
+        .unwrap();
+    assert!(text(&read).contains("from the first") && text(&read).contains("from the second"), "{}", text(&read));
+
+    // The host's audit log has both writes, with their sources.
+    let audit = run_gatehouse(&home, &["audit", "--sandbox", "--tool", "update_cells"]).await;
+    assert!(audit.ok, "{}", audit.stderr);
+    assert!(audit.stdout.contains("person") && audit.stdout.contains("grant:"), "{}", audit.stdout);
+
+    // The host's sign-in status reaches the assistants too.
+    let status =
+        first.peer().read_resource(rmcp::model::ReadResourceRequestParams::new("server://auth-status")).await.unwrap();
+    assert!(serde_json::to_string(&status).unwrap().contains("sandbox@"), "{status:?}");
+
+    first.cancel().await.unwrap();
+    second.cancel().await.unwrap();
+    host.kill().await.unwrap();
+}
+
+#[tokio::test]
+async fn without_a_host_an_assistants_gatehouse_serve_hosts_its_own_core() {
+    let home = Home::new();
+    let client = assistant(&home).await;
+    let id = budget_id(&client).await;
+    let waiting = tokio::spawn(async move {
+        let args = json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "K1", "data": [["x"]] });
+        call(&client, "update_cells", args).await
+    });
+    // Its own control socket answers.
+    let (card, _) = next_approval(&home).await;
+    assert!(run_gatehouse(&home, &["approvals", "deny", &card]).await.ok);
+    let refused = waiting.await.unwrap().unwrap();
+    assert!(refused.is_error.unwrap_or(false) && text(&refused).contains("declined"), "{}", text(&refused));
+}
