@@ -201,7 +201,7 @@ async fn a_request_that_cannot_be_read_gets_an_error_naming_it_and_the_server_ke
     assert_eq!(answer["info"]["pid"], std::process::id(), "{answer}");
 
     // A line too long to be a request is answered, then the connection is closed; the server goes on.
-    let answer = ask(&"x".repeat(100_000)).await;
+    let answer = ask(&"x".repeat(gatehouse_core::control::protocol::MAX_REQUEST_LINE + 10)).await;
     assert!(answer["error"]["message"].as_str().unwrap().contains("longer than"), "{answer}");
     assert!(only_client(setup.home.path()).await.pending().await.unwrap().is_empty());
 }

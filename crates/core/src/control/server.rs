@@ -192,7 +192,7 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, stop: CancellationT
         let sent = match serde_json::from_slice::<Request>(&line) {
             Err(e) => {
                 let message = format!(
-                    "The request could not be read: {e}. Send one JSON object per line with an \"op\" of info, pending, answer, grants, revoke, audit, verify, export, never_list, never_add, never_remove, assistants, assistant_add, assistant_revoke or refresh, e.g. {{\"op\":\"pending\"}}."
+                    "The request could not be read: {e}. Send one JSON object per line with an \"op\" of info, pending, answer, grants, revoke, audit, verify, export, never_list, never_add, never_remove, assistants, assistant_add, assistant_revoke, refresh, tools, call or read_resource, e.g. {{\"op\":\"pending\"}}."
                 );
                 send(&mut write, &Response::error(FailureKind::BadRequest, message)).await
             }
