@@ -19,6 +19,8 @@ packages=(build-essential pkg-config curl ca-certificates)
 # The keychain tests run against a real Secret Service: gnome-keyring in a private D-Bus session
 # (dbus-run-session comes with dbus-x11's dependencies; secret-tool from libsecret-tools).
 packages+=(gnome-keyring libsecret-tools dbus-x11)
+# The desktop app (src-tauri, Tauri 2): WebKitGTK for its windows, the tray (app indicator), SVG icons.
+packages+=(libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev)
 # Node may come from elsewhere (NodeSource bundles npm): only ask Debian for it when it is missing.
 if $want_validators && ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 missing=()

@@ -1,0 +1,191 @@
+//! The approval card window: it appears when a call waits for the person, shows the queue the core holds, and
+//! goes away when nothing waits.
+//!
+//! The window is made the first time a card waits and hidden (not destroyed) when the queue empties, so the
+//! next card shows at once. It is placed at the bottom-right of the primary monitor's work area, computed from
+//! the monitor: on Linux the tray reports no position to place it against.
+
+use std::sync::Arc;
+
+use gatehouse_core::approval::Approvals;
+use gatehouse_core::approval::broker::{BrokerEvent, PendingCard};
+use tauri::{AppHandle, Emitter, Manager, PhysicalPosition, PhysicalRect, Runtime, WebviewUrl, WebviewWindowBuilder};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::Cards;
+
+/// The card window's label: the only window the card commands answer (capabilities/card.json).
+pub const LABEL: &str = "card";
+
+/// Sent to the card window with the whole queue (`Vec<PendingCard>`, oldest first) whenever it changes.
+pub const QUEUE_EVENT: &str = "card-queue";
+
+/// The card's size in logical pixels: small, yet roomy enough for a title, a target and three buttons.
+pub const WIDTH: f64 = 380.0;
+pub const HEIGHT: f64 = 300.0;
+/// The gap between the card and the screen's edges (and the panel).
+pub const MARGIN: f64 = 16.0;
+
+/// Follows the core's pending approvals for as long as the app runs: shows the card when one arrives, tells the
+/// card window about every change, keeps the tray's count, and hides the card when nothing waits.
+pub fn watch<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals>) {
+    // Subscribed before the task starts, so nothing added in between is missed.
+    let mut events = approvals.broker().subscribe();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            let arrived = match events.recv().await {
+                Ok(BrokerEvent::Added(_)) => true,
+                Ok(BrokerEvent::Removed(_)) => false,
+                // Missed some: the queue itself is the truth, so show it as it is.
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::debug!(missed, "the card fell behind the approvals; showing the queue as it is now");
+                    true
+                }
+                Err(RecvError::Closed) => break,
+            };
+            let pending = approvals.broker().pending();
+            crate::tray::set_waiting(&app, pending.len());
+            if pending.is_empty() {
+                hide(&app);
+            } else if arrived {
+                show(&app, &pending);
+            } else {
+                tell(&app, &pending);
+            }
+        }
+    });
+}
+
+/// Shows the card when something waits (the tray's *Approvals waiting*, a second launch of the app).
+pub fn show_if_pending<R: Runtime>(app: &AppHandle<R>) {
+    let Some(cards) = app.try_state::<Cards>() else { return };
+    let pending = cards.pending();
+    if !pending.is_empty() {
+        show(app, &pending);
+    }
+}
+
+/// Makes the card visible with `pending` in it, creating the window the first time.
+fn show<R: Runtime>(app: &AppHandle<R>, pending: &[PendingCard]) {
+    let window = match app.get_webview_window(LABEL) {
+        Some(window) => window,
+        None => {
+            // Built hidden and shown once placed, so it never flashes elsewhere. The page asks for the queue itself
+            // when it loads, so nothing is lost while it does.
+            let built = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App("card.html".into()))
+                .title("Gatehouse — approval needed")
+                .inner_size(WIDTH, HEIGHT)
+                .min_inner_size(300.0, 220.0)
+                .always_on_top(true)
+                .visible(false)
+                .build();
+            match built {
+                Ok(window) => window,
+                Err(error) => {
+                    tracing::error!(
+                        "the approval card could not be opened ({error}); answer with `gatehouse approvals` in a terminal"
+                    );
+                    return;
+                }
+            }
+        }
+    };
+    let already_visible = window.is_visible().unwrap_or(false);
+    if !already_visible {
+        match window.primary_monitor() {
+            Ok(Some(monitor)) => {
+                let scale = monitor.scale_factor();
+                // A window never shown yet may report no size (GTK): then it is at least the size it was made.
+                let made = (logical_to_physical(WIDTH, scale), logical_to_physical(HEIGHT, scale));
+                let size =
+                    window.outer_size().map(|size| (size.width.max(made.0), size.height.max(made.1))).unwrap_or(made);
+                let at = bottom_right(*monitor.work_area(), size, logical_to_physical(MARGIN, scale));
+                if let Err(error) = window.set_position(at) {
+                    tracing::debug!(
+                        "the card could not be placed in the corner ({error}); it opens where the desktop puts it"
+                    );
+                }
+            }
+            Ok(None) | Err(_) => {
+                tracing::debug!("no primary monitor reported; the card opens where the desktop puts it")
+            }
+        }
+    }
+    if let Err(error) = window.show() {
+        tracing::error!(
+            "the approval card could not be shown ({error}); answer with `gatehouse approvals` in a terminal"
+        );
+    }
+    if !already_visible && let Err(error) = window.set_focus() {
+        tracing::debug!("the card could not take the keyboard focus: {error}");
+    }
+    tell(app, pending);
+}
+
+/// Sends the queue to the card window, if it is open.
+fn tell<R: Runtime>(app: &AppHandle<R>, pending: &[PendingCard]) {
+    if app.get_webview_window(LABEL).is_some()
+        && let Err(error) = app.emit_to(LABEL, QUEUE_EVENT, pending)
+    {
+        tracing::warn!("the card window could not be told about the approvals: {error}");
+    }
+}
+
+fn hide<R: Runtime>(app: &AppHandle<R>) {
+    if let Some(window) = app.get_webview_window(LABEL) {
+        tell(app, &[]);
+        if let Err(error) = window.hide() {
+            tracing::warn!("the approval card could not be hidden: {error}");
+        }
+    }
+}
+
+fn logical_to_physical(value: f64, scale: f64) -> u32 {
+    (value * scale).round().clamp(0.0, f64::from(u32::MAX)) as u32
+}
+
+/// Where a window of `size` (physical pixels) goes so it sits `margin` from the bottom-right corner of
+/// `work_area` (the monitor less its panels). A window larger than the area keeps its top-left corner on it.
+pub fn bottom_right(work_area: PhysicalRect<i32, u32>, size: (u32, u32), margin: u32) -> PhysicalPosition<i32> {
+    let axis = |start: i32, extent: u32, window: u32| {
+        let free = i64::from(extent) - i64::from(window) - i64::from(margin);
+        let at = i64::from(start) + free.max(0);
+        i32::try_from(at).unwrap_or(start)
+    };
+    PhysicalPosition::new(
+        axis(work_area.position.x, work_area.size.width, size.0),
+        axis(work_area.position.y, work_area.size.height, size.1),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use tauri::PhysicalSize;
+
+    use super::*;
+
+    fn area(x: i32, y: i32, width: u32, height: u32) -> PhysicalRect<i32, u32> {
+        PhysicalRect { position: PhysicalPosition::new(x, y), size: PhysicalSize::new(width, height) }
+    }
+
+    #[test]
+    fn the_card_sits_in_the_bottom_right_corner_of_the_work_area() {
+        // 1920x1080 with a 32 px panel at the bottom: the card stays above the panel.
+        assert_eq!(bottom_right(area(0, 0, 1920, 1048), (380, 300), 16), PhysicalPosition::new(1524, 732));
+        // A second monitor to the right, at 200 %.
+        let scale = 2.0;
+        let size = (logical_to_physical(WIDTH, scale), logical_to_physical(HEIGHT, scale));
+        let margin = logical_to_physical(MARGIN, scale);
+        assert_eq!(
+            bottom_right(area(1920, 0, 3840, 2160), size, margin),
+            PhysicalPosition::new(1920 + 3840 - 760 - 32, 2160 - 600 - 32)
+        );
+        // A panel on the left or at the top moves the area, not the corner.
+        assert_eq!(bottom_right(area(64, 40, 1856, 1040), (380, 300), 16), PhysicalPosition::new(1524, 764));
+    }
+
+    #[test]
+    fn a_card_larger_than_the_screen_keeps_its_top_left_corner_on_it() {
+        assert_eq!(bottom_right(area(100, 50, 300, 200), (380, 300), 16), PhysicalPosition::new(100, 50));
+    }
+}

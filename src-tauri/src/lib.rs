@@ -1,0 +1,59 @@
+//! The Gatehouse desktop app: a tray that hosts this OS user's one Gatehouse core, and the approval card that
+//! asks the person about a change.
+//!
+//! The shell decides nothing: what it shows comes from the core ([`gatehouse_core::host::Host`], the approvals
+//! broker) and what the person answers goes back to it unchanged, through commands only the card window may
+//! call (capabilities/card.json).
+//!
+//! - [`startup`]: which core to start (an account, or the sandbox) and its HTTP server;
+//! - [`commands`]: what the card window may ask and answer;
+//! - [`card`]: the card window: when it appears, where, and what it is told;
+//! - [`tray`]: the tray menu.
+
+pub mod card;
+pub mod commands;
+pub mod startup;
+pub mod tray;
+
+use tauri::{Manager, Runtime};
+
+pub use commands::Cards;
+
+/// The app's commands, registered on `builder`. Shared by the app and its tests, so both exercise the same
+/// handler and capabilities.
+pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    builder.invoke_handler(tauri::generate_handler![commands::card_pending, commands::card_answer])
+}
+
+/// The app's configuration, assets and capabilities as built (tauri.conf.json, ui/, capabilities/).
+pub fn context<R: Runtime>() -> tauri::Context<R> {
+    tauri::generate_context!()
+}
+
+/// Runs the desktop app until the person quits it.
+pub fn run(options: startup::Options) -> anyhow::Result<()> {
+    let builder = tauri::Builder::default().plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
+        // A second launch shows what is waiting instead of starting another core.
+        tracing::info!("Gatehouse is already running; showing what is waiting");
+        card::show_if_pending(app);
+    }));
+    let app = with_commands(builder)
+        .setup(move |app| {
+            let started = tauri::async_runtime::block_on(startup::start(&options))?;
+            let approvals = started.host.engine().approvals().clone();
+            app.manage(Cards::new(approvals.clone()));
+            tray::create(app.handle(), &started.mode)?;
+            app.manage(startup::Hosted::new(started.host));
+            card::watch(app.handle().clone(), approvals);
+            startup::quit_on_signal(app.handle().clone());
+            Ok(())
+        })
+        .build(context())?;
+    app.run(|app, event| match event {
+        // The app lives in the tray: closing the card must not end it. Only Quit (which exits with a code) does.
+        tauri::RunEvent::ExitRequested { code: None, api, .. } => api.prevent_exit(),
+        tauri::RunEvent::Exit => startup::shut_down_now(app),
+        _ => {}
+    });
+    Ok(())
+}

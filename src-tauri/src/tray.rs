@@ -1,0 +1,79 @@
+//! The tray icon and its menu: whose files the assistants work in, how many approvals wait, pausing every
+//! assistant, and quitting. On Linux a tray reports no clicks, only its menu, so everything is in the menu.
+
+use tauri::image::Image;
+use tauri::menu::{CheckMenuItem, Menu, MenuEvent, MenuItem, PredefinedMenuItem};
+use tauri::tray::TrayIconBuilder;
+use tauri::{AppHandle, Manager, Runtime};
+
+use crate::Cards;
+use crate::startup::Mode;
+
+/// A shield with a gate in it (icons/make_icons.py draws it).
+const ICON: Image<'_> = tauri::include_image!("../icons/tray.png");
+
+const WAITING: &str = "waiting";
+const PAUSE: &str = "pause";
+const QUIT: &str = "quit";
+
+/// The menu items that change while the app runs.
+struct Items<R: Runtime> {
+    waiting: MenuItem<R>,
+    pause: CheckMenuItem<R>,
+}
+
+/// Puts the icon in the tray, its menu saying `mode` and that nothing waits yet.
+pub fn create<R: Runtime>(app: &AppHandle<R>, mode: &Mode) -> tauri::Result<()> {
+    let account = MenuItem::with_id(app, "account", mode.label(), false, None::<&str>)?;
+    let waiting = MenuItem::with_id(app, WAITING, waiting_label(0), false, None::<&str>)?;
+    let pause = CheckMenuItem::with_id(app, PAUSE, "Pause all assistants", true, false, None::<&str>)?;
+    let quit = MenuItem::with_id(app, QUIT, "Quit", true, None::<&str>)?;
+    let menu = Menu::with_items(
+        app,
+        &[
+            &account,
+            &PredefinedMenuItem::separator(app)?,
+            &waiting,
+            &pause,
+            &PredefinedMenuItem::separator(app)?,
+            &quit,
+        ],
+    )?;
+    TrayIconBuilder::with_id("gatehouse")
+        .icon(ICON)
+        .tooltip(format!("Gatehouse — {}", mode.label()))
+        .menu(&menu)
+        .show_menu_on_left_click(true)
+        .on_menu_event(on_menu)
+        .build(app)?;
+    app.manage(Items { waiting, pause });
+    Ok(())
+}
+
+/// Shows how many approvals wait; the item opens the card when any do.
+pub fn set_waiting<R: Runtime>(app: &AppHandle<R>, count: usize) {
+    let Some(items) = app.try_state::<Items<R>>() else { return };
+    let updated = items.waiting.set_text(waiting_label(count)).and_then(|()| items.waiting.set_enabled(count > 0));
+    if let Err(error) = updated {
+        tracing::debug!("the tray's count of waiting approvals could not be updated: {error}");
+    }
+}
+
+fn waiting_label(count: usize) -> String {
+    format!("Approvals waiting: {count}")
+}
+
+fn on_menu<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
+    match event.id().as_ref() {
+        WAITING => crate::card::show_if_pending(app),
+        PAUSE => {
+            let (Some(items), Some(cards)) = (app.try_state::<Items<R>>(), app.try_state::<Cards>()) else { return };
+            // The menu ticks the item itself; the core follows what it shows.
+            let paused = items.pause.is_checked().unwrap_or(false);
+            cards.approvals().set_paused(paused);
+            tracing::info!(paused, "every assistant is {}", if paused { "paused" } else { "resumed" });
+        }
+        QUIT => crate::startup::quit(app),
+        _ => {}
+    }
+}

@@ -1,0 +1,204 @@
+// The approval card: shows the oldest call waiting for the person and passes their answer to the core.
+// Everything shown comes from the core's pending card; the Always allow choices are built only from what the
+// card's `offer` holds, so the card can never ask for more than the core offered.
+"use strict";
+
+(function () {
+  const tauri = window.__TAURI__;
+  const $ = (id) => document.getElementById(id);
+
+  let queue = [];
+  let shown = null; // the id of the card on screen
+  let busy = false;
+
+  function words(list) {
+    if (list.length <= 1) return list.join("");
+    return list.slice(0, -1).join(", ") + " or " + list[list.length - 1];
+  }
+
+  function agentName(card) {
+    return card.agent ? "“" + card.agent + "”" : "An assistant";
+  }
+
+  function preview(args) {
+    let text;
+    try {
+      text = JSON.stringify(args, null, 2);
+    } catch (_) {
+      text = String(args);
+    }
+    if (text === undefined || text === "null") return "(no arguments)";
+    return text.length > 4000 ? text.slice(0, 4000) + "\n…" : text;
+  }
+
+  function timeLeft(card) {
+    const left = Math.round((Date.parse(card.deadline) - Date.now()) / 1000);
+    if (!(left > 0)) return "Time is up: it will not run.";
+    const when = left < 60 ? left + " s" : Math.floor(left / 60) + " min " + (left % 60) + " s";
+    return "Answer within " + when + ", or it will not run.";
+  }
+
+  function radio(group, value, text, checked) {
+    const label = document.createElement("label");
+    const input = document.createElement("input");
+    input.type = "radio";
+    input.name = group;
+    input.value = value;
+    input.checked = checked;
+    label.append(input, document.createTextNode(text));
+    return label;
+  }
+
+  // The choices, narrowest first and preselected: this assistant, the shortest time, the offered limit.
+  function buildChoices(offer) {
+    const scopes = $("scopes");
+    const durations = $("durations");
+    const limits = $("limits");
+    scopes.replaceChildren();
+    durations.replaceChildren();
+    limits.replaceChildren();
+    if (offer.agent) scopes.append(radio("scope", "AGENT", "Only “" + offer.agent + "”", true));
+    scopes.append(radio("scope", "TOOL", "Any assistant", !offer.agent));
+    offer.durations.forEach((days, i) => {
+      durations.append(radio("days", String(days), days === 1 ? "1 day" : days + " days", i === 0));
+    });
+    if (offer.constraint) limits.append(radio("limit", "CONSTRAINED", offer.constraint.label, true));
+    limits.append(radio("limit", "ANY", "Any arguments", !offer.constraint));
+  }
+
+  function showAlways(open) {
+    $("always-options").hidden = !open;
+    $("always").setAttribute("aria-expanded", String(open));
+    if (open) {
+      // The whole choice in view (the window is small), the focus on its first, narrowest option.
+      $("always-options").scrollIntoView({ block: "start" });
+      const first = $("always-options").querySelector("input:checked");
+      if (first) first.focus({ preventScroll: true });
+    }
+  }
+
+  function render() {
+    const card = queue.find((c) => c.id === shown) || queue[0];
+    if (!card) {
+      shown = null;
+      $("card").hidden = true;
+      $("empty").hidden = false;
+      return;
+    }
+    const fresh = card.id !== shown;
+    shown = card.id;
+    $("card").hidden = false;
+    $("empty").hidden = true;
+    const position = queue.indexOf(card) + 1;
+    $("queue").textContent = queue.length > 1 ? position + " of " + queue.length : "";
+    $("time-left").textContent = timeLeft(card);
+    if (!fresh) return;
+
+    $("who").textContent = agentName(card) + " wants to";
+    $("heading").textContent = card.title;
+    $("target").textContent = card.target || "Not named";
+    $("arguments").textContent = preview(card.arguments);
+    $("error").textContent = "";
+    const offer = card.offer;
+    $("always").hidden = !offer.grantable;
+    const why = card.why_not_grantable || (card.retry ? "this call repeats one you already answered." : null);
+    $("not-grantable").hidden = offer.grantable;
+    $("not-grantable").textContent = offer.grantable ? "" : "Always allow is not offered: " + (why || "this call must be answered each time.");
+    showAlways(false);
+    if (offer.grantable) buildChoices(offer);
+    setBusy(false);
+    // A new card: the heading takes the focus (read out by screen readers), never an Allow button.
+    $("heading").focus();
+  }
+
+  function setBusy(value) {
+    busy = value;
+    for (const button of document.querySelectorAll("button")) button.disabled = value;
+  }
+
+  async function answer(value) {
+    if (busy || shown === null) return;
+    setBusy(true);
+    $("error").textContent = "";
+    try {
+      await tauri.core.invoke("card_answer", { id: shown, answer: value });
+    } catch (error) {
+      $("error").textContent = String(error);
+      setBusy(false);
+      return;
+    }
+    // The core's change of queue arrives as an event; asking as well keeps the card right if it was missed.
+    await refresh();
+  }
+
+  async function refresh() {
+    try {
+      queue = await tauri.core.invoke("card_pending");
+    } catch (error) {
+      $("error").textContent = String(error);
+      return;
+    }
+    shownGone();
+    render();
+  }
+
+  // The card on screen was answered elsewhere or timed out: take the next one fresh.
+  function shownGone() {
+    if (shown !== null && !queue.some((c) => c.id === shown)) {
+      shown = null;
+      busy = false;
+    }
+  }
+
+  function alwaysChoice() {
+    const form = $("always-options");
+    const picked = (name) => {
+      const input = form.querySelector('input[name="' + name + '"]:checked');
+      return input ? input.value : null;
+    };
+    return { scope: picked("scope"), days: picked("days"), limit: picked("limit") };
+  }
+
+  $("deny").addEventListener("click", () => answer("Deny"));
+  $("allow-once").addEventListener("click", () => answer("AllowOnce"));
+  $("always").addEventListener("click", () => showAlways($("always-options").hidden));
+  $("always-back").addEventListener("click", () => {
+    showAlways(false);
+    $("always").focus();
+  });
+  $("always-options").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const choice = alwaysChoice();
+    const missing = [];
+    if (!choice.scope) missing.push("which assistants");
+    if (!choice.days) missing.push("for how long");
+    if (!choice.limit) missing.push("which calls");
+    if (missing.length) {
+      $("error").textContent = "Choose " + words(missing) + " first.";
+      return;
+    }
+    answer({ Always: choice });
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && shown !== null) {
+      event.preventDefault();
+      answer("Deny");
+    }
+  });
+  setInterval(() => {
+    const card = queue.find((c) => c.id === shown);
+    if (card) $("time-left").textContent = timeLeft(card);
+  }, 1000);
+
+  // Listen first, then ask, so no change falls between the two.
+  tauri.event
+    .listen("card-queue", (event) => {
+      queue = Array.isArray(event.payload) ? event.payload : [];
+      shownGone();
+      render();
+    })
+    .then(refresh, (error) => {
+      $("error").textContent = String(error);
+      refresh();
+    });
+})();
