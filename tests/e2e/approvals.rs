@@ -88,6 +88,9 @@ async fn a_write_is_answered_from_the_terminal_its_grant_covers_the_next_and_a_r
     let (id, listing) = next_approval(&home).await;
     assert!(listing.contains("wants to run Update cells (update_cells)"), "{listing}");
     assert!(listing.contains("Target:") && listing.contains("Time left:"), "{listing}");
+    // The target by name, found in Drive, not only by its id.
+    assert!(listing.contains("Target:        “Budget” (spreadsheet"), "{listing}");
+    assert!(listing.contains("only this spreadsheet") && listing.contains(": “Budget”"), "{listing}");
     assert!(listing.contains("--days 1, 7 or 30"), "{listing}");
     assert!(listing.contains("--constrained (only"), "{listing}");
     assert!(!first.is_finished(), "the write waits for the person");

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::approval::gate::TargetNames;
 use crate::approval::model::{AuditEntry, CallOutcome, DecisionSource, Verdict};
 use crate::approval::policy::Policy;
 use crate::approval::store::Store;
@@ -61,6 +62,27 @@ pub struct Engine {
     sandbox: bool,
 }
 
+/// Names a card's target from Drive (`files.get` with `fields=name`): a read, so it needs no approval. A name
+/// that doesn't come within [`NAME_WITHIN`] is left out rather than holding up the card.
+struct DriveNames(GoogleClient);
+
+const NAME_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
+
+impl TargetNames for DriveNames {
+    fn name<'a>(&'a self, id: &'a str) -> futures::future::BoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            match tokio::time::timeout(NAME_WITHIN, self.0.drive().get(id, "name")).await {
+                Ok(Ok(file)) => Some(file.name).filter(|name| !name.is_empty()),
+                Ok(Err(error)) => {
+                    tracing::debug!(id, "the card shows the id: the name could not be read ({error})");
+                    None
+                }
+                Err(_) => None,
+            }
+        })
+    }
+}
+
 /// The note every sandbox answer carries.
 pub const SANDBOX_NOTE: &str =
     "Sandbox: this is sample data from Gatehouse's built-in Google emulator, not the person's Google account.";
@@ -69,7 +91,6 @@ impl Engine {
     pub fn new(options: EngineOptions) -> Result<Arc<Self>, StartError> {
         let EngineOptions { config, tokens, sandbox, retry, approvals } = options;
         let tools = enabled_tools(config.enabled_tools.as_deref())?;
-        let approvals = Arc::new(Approvals::new(approvals.store, approvals.policy, &tools));
         let index = tools.iter().enumerate().map(|(i, tool)| (tool.meta.name, i)).collect();
         let http = GoogleClient::http_client(config.request_timeout);
         let google = GoogleClient::new(
@@ -81,6 +102,8 @@ impl Engine {
         );
         let auth = AuthState::new(AuthSnapshot { account: google.account(), ..AuthSnapshot::signed_out() });
         let local = LocalFiles::new(config.export_dir.clone(), config.local_roots.clone());
+        let names = Arc::new(DriveNames(google.clone()));
+        let approvals = Arc::new(Approvals::new(approvals.store, approvals.policy, &tools).with_target_names(names));
         let ctx = ToolContext { google, config: Arc::new(config), local };
         Ok(Arc::new(Self { auth, approvals, tools, index, ctx, sandbox }))
     }

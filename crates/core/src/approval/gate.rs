@@ -47,6 +47,15 @@ type CallKey = (Option<String>, String, String);
 /// A request's call, its decision and when it was taken.
 type Decided = (CallKey, Permit, DateTime<Utc>);
 
+/// Finds the name of a target a card mentions (a spreadsheet, a document, a file, a folder), so the person
+/// reads "Budget 2026" rather than an id. `None` when it can't be found quickly: the card then shows the id.
+pub trait TargetNames: Send + Sync {
+    fn name<'a>(&'a self, id: &'a str) -> futures::future::BoxFuture<'a, Option<String>>;
+}
+
+/// The constraint kinds whose value is a Drive file id.
+const NAMED_KINDS: [&str; 4] = ["spreadsheet", "document", "file", "folder"];
+
 /// What the gate lets happen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Permit {
@@ -70,6 +79,7 @@ pub struct Approvals {
     /// The decision of each request, by [`CallMeta::request`], for transport re-sends.
     by_request: Mutex<HashMap<String, Decided>>,
     paused: AtomicBool,
+    names: Option<Arc<dyn TargetNames>>,
 }
 
 impl Approvals {
@@ -103,7 +113,45 @@ impl Approvals {
             retry_window: DEFAULT_RETRY_WINDOW,
             by_request: Mutex::new(HashMap::new()),
             paused: AtomicBool::new(false),
+            names: None,
         }
+    }
+
+    /// The same gate, naming the targets its cards show through `names`.
+    pub fn with_target_names(mut self, names: Arc<dyn TargetNames>) -> Self {
+        self.names = Some(names);
+        self
+    }
+
+    /// The card's target in words, and the offered constraint's label: by the target's name when it can be
+    /// found, else by its id. The target is the call's own (its first constraining evaluator's proposal), so a
+    /// card that offers no *Always allow* still says what the call touches.
+    async fn target_words(
+        &self,
+        tool: &ToolDef,
+        args: &Value,
+        offered: Option<&super::model::Constraint>,
+    ) -> (Option<String>, Option<String>) {
+        let own = tool
+            .evaluators()
+            .iter()
+            .filter(|evaluator| evaluator.constrains())
+            .find_map(|evaluator| evaluator.propose(args).ok().flatten());
+        let Some(target) = offered.cloned().or(own) else { return (None, None) };
+        let described = evaluator::describe(tool.evaluators(), &target);
+        let name = match (&self.names, NAMED_KINDS.contains(&target.kind.as_str())) {
+            (Some(names), true) => names.name(&target.value).await,
+            _ => None,
+        };
+        let offered_label = offered.map(|_| match &name {
+            Some(name) => format!("{described}: “{name}”"),
+            None => described.clone(),
+        });
+        let target_words = match name {
+            Some(name) => format!("“{name}” ({} {})", target.kind, target.value),
+            None => described.trim_start_matches("only ").to_owned(),
+        };
+        (Some(target_words), offered_label)
     }
 
     /// The pending cards and their answers.
@@ -281,14 +329,8 @@ impl Approvals {
         retry: bool,
     ) -> Permit {
         let name = tool.meta.name;
-        let proposed: Vec<_> = constraint
-            .into_iter()
-            .map(|constraint| {
-                let label = evaluator::describe(tool.evaluators(), &constraint);
-                (constraint, label)
-            })
-            .collect();
-        let target = proposed.first().map(|(_, label)| label.clone());
+        let (target, label) = self.target_words(tool, args, constraint.as_ref()).await;
+        let proposed: Vec<_> = constraint.into_iter().zip(label).collect();
         let offer = card::offer(grantable, meta.caller.agent.as_deref(), self.policy.max_days(), proposed);
         let timeout = self.policy.approval_timeout();
         let now = Utc::now();
