@@ -161,25 +161,7 @@ pub fn quit<R: Runtime>(app: &AppHandle<R>) {
 /// are denied and the control socket removed rather than left behind.
 pub fn quit_on_signal<R: Runtime>(app: AppHandle<R>) {
     tauri::async_runtime::spawn(async move {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            match signal(SignalKind::terminate()) {
-                Ok(mut terminate) => {
-                    tokio::select! {
-                        _ = tokio::signal::ctrl_c() => {}
-                        _ = terminate.recv() => {}
-                    }
-                }
-                Err(_) => {
-                    let _ = tokio::signal::ctrl_c().await;
-                }
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = tokio::signal::ctrl_c().await;
-        }
+        gatehouse_core::host::stop_signal().await;
         tracing::info!("stopping: asked to by a signal");
         quit(&app);
     });

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use gatehouse_core::config::Config;
-use gatehouse_core::host::{Host, HostOptions};
+use gatehouse_core::host::{Host, HostOptions, stop_signal};
 use gatehouse_core::mcp;
 use gatehouse_core::mcp::backend::Backend;
 use std::sync::Arc;
@@ -196,27 +196,4 @@ async fn serve(args: ServeArgs) -> Result<()> {
     };
     host.shutdown().await;
     served
-}
-
-/// Ctrl-C, or (on Unix) the SIGTERM a service manager or an assistant sends to stop the server.
-async fn stop_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = terminate.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }

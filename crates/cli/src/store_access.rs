@@ -87,23 +87,9 @@ impl Access {
         let mut result = RevokeResult { changed: false, grant: None };
         match &mut self.reach {
             Reach::Servers { first, others } => {
-                let mut failed = None;
-                let mut told = 0;
-                for server in std::iter::once(first).chain(others.iter_mut()) {
-                    match server.revoke(id).await {
-                        Ok(revoked) => {
-                            told += 1;
-                            result.changed |= revoked.changed;
-                            result.grant = revoked.grant.or(result.grant.take());
-                        }
-                        Err(error) => {
-                            tracing::warn!("{error}");
-                            failed.get_or_insert(error);
-                        }
-                    }
-                }
-                if let (0, Some(error)) = (told, failed) {
-                    return Err(error.into());
+                for revoked in each_server(first, others, async |server: &mut Client| server.revoke(id).await).await? {
+                    result.changed |= revoked.changed;
+                    result.grant = revoked.grant.or(result.grant.take());
                 }
             }
             Reach::Direct(store) => {
@@ -147,23 +133,10 @@ impl Access {
         let mut result = NeverRemoveResult { changed: false, rule: None };
         match &mut self.reach {
             Reach::Servers { first, others } => {
-                let mut failed = None;
-                let mut told = 0;
-                for server in std::iter::once(first).chain(others.iter_mut()) {
-                    match server.never_remove(id).await {
-                        Ok(removed) => {
-                            told += 1;
-                            result.changed |= removed.changed;
-                            result.rule = removed.rule.or(result.rule.take());
-                        }
-                        Err(error) => {
-                            tracing::warn!("{error}");
-                            failed.get_or_insert(error);
-                        }
-                    }
-                }
-                if let (0, Some(error)) = (told, failed) {
-                    return Err(error.into());
+                let removals = each_server(first, others, async |server: &mut Client| server.never_remove(id).await);
+                for removed in removals.await? {
+                    result.changed |= removed.changed;
+                    result.rule = removed.rule.or(result.rule.take());
                 }
             }
             Reach::Direct(store) => {
@@ -241,23 +214,10 @@ impl Access {
         let mut result = AssistantRevokeResult { changed: false, assistant: None };
         match &mut self.reach {
             Reach::Servers { first, others } => {
-                let mut failed = None;
-                let mut told = 0;
-                for server in std::iter::once(first).chain(others.iter_mut()) {
-                    match server.assistant_revoke(id).await {
-                        Ok(revoked) => {
-                            told += 1;
-                            result.changed |= revoked.changed;
-                            result.assistant = revoked.assistant.or(result.assistant.take());
-                        }
-                        Err(error) => {
-                            tracing::warn!("{error}");
-                            failed.get_or_insert(error);
-                        }
-                    }
-                }
-                if let (0, Some(error)) = (told, failed) {
-                    return Err(error.into());
+                let revokes = each_server(first, others, async |server: &mut Client| server.assistant_revoke(id).await);
+                for revoked in revokes.await? {
+                    result.changed |= revoked.changed;
+                    result.assistant = revoked.assistant.or(result.assistant.take());
                 }
             }
             Reach::Direct(store) => {
@@ -354,4 +314,28 @@ async fn http_urls(servers: &mut [Client]) -> Vec<String> {
 /// A path as the file it names, whichever way it was spelt.
 fn same_file(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+}
+
+/// Asks every running server using the database (`first` and `others`) and returns their answers. A server that
+/// can't be told is logged — its periodic check of the database catches up within seconds — and only when none
+/// could be told is that an error.
+async fn each_server<T>(
+    first: &mut Client,
+    others: &mut [Client],
+    mut ask: impl AsyncFnMut(&mut Client) -> Result<T, ControlError>,
+) -> Result<Vec<T>> {
+    let (mut answers, mut failed) = (Vec::new(), None);
+    for server in std::iter::once(first).chain(others.iter_mut()) {
+        match ask(server).await {
+            Ok(answer) => answers.push(answer),
+            Err(error) => {
+                tracing::warn!("{error}");
+                failed.get_or_insert(error);
+            }
+        }
+    }
+    match (answers.is_empty(), failed) {
+        (true, Some(error)) => Err(error.into()),
+        _ => Ok(answers),
+    }
 }

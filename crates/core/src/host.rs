@@ -164,6 +164,30 @@ impl Host {
     }
 }
 
+/// Resolves on Ctrl-C, or (on Unix) the SIGTERM a service manager, a session manager or an assistant sends to
+/// stop the host: every shell stops the same way on it.
+pub async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
 /// The administrator's policy, or the default when there is none. A bad file is an error naming the line.
 fn load_policy() -> Result<Policy, PolicyError> {
     let tools: Vec<&str> = crate::tools::all_tools().iter().map(|tool| tool.meta.name).collect();
