@@ -55,8 +55,8 @@ async fn list(access: &mut Access) -> Result<()> {
         println!();
         println!("Grant {}", grant.id);
         println!("  Tool:       {}", grant.tool);
-        println!("  Scope:      {}", scope_words(grant));
-        println!("  Limit:      {}", limit_words(grant));
+        println!("  Scope:      {}", scope_words(grant.agent.as_deref()));
+        println!("  Limit:      {}", limit_words(&grant.tool, grant.constraint.as_ref()));
         println!("  Owner:      {}", owner_words(&grant.owner));
         println!("  Created:    {}", time(grant.created));
         println!(
@@ -77,7 +77,8 @@ async fn revoke(access: &mut Access, id: &str) -> Result<()> {
     let Some(grant) = result.grant else {
         bail!("There is no grant {id}. Run `gatehouse grants` to see them.");
     };
-    let what = format!("{} for {}, {}", grant.tool, scope_words(&grant), limit_words(&grant));
+    let scope = scope_words(grant.agent.as_deref());
+    let what = format!("{} for {scope}, {}", grant.tool, limit_words(&grant.tool, grant.constraint.as_ref()));
     match (result.changed, grant.revoked) {
         (true, _) => println!("Revoked grant {id} ({what}). The calls it covered will ask again."),
         (false, Some(at)) => println!("Grant {id} ({what}) was already revoked at {}.", time(at)),
@@ -88,36 +89,68 @@ async fn revoke(access: &mut Access, id: &str) -> Result<()> {
 
 /// The grant id `given` names: itself, or the one grant whose id starts with it (8 characters at least).
 async fn full_id(access: &mut Access, given: &str) -> Result<String> {
+    let grants = access.grants().await?;
+    resolve_id(given, grants.iter().map(|grant| grant.id.as_str()), &GRANT_IDS)
+}
+
+/// How a command's messages speak of the records it picks by id.
+pub(crate) struct IdWords {
+    /// What to say when no id was given.
+    pub ask: &'static str,
+    /// One record in the "too short" message, several in the "ambiguous" one.
+    pub one: &'static str,
+    pub many: &'static str,
+    /// One record in the "no such" message.
+    pub named: &'static str,
+    /// The command that lists them.
+    pub list: &'static str,
+}
+
+const GRANT_IDS: IdWords = IdWords {
+    ask: "Say which grant to revoke: `gatehouse grants revoke ID` with an id `gatehouse grants` shows.",
+    one: "grant",
+    many: "grants",
+    named: "grant",
+    list: "gatehouse grants",
+};
+
+/// The id `given` names among `ids`: itself, or the one id that starts with it (8 characters at least, so a
+/// short prefix can't pick a record by accident).
+pub(crate) fn resolve_id<'a>(
+    given: &str,
+    ids: impl Iterator<Item = &'a str> + Clone,
+    words: &IdWords,
+) -> Result<String> {
     let given = given.trim();
     if given.is_empty() {
-        bail!("Say which grant to revoke: `gatehouse grants revoke ID` with an id `gatehouse grants` shows.");
+        bail!("{}", words.ask);
     }
-    let grants = access.grants().await?;
-    if grants.iter().any(|grant| grant.id == given) {
+    if ids.clone().any(|id| id == given) {
         return Ok(given.to_owned());
     }
-    let matching: Vec<&Grant> = grants.iter().filter(|grant| grant.id.starts_with(given)).collect();
+    let matching: Vec<&str> = ids.filter(|id| id.starts_with(given)).collect();
     match matching.as_slice() {
-        [only] if given.len() >= 8 => Ok(only.id.clone()),
-        [_] => bail!("{given:?} is too short to name a grant safely: give at least its first 8 characters."),
-        [] => bail!("There is no grant {given}. Run `gatehouse grants` to see them."),
+        [only] if given.len() >= 8 => Ok((*only).to_owned()),
+        [_] => bail!("{given:?} is too short to name a {} safely: give at least its first 8 characters.", words.one),
+        [] => bail!("There is no {} {given}. Run `{}` to see them.", words.named, words.list),
         several => {
-            let ids: Vec<&str> = several.iter().map(|grant| grant.id.as_str()).collect();
-            bail!("{given:?} starts the ids of several grants ({}): give more of it.", ids.join(", "))
+            bail!("{given:?} starts the ids of several {} ({}): give more of it.", words.many, several.join(", "))
         }
     }
 }
 
-fn scope_words(grant: &Grant) -> String {
-    match &grant.agent {
+/// Which assistants a grant or a never-allow rule is for, in words.
+pub(crate) fn scope_words(agent: Option<&str>) -> String {
+    match agent {
         Some(agent) => format!("only the assistant “{agent}”"),
         None => "any assistant".to_owned(),
     }
 }
 
-fn limit_words(grant: &Grant) -> String {
-    match &grant.constraint {
-        Some(constraint) => constraint_words(&grant.tool, constraint),
+/// Which calls of `tool` a grant or rule covers, in words.
+pub(crate) fn limit_words(tool: &str, constraint: Option<&Constraint>) -> String {
+    match constraint {
+        Some(constraint) => constraint_words(tool, constraint),
         None => "any arguments".to_owned(),
     }
 }

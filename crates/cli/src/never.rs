@@ -8,7 +8,7 @@ use clap::Subcommand;
 use gatehouse_core::approval::store::NeverAllow;
 use gatehouse_core::control::protocol::MAX_NEVER_DAYS;
 
-use crate::grants::{constraint_words, time};
+use crate::grants::{IdWords, limit_words, resolve_id, scope_words, time};
 use crate::store_access::Access;
 use crate::user_auth::plain_errors;
 
@@ -78,8 +78,8 @@ async fn list(access: &mut Access) -> Result<()> {
         println!();
         println!("Rule {}", rule.id);
         println!("  Tool:       {}", rule.tool);
-        println!("  Scope:      {}", scope_words(rule));
-        println!("  Limit:      {}", limit_words(rule));
+        println!("  Scope:      {}", scope_words(rule.agent.as_deref()));
+        println!("  Limit:      {}", limit_words(&rule.tool, rule.constraint.as_ref()));
         println!("  Account:    {}", rule.owner_account);
         println!("  Until:      {}", time(rule.expires));
         println!("  State:      {}", state(rule, now));
@@ -94,7 +94,7 @@ async fn add(access: &mut Access, tool: &str, days: u32, agent: Option<&str>) ->
     println!(
         "Never allowed: {} from {} is refused without asking until {} (a rule of {}).",
         rule.tool,
-        scope_words(&rule),
+        scope_words(rule.agent.as_deref()),
         time(rule.expires),
         rule.owner_account
     );
@@ -111,7 +111,7 @@ async fn remove(access: &mut Access, id: &str) -> Result<()> {
     let Some(rule) = result.rule else {
         bail!("There is no never-allow rule {id}. Run `gatehouse never` to see them.");
     };
-    let what = format!("{} from {}", rule.tool, scope_words(&rule));
+    let what = format!("{} from {}", rule.tool, scope_words(rule.agent.as_deref()));
     match (result.changed, rule.removed) {
         (true, _) => println!("Removed never-allow rule {id} ({what}). Its calls are asked about again."),
         (false, Some(at)) => println!("Never-allow rule {id} ({what}) was already removed at {}.", time(at)),
@@ -122,39 +122,17 @@ async fn remove(access: &mut Access, id: &str) -> Result<()> {
 
 /// The rule id `given` names: itself, or the one rule whose id starts with it (8 characters at least).
 async fn full_id(access: &mut Access, given: &str) -> Result<String> {
-    let given = given.trim();
-    if given.is_empty() {
-        bail!("Say which rule to remove: `gatehouse never remove ID` with an id `gatehouse never` shows.");
-    }
     let rules = access.never_allows().await?;
-    if rules.iter().any(|rule| rule.id == given) {
-        return Ok(given.to_owned());
-    }
-    let matching: Vec<&NeverAllow> = rules.iter().filter(|rule| rule.id.starts_with(given)).collect();
-    match matching.as_slice() {
-        [only] if given.len() >= 8 => Ok(only.id.clone()),
-        [_] => bail!("{given:?} is too short to name a rule safely: give at least its first 8 characters."),
-        [] => bail!("There is no never-allow rule {given}. Run `gatehouse never` to see them."),
-        several => {
-            let ids: Vec<&str> = several.iter().map(|rule| rule.id.as_str()).collect();
-            bail!("{given:?} starts the ids of several rules ({}): give more of it.", ids.join(", "))
-        }
-    }
+    resolve_id(given, rules.iter().map(|rule| rule.id.as_str()), &RULE_IDS)
 }
 
-fn scope_words(rule: &NeverAllow) -> String {
-    match &rule.agent {
-        Some(agent) => format!("only the assistant “{agent}”"),
-        None => "any assistant".to_owned(),
-    }
-}
-
-fn limit_words(rule: &NeverAllow) -> String {
-    match &rule.constraint {
-        Some(constraint) => constraint_words(&rule.tool, constraint),
-        None => "any arguments".to_owned(),
-    }
-}
+const RULE_IDS: IdWords = IdWords {
+    ask: "Say which rule to remove: `gatehouse never remove ID` with an id `gatehouse never` shows.",
+    one: "rule",
+    many: "rules",
+    named: "never-allow rule",
+    list: "gatehouse never",
+};
 
 fn state(rule: &NeverAllow, now: DateTime<Utc>) -> String {
     match rule.removed {
