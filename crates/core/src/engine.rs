@@ -157,11 +157,14 @@ impl Engine {
         let arguments = Value::Object(arguments.unwrap_or_default());
         let started = std::time::Instant::now();
         let account = self.auth.current().account;
+        // What the audit log keeps of the call is taken now, so the arguments themselves can go to the tool
+        // without a copy.
+        let (audit_target, audit_arguments) = (redact::target(tool, &arguments), redact::for_audit(&arguments));
         // Arguments the tool would refuse fail at once: nobody is asked to approve a call that cannot run.
         let (reply, verdict, source, outcome) = match tool.check_arguments(&arguments) {
             Ok(()) => {
                 let permit = self.approvals.permit(tool, &arguments, meta, account.as_deref()).await;
-                self.carry_out(tool, arguments.clone(), permit).await
+                self.carry_out(tool, arguments, permit).await
             }
             Err(error) => {
                 let text = error.to_string();
@@ -176,8 +179,8 @@ impl Engine {
                 time: chrono::Utc::now(),
                 agent: meta.caller.agent.clone(),
                 tool: name.to_owned(),
-                target: redact::target(tool, &arguments),
-                arguments: redact::for_audit(&arguments),
+                target: audit_target,
+                arguments: audit_arguments,
                 verdict,
                 source,
                 outcome,
