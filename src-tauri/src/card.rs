@@ -56,13 +56,16 @@ pub fn watch<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals>) {
     });
 }
 
-/// Shows the card when something waits (the tray's *Approvals waiting*, a second launch of the app).
-pub fn show_if_pending<R: Runtime>(app: &AppHandle<R>) {
-    let Some(cards) = app.try_state::<Cards>() else { return };
+/// Shows the card when something waits (the tray's *Approvals waiting*, a second launch of the app); says
+/// whether it did.
+pub fn show_if_pending<R: Runtime>(app: &AppHandle<R>) -> bool {
+    let Some(cards) = app.try_state::<Cards>() else { return false };
     let pending = cards.pending();
-    if !pending.is_empty() {
-        show(app, &pending);
+    if pending.is_empty() {
+        return false;
     }
+    show(app, &pending);
+    true
 }
 
 /// Makes the card visible with `pending` in it, creating the window the first time.

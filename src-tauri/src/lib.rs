@@ -8,10 +8,12 @@
 //! - [`startup`]: which core to start (an account, or the sandbox) and its HTTP server;
 //! - [`commands`]: what the card window may ask and answer;
 //! - [`card`]: the card window: when it appears, where, and what it is told;
+//! - [`settings`]: the settings window, a module per page;
 //! - [`tray`]: the tray menu.
 
 pub mod card;
 pub mod commands;
+pub mod settings;
 pub mod startup;
 pub mod tray;
 
@@ -22,7 +24,11 @@ pub use commands::Cards;
 /// The app's commands, registered on `builder`. Shared by the app and its tests, so both exercise the same
 /// handler and capabilities.
 pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
-    builder.invoke_handler(tauri::generate_handler![commands::card_pending, commands::card_answer])
+    builder.invoke_handler(tauri::generate_handler![
+        commands::card_pending,
+        commands::card_answer,
+        settings::settings_overview,
+    ])
 }
 
 /// The app's configuration, assets and capabilities as built (tauri.conf.json, ui/, capabilities/).
@@ -33,9 +39,11 @@ pub fn context<R: Runtime>() -> tauri::Context<R> {
 /// Runs the desktop app until the person quits it.
 pub fn run(options: startup::Options) -> anyhow::Result<()> {
     let builder = tauri::Builder::default().plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
-        // A second launch shows what is waiting instead of starting another core.
-        tracing::info!("Gatehouse is already running; showing what is waiting");
-        card::show_if_pending(app);
+        // A second launch shows what is waiting, or the Gatehouse window, instead of starting another core.
+        tracing::info!("Gatehouse is already running; showing it");
+        if !card::show_if_pending(app) {
+            settings::open(app, "account");
+        }
     }));
     let app = with_commands(builder)
         .setup(move |app| {
@@ -43,6 +51,12 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
             let approvals = started.host.engine().approvals().clone();
             app.manage(Cards::new(approvals.clone()));
             tray::create(app.handle(), &started.mode)?;
+            app.manage(settings::Core {
+                engine: started.host.engine().clone(),
+                config: started.host.config().clone(),
+                mode: started.mode.clone(),
+                http: started.http,
+            });
             app.manage(startup::Hosted::new(started.host));
             card::watch(app.handle().clone(), approvals);
             startup::quit_on_signal(app.handle().clone());

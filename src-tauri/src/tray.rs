@@ -1,5 +1,5 @@
-//! The tray icon and its menu: whose files the assistants work in, how many approvals wait, pausing every
-//! assistant, and quitting. On Linux a tray reports no clicks, only its menu, so everything is in the menu.
+//! The tray icon and its menu: whose files the assistants work in, how many approvals wait, the Gatehouse
+//! window, pausing every assistant, and quitting. On Linux a tray reports no clicks, only its menu, so everything is in the menu.
 
 use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuEvent, MenuItem, PredefinedMenuItem};
@@ -13,6 +13,7 @@ use crate::startup::Mode;
 const ICON: Image<'_> = tauri::include_image!("../icons/tray.png");
 
 const WAITING: &str = "waiting";
+const OPEN: &str = "open";
 const PAUSE: &str = "pause";
 const QUIT: &str = "quit";
 
@@ -26,6 +27,7 @@ struct Items<R: Runtime> {
 pub fn create<R: Runtime>(app: &AppHandle<R>, mode: &Mode) -> tauri::Result<()> {
     let account = MenuItem::with_id(app, "account", mode.label(), false, None::<&str>)?;
     let waiting = MenuItem::with_id(app, WAITING, waiting_label(0), false, None::<&str>)?;
+    let open = MenuItem::with_id(app, OPEN, "Open Gatehouse", true, None::<&str>)?;
     let pause = CheckMenuItem::with_id(app, PAUSE, "Pause all assistants", true, false, None::<&str>)?;
     let quit = MenuItem::with_id(app, QUIT, "Quit", true, None::<&str>)?;
     let menu = Menu::with_items(
@@ -34,6 +36,7 @@ pub fn create<R: Runtime>(app: &AppHandle<R>, mode: &Mode) -> tauri::Result<()> 
             &account,
             &PredefinedMenuItem::separator(app)?,
             &waiting,
+            &open,
             &pause,
             &PredefinedMenuItem::separator(app)?,
             &quit,
@@ -65,7 +68,10 @@ fn waiting_label(count: usize) -> String {
 
 fn on_menu<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
     match event.id().as_ref() {
-        WAITING => crate::card::show_if_pending(app),
+        WAITING => {
+            crate::card::show_if_pending(app);
+        }
+        OPEN => crate::settings::open(app, "account"),
         PAUSE => {
             let (Some(items), Some(cards)) = (app.try_state::<Items<R>>(), app.try_state::<Cards>()) else { return };
             // The menu ticks the item itself; the core follows what it shows.
