@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing Gatehouse needs and is missing: Debian/Ubuntu packages, a Rust
-# toolchain if there is none, and (with --validators) the pinned npm MCP validators under target/tools.
+# toolchain if there is none, and (with --validators, for the tests) the pinned npm MCP validators under
+# target/tools and what the desktop app's end-to-end test needs (WebKitWebDriver, Xvfb, tauri-driver).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,8 +22,13 @@ packages=(build-essential pkg-config curl ca-certificates)
 packages+=(gnome-keyring libsecret-tools dbus-x11)
 # The desktop app (src-tauri, Tauri 2): WebKitGTK for its windows, the tray (app indicator), SVG icons.
 packages+=(libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev)
+# The desktop app's notification test talks to a real notification server: python3-dbusmock's, on a private bus.
+packages+=(python3-dbusmock)
 # Node may come from elsewhere (NodeSource bundles npm): only ask Debian for it when it is missing.
 if $want_validators && ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
+# The desktop app's end-to-end test (tests/e2e/desktop.rs) drives it in real WebKit: WebKitWebDriver, on a
+# virtual X display.
+if $want_validators; then packages+=(webkit2gtk-driver xvfb); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -45,6 +51,13 @@ if ! command -v cargo >/dev/null; then
     curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal >&2
     export PATH="$HOME/.cargo/bin:$PATH"
   fi
+fi
+
+# tauri-driver (pinned) sits between the desktop test's WebDriver client and WebKitWebDriver; cargo builds it
+# once into ~/.cargo/bin.
+if $want_validators && ! command -v tauri-driver >/dev/null && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/tauri-driver" ]; then
+  echo "Installing tauri-driver (for the desktop app's end-to-end test)…" >&2
+  cargo install tauri-driver --version 2.1.0 --locked --quiet >&2
 fi
 
 if $want_validators; then

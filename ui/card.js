@@ -20,10 +20,27 @@
     return card.agent ? "“" + card.agent + "”" : "An assistant";
   }
 
+  // JSON, one level per line, but anything whose one-line form is short stays on one line: `"data": [["x"]]`
+  // reads better than five lines of brackets.
+  function compactJson(value, indent) {
+    const one = JSON.stringify(value);
+    if (one === undefined || value === null || typeof value !== "object" || one.length <= 60) return one;
+    // A row of plain values stays one (wrapped) line, however long.
+    if (Array.isArray(value) && value.every((item) => item === null || typeof item !== "object")) return one;
+    const inner = indent + "  ";
+    const items = Array.isArray(value)
+      ? value.map((item) => inner + (compactJson(item, inner) ?? "null"))
+      : Object.keys(value)
+          .filter((key) => value[key] !== undefined)
+          .map((key) => inner + JSON.stringify(key) + ": " + compactJson(value[key], inner));
+    const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
+    return items.length ? open + "\n" + items.join(",\n") + "\n" + indent + close : one;
+  }
+
   function preview(args) {
     let text;
     try {
-      text = JSON.stringify(args, null, 2);
+      text = compactJson(args, "");
     } catch (_) {
       text = String(args);
     }
@@ -36,6 +53,27 @@
     if (!(left > 0)) return "Time is up: it will not run.";
     const when = left < 60 ? left + " s" : Math.floor(left / 60) + " min " + (left % 60) + " s";
     return "Answer within " + when + ", or it will not run.";
+  }
+
+  // The core names a target as `“Budget 2026” (spreadsheet 1AbC…)`: the name reads first, the id (there to
+  // check against) goes on a quieter line of its own. Any other wording is shown as it came.
+  function showTarget(target) {
+    const where = $("target");
+    const named = /^(“[^”]*”) \((.+)\)$/.exec(target || "");
+    if (!named) {
+      where.textContent = target || "Not named";
+      return;
+    }
+    const id = document.createElement("span");
+    id.className = "target-id";
+    id.textContent = named[2];
+    id.title = named[2];
+    where.replaceChildren(document.createTextNode(named[1]), id);
+  }
+
+  // A label as a choice reads it: with a capital letter ("only this spreadsheet …" → "Only this spreadsheet …").
+  function capitalized(text) {
+    return text ? text.charAt(0).toUpperCase() + text.slice(1) : text;
   }
 
   function radio(group, value, text, checked) {
@@ -62,16 +100,17 @@
     offer.durations.forEach((days, i) => {
       durations.append(radio("days", String(days), days === 1 ? "1 day" : days + " days", i === 0));
     });
-    if (offer.constraint) limits.append(radio("limit", "CONSTRAINED", offer.constraint.label, true));
+    if (offer.constraint) limits.append(radio("limit", "CONSTRAINED", capitalized(offer.constraint.label), true));
     limits.append(radio("limit", "ANY", "Any arguments", !offer.constraint));
   }
 
   function showAlways(open) {
     $("always-options").hidden = !open;
     $("always").setAttribute("aria-expanded", String(open));
+    $("card").classList.toggle("choosing", open);
     if (open) {
-      // The whole choice in view (the window is small), the focus on its first, narrowest option.
-      $("always-options").scrollIntoView({ block: "start" });
+      // What is asked stays in view above the choice; the focus goes to its first, narrowest option.
+      window.scrollTo(0, 0);
       const first = $("always-options").querySelector("input:checked");
       if (first) first.focus({ preventScroll: true });
     }
@@ -96,7 +135,7 @@
 
     $("who").textContent = agentName(card) + " wants to";
     $("heading").textContent = card.title;
-    $("target").textContent = card.target || "Not named";
+    showTarget(card.target);
     $("arguments").textContent = preview(card.arguments);
     $("error").textContent = "";
     const offer = card.offer;

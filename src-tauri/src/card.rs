@@ -20,30 +20,34 @@ pub const LABEL: &str = "card";
 /// Sent to the card window with the whole queue (`Vec<PendingCard>`, oldest first) whenever it changes.
 pub const QUEUE_EVENT: &str = "card-queue";
 
-/// The card's size in logical pixels: small, yet roomy enough for a title, a target and three buttons.
+/// The card's size in logical pixels: small, yet roomy enough for a title, a target, a few lines of what the
+/// call sends and three buttons, and for the whole *Always allow* choice without scrolling.
 pub const WIDTH: f64 = 380.0;
-pub const HEIGHT: f64 = 300.0;
+pub const HEIGHT: f64 = 400.0;
 /// The gap between the card and the screen's edges (and the panel).
 pub const MARGIN: f64 = 16.0;
 
 /// Follows the core's pending approvals for as long as the app runs: shows the card when one arrives, tells the
-/// card window about every change, keeps the tray's count, and hides the card when nothing waits.
+/// card window about every change, keeps the tray's count, hides the card when nothing waits, and announces a
+/// card not in view with an OS notification (crate::notify).
 pub fn watch<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals>) {
     // Subscribed before the task starts, so nothing added in between is missed.
     let mut events = approvals.broker().subscribe();
     tauri::async_runtime::spawn(async move {
+        let mut notices = crate::notify::Notices::default();
         loop {
-            let arrived = match events.recv().await {
-                Ok(BrokerEvent::Added(_)) => true,
-                Ok(BrokerEvent::Removed(_)) => false,
+            let (arrived, added) = match events.recv().await {
+                Ok(BrokerEvent::Added(card)) => (true, Some(card)),
+                Ok(BrokerEvent::Removed(_)) => (false, None),
                 // Missed some: the queue itself is the truth, so show it as it is.
                 Err(RecvError::Lagged(missed)) => {
                     tracing::debug!(missed, "the card fell behind the approvals; showing the queue as it is now");
-                    true
+                    (true, None)
                 }
                 Err(RecvError::Closed) => break,
             };
             let pending = approvals.broker().pending();
+            notices.retain(&pending);
             crate::tray::set_waiting(&app, pending.len());
             if pending.is_empty() {
                 hide(&app);
@@ -51,6 +55,9 @@ pub fn watch<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals>) {
                 show(&app, &pending);
             } else {
                 tell(&app, &pending);
+            }
+            if let Some(card) = added {
+                notices.announce(&app, &card);
             }
         }
     });
@@ -181,7 +188,7 @@ mod tests {
         let margin = logical_to_physical(MARGIN, scale);
         assert_eq!(
             bottom_right(area(1920, 0, 3840, 2160), size, margin),
-            PhysicalPosition::new(1920 + 3840 - 760 - 32, 2160 - 600 - 32)
+            PhysicalPosition::new(1920 + 3840 - 760 - 32, 2160 - 800 - 32)
         );
         // A panel on the left or at the top moves the area, not the corner.
         assert_eq!(bottom_right(area(64, 40, 1856, 1040), (380, 300), 16), PhysicalPosition::new(1524, 764));

@@ -6,13 +6,19 @@
 //! call (capabilities/card.json).
 //!
 //! - [`startup`]: which core to start (an account, or the sandbox) and its HTTP server;
+//! - [`headless`]: the same core without windows, where there is no display;
 //! - [`commands`]: what the card window may ask and answer;
 //! - [`card`]: the card window: when it appears, where, and what it is told;
+//! - [`notify`]: the OS notification announcing a card not in view;
 //! - [`settings`]: the settings window, a module per page;
+//! - [`autostart`]: *Start at login* (the XDG autostart entry on Linux);
 //! - [`tray`]: the tray menu.
 
+pub mod autostart;
 pub mod card;
 pub mod commands;
+pub mod headless;
+pub mod notify;
 pub mod settings;
 pub mod startup;
 pub mod tray;
@@ -28,6 +34,31 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         commands::card_pending,
         commands::card_answer,
         settings::settings_overview,
+        settings::account::account_status,
+        settings::account::account_sign_in_start,
+        settings::account::account_sign_in_finish,
+        settings::account::account_sign_in_cancel,
+        settings::account::account_use,
+        settings::account::account_sign_out,
+        settings::account::account_restart,
+        settings::advanced::advanced_settings,
+        settings::advanced::advanced_set,
+        settings::advanced::advanced_reset,
+        settings::advanced::advanced_start_at_login,
+        settings::advanced::advanced_restart,
+        settings::permissions::permissions_list,
+        settings::permissions::permissions_revoke,
+        settings::permissions::permissions_never_add,
+        settings::permissions::permissions_never_remove,
+        settings::activity::activity_list,
+        settings::activity::activity_verify,
+        settings::activity::activity_revoke_grant,
+        settings::assistants::assistants_list,
+        settings::assistants::assistants_connect,
+        settings::assistants::assistants_disconnect,
+        settings::assistants::assistants_tokens,
+        settings::assistants::assistants_create_token,
+        settings::assistants::assistants_revoke_token,
     ])
 }
 
@@ -51,6 +82,7 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
             let approvals = started.host.engine().approvals().clone();
             app.manage(Cards::new(approvals.clone()));
             tray::create(app.handle(), &started.mode)?;
+            app.manage(settings::assistants::Connector::from_process());
             app.manage(settings::Core {
                 engine: started.host.engine().clone(),
                 config: started.host.config().clone(),

@@ -5,6 +5,7 @@
 
 use std::process::ExitCode;
 
+use gatehouse_desktop::headless;
 use gatehouse_desktop::startup::Options;
 
 fn main() -> ExitCode {
@@ -20,21 +21,16 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if cfg!(target_os = "linux") && !has_display() {
-        tracing::error!(
-            "There is no graphical display here (neither DISPLAY nor WAYLAND_DISPLAY is set), so the desktop app cannot start. Run `gatehouse serve --http 127.0.0.1:8765` instead, or start it from a desktop session."
-        );
-        return ExitCode::from(1);
-    }
-    match gatehouse_desktop::run(options) {
+    // No display (a server, an SSH session): the same core, without tray and windows.
+    let run = match headless::has_display(|name| std::env::var(name).ok()) {
+        true => gatehouse_desktop::run,
+        false => headless::run,
+    };
+    match run(options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!("Gatehouse could not start: {error:#}");
             ExitCode::from(1)
         }
     }
-}
-
-fn has_display() -> bool {
-    ["DISPLAY", "WAYLAND_DISPLAY"].iter().any(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()))
 }

@@ -11,6 +11,7 @@ use std::sync::Mutex;
 use gatehouse_core::auth::identity::AuthMethod;
 use gatehouse_core::config::Config;
 use gatehouse_core::host::{Host, HostOptions};
+use gatehouse_core::settings::PersonSettings;
 use tauri::{AppHandle, Manager, Runtime};
 
 /// Where MCP over HTTP is served unless `GATEHOUSE_HTTP_ADDR` says otherwise.
@@ -98,8 +99,12 @@ pub struct Started {
 
 /// Starts the core as `options` ask (see the module documentation).
 pub async fn start(options: &Options) -> anyhow::Result<Started> {
-    let mut host = Host::start(HostOptions { config: Config::from_env()?, sandbox: options.sandbox }).await?;
-    let mut mode = match options.sandbox {
+    let config = Config::from_env()?;
+    // The person can ask for the sandbox in the settings window (Advanced); `--sandbox` and GATEHOUSE_SANDBOX win.
+    let sandbox = options.sandbox
+        || PersonSettings::load_for_home(&config.home).await.starts_in_sandbox(|name| std::env::var(name).ok());
+    let mut host = Host::start(HostOptions { config, sandbox }).await?;
+    let mut mode = match sandbox {
         true => Mode::Sandbox { because_signed_out: false },
         false => {
             let auth = host.engine().auth().current();

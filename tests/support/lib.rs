@@ -1,6 +1,8 @@
 //! Shared pieces of the end-to-end tests: finding the real `gatehouse` binary, giving each test its own
 //! `GATEHOUSE_HOME`, and connecting real MCP clients to it.
 
+pub mod desktop;
+
 use std::path::PathBuf;
 use std::process::Stdio;
 

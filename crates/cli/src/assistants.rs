@@ -6,6 +6,7 @@
 use anyhow::{Result, bail};
 use clap::Subcommand;
 use gatehouse_core::approval::store::Assistant;
+use gatehouse_core::connect::{http_snippet, url_with_token};
 
 use crate::grants::time;
 use crate::store_access::Access;
@@ -106,27 +107,13 @@ async fn add(access: &mut Access, name: &str, interactive: bool) -> Result<()> {
     };
     println!();
     println!("For a client configured with JSON (paste into its MCP settings):");
-    println!("{}", snippet(&url, token));
+    print!("{}", http_snippet(&url, token));
     println!();
     println!("For a client that takes only a URL:");
-    println!("  {url}?access_token={token}");
+    println!("  {}", url_with_token(&url, token));
     println!();
     println!("End its token with `gatehouse assistants revoke {}`.", assistant.name);
     Ok(())
-}
-
-/// The JSON most MCP clients (Claude Code, Cursor, VS Code and others) take for a server reached over HTTP.
-fn snippet(url: &str, token: &str) -> String {
-    let value = serde_json::json!({
-        "mcpServers": {
-            "gatehouse": {
-                "type": "http",
-                "url": url,
-                "headers": { "Authorization": format!("Bearer {token}") }
-            }
-        }
-    });
-    serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string())
 }
 
 async fn revoke(access: &mut Access, given: &str) -> Result<()> {

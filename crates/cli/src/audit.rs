@@ -3,15 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
-use clap::Subcommand;
-use gatehouse_core::approval::model::{AuditEntry, CallOutcome, Verdict};
-use gatehouse_core::approval::store::{AuditQuery, AuditRecord};
-use tokio::io::AsyncWriteExt;
-
-use crate::grants::time;
 use crate::store_access::Access;
 use crate::user_auth::plain_errors;
+use anyhow::{Context, Result, bail};
+use clap::Subcommand;
+use gatehouse_core::approval::model::{AuditEntry, CallOutcome};
+use gatehouse_core::approval::store::{AuditQuery, AuditRecord};
+use gatehouse_core::approval::words::{one_line, outcome_words, time, verdict_words};
+use tokio::io::AsyncWriteExt;
 
 #[derive(clap::Args)]
 pub struct AuditArgs {
@@ -85,21 +84,16 @@ async fn list(access: &mut Access, query: &AuditQuery) -> Result<()> {
 
 fn row(record: &AuditRecord) -> [String; 8] {
     let AuditEntry { time: at, agent, tool, target, verdict, source, outcome, duration_ms, .. } = &record.entry;
-    let verdict = match verdict {
-        Verdict::Allowed => "allowed",
-        Verdict::Denied => "denied",
-    };
     let outcome = match outcome {
-        CallOutcome::Ok => "ok".to_owned(),
-        CallOutcome::Refused => "refused".to_owned(),
-        CallOutcome::Error(message) => format!("error: {}", cut(message, 60)),
+        CallOutcome::Error(message) => format!("error: {}", one_line(message, 60)),
+        outcome => outcome_words(outcome),
     };
     [
         time(*at),
         agent.clone().unwrap_or_else(|| "(unnamed)".to_owned()),
         tool.clone(),
-        target.as_deref().map(|target| cut(target, 64)).unwrap_or_else(|| "-".to_owned()),
-        verdict.to_owned(),
+        target.as_deref().map(|target| one_line(target, 64)).unwrap_or_else(|| "-".to_owned()),
+        verdict_words(*verdict).to_owned(),
         source.to_string(),
         outcome,
         format!("{duration_ms} ms"),
@@ -112,15 +106,6 @@ fn filter_words(query: &AuditQuery) -> String {
         (Some(tool), None) => format!(" of {tool}"),
         (None, Some(agent)) => format!(" from {agent}"),
         (Some(tool), Some(agent)) => format!(" of {tool} from {agent}"),
-    }
-}
-
-/// `text` on one line, cut to `max` characters.
-fn cut(text: &str, max: usize) -> String {
-    let line = text.replace(['\n', '\r'], " ");
-    match line.char_indices().nth(max) {
-        Some((end, _)) => format!("{}…", &line[..end]),
-        None => line,
     }
 }
 

@@ -116,7 +116,7 @@ fn list() -> Result<()> {
         let installed = if status.installed { "installed" } else { "not installed" };
         let connected = match &status.connection {
             Connection::NotConnected => "not connected".to_owned(),
-            Connection::Connected { this_binary: true, args, .. } if args.iter().any(|arg| arg == "--sandbox") => {
+            connection @ Connection::Connected { this_binary: true, .. } if connection.runs_sandbox() => {
                 "connected (sandbox)".to_owned()
             }
             Connection::Connected { this_binary: true, .. } => "connected".to_owned(),

@@ -2,10 +2,10 @@
 //! A revoke reaches every running server at once; with none running, the database directly.
 
 use anyhow::{Result, bail};
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use clap::Subcommand;
-use gatehouse_core::approval::evaluator;
-use gatehouse_core::approval::model::{Constraint, Grant, Owner};
+use gatehouse_core::approval::words::{GrantState, expiry_words, owner_words, uses_words};
+pub(crate) use gatehouse_core::approval::words::{limit_words, scope_words, time};
 
 use crate::store_access::Access;
 use crate::user_auth::plain_errors;
@@ -49,7 +49,7 @@ async fn list(access: &mut Access) -> Result<()> {
         return Ok(());
     }
     let now = Utc::now();
-    let active = grants.iter().filter(|grant| state(grant, now) == "active").count();
+    let active = grants.iter().filter(|grant| GrantState::of(grant, now).is_active()).count();
     println!("Standing approvals: {} ({active} active).", grants.len());
     for grant in &grants {
         println!();
@@ -59,12 +59,9 @@ async fn list(access: &mut Access) -> Result<()> {
         println!("  Limit:      {}", limit_words(&grant.tool, grant.constraint.as_ref()));
         println!("  Owner:      {}", owner_words(&grant.owner));
         println!("  Created:    {}", time(grant.created));
-        println!(
-            "  Expires:    {}",
-            grant.expires.map(time).unwrap_or_else(|| "never set, so it never applies".into())
-        );
+        println!("  Expires:    {}", expiry_words(grant));
         println!("  Uses:       {}", uses_words(grant));
-        println!("  State:      {}", state(grant, now));
+        println!("  State:      {}", GrantState::of(grant, now));
     }
     println!();
     println!("End one with `gatehouse grants revoke ID`.");
@@ -137,57 +134,4 @@ pub(crate) fn resolve_id<'a>(
             bail!("{given:?} starts the ids of several {} ({}): give more of it.", words.many, several.join(", "))
         }
     }
-}
-
-/// Which assistants a grant or a never-allow rule is for, in words.
-pub(crate) fn scope_words(agent: Option<&str>) -> String {
-    match agent {
-        Some(agent) => format!("only the assistant “{agent}”"),
-        None => "any assistant".to_owned(),
-    }
-}
-
-/// Which calls of `tool` a grant or rule covers, in words.
-pub(crate) fn limit_words(tool: &str, constraint: Option<&Constraint>) -> String {
-    match constraint {
-        Some(constraint) => constraint_words(tool, constraint),
-        None => "any arguments".to_owned(),
-    }
-}
-
-/// The constraint as the tool's own evaluator says it.
-pub(crate) fn constraint_words(tool: &str, constraint: &Constraint) -> String {
-    let tools = gatehouse_core::tools::all_tools();
-    match tools.iter().find(|candidate| candidate.meta.name == tool) {
-        Some(tool) => evaluator::describe(tool.evaluators(), constraint),
-        None => format!("only {} {}", constraint.kind, constraint.value),
-    }
-}
-
-fn owner_words(owner: &Owner) -> String {
-    match owner {
-        Owner::User(account) => account.clone(),
-        Owner::Platform => "the administrator's policy".to_owned(),
-    }
-}
-
-fn uses_words(grant: &Grant) -> String {
-    match (grant.use_count, grant.last_used) {
-        (0, _) => "0 (never used)".to_owned(),
-        (count, None) => count.to_string(),
-        (count, Some(last)) => format!("{count}, last {}", time(last)),
-    }
-}
-
-fn state(grant: &Grant, now: DateTime<Utc>) -> String {
-    match (grant.revoked, grant.expires) {
-        (Some(at), _) => format!("revoked {}", time(at)),
-        (None, Some(expires)) if expires <= now => "expired".to_owned(),
-        (None, None) => "never applies (no expiry)".to_owned(),
-        (None, Some(_)) => "active".to_owned(),
-    }
-}
-
-pub fn time(at: DateTime<Utc>) -> String {
-    at.format("%Y-%m-%d %H:%M:%S UTC").to_string()
 }

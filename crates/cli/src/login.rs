@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use gatehouse_core::auth::{ClientConfig, LoginOptions, PendingLogin, login::DEFAULT_TIMEOUT, open_browser};
+use gatehouse_core::auth::{ClientConfig, PendingLogin, login::DEFAULT_TIMEOUT, open_browser};
 use gatehouse_core::tools::enabled_tools;
 use tokio_util::sync::CancellationToken;
 
@@ -30,7 +30,7 @@ async fn login(args: LoginArgs) -> Result<()> {
     let context = SignInContext::from_env()?;
     let client = ClientConfig::from_env()?;
     let tools = enabled_tools(context.config.enabled_tools.as_deref())?;
-    let mut options = LoginOptions::new(client, context.endpoints.clone(), context.http.clone(), &tools);
+    let mut options = context.login_options(client, &tools);
     options.timeout = Duration::from_secs(args.timeout.max(1));
     options.login_hint = args.account;
     let pending = PendingLogin::start(options, &context.store).await?;

@@ -1,7 +1,6 @@
 //! `gatehouse logout`: revokes a Google sign-in at Google and deletes it from the keychain.
 
 use anyhow::Result;
-use gatehouse_core::auth::logout;
 
 use crate::user_auth::{SignInContext, plain_errors};
 
@@ -32,7 +31,7 @@ async fn logout_accounts(args: LogoutArgs) -> Result<()> {
         vec![args.account]
     };
     for account in accounts {
-        let out = logout(&context.store, account.as_deref(), &context.endpoints, &context.http).await?;
+        let out = context.sign_out(account.as_deref()).await?;
         match out.revoke_problem {
             None => eprintln!(
                 "Signed out {}: Google revoked Gatehouse's access and the sign-in was deleted from {}.",

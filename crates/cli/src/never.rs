@@ -3,12 +3,12 @@
 //! adding one needs a server; listing and removing work on the database directly when none runs.
 
 use anyhow::{Result, bail};
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use clap::Subcommand;
-use gatehouse_core::approval::store::NeverAllow;
+use gatehouse_core::approval::words::{RuleState, limit_words, scope_words, time};
 use gatehouse_core::control::protocol::MAX_NEVER_DAYS;
 
-use crate::grants::{IdWords, limit_words, resolve_id, scope_words, time};
+use crate::grants::{IdWords, resolve_id};
 use crate::store_access::Access;
 use crate::user_auth::plain_errors;
 
@@ -72,7 +72,7 @@ async fn list(access: &mut Access) -> Result<()> {
         return Ok(());
     }
     let now = Utc::now();
-    let active = rules.iter().filter(|rule| state(rule, now) == "active").count();
+    let active = rules.iter().filter(|rule| RuleState::of(rule, now).is_active()).count();
     println!("Never-allow rules: {} ({active} active).", rules.len());
     for rule in &rules {
         println!();
@@ -82,7 +82,7 @@ async fn list(access: &mut Access) -> Result<()> {
         println!("  Limit:      {}", limit_words(&rule.tool, rule.constraint.as_ref()));
         println!("  Account:    {}", rule.owner_account);
         println!("  Until:      {}", time(rule.expires));
-        println!("  State:      {}", state(rule, now));
+        println!("  State:      {}", RuleState::of(rule, now));
     }
     println!();
     println!("End one early with `gatehouse never remove ID`.");
@@ -133,11 +133,3 @@ const RULE_IDS: IdWords = IdWords {
     named: "never-allow rule",
     list: "gatehouse never",
 };
-
-fn state(rule: &NeverAllow, now: DateTime<Utc>) -> String {
-    match rule.removed {
-        Some(at) => format!("removed {}", time(at)),
-        None if rule.expires <= now => "expired".to_owned(),
-        None => "active".to_owned(),
-    }
-}

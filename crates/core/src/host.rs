@@ -18,6 +18,7 @@ use crate::control::{self, ControlHandle};
 use crate::engine::{ApprovalSetup, Engine, EngineOptions};
 use crate::google::RetryPolicy;
 use crate::mcp::http::HttpError;
+use crate::settings::{self, PersonSettings};
 use crate::tools::StartError;
 
 /// The sandbox's grants and audit log, kept apart from the real account's.
@@ -62,12 +63,10 @@ pub struct Host {
 
 impl Host {
     /// Starts the core (see the module documentation). The environment is read for the sign-in methods and the
-    /// policy file. A control socket that cannot be opened leaves the host running (cards then wait and time
+    /// policy file; the person's own settings are applied under both ([`crate::settings`]). A control socket that cannot be opened leaves the host running (cards then wait and time
     /// out) and is logged; everything else that fails stops the start with a message.
     pub async fn start(options: HostOptions) -> Result<Host, HostError> {
-        let HostOptions { config, sandbox } = options;
-        #[cfg(feature = "sandbox")]
-        let mut config = config;
+        let HostOptions { mut config, sandbox } = options;
         // The policy first: a bad file stops the start before anything else begins.
         let policy = load_policy()?;
         #[cfg(feature = "sandbox")]
@@ -85,6 +84,16 @@ impl Host {
             resolve(&config, |name| std::env::var(name).ok()).await?
         };
         let store = open_store(&config, sandbox).await;
+        // The person's own settings (the app's Advanced page), under the administrator's policy and the
+        // environment. They live in the account's store, also while the sandbox runs.
+        let person = match (&store, sandbox) {
+            (Some(store), false) => PersonSettings::load(store).await.unwrap_or_else(|error| {
+                tracing::warn!("{error} Your own settings (Advanced page) are not applied until this is fixed.");
+                PersonSettings::default()
+            }),
+            _ => PersonSettings::load_for_home(&config.home).await,
+        };
+        let policy = settings::apply(&mut config, policy, &person, |name| std::env::var(name).ok());
         let engine = Engine::new(EngineOptions {
             config: config.clone(),
             tokens: resolution.tokens.clone(),

@@ -17,7 +17,9 @@ pub mod google;
 pub mod host;
 pub mod limits;
 pub mod mcp;
+pub mod never_rules;
 pub mod resources;
+pub mod settings;
 pub mod tools;
 
 pub use engine::{Engine, EngineOptions};

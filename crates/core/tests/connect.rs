@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use gatehouse_core::connect::{
     CLIENTS, Client, ConnectError, ConnectOutcome, Connection, DisconnectOutcome, ENTRY_NAME, Format, Os, ServerEntry,
-    connect, disconnect, find_client, http_snippet, snippet, status,
+    connect, disconnect, find_client, http_snippet, snippet, status, url_with_token,
 };
 use serde_json::Value;
 
@@ -729,6 +729,8 @@ fn snippets_are_what_a_person_pastes() {
             "type": "http", "url": "http://127.0.0.1:8765/mcp", "headers": {"Authorization": "Bearer tok-123"}
         }}})
     );
+    assert_eq!(url_with_token("http://127.0.0.1:8765/mcp", "tok"), "http://127.0.0.1:8765/mcp?access_token=tok");
+    assert_eq!(url_with_token("http://h/mcp?x=1", "tok"), "http://h/mcp?x=1&access_token=tok");
 }
 
 #[test]

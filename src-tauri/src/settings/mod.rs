@@ -13,6 +13,12 @@ use tauri::{AppHandle, Emitter, Manager, Runtime, State, WebviewUrl, WebviewWind
 
 use crate::startup::Mode;
 
+pub mod account;
+pub mod activity;
+pub mod advanced;
+pub mod assistants;
+pub mod permissions;
+
 /// The settings window's label: the only window the settings commands answer.
 pub const LABEL: &str = "settings";
 

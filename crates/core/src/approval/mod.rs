@@ -5,7 +5,8 @@
 //! - [`evaluator`]: per-tool judgement of arguments (constraints, vetoes); [`fingerprint`]: a tool's definition;
 //! - [`policy`]: the administrator's policy file; [`card`]: what a card offers and the strict answer parser;
 //! - [`broker`]: the pending cards; [`store`]: grants, the audit log and settings in SQLite;
-//! - [`gate`]: the orchestration the engine calls for every tool call; [`redact`]: arguments as shown and logged.
+//! - [`gate`]: the orchestration the engine calls for every tool call; [`redact`]: arguments as shown and logged;
+//! - [`words`]: grants, rules and audit records in plain words, for every shell.
 
 pub mod broker;
 pub mod card;
@@ -17,5 +18,6 @@ pub mod model;
 pub mod policy;
 pub mod redact;
 pub mod store;
+pub mod words;
 
 pub use gate::{Approvals, CallMeta, Permit};

@@ -8,13 +8,15 @@
 //! - [`keychain`]: where refresh tokens live (the OS keychain; a 0600 file only when the person opts in);
 //! - [`user_tokens`]: the [`TokenSource`](crate::google::TokenSource) that refreshes access tokens (kept in
 //!   memory only) and turns `invalid_grant` into a signed-out state that recovers after a new sign-in;
-//! - [`logout`]: revokes at Google and forgets the account.
+//! - [`logout`]: revokes at Google and forgets the account;
+//! - [`context`]: what signing in, switching accounts and signing out share, for every shell.
 //!
 //! - [`resolve`]: which method serves (`AUTH_METHOD`, else oauth → service account → ADC);
 //! - [`status`]: `server://auth-status`, what the resolved identity cannot do and what to do instead.
 
 pub mod adc;
 pub mod client_config;
+pub mod context;
 pub mod identity;
 pub mod keychain;
 pub mod login;
@@ -25,6 +27,7 @@ pub mod status;
 pub mod user_tokens;
 
 pub use client_config::{ClientConfig, ClientConfigError, ClientSource};
+pub use context::{SignInContext, SignInSetupError, UseAccountError};
 pub use keychain::{AccountList, StoreError, StoreKind, StoredAccount, TokenStore};
 pub use login::{LoginError, LoginOptions, PendingLogin, SignedIn, open_browser};
 pub use oauth::{AUTHORIZE_URL, REVOKE_URL, USERINFO_URL};

@@ -131,6 +131,13 @@ pub fn http_snippet(url: &str, token: &str) -> String {
     }))
 }
 
+/// The URL for a client that takes only a URL (no headers): the token rides in the `access_token` query
+/// parameter, which the HTTP server accepts as it accepts the bearer header.
+pub fn url_with_token(url: &str, token: &str) -> String {
+    let joiner = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{joiner}access_token={token}")
+}
+
 /// Two-space pretty JSON with a final newline. Serializing a `Value` cannot fail.
 pub(super) fn pretty(value: &Value) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use clients::{CLIENTS, Client, Format, Os, Shape, client, client_ids};
-pub use entry::{ENTRY_NAME, ServerEntry, http_snippet, snippet};
+pub use entry::{ENTRY_NAME, ServerEntry, http_snippet, snippet, url_with_token};
 pub use error::ConnectError;
 
 /// Reads an environment variable: `|name| std::env::var(name).ok()` in the shells, a map in tests.
@@ -78,6 +78,13 @@ pub enum Connection {
     },
     /// The file could not be read or understood; the error says why and what to do.
     Unreadable(ConnectError),
+}
+
+impl Connection {
+    /// Whether our entry starts the sandbox (`serve --sandbox`), which reaches only a sandbox host.
+    pub fn runs_sandbox(&self) -> bool {
+        matches!(self, Connection::Connected { args, .. } if args.iter().any(|arg| arg == "--sandbox"))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

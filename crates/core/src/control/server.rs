@@ -16,14 +16,15 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::store::IndexSync;
 
 use super::protocol::{
-    AssistantRevoked, FailureKind, LineError, MAX_AUDIT_PAGE, MAX_NEVER_DAYS, MAX_REQUEST_LINE, NeverRemoved, Request,
-    Response, Revoked, ServerInfo, Verification, read_line,
+    AssistantRevoked, FailureKind, LineError, MAX_AUDIT_PAGE, MAX_REQUEST_LINE, NeverRemoved, Request, Response,
+    Revoked, ServerInfo, Verification, read_line,
 };
 use super::socket::{binding_path, check_length, prepare_folder, probe, remove_quietly, socket_files, socket_path};
 use super::{ControlError, control_dir};
 use crate::Engine;
 use crate::approval::model::Constraint;
-use crate::approval::store::{AuditQuery, NeverAllow, Store, StoreError};
+use crate::approval::store::{AuditQuery, Store, StoreError};
+use crate::never_rules::{self, NeverAddError, NeverRequest};
 
 /// How often the grant index drops grants another process revoked (another `gatehouse serve`, the settings
 /// window). `gatehouse grants revoke` also tells every running server at once; this catches the rest.
@@ -315,8 +316,7 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
     }
 }
 
-/// Makes a *never allow* rule for the account this server acts as, after checking what it names: a tool this
-/// server offers and asks about, a known constraint of that tool, a duration within bounds.
+/// Makes a *never allow* rule for the account this server acts as (the checks are [`never_rules::add`]'s).
 async fn never_add(
     engine: &Engine,
     tool: String,
@@ -324,59 +324,16 @@ async fn never_add(
     days: u32,
     constraint: Option<Constraint>,
 ) -> Response {
-    let invalid = |message: String| Response::error(FailureKind::Invalid, message);
-    let Some(def) = engine.tool(&tool) else {
-        return invalid(format!(
-            "This Gatehouse server has no tool {tool:?}. Use a tool name as `gatehouse tools` lists it, such as update_cells."
-        ));
-    };
-    if !engine.approvals().is_gated(def) {
-        return invalid(format!(
-            "{tool} only reads, and this server runs reads without asking, so a never-allow rule for it would change nothing."
-        ));
-    }
-    if !(1..=MAX_NEVER_DAYS).contains(&days) {
-        return invalid(format!("A never-allow rule lasts from 1 to {MAX_NEVER_DAYS} days, not {days}."));
-    }
-    let agent = match agent.map(|agent| agent.trim().to_owned()) {
-        Some(agent) if agent.is_empty() => {
-            return invalid("The assistant's name is empty: give its name, or leave it out for any assistant.".into());
+    match never_rules::add(engine, NeverRequest { tool, agent, days, constraint }).await {
+        Ok(rule) => {
+            tracing::info!(rule = %rule.id, tool = %rule.tool, "never-allow rule added from `gatehouse never add`");
+            Response::NeverAdded(rule)
         }
-        agent => agent,
-    };
-    if let Some(constraint) = &constraint {
-        let known =
-            def.evaluators().iter().any(|evaluator| evaluator.constrains() && evaluator.kind() == constraint.kind);
-        if !known || constraint.value.trim().is_empty() {
-            return invalid(format!(
-                "{tool} can't be limited by {} {:?}: give a kind of limit the tool knows, with a value, or none.",
-                constraint.kind, constraint.value
-            ));
-        }
+        Err(NeverAddError::NoStore) => no_store(),
+        Err(error @ NeverAddError::NotSignedIn) => Response::error(FailureKind::NotSignedIn, error.to_string()),
+        Err(error @ NeverAddError::Store(_)) => Response::error(FailureKind::Store, error.to_string()),
+        Err(error) => Response::error(FailureKind::Invalid, error.to_string()),
     }
-    let Some(owner_account) = engine.auth().current().account else {
-        return Response::error(
-            FailureKind::NotSignedIn,
-            "Nobody is signed in to Google in this Gatehouse server, so there is no account to keep the never-allow rule for. Sign in (`gatehouse login`), restart your assistant, and try again.",
-        );
-    };
-    let now = chrono::Utc::now();
-    let rule = NeverAllow {
-        id: uuid::Uuid::new_v4().to_string(),
-        owner_account,
-        tool,
-        agent,
-        constraint,
-        created: now,
-        expires: now + chrono::TimeDelta::days(i64::from(days)),
-        removed: None,
-    };
-    with_store(engine, |store| async move {
-        store.add_never_allow(&rule).await?;
-        tracing::info!(rule = %rule.id, tool = %rule.tool, "never-allow rule added from `gatehouse never add`");
-        Ok(Response::NeverAdded(rule))
-    })
-    .await
 }
 
 async fn with_store<F, Fut>(engine: &Engine, run: F) -> Response

@@ -38,6 +38,17 @@ pub struct Policy {
     always_ask: Vec<String>,
     allow: Vec<AllowRule>,
     deny: Vec<DenyRule>,
+    /// Whether the file itself sets `approval_timeout_secs`: then it is the longest wait the person may choose.
+    timeout_in_file: bool,
+    /// The person's own choices (the settings window), which apply only within the administrator's.
+    person: PersonChoices,
+}
+
+/// What the person chose for themselves in the settings window (see [`Policy::with_person`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct PersonChoices {
+    gate_reads: bool,
+    approval_timeout: Option<Duration>,
 }
 
 impl Default for Policy {
@@ -49,6 +60,8 @@ impl Default for Policy {
             always_ask: Vec::new(),
             allow: Vec::new(),
             deny: Vec::new(),
+            timeout_in_file: false,
+            person: PersonChoices::default(),
         }
     }
 }
@@ -128,14 +141,36 @@ impl Policy {
         self.max_days
     }
 
-    /// How long a card waits for the person before the call counts as not approved (above zero).
+    /// How long a card waits for the person before the call counts as not approved (above zero): the person's
+    /// choice when they made one within the administrator's limit, else the file's value or the default.
     pub fn approval_timeout(&self) -> Duration {
-        self.approval_timeout
+        match self.person.approval_timeout {
+            Some(chosen) if !self.timeout_in_file || chosen <= self.approval_timeout => chosen,
+            _ => self.approval_timeout,
+        }
     }
 
-    /// Whether reads are gated too, for every tool.
+    /// Whether reads are gated too, for every tool: when the administrator or the person asks for it.
     pub fn gate_reads(&self) -> bool {
+        self.gate_reads || self.person.gate_reads
+    }
+
+    /// Whether the administrator's file turns read gating on (the person can't turn it off then).
+    pub fn admin_gate_reads(&self) -> bool {
         self.gate_reads
+    }
+
+    /// The `approval_timeout_secs` of the administrator's file, when it sets one: the longest wait the person
+    /// may choose.
+    pub fn admin_approval_timeout(&self) -> Option<Duration> {
+        self.timeout_in_file.then_some(self.approval_timeout)
+    }
+
+    /// This policy with the person's own choices from the settings window applied under it: reads gated when
+    /// either asks for it, and the person's wait for an answer unless it is longer than the administrator's.
+    pub fn with_person(mut self, gate_reads: bool, approval_timeout: Option<Duration>) -> Policy {
+        self.person = PersonChoices { gate_reads, approval_timeout };
+        self
     }
 
     /// The `always_ask` list as written (a tool's name, or [`EVERY_TOOL`]).

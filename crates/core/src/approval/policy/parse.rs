@@ -126,6 +126,7 @@ fn build(raw: RawPolicy, known_tools: &[&str]) -> Result<Policy, Problem> {
             )
         })?,
     };
+    let timeout_in_file = raw.approval_timeout_secs.is_some();
     let approval_timeout = match raw.approval_timeout_secs {
         None => DEFAULT_APPROVAL_TIMEOUT,
         Some(secs) => u64::try_from(*secs.get_ref())
@@ -172,7 +173,16 @@ fn build(raw: RawPolicy, known_tools: &[&str]) -> Result<Policy, Problem> {
             expires: rule.expires.map(checked_expiry).transpose()?,
         });
     }
-    Ok(Policy { max_days, approval_timeout, gate_reads: raw.gate_reads.unwrap_or(false), always_ask, allow, deny })
+    Ok(Policy {
+        max_days,
+        approval_timeout,
+        gate_reads: raw.gate_reads.unwrap_or(false),
+        always_ask,
+        allow,
+        deny,
+        timeout_in_file,
+        person: Default::default(),
+    })
 }
 
 /// Every rule's name is unique: the audit log names the rule that decided a call. A given name cannot hold

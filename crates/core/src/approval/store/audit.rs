@@ -13,7 +13,7 @@ use super::chain::{
     verdict_text,
 };
 use super::{Store, StoreError};
-use crate::approval::model::{AuditEntry, DecisionSource};
+use crate::approval::model::{AuditEntry, DecisionSource, Verdict};
 
 /// An entry as it sits in the chain.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,6 +41,86 @@ pub struct AuditQuery {
 impl Default for AuditQuery {
     fn default() -> Self {
         AuditQuery { limit: 100, before_seq: None, tool: None, agent: None }
+    }
+}
+
+/// What else a record must match to be listed by [`Store::search_audit`]: the settings window's filters.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuditMatch {
+    pub verdict: Option<Verdict>,
+    /// Only records decided this way.
+    pub source: Option<SourceKind>,
+    /// Only records whose agent, tool, target, arguments, source or error message contain this text
+    /// (ignoring case in ASCII letters).
+    pub text: Option<String>,
+}
+
+/// A kind of [`DecisionSource`], without the grant's or rule's id: what a filter picks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceKind {
+    Person,
+    Grant,
+    Policy,
+    Deny,
+    Timeout,
+    NotGated,
+    Unattended,
+    Paused,
+    InvalidArguments,
+}
+
+impl SourceKind {
+    pub const ALL: [SourceKind; 9] = [
+        SourceKind::Person,
+        SourceKind::Grant,
+        SourceKind::Policy,
+        SourceKind::Deny,
+        SourceKind::Timeout,
+        SourceKind::NotGated,
+        SourceKind::Unattended,
+        SourceKind::Paused,
+        SourceKind::InvalidArguments,
+    ];
+
+    /// The source's text in the log (`grant` for `grant:<id>`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Person => "person",
+            SourceKind::Grant => "grant",
+            SourceKind::Policy => "policy",
+            SourceKind::Deny => "deny",
+            SourceKind::Timeout => "timeout",
+            SourceKind::NotGated => "not-gated",
+            SourceKind::Unattended => "unattended",
+            SourceKind::Paused => "paused",
+            SourceKind::InvalidArguments => "invalid-arguments",
+        }
+    }
+
+    pub fn of(source: &DecisionSource) -> SourceKind {
+        match source {
+            DecisionSource::Person => SourceKind::Person,
+            DecisionSource::Grant(_) => SourceKind::Grant,
+            DecisionSource::Policy(_) => SourceKind::Policy,
+            DecisionSource::Deny(_) => SourceKind::Deny,
+            DecisionSource::Timeout => SourceKind::Timeout,
+            DecisionSource::NotGated => SourceKind::NotGated,
+            DecisionSource::Unattended => SourceKind::Unattended,
+            DecisionSource::Paused => SourceKind::Paused,
+            DecisionSource::InvalidArguments => SourceKind::InvalidArguments,
+        }
+    }
+}
+
+impl std::str::FromStr for SourceKind {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        SourceKind::ALL.into_iter().find(|kind| kind.as_str() == text).ok_or_else(|| {
+            let known: Vec<&str> = SourceKind::ALL.iter().map(|kind| kind.as_str()).collect();
+            format!("“{text}” is not a kind of decision: choose one of {}", known.join(", "))
+        })
     }
 }
 
@@ -172,17 +252,33 @@ impl Store {
 
     /// Records matching `query`, newest first.
     pub async fn list_audit(&self, query: &AuditQuery) -> Result<Vec<AuditRecord>, StoreError> {
+        self.search_audit(query, &AuditMatch::default()).await
+    }
+
+    /// Records matching `query` and `matching`, newest first.
+    pub async fn search_audit(
+        &self,
+        query: &AuditQuery,
+        matching: &AuditMatch,
+    ) -> Result<Vec<AuditRecord>, StoreError> {
         let inner = &self.inner;
+        let text = matching.text.as_deref().map(str::trim).filter(|text| !text.is_empty());
         let rows: Vec<AuditRow> = sqlx::query_as(concat!(
             "SELECT ",
             audit_columns!(),
             " FROM audit WHERE (?1 IS NULL OR seq < ?1) AND (?2 IS NULL OR tool = ?2) AND (?3 IS NULL OR agent = ?3) \
+             AND (?5 IS NULL OR verdict = ?5) AND (?6 IS NULL OR source = ?6 OR substr(source, 1, length(?6) + 1) = ?6 || ':') \
+             AND (?7 IS NULL OR instr(lower(coalesce(agent, '') || ' ' || tool || ' ' || coalesce(target, '') || ' ' || \
+             arguments || ' ' || source || ' ' || coalesce(outcome_detail, '')), lower(?7)) > 0) \
              ORDER BY seq DESC LIMIT ?4"
         ))
         .bind(query.before_seq)
         .bind(&query.tool)
         .bind(&query.agent)
         .bind(i64::from(query.limit))
+        .bind(matching.verdict.map(verdict_text))
+        .bind(matching.source.map(SourceKind::as_str))
+        .bind(text)
         .fetch_all(&inner.pool)
         .await
         .map_err(StoreError::query(&inner.path, "read the audit log"))?;

@@ -24,7 +24,7 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
 pub use assistants::{Assistant, MAX_ASSISTANT_NAME, NewAssistant, TokenMatch, check_assistant_name, token_hash};
-pub use audit::{AuditQuery, AuditRecord};
+pub use audit::{AuditMatch, AuditQuery, AuditRecord, SourceKind};
 pub use chain::{GENESIS, record_hash};
 pub use error::StoreError;
 pub use grants::IndexSync;

@@ -28,4 +28,18 @@ impl Store {
         })
         .await
     }
+
+    /// Forgets the value under `key`, so the default (or whatever else decides it) applies again.
+    pub async fn remove_setting(&self, key: &str) -> Result<(), StoreError> {
+        let key = key.to_owned();
+        self.write(move |inner| async move {
+            sqlx::query("DELETE FROM settings WHERE key = ?1")
+                .bind(key)
+                .execute(&inner.pool)
+                .await
+                .map_err(StoreError::query(&inner.path, "remove a setting"))?;
+            Ok(())
+        })
+        .await
+    }
 }

@@ -1,0 +1,250 @@
+//! Grants, *never allow* rules and audit records in plain words: one wording for every shell (the
+//! `gatehouse` commands, the settings window), so the terminal and the window never describe the same
+//! standing approval two ways.
+
+use chrono::{DateTime, Utc};
+
+use super::evaluator;
+use super::model::{CallOutcome, Constraint, DecisionSource, Grant, Owner, Verdict};
+use super::store::NeverAllow;
+
+/// A moment as every shell prints it: `2026-11-30 05:11:53 UTC`.
+pub fn time(at: DateTime<Utc>) -> String {
+    at.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+}
+
+/// Which assistants a grant or a never-allow rule is for.
+pub fn scope_words(agent: Option<&str>) -> String {
+    match agent {
+        Some(agent) => format!("only the assistant “{agent}”"),
+        None => "any assistant".to_owned(),
+    }
+}
+
+/// Which calls of `tool` a grant or rule covers.
+pub fn limit_words(tool: &str, constraint: Option<&Constraint>) -> String {
+    match constraint {
+        Some(constraint) => constraint_words(tool, constraint),
+        None => "any arguments".to_owned(),
+    }
+}
+
+/// The constraint as the tool's own evaluator says it ("only the spreadsheet 1AbC…"); a tool this build no
+/// longer has gets the bare kind and value.
+pub fn constraint_words(tool: &str, constraint: &Constraint) -> String {
+    let tools = crate::tools::all_tools();
+    match tools.iter().find(|candidate| candidate.meta.name == tool) {
+        Some(tool) => evaluator::describe(tool.evaluators(), constraint),
+        None => format!("only {} {}", constraint.kind, constraint.value),
+    }
+}
+
+/// Whose authority a grant carries: the account's email, or the administrator's policy.
+pub fn owner_words(owner: &Owner) -> String {
+    match owner {
+        Owner::User(account) => account.clone(),
+        Owner::Platform => "the administrator's policy".to_owned(),
+    }
+}
+
+/// How often a grant was used, and when last.
+pub fn uses_words(grant: &Grant) -> String {
+    match (grant.use_count, grant.last_used) {
+        (0, _) => "0 (never used)".to_owned(),
+        (count, None) => count.to_string(),
+        (count, Some(last)) => format!("{count}, last {}", time(last)),
+    }
+}
+
+/// Where a grant stands at a moment. Only [`GrantState::Active`] can cover a call (the decision re-checks
+/// every other field too); the others are kept for the record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantState {
+    Active,
+    Expired,
+    Revoked(DateTime<Utc>),
+    /// A grant without an expiry never applies (APPROVALS.md): only a damaged or hand-made row has none.
+    NoExpiry,
+}
+
+impl GrantState {
+    pub fn of(grant: &Grant, now: DateTime<Utc>) -> GrantState {
+        match (grant.revoked, grant.expires) {
+            (Some(at), _) => GrantState::Revoked(at),
+            (None, Some(expires)) if expires <= now => GrantState::Expired,
+            (None, None) => GrantState::NoExpiry,
+            (None, Some(_)) => GrantState::Active,
+        }
+    }
+
+    pub fn is_active(self) -> bool {
+        self == GrantState::Active
+    }
+}
+
+impl std::fmt::Display for GrantState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GrantState::Active => f.write_str("active"),
+            GrantState::Expired => f.write_str("expired"),
+            GrantState::Revoked(at) => write!(f, "revoked {}", time(*at)),
+            GrantState::NoExpiry => f.write_str("never applies (no expiry)"),
+        }
+    }
+}
+
+/// A grant's expiry, or why it has none.
+pub fn expiry_words(grant: &Grant) -> String {
+    grant.expires.map(time).unwrap_or_else(|| "never set, so it never applies".into())
+}
+
+/// Where a never-allow rule stands at a moment. Only [`RuleState::Active`] refuses calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleState {
+    Active,
+    Expired,
+    Removed(DateTime<Utc>),
+}
+
+impl RuleState {
+    pub fn of(rule: &NeverAllow, now: DateTime<Utc>) -> RuleState {
+        match rule.removed {
+            Some(at) => RuleState::Removed(at),
+            None if rule.expires <= now => RuleState::Expired,
+            None => RuleState::Active,
+        }
+    }
+
+    pub fn is_active(self) -> bool {
+        self == RuleState::Active
+    }
+}
+
+impl std::fmt::Display for RuleState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RuleState::Active => f.write_str("active"),
+            RuleState::Expired => f.write_str("expired"),
+            RuleState::Removed(at) => write!(f, "removed {}", time(*at)),
+        }
+    }
+}
+
+/// A verdict as one word: `allowed` or `denied`.
+pub fn verdict_words(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Allowed => "allowed",
+        Verdict::Denied => "denied",
+    }
+}
+
+/// A verdict a person typed or picked (`allowed` / `denied`, any case), or what to give instead.
+pub fn parse_verdict(text: &str) -> Result<Verdict, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "allowed" => Ok(Verdict::Allowed),
+        "denied" => Ok(Verdict::Denied),
+        _ => Err(format!("“{text}” is not a decision: choose allowed or denied")),
+    }
+}
+
+/// `text` on one line, cut to `max` characters (with `…` when cut).
+pub fn one_line(text: &str, max: usize) -> String {
+    let line = text.replace(['\n', '\r'], " ");
+    match line.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &line[..end]),
+        None => line,
+    }
+}
+
+/// How a call ended: `ok`, `refused`, or `error: <the message the assistant got>`.
+pub fn outcome_words(outcome: &CallOutcome) -> String {
+    match outcome {
+        CallOutcome::Ok => "ok".to_owned(),
+        CallOutcome::Refused => "refused".to_owned(),
+        CallOutcome::Error(message) => format!("error: {message}"),
+    }
+}
+
+/// Who or what decided a call, for a person reading the activity log. A `deny:<id>` source is the person's
+/// own never-allow rule when `is_never_rule(id)` says so (those ids are the rules' UUIDs), else a deny rule
+/// of the administrator's policy.
+pub fn source_words(source: &DecisionSource, is_never_rule: impl Fn(&str) -> bool) -> String {
+    match source {
+        DecisionSource::Person => "you, on the approval card".to_owned(),
+        DecisionSource::Grant(id) => format!("your standing approval {}", short_id(id)),
+        DecisionSource::Policy(rule) => format!("the administrator's policy (rule {rule})"),
+        DecisionSource::Deny(id) if is_never_rule(id) => format!("your never-allow rule {}", short_id(id)),
+        DecisionSource::Deny(rule) => format!("a never-allow rule of the administrator's policy (rule {rule})"),
+        DecisionSource::Timeout => "nobody answered the approval card in time".to_owned(),
+        DecisionSource::NotGated => "no approval needed (it only reads)".to_owned(),
+        DecisionSource::Unattended => "refused: an unattended assistant, and no standing approval covers it".to_owned(),
+        DecisionSource::Paused => "refused: every assistant was paused".to_owned(),
+        DecisionSource::InvalidArguments => "refused: the tool did not accept its arguments".to_owned(),
+    }
+}
+
+/// The first 8 characters of an id: enough to tell grants apart on screen, and what the terminal accepts.
+pub fn short_id(id: &str) -> &str {
+    id.char_indices().nth(8).map_or(id, |(end, _)| &id[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeDelta;
+
+    use super::*;
+
+    fn grant(expires: Option<DateTime<Utc>>, revoked: Option<DateTime<Utc>>) -> Grant {
+        Grant {
+            id: "6f1c2b9e-0000-4000-8000-000000000000".into(),
+            owner: Owner::User("ada@example.com".into()),
+            tool: "update_cells".into(),
+            agent: None,
+            constraint: None,
+            unattended: false,
+            created: Utc::now(),
+            expires,
+            revoked,
+            last_used: None,
+            use_count: 0,
+            fingerprint: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_grant_is_active_only_before_its_expiry_and_unrevoked() {
+        let now = Utc::now();
+        let later = now + TimeDelta::days(1);
+        assert_eq!(GrantState::of(&grant(Some(later), None), now), GrantState::Active);
+        assert_eq!(GrantState::of(&grant(Some(now), None), now), GrantState::Expired);
+        assert_eq!(GrantState::of(&grant(None, None), now).to_string(), "never applies (no expiry)");
+        let revoked = GrantState::of(&grant(Some(later), Some(now)), now);
+        assert!(!revoked.is_active());
+        assert_eq!(revoked.to_string(), format!("revoked {}", time(now)));
+    }
+
+    #[test]
+    fn sources_say_who_decided() {
+        let never = "0b5e7c1d-1111-4000-8000-000000000000";
+        let is_never = |id: &str| id == never;
+        assert_eq!(
+            source_words(&DecisionSource::Grant("6f1c2b9e-0000".into()), is_never),
+            "your standing approval 6f1c2b9e"
+        );
+        assert_eq!(source_words(&DecisionSource::Deny(never.into()), is_never), "your never-allow rule 0b5e7c1d");
+        assert!(source_words(&DecisionSource::Deny("deny[0]".into()), is_never).contains("administrator"));
+        assert_eq!(short_id("abc"), "abc");
+        assert_eq!(parse_verdict(" Denied"), Ok(Verdict::Denied));
+        assert!(parse_verdict("maybe").unwrap_err().contains("allowed or denied"));
+        assert_eq!(one_line("a\nbcdef", 4), "a bc…");
+    }
+
+    #[test]
+    fn limits_are_said_by_the_tools_evaluator() {
+        assert_eq!(limit_words("update_cells", None), "any arguments");
+        let constraint = Constraint { kind: "spreadsheet".into(), value: "1AbC".into() };
+        assert!(limit_words("update_cells", Some(&constraint)).contains("1AbC"));
+        assert_eq!(constraint_words("no_such_tool", &constraint), "only spreadsheet 1AbC");
+        assert_eq!(scope_words(Some("claude")), "only the assistant “claude”");
+    }
+}

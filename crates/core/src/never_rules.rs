@@ -1,0 +1,93 @@
+//! Making a person's *never allow* rule for a running engine: the checks every way of adding one shares
+//! (`gatehouse never add` through the control socket, the settings window), so neither can make a rule the
+//! other would refuse.
+
+use crate::Engine;
+use crate::approval::model::Constraint;
+use crate::approval::store::{NeverAllow, StoreError};
+use crate::control::protocol::MAX_NEVER_DAYS;
+
+/// Why a never-allow rule was not made. The messages say what to change.
+#[derive(Debug, thiserror::Error)]
+pub enum NeverAddError {
+    #[error(
+        "This Gatehouse server has no tool {0:?}. Use a tool name as `gatehouse tools` lists it, such as update_cells."
+    )]
+    UnknownTool(String),
+    #[error(
+        "{0} only reads, and this server runs reads without asking, so a never-allow rule for it would change nothing."
+    )]
+    NotGated(String),
+    #[error("A never-allow rule lasts from 1 to {MAX_NEVER_DAYS} days, not {0}.")]
+    Days(u32),
+    #[error("The assistant's name is empty: give its name, or leave it out for any assistant.")]
+    EmptyAgent,
+    #[error("{tool} can't be limited by {kind} {value:?}: give a kind of limit the tool knows, with a value, or none.")]
+    Constraint { tool: String, kind: String, value: String },
+    #[error(
+        "Nobody is signed in to Google in this Gatehouse server, so there is no account to keep the never-allow rule for. Sign in (`gatehouse login`), restart your assistant, and try again."
+    )]
+    NotSignedIn,
+    #[error(
+        "This Gatehouse server has no approvals database (it could not open one; its log says why), so it keeps no grants or audit log. Fix that and restart it."
+    )]
+    NoStore,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What the person asks to refuse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NeverRequest {
+    /// A tool the engine offers and asks about.
+    pub tool: String,
+    /// Only this assistant's calls; `None` = any assistant. Trimmed; empty is refused.
+    pub agent: Option<String>,
+    /// 1 to [`MAX_NEVER_DAYS`].
+    pub days: u32,
+    /// Only calls within this limit (a kind the tool's evaluators know); `None` = any arguments.
+    pub constraint: Option<Constraint>,
+}
+
+/// Checks `request` against `engine` (its tools, its gate, its signed-in account), saves the rule for the
+/// signed-in account and returns it. Once this returns, the engine's calls are refused by it.
+pub async fn add(engine: &Engine, request: NeverRequest) -> Result<NeverAllow, NeverAddError> {
+    let NeverRequest { tool, agent, days, constraint } = request;
+    let Some(def) = engine.tool(&tool) else { return Err(NeverAddError::UnknownTool(tool)) };
+    if !engine.approvals().is_gated(def) {
+        return Err(NeverAddError::NotGated(tool));
+    }
+    if !(1..=MAX_NEVER_DAYS).contains(&days) {
+        return Err(NeverAddError::Days(days));
+    }
+    let agent = match agent.map(|agent| agent.trim().to_owned()) {
+        Some(agent) if agent.is_empty() => return Err(NeverAddError::EmptyAgent),
+        agent => agent,
+    };
+    if let Some(constraint) = &constraint {
+        let known =
+            def.evaluators().iter().any(|evaluator| evaluator.constrains() && evaluator.kind() == constraint.kind);
+        if !known || constraint.value.trim().is_empty() {
+            return Err(NeverAddError::Constraint {
+                tool,
+                kind: constraint.kind.clone(),
+                value: constraint.value.clone(),
+            });
+        }
+    }
+    let Some(owner_account) = engine.auth().current().account else { return Err(NeverAddError::NotSignedIn) };
+    let Some(store) = engine.approvals().store() else { return Err(NeverAddError::NoStore) };
+    let now = chrono::Utc::now();
+    let rule = NeverAllow {
+        id: uuid::Uuid::new_v4().to_string(),
+        owner_account,
+        tool,
+        agent,
+        constraint,
+        created: now,
+        expires: now + chrono::TimeDelta::days(i64::from(days)),
+        removed: None,
+    };
+    store.add_never_allow(&rule).await?;
+    Ok(rule)
+}

@@ -1,0 +1,272 @@
+//! The *Activity* page: the audit log, newest first, a page at a time, filtered by tool, assistant, decision,
+//! how it was decided and any text; who or what decided each call in words; *Revoke the grant* behind a call a
+//! standing approval allowed; and one line saying whether the log's chain is intact.
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{DateTime, Utc};
+use gatehouse_core::approval::model::{DecisionSource, Grant};
+use gatehouse_core::approval::store::{AuditMatch, AuditQuery, AuditRecord, SourceKind};
+use gatehouse_core::approval::words::{
+    GrantState, limit_words, one_line, outcome_words, parse_verdict, scope_words, short_id, source_words, time,
+    verdict_words,
+};
+use gatehouse_core::engine::Engine;
+use serde::{Deserialize, Serialize};
+use tauri::State;
+
+use super::Core;
+use super::permissions::{self, Changed, GrantRow, NO_STORE, store_failed};
+
+/// Records per page: enough to scroll through, few enough to draw at once. *Show older* fetches the next.
+pub const PAGE: u32 = 200;
+
+/// How much of a call's arguments a row shows (the whole record is in `gatehouse audit export`).
+const ARGUMENTS_SHOWN: usize = 300;
+
+/// The page's filters, as the form sends them: empty or absent = no filter.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Filter {
+    /// A tool's name, e.g. `update_cells`.
+    pub tool: Option<String>,
+    /// An assistant's name as it gave it.
+    pub agent: Option<String>,
+    /// `allowed` or `denied`.
+    pub verdict: Option<String>,
+    /// How it was decided: `person`, `grant`, `policy`, `deny`, `timeout`, `not-gated`, `unattended`, `paused`,
+    /// `invalid-arguments`.
+    pub source: Option<String>,
+    /// Any text in the record (assistant, tool, target, arguments, error).
+    pub text: Option<String>,
+}
+
+/// The standing approval that allowed a call, as its row shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct GrantBehind {
+    pub id: String,
+    pub short_id: String,
+    /// "only the assistant “claude”, only the spreadsheet …".
+    pub words: String,
+    pub state: String,
+    /// It still covers calls: the row offers *Revoke the grant*.
+    pub active: bool,
+}
+
+/// One audit record as a row.
+#[derive(Debug, Clone, Serialize)]
+pub struct ActivityRow {
+    pub seq: i64,
+    pub time: DateTime<Utc>,
+    /// The time in words (UTC), for a reader without the local form.
+    pub time_words: String,
+    /// The assistant's name as it gave it; `None` when it gave none.
+    pub agent: Option<String>,
+    pub tool: String,
+    pub tool_title: String,
+    pub target: Option<String>,
+    /// The arguments (secrets already redacted) on one line, cut.
+    pub arguments: String,
+    /// `allowed` or `denied`.
+    pub verdict: &'static str,
+    /// The source as the log records it (`grant:<id>`, `person`, …).
+    pub source: String,
+    pub source_kind: SourceKind,
+    /// Who or what decided, in words.
+    pub decided_by: String,
+    /// `ok`, `refused` or `error: …` (cut).
+    pub outcome: String,
+    pub duration_ms: u64,
+    /// The grant behind a call a standing approval allowed; `None` otherwise, or when it is gone from the store.
+    pub grant: Option<GrantBehind>,
+}
+
+/// A choice of the "Decided by" filter.
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceChoice {
+    pub value: &'static str,
+    pub label: &'static str,
+}
+
+/// One page of the log.
+#[derive(Debug, Clone, Serialize)]
+pub struct ActivityPage {
+    /// `None` when the store is open; else what to tell the person.
+    pub unavailable: Option<String>,
+    /// Newest first.
+    pub rows: Vec<ActivityRow>,
+    /// Pass as `before` to get the next (older) page; `None` when this page reaches the oldest record.
+    pub older: Option<i64>,
+    /// The tools the filter offers (every tool of the engine), by name and title.
+    pub tools: Vec<permissions::ToolChoice>,
+    /// The "Decided by" choices.
+    pub sources: Vec<SourceChoice>,
+}
+
+/// Whether the log's chain is intact, in one line.
+#[derive(Debug, Clone, Serialize)]
+pub struct Integrity {
+    pub intact: bool,
+    pub message: String,
+}
+
+/// The "Decided by" filter's words for each kind of source.
+fn source_label(kind: SourceKind) -> &'static str {
+    match kind {
+        SourceKind::Person => "You, on the approval card",
+        SourceKind::Grant => "A standing approval",
+        SourceKind::Policy => "The administrator's policy",
+        SourceKind::Deny => "A never-allow rule",
+        SourceKind::Timeout => "Nobody answered in time",
+        SourceKind::NotGated => "No approval needed (reads)",
+        SourceKind::Unattended => "Unattended assistant refused",
+        SourceKind::Paused => "Assistants paused",
+        SourceKind::InvalidArguments => "Arguments not accepted",
+    }
+}
+
+/// A filter's text, trimmed; `None` when empty.
+fn given(value: &Option<String>) -> Option<String> {
+    value.as_deref().map(str::trim).filter(|value| !value.is_empty()).map(str::to_owned)
+}
+
+/// The filter as the store's query, or what was wrong with it in words.
+fn query(filter: &Filter, before: Option<i64>) -> Result<(AuditQuery, AuditMatch), String> {
+    if let Some(before) = before.filter(|before| *before < 1) {
+        return Err(format!("There are no records before number {before}: the log starts at record 1."));
+    }
+    let verdict = given(&filter.verdict).map(|verdict| parse_verdict(&verdict)).transpose();
+    let verdict = verdict.map_err(|error| format!("The decision filter is wrong: {error}."))?;
+    let source = given(&filter.source).map(|source| source.parse::<SourceKind>()).transpose();
+    let source = source.map_err(|error| format!("The “decided by” filter is wrong: {error}."))?;
+    // One more than a page, to know whether there is an older page.
+    let query =
+        AuditQuery { limit: PAGE + 1, before_seq: before, tool: given(&filter.tool), agent: given(&filter.agent) };
+    Ok((query, AuditMatch { verdict, source, text: given(&filter.text) }))
+}
+
+fn row(engine: &Engine, record: &AuditRecord, grants: &HashMap<&str, &Grant>, never: &HashSet<String>) -> ActivityRow {
+    let entry = &record.entry;
+    let now = Utc::now();
+    let grant = match &entry.source {
+        DecisionSource::Grant(id) => grants.get(id.as_str()).map(|grant| {
+            let state = GrantState::of(grant, now);
+            GrantBehind {
+                id: grant.id.clone(),
+                short_id: short_id(&grant.id).to_owned(),
+                words: format!(
+                    "{}, {}",
+                    scope_words(grant.agent.as_deref()),
+                    limit_words(&grant.tool, grant.constraint.as_ref())
+                ),
+                state: state.to_string(),
+                active: state.is_active(),
+            }
+        }),
+        _ => None,
+    };
+    let arguments = serde_json::to_string(&entry.arguments).unwrap_or_default();
+    ActivityRow {
+        seq: record.seq,
+        time: entry.time,
+        time_words: time(entry.time),
+        agent: entry.agent.clone(),
+        tool: entry.tool.clone(),
+        tool_title: engine.tool(&entry.tool).map_or_else(|| entry.tool.clone(), |def| def.meta.title.to_owned()),
+        target: entry.target.clone(),
+        arguments: one_line(&arguments, ARGUMENTS_SHOWN),
+        verdict: verdict_words(entry.verdict),
+        source: entry.source.to_string(),
+        source_kind: SourceKind::of(&entry.source),
+        decided_by: source_words(&entry.source, |id| never.contains(id)),
+        outcome: one_line(&outcome_words(&entry.outcome), ARGUMENTS_SHOWN),
+        duration_ms: entry.duration_ms,
+        grant,
+    }
+}
+
+/// One page of the log matching `filter`, newest first, older than record `before` when given.
+pub async fn list(core: &Core, filter: &Filter, before: Option<i64>) -> Result<ActivityPage, String> {
+    let engine = &core.engine;
+    let (query, matching) = query(filter, before)?;
+    let tools = engine
+        .tools()
+        .iter()
+        .map(|tool| permissions::ToolChoice { name: tool.meta.name.to_owned(), title: tool.meta.title.to_owned() })
+        .collect();
+    let sources = SourceKind::ALL
+        .into_iter()
+        .map(|kind| SourceChoice { value: kind.as_str(), label: source_label(kind) })
+        .collect();
+    let Some(store) = engine.approvals().store() else {
+        return Ok(ActivityPage {
+            unavailable: Some(NO_STORE.to_owned()),
+            rows: Vec::new(),
+            older: None,
+            tools,
+            sources,
+        });
+    };
+    let mut records = store.search_audit(&query, &matching).await.map_err(store_failed)?;
+    let more = records.len() > PAGE as usize;
+    records.truncate(PAGE as usize);
+    let grants = store.list_grants().await.map_err(store_failed)?;
+    let grants: HashMap<&str, &Grant> = grants.iter().map(|grant| (grant.id.as_str(), grant)).collect();
+    let never: HashSet<String> =
+        store.list_never_allow().await.map_err(store_failed)?.into_iter().map(|rule| rule.id).collect();
+    let rows: Vec<ActivityRow> = records.iter().map(|record| row(engine, record, &grants, &never)).collect();
+    let older = if more { rows.last().map(|row| row.seq) } else { None };
+    Ok(ActivityPage { unavailable: None, rows, older, tools, sources })
+}
+
+/// Checks the whole chain (as `gatehouse audit verify` does) and says the result in one line.
+pub async fn verify(core: &Core) -> Result<Integrity, String> {
+    let store = permissions::store(core)?;
+    let verification = store.verify_audit().await.map_err(store_failed)?;
+    let intact = verification.is_ok();
+    let message = match intact {
+        true => format!("{verification} Nobody changed or removed a record."),
+        false => format!(
+            "{verification} Keep the database as it is for whoever investigates; new records still chain on from the end."
+        ),
+    };
+    Ok(Integrity { intact, message })
+}
+
+/// Revokes the standing approval that allowed record `seq`.
+pub async fn revoke_grant(core: &Core, seq: i64) -> Result<Changed<GrantRow>, String> {
+    let store = permissions::store(core)?;
+    let query = AuditQuery { limit: 1, before_seq: seq.checked_add(1), tool: None, agent: None };
+    let record = store.list_audit(&query).await.map_err(store_failed)?.into_iter().find(|record| record.seq == seq);
+    let Some(record) = record else {
+        return Err(format!("There is no activity record number {seq}. Look at the list again."));
+    };
+    let DecisionSource::Grant(id) = &record.entry.source else {
+        return Err(format!(
+            "Record {seq} was not allowed by a standing approval, so there is no grant behind it to revoke."
+        ));
+    };
+    permissions::revoke(core, id).await
+}
+
+/// A page of the log.
+#[tauri::command]
+pub async fn activity_list(
+    core: State<'_, Core>,
+    filter: Option<Filter>,
+    before: Option<i64>,
+) -> Result<ActivityPage, String> {
+    list(&core, &filter.unwrap_or_default(), before).await
+}
+
+/// Whether the log is intact.
+#[tauri::command]
+pub async fn activity_verify(core: State<'_, Core>) -> Result<Integrity, String> {
+    verify(&core).await
+}
+
+/// Revokes the standing approval behind record `seq`.
+#[tauri::command]
+pub async fn activity_revoke_grant(core: State<'_, Core>, seq: i64) -> Result<Changed<GrantRow>, String> {
+    revoke_grant(&core, seq).await
+}

@@ -1,0 +1,141 @@
+//! The *Advanced* page: the person's own settings (response cap, asking before reads, enabled tools, export
+//! folder, time to answer a card, starting in the sandbox) and *Start at login*.
+//!
+//! The settings are the core's ([`gatehouse_core::settings`]): it keeps them, checks what the person typed,
+//! and says which ones the administrator's policy or the environment decides. They apply when Gatehouse
+//! starts, so the page says which values wait for a restart and offers *Restart now*. *Start at login* is OS
+//! integration ([`crate::autostart`]) and applies at once.
+
+use std::sync::Arc;
+
+use gatehouse_core::settings::{self, Key, PersonSettings, SettingView, ToolChoice};
+use serde::Serialize;
+use serde_json::Value;
+use tauri::{AppHandle, Manager, Runtime, State};
+
+use super::Core;
+use crate::autostart::Autostart;
+
+/// Reads one environment variable.
+pub type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// How the page reads the environment (the process's; tests give their own). Managed on first use.
+#[derive(Clone)]
+pub struct Environment(pub Lookup);
+
+impl Environment {
+    pub fn from_process() -> Self {
+        Self(Arc::new(|name| std::env::var(name).ok()))
+    }
+}
+
+fn environment<R: Runtime>(app: &AppHandle<R>) -> Environment {
+    if app.try_state::<Environment>().is_none() {
+        app.manage(Environment::from_process());
+    }
+    app.state::<Environment>().inner().clone()
+}
+
+fn autostart<R: Runtime>(app: &AppHandle<R>) -> State<'_, Autostart> {
+    if app.try_state::<Autostart>().is_none() {
+        app.manage(Autostart::from_env());
+    }
+    app.state::<Autostart>()
+}
+
+/// *Start at login* as the page shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct StartAtLogin {
+    /// This OS can do it from here; when not, the page says so.
+    pub supported: bool,
+    pub enabled: bool,
+}
+
+/// What the Advanced page shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct AdvancedView {
+    pub settings: Vec<SettingView>,
+    /// Every tool, for the *Enabled tools* checkboxes.
+    pub tools: Vec<ToolChoice>,
+    pub start_at_login: StartAtLogin,
+    /// Some value differs from what the running Gatehouse uses.
+    pub restart_needed: bool,
+    /// Approval cards waiting for an answer: a restart refuses them.
+    pub waiting_cards: usize,
+}
+
+async fn view<R: Runtime>(app: &AppHandle<R>, core: &Core) -> Result<AdvancedView, String> {
+    let env = environment(app);
+    let store = settings::open_store(&core.config.home).await.map_err(|error| error.to_string())?;
+    let person = PersonSettings::load(&store).await;
+    store.close().await;
+    let person = person.map_err(|error| error.to_string())?;
+    let policy = core.engine.approvals().policy();
+    let settings = settings::view(&person, &core.config, policy, |name| (env.0)(name), Some(&core.engine));
+    let autostart = autostart(app);
+    Ok(AdvancedView {
+        restart_needed: settings.iter().any(|setting| setting.restart_needed),
+        settings,
+        tools: settings::tool_choices(),
+        start_at_login: StartAtLogin { supported: autostart.supported(), enabled: autostart.is_enabled() },
+        waiting_cards: core.engine.approvals().broker().pending().len(),
+    })
+}
+
+/// The Advanced page.
+#[tauri::command]
+pub async fn advanced_settings<R: Runtime>(app: AppHandle<R>, core: State<'_, Core>) -> Result<AdvancedView, String> {
+    view(&app, &core).await
+}
+
+/// Saves the person's choice for `key` (`value`: text or a number for the cap and the wait, true/false for a
+/// switch, a folder's path, a list of tool names). Refused in words when it can't be used or isn't theirs to
+/// change. Returns the page as it is now.
+#[tauri::command]
+pub async fn advanced_set<R: Runtime>(
+    app: AppHandle<R>,
+    core: State<'_, Core>,
+    key: String,
+    value: Value,
+) -> Result<AdvancedView, String> {
+    let key = Key::parse(&key).map_err(|error| error.to_string())?;
+    let env = environment(&app);
+    let store = settings::open_store(&core.config.home).await.map_err(|error| error.to_string())?;
+    let saved = settings::set(&store, key, &value, core.engine.approvals().policy(), |name| (env.0)(name)).await;
+    store.close().await;
+    saved.map_err(|error| error.to_string())?;
+    tracing::info!(setting = %key, "a setting was changed on the Advanced page");
+    view(&app, &core).await
+}
+
+/// Forgets the person's choice for `key`, so the default applies again. Returns the page as it is now.
+#[tauri::command]
+pub async fn advanced_reset<R: Runtime>(
+    app: AppHandle<R>,
+    core: State<'_, Core>,
+    key: String,
+) -> Result<AdvancedView, String> {
+    let key = Key::parse(&key).map_err(|error| error.to_string())?;
+    let store = settings::open_store(&core.config.home).await.map_err(|error| error.to_string())?;
+    let reset = settings::reset(&store, key).await;
+    store.close().await;
+    reset.map_err(|error| error.to_string())?;
+    view(&app, &core).await
+}
+
+/// Turns *Start at login* on or off; it applies at once. Returns the page as it is now.
+#[tauri::command]
+pub async fn advanced_start_at_login<R: Runtime>(
+    app: AppHandle<R>,
+    core: State<'_, Core>,
+    enabled: bool,
+) -> Result<AdvancedView, String> {
+    autostart(&app).set(enabled).map_err(|error| error.to_string())?;
+    view(&app, &core).await
+}
+
+/// *Restart now*: Gatehouse starts again with the saved settings (what is waiting is refused first).
+#[tauri::command]
+pub fn advanced_restart<R: Runtime>(app: AppHandle<R>) {
+    super::account::restart(&app);
+}

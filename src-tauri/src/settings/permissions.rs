@@ -1,0 +1,316 @@
+//! The *Permissions* page: the standing approvals (grants) with their scope, limit, expiry and uses, each
+//! revocable, and the person's *never allow* rules (list, add, remove).
+//!
+//! The words come from the core (`approval::words`, the same the `gatehouse grants` and `gatehouse never`
+//! commands print); the changes go through the core's store, whose in-memory grant index and rule snapshot
+//! change with the database, so the running engine obeys a revoke or a new rule from the next call on.
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Utc};
+use gatehouse_core::approval::model::Grant;
+use gatehouse_core::approval::store::{NeverAllow, Store};
+use gatehouse_core::approval::words::{
+    GrantState, RuleState, expiry_words, limit_words, owner_words, scope_words, short_id, time, uses_words,
+};
+use gatehouse_core::control::protocol::MAX_NEVER_DAYS;
+use gatehouse_core::engine::Engine;
+use gatehouse_core::never_rules::{self, NeverAddError, NeverRequest};
+use serde::Serialize;
+use tauri::State;
+
+use super::Core;
+
+/// What the pages say when the core runs without its approvals database (it could not be opened).
+pub const NO_STORE: &str = "Gatehouse could not open its approvals database, so right now it keeps no standing approvals, no never-allow rules and no activity log, and every change is asked about on a card. Quit Gatehouse from the tray and open it again; if this message stays, restart the computer.";
+
+/// The durations the page offers for a never-allow rule, in days (all within `gatehouse never`'s 1 to 3650).
+pub const NEVER_DAYS: [u32; 5] = [1, 7, 30, 90, 365];
+
+/// A grant as a row of the page.
+#[derive(Debug, Clone, Serialize)]
+pub struct GrantRow {
+    pub id: String,
+    /// The first 8 characters, as shown and as `gatehouse grants revoke` accepts.
+    pub short_id: String,
+    pub tool: String,
+    /// The tool in plain words ("Update cells").
+    pub tool_title: String,
+    /// "only the assistant “claude”" or "any assistant".
+    pub scope: String,
+    /// "only the spreadsheet …" or "any arguments".
+    pub limit: String,
+    pub owner: String,
+    pub created: DateTime<Utc>,
+    pub expires: Option<DateTime<Utc>>,
+    /// The expiry in words (UTC), or why there is none.
+    pub expiry: String,
+    pub use_count: u64,
+    pub last_used: Option<DateTime<Utc>>,
+    /// "0 (never used)", "3, last 2026-11-30 05:11:53 UTC".
+    pub uses: String,
+    /// "active", "expired", "revoked 2026-…", "never applies (no expiry)".
+    pub state: String,
+    /// It can still cover a call, so *Revoke* means something.
+    pub active: bool,
+}
+
+impl GrantRow {
+    pub fn new(engine: &Engine, grant: &Grant, now: DateTime<Utc>) -> Self {
+        let state = GrantState::of(grant, now);
+        GrantRow {
+            id: grant.id.clone(),
+            short_id: short_id(&grant.id).to_owned(),
+            tool: grant.tool.clone(),
+            tool_title: tool_title(engine, &grant.tool),
+            scope: scope_words(grant.agent.as_deref()),
+            limit: limit_words(&grant.tool, grant.constraint.as_ref()),
+            owner: owner_words(&grant.owner),
+            created: grant.created,
+            expires: grant.expires,
+            expiry: expiry_words(grant),
+            use_count: grant.use_count,
+            last_used: grant.last_used,
+            uses: uses_words(grant),
+            state: state.to_string(),
+            active: state.is_active(),
+        }
+    }
+}
+
+/// A never-allow rule as a row of the page.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuleRow {
+    pub id: String,
+    pub short_id: String,
+    pub tool: String,
+    pub tool_title: String,
+    pub scope: String,
+    pub limit: String,
+    /// The Google account it belongs to.
+    pub account: String,
+    pub created: DateTime<Utc>,
+    pub expires: DateTime<Utc>,
+    /// The end in words (UTC).
+    pub until: String,
+    /// "active", "expired", "removed 2026-…".
+    pub state: String,
+    /// It refuses calls now, so *Remove* means something.
+    pub active: bool,
+}
+
+impl RuleRow {
+    pub fn new(engine: &Engine, rule: &NeverAllow, now: DateTime<Utc>) -> Self {
+        let state = RuleState::of(rule, now);
+        RuleRow {
+            id: rule.id.clone(),
+            short_id: short_id(&rule.id).to_owned(),
+            tool: rule.tool.clone(),
+            tool_title: tool_title(engine, &rule.tool),
+            scope: scope_words(rule.agent.as_deref()),
+            limit: limit_words(&rule.tool, rule.constraint.as_ref()),
+            account: rule.owner_account.clone(),
+            created: rule.created,
+            expires: rule.expires,
+            until: time(rule.expires),
+            state: state.to_string(),
+            active: state.is_active(),
+        }
+    }
+}
+
+/// A tool a never-allow rule can name: one the engine asks about.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolChoice {
+    pub name: String,
+    pub title: String,
+}
+
+/// Everything the page shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct Permissions {
+    /// `None` when the store is open; else what to tell the person ([`NO_STORE`]).
+    pub unavailable: Option<String>,
+    /// Newest first, revoked and expired ones too (marked by `state`).
+    pub grants: Vec<GrantRow>,
+    /// Newest first, removed and expired ones too.
+    pub rules: Vec<RuleRow>,
+    /// The tools the *never allow* form offers.
+    pub tools: Vec<ToolChoice>,
+    /// Assistants the form suggests by name: the registered ones and those named by grants or rules.
+    pub assistants: Vec<String>,
+    /// The durations the form offers, in days.
+    pub days: Vec<u32>,
+}
+
+/// What a revoke or a removal did, with a sentence for the page to announce.
+#[derive(Debug, Clone, Serialize)]
+pub struct Changed<T> {
+    /// `false`: it had already ended (by another window, `gatehouse`, or its expiry), so nothing changed.
+    pub changed: bool,
+    pub message: String,
+    pub row: T,
+}
+
+fn tool_title(engine: &Engine, tool: &str) -> String {
+    engine.tool(tool).map_or_else(|| tool.to_owned(), |def| def.meta.title.to_owned())
+}
+
+/// The store, or [`NO_STORE`].
+pub(crate) fn store(core: &Core) -> Result<&Store, String> {
+    core.engine.approvals().store().ok_or_else(|| NO_STORE.to_owned())
+}
+
+/// A store error in the page's words: what failed is the core's sentence; what to do is ours.
+pub(crate) fn store_failed(error: impl std::fmt::Display) -> String {
+    tracing::warn!("the settings window could not use the approvals database: {error}");
+    format!("{error} Try again; if it keeps failing, quit Gatehouse from the tray and open it again.")
+}
+
+/// The grants and rules, and what the *never allow* form offers.
+pub async fn list(core: &Core) -> Result<Permissions, String> {
+    let engine = &core.engine;
+    let approvals = engine.approvals();
+    let tools = engine
+        .tools()
+        .iter()
+        .filter(|tool| approvals.is_gated(tool))
+        .map(|tool| ToolChoice { name: tool.meta.name.to_owned(), title: tool.meta.title.to_owned() })
+        .collect();
+    let days = NEVER_DAYS.to_vec();
+    let Some(store) = approvals.store() else {
+        return Ok(Permissions {
+            unavailable: Some(NO_STORE.to_owned()),
+            grants: Vec::new(),
+            rules: Vec::new(),
+            tools,
+            assistants: Vec::new(),
+            days,
+        });
+    };
+    let now = Utc::now();
+    let grants = store.list_grants().await.map_err(store_failed)?;
+    let rules = store.list_never_allow().await.map_err(store_failed)?;
+    let registered = store.list_assistants().await.map_err(store_failed)?;
+    let assistants: BTreeSet<String> = registered
+        .into_iter()
+        .filter(|assistant| assistant.revoked.is_none())
+        .map(|assistant| assistant.name)
+        .chain(grants.iter().filter_map(|grant| grant.agent.clone()))
+        .chain(rules.iter().filter_map(|rule| rule.agent.clone()))
+        .collect();
+    Ok(Permissions {
+        unavailable: None,
+        grants: grants.iter().map(|grant| GrantRow::new(engine, grant, now)).collect(),
+        rules: rules.iter().map(|rule| RuleRow::new(engine, rule, now)).collect(),
+        tools,
+        assistants: assistants.into_iter().collect(),
+        days,
+    })
+}
+
+/// Revokes grant `id` (its full id, as the page has it). From the moment this returns, the engine's calls
+/// are no longer covered by it (the store takes it out of the index the decisions read).
+pub async fn revoke(core: &Core, id: &str) -> Result<Changed<GrantRow>, String> {
+    let id = id.trim();
+    if id.is_empty() {
+        return Err("Say which standing approval to revoke: no id was given.".to_owned());
+    }
+    let store = store(core)?;
+    let now = Utc::now();
+    let changed = store.revoke_grant(id, now).await.map_err(store_failed)?;
+    let Some(grant) = store.get_grant(id).await.map_err(store_failed)? else {
+        return Err(format!(
+            "There is no standing approval {id}. It may have been removed meanwhile: look at the list again."
+        ));
+    };
+    let row = GrantRow::new(&core.engine, &grant, now);
+    let what = format!("{} for {}, {}", row.tool_title, row.scope, row.limit);
+    let message = match (changed, grant.revoked) {
+        (true, _) => {
+            tracing::info!(grant = %grant.id, "grant revoked from the settings window");
+            format!("Revoked: {what}. Those calls will ask again.")
+        }
+        (false, Some(at)) => format!("This standing approval ({what}) was already revoked at {}.", time(at)),
+        (false, None) => return Err(format!("The standing approval {id} could not be revoked. Try again.")),
+    };
+    Ok(Changed { changed, message, row })
+}
+
+/// Makes a never-allow rule for the signed-in account: `tool`'s calls (from `agent` only, when given) are
+/// refused without asking for `days` days.
+pub async fn add_never(core: &Core, tool: &str, agent: Option<&str>, days: u32) -> Result<RuleRow, String> {
+    let agent = agent.map(str::trim).filter(|agent| !agent.is_empty()).map(str::to_owned);
+    let request = NeverRequest { tool: tool.trim().to_owned(), agent, days, constraint: None };
+    let rule = never_rules::add(&core.engine, request).await.map_err(|error| match error {
+        // The core's own words for these speak of the terminal; the page says what to do here.
+        NeverAddError::UnknownTool(tool) => {
+            format!("There is no tool “{tool}” in Gatehouse. Choose one from the list.")
+        }
+        NeverAddError::Days(days) => {
+            format!("A never-allow rule lasts from 1 to {MAX_NEVER_DAYS} days, not {days}. Choose a duration from the list.")
+        }
+        NeverAddError::NotSignedIn => "Nobody is signed in to Google, so there is no account to keep the never-allow rule for. Sign in on the Account page first, then add it.".to_owned(),
+        NeverAddError::NoStore => NO_STORE.to_owned(),
+        NeverAddError::Store(error) => store_failed(error),
+        other => other.to_string(),
+    })?;
+    tracing::info!(rule = %rule.id, tool = %rule.tool, "never-allow rule added from the settings window");
+    Ok(RuleRow::new(&core.engine, &rule, Utc::now()))
+}
+
+/// Ends never-allow rule `id` now: its calls are asked about again.
+pub async fn remove_never(core: &Core, id: &str) -> Result<Changed<RuleRow>, String> {
+    let id = id.trim();
+    if id.is_empty() {
+        return Err("Say which never-allow rule to remove: no id was given.".to_owned());
+    }
+    let store = store(core)?;
+    let now = Utc::now();
+    let changed = store.remove_never_allow(id, now).await.map_err(store_failed)?;
+    let Some(rule) = store.get_never_allow(id).await.map_err(store_failed)? else {
+        return Err(format!(
+            "There is no never-allow rule {id}. It may have been removed meanwhile: look at the list again."
+        ));
+    };
+    let row = RuleRow::new(&core.engine, &rule, now);
+    let what = format!("{} from {}", row.tool_title, row.scope);
+    let message = match (changed, rule.removed) {
+        (true, _) => {
+            tracing::info!(rule = %rule.id, "never-allow rule removed from the settings window");
+            format!("Removed the never-allow rule for {what}. Its calls are asked about again.")
+        }
+        (false, Some(at)) => format!("The never-allow rule for {what} was already removed at {}.", time(at)),
+        (false, None) => return Err(format!("The never-allow rule {id} could not be removed. Try again.")),
+    };
+    Ok(Changed { changed, message, row })
+}
+
+/// The page's grants and rules.
+#[tauri::command]
+pub async fn permissions_list(core: State<'_, Core>) -> Result<Permissions, String> {
+    list(&core).await
+}
+
+/// Revokes a standing approval by its id.
+#[tauri::command]
+pub async fn permissions_revoke(core: State<'_, Core>, id: String) -> Result<Changed<GrantRow>, String> {
+    revoke(&core, &id).await
+}
+
+/// Adds a never-allow rule: a tool, optionally one assistant, for a number of days.
+#[tauri::command]
+pub async fn permissions_never_add(
+    core: State<'_, Core>,
+    tool: String,
+    agent: Option<String>,
+    days: u32,
+) -> Result<RuleRow, String> {
+    add_never(&core, &tool, agent.as_deref(), days).await
+}
+
+/// Removes a never-allow rule by its id.
+#[tauri::command]
+pub async fn permissions_never_remove(core: State<'_, Core>, id: String) -> Result<Changed<RuleRow>, String> {
+    remove_never(&core, &id).await
+}

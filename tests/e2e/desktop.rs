@@ -1,0 +1,258 @@
+//! The desktop app end to end, in real WebKit: the real `gatehouse-desktop` under Xvfb with its own D-Bus
+//! session, driven by tauri-driver and WebKitWebDriver, while a real MCP client (rmcp, through `gatehouse
+//! serve` over stdio, which relays to the app) makes the calls a person answers on the card.
+//!
+//! Screenshots of what a person sees go to docs/screenshots/.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use gatehouse_e2e::Home;
+use gatehouse_e2e::desktop::{Desktop, Element, WebDriver, call};
+use rmcp::RoleClient;
+use rmcp::service::Peer;
+use serde_json::{Value, json};
+
+const ASSISTANT: &str = "Claude Desktop";
+
+fn screenshot_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/screenshots").join(format!("{name}.png"))
+}
+
+fn text(result: &rmcp::model::CallToolResult) -> String {
+    result.content.iter().find_map(|block| block.as_text().map(|t| t.text.clone())).unwrap_or_default()
+}
+
+async fn spreadsheet_id(peer: &Peer<RoleClient>, name: &str) -> String {
+    let found = call(peer, "search_spreadsheets", json!({ "query": name })).await.expect("search_spreadsheets");
+    let found: Value = serde_json::from_str(&text(&found)).expect("search results");
+    found["spreadsheets"]
+        .as_array()
+        .and_then(|files| files.iter().find(|file| file["name"] == name))
+        .and_then(|file| file["id"].as_str())
+        .unwrap_or_else(|| panic!("no spreadsheet named {name}: {found}"))
+        .to_owned()
+}
+
+fn write(id: &str, sheet: &str, cell: &str, value: &str) -> Value {
+    json!({ "spreadsheet_id": id, "sheet": sheet, "range": cell, "data": [[value]] })
+}
+
+/// Starts `update_cells` as the assistant in the background: it returns only once the call is answered.
+fn start_write(
+    peer: &Peer<RoleClient>,
+    args: Value,
+) -> tokio::task::JoinHandle<anyhow::Result<rmcp::model::CallToolResult>> {
+    let peer = peer.clone();
+    tokio::spawn(async move { call(&peer, "update_cells", args).await })
+}
+
+/// What the card shows once it is on screen: the window visible, the card filled in. `[who, heading, target]`.
+const CARD_ON_SCREEN: &str = r#"
+    const card = document.getElementById("card");
+    const heading = document.getElementById("heading").textContent;
+    if (document.visibilityState !== "visible" || card.hidden || !heading) return null;
+    return [document.getElementById("who").textContent, heading, document.getElementById("target").textContent];
+"#;
+
+/// Waits for the card window to show a card, and returns `[who, heading, target]`.
+async fn card_on_screen(webdriver: &WebDriver) -> Vec<String> {
+    webdriver.switch_to_page("card.html", Duration::from_secs(30)).await.expect("the card window");
+    let shown = webdriver.wait_for("the card on screen", CARD_ON_SCREEN, Duration::from_secs(30)).await.unwrap();
+    serde_json::from_value(shown).expect("the card's texts")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_in_real_webkit_always_allow_for_one_spreadsheet_then_revoked_in_permissions() {
+    let home = Home::new();
+    let mut app = Desktop::launch(&home, &[]).await.expect("the desktop app starts and serves MCP");
+    let assistant = app.assistant(ASSISTANT, &["--sandbox"]).await.expect("an assistant through gatehouse serve");
+    let peer = assistant.peer().clone();
+    let budget = spreadsheet_id(&peer, "Budget 2026").await;
+    let contacts = spreadsheet_id(&peer, "Team Contacts").await;
+
+    // A write waits for the person: the card window appears (and WebDriver, waiting for a window, attaches).
+    let first = start_write(&peer, write(&budget, "Sales", "J1", "approved on the card"));
+    let webdriver = app.webdriver().await.expect("WebDriver attaches to the card window").clone();
+    let [who, heading, target]: [String; 3] = card_on_screen(&webdriver).await.try_into().unwrap();
+    assert_eq!(who, format!("“{ASSISTANT}” wants to"));
+    assert_eq!(heading, "Update cells");
+    assert!(target.contains("“Budget 2026”") && target.contains(&budget), "{target}");
+    // The focus is never on an Allow button.
+    let focused = webdriver.execute("return document.activeElement.id", json!([])).await.unwrap();
+    assert_eq!(focused, "heading");
+    webdriver.screenshot(&screenshot_path("card")).await.unwrap();
+
+    // Always allow… → 7 days → only this spreadsheet.
+    webdriver.click_on("#always").await.unwrap();
+    let limit = webdriver.text_of("#limits label:first-child").await.unwrap();
+    assert!(limit.contains("Budget 2026"), "the offered limit names the spreadsheet: {limit}");
+    webdriver.click_on(r#"input[name="days"][value="7"]"#).await.unwrap();
+    webdriver.click_on(r#"input[name="limit"][value="CONSTRAINED"]"#).await.unwrap();
+    webdriver.screenshot(&screenshot_path("card-always-allow")).await.unwrap();
+    webdriver.click_on("#always-confirm").await.unwrap();
+
+    let done = tokio::time::timeout(Duration::from_secs(30), first).await.expect("the call returns").unwrap().unwrap();
+    assert!(!done.is_error.unwrap_or(false), "{}", text(&done));
+    let read = call(&peer, "get_sheet_data", json!({ "spreadsheet_id": budget, "sheet": "Sales", "range": "J1" }))
+        .await
+        .unwrap();
+    assert!(text(&read).contains("approved on the card"), "the emulator has the write: {}", text(&read));
+    webdriver
+        .wait_for("the card to go away", "return document.visibilityState === 'hidden'", Duration::from_secs(10))
+        .await
+        .unwrap();
+
+    // The same spreadsheet again: the grant covers it, no card (nobody answers here).
+    let second = tokio::time::timeout(
+        Duration::from_secs(30),
+        call(&peer, "update_cells", write(&budget, "Sales", "J2", "covered by the grant")),
+    )
+    .await
+    .expect("a covered write runs without waiting for anyone")
+    .unwrap();
+    assert!(!second.is_error.unwrap_or(false), "{}", text(&second));
+    let hidden = webdriver.execute("return document.visibilityState", json!([])).await.unwrap();
+    assert_eq!(hidden, "hidden", "no card for a covered call");
+
+    // Another spreadsheet: a card again, which the person denies.
+    let other = start_write(&peer, write(&contacts, "Contacts", "F1", "not allowed"));
+    let [_, _, target]: [String; 3] = card_on_screen(&webdriver).await.try_into().unwrap();
+    assert!(target.contains("“Team Contacts”"), "{target}");
+    webdriver.click_on("#deny").await.unwrap();
+    let refused =
+        tokio::time::timeout(Duration::from_secs(30), other).await.expect("the call returns").unwrap().unwrap();
+    assert!(refused.is_error.unwrap_or(false) && text(&refused).contains("declined"), "{}", text(&refused));
+
+    // Launching the app again (nothing waits now) opens its settings window, badged as the sandbox.
+    app.launch_again().await.unwrap();
+    webdriver.switch_to_page("settings.html", Duration::from_secs(30)).await.expect("the settings window");
+    let badge = webdriver
+        .wait_for(
+            "the sandbox badge",
+            "const b = document.getElementById('sandbox-badge'); return !b.hidden && b.textContent",
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap();
+    assert!(badge.as_str().unwrap_or_default().contains("Sandbox"), "{badge}");
+    // The badge with the header around it: the window made as small as it goes (its least height is 400) for
+    // one screenshot (WebKitWebDriver's element screenshots come out black under Xvfb).
+    webdriver.set_size(620, 400).await.unwrap();
+    webdriver.screenshot(&screenshot_path("sandbox-badge")).await.unwrap();
+    webdriver.set_size(900, 640).await.unwrap();
+    for page in ["account", "assistants", "advanced"] {
+        open_page(&webdriver, page).await;
+        webdriver.screenshot(&screenshot_path(&format!("settings-{page}"))).await.unwrap();
+    }
+
+    // Permissions lists the standing approval made on the card; revoking it there brings the card back.
+    open_page(&webdriver, "permissions").await;
+    let row_text = format!("const found = (() => {{ {FIND_REVOCABLE} }})(); return found && found[0].innerText;");
+    let row = webdriver.wait_for("the standing approval's row", &row_text, Duration::from_secs(30)).await.unwrap();
+    let row = row.as_str().unwrap_or_default().to_owned();
+    assert!(row.contains("Update cells") && row.contains("Claude Desktop") && row.contains(&budget[..6]), "{row}");
+    webdriver.screenshot(&screenshot_path("settings-permissions")).await.unwrap();
+    let button = format!("return (() => {{ {FIND_REVOCABLE} }})()[1];");
+    let button = webdriver.execute(&button, json!([])).await.unwrap();
+    webdriver.click(&Element::from_value(&button).expect("the Revoke button")).await.unwrap();
+    let revoked = format!("return !(() => {{ {FIND_REVOCABLE} }})();");
+    webdriver.wait_for("the grant revoked", &revoked, Duration::from_secs(30)).await.unwrap();
+
+    let again = start_write(&peer, write(&budget, "Sales", "J3", "asks again"));
+    let [_, _, target]: [String; 3] = card_on_screen(&webdriver).await.try_into().unwrap();
+    assert!(target.contains("“Budget 2026”"), "{target}");
+    webdriver.click_on("#deny").await.unwrap();
+    let refused =
+        tokio::time::timeout(Duration::from_secs(30), again).await.expect("the call returns").unwrap().unwrap();
+    assert!(refused.is_error.unwrap_or(false), "{}", text(&refused));
+
+    // Activity has every decision of this run.
+    webdriver.switch_to_page("settings.html", Duration::from_secs(10)).await.unwrap();
+    open_page(&webdriver, "activity").await;
+    webdriver.screenshot(&screenshot_path("settings-activity")).await.unwrap();
+
+    assistant.cancel().await.unwrap();
+}
+
+/// Finds the first standing approval that can still be revoked: a `<tr data-grant-id>` with a button whose
+/// accessible name starts with "Revoke". A function body returning `[row, button]` or null.
+const FIND_REVOCABLE: &str = r##"
+    for (const row of document.querySelectorAll("#page-permissions tr[data-grant-id]")) {
+        const revoke = [...row.querySelectorAll("button")].find((b) =>
+            (b.getAttribute("aria-label") || b.textContent).trim().startsWith("Revoke"));
+        if (revoke && !revoke.disabled) return [row, revoke];
+    }
+    return null;"##;
+
+/// Shows a settings page by its tab, and waits until it has drawn itself.
+async fn open_page(webdriver: &WebDriver, page: &str) {
+    webdriver.click_on(&format!("#tab-{page}")).await.unwrap();
+    let drawn = format!(
+        "const s = document.getElementById('page-{page}'); return !s.hidden && !!s.querySelector('h2') && s.innerText.length > 40"
+    );
+    webdriver.wait_for(&format!("the {page} page"), &drawn, Duration::from_secs(30)).await.unwrap();
+}
+
+/// Signed in with a service-account key (the emulator plays Google), the *Account* page says, as cards, what a
+/// service account cannot do and what to do instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_service_account_key_the_account_page_shows_its_limitations() {
+    const ROBOT: &str = "robot@gatehouse-test.iam.gserviceaccount.com";
+    let google = google_fake::FakeGoogle::start().await.expect("the Google emulator");
+    google.world().service_accounts.push(google_fake::ServiceAccountKey {
+        email: ROBOT.into(),
+        public_key_pem: include_str!("../data/test-service-account.pub.pem").into(),
+    });
+    let home = Home::new();
+    let key = home.path().join("key.json");
+    let key_json = json!({
+        "type": "service_account",
+        "private_key_id": "k1",
+        "private_key": include_str!("../data/test-service-account.pem"),
+        "client_email": ROBOT,
+        "token_uri": "https://oauth2.googleapis.com/token",
+    });
+    std::fs::write(&key, key_json.to_string()).unwrap();
+    let endpoint = google.url();
+    let env: [(&str, &std::ffi::OsStr); 4] = [
+        ("SERVICE_ACCOUNT_PATH", key.as_os_str()),
+        ("GATEHOUSE_GOOGLE_ENDPOINT", endpoint.as_ref()),
+        ("GATEHOUSE_TOKEN_STORE", "file".as_ref()),
+        ("NO_GCE_CHECK", "true".as_ref()),
+    ];
+    let mut app = Desktop::launch(&home, &env).await.expect("the desktop app starts with the key");
+
+    // The app starts to the tray; launching it again opens the settings window on Account.
+    app.launch_again().await.unwrap();
+    let webdriver = app.webdriver().await.expect("WebDriver attaches to the settings window").clone();
+    webdriver.switch_to_page("settings.html", Duration::from_secs(30)).await.unwrap();
+    let mode =
+        webdriver.wait_for("the header", "return document.getElementById('mode').textContent", Duration::from_secs(30));
+    let mode = mode.await.unwrap();
+    assert!(mode.as_str().unwrap_or_default().contains(ROBOT), "{mode}");
+    let badge_hidden = webdriver.execute("return document.getElementById('sandbox-badge').hidden", json!([])).await;
+    assert_eq!(badge_hidden.unwrap(), true, "no sandbox badge when signed in");
+
+    let limitations = r##"
+        const cards = [...document.querySelectorAll("#page-account article.card.limitation")];
+        return cards.length >= 2 && cards.map((card) => [
+            card.dataset.category,
+            card.querySelector("h3").textContent,
+            card.querySelectorAll(".alternatives li").length,
+        ]);
+    "##;
+    let cards = webdriver.wait_for("the limitation cards", limitations, Duration::from_secs(30)).await.unwrap();
+    let cards: Vec<(String, String, usize)> = serde_json::from_value(cards.clone()).expect("the cards");
+    let categories: Vec<&str> = cards.iter().map(|(category, _, _)| category.as_str()).collect();
+    assert!(
+        categories.contains(&"no_drive_storage_quota") && categories.contains(&"no_personal_drive_identity"),
+        "{cards:?}"
+    );
+    assert!(cards.iter().all(|(_, title, alternatives)| !title.is_empty() && *alternatives > 0), "{cards:?}");
+    // The limitations in view, under their heading.
+    let heading = "const first = document.querySelector('#page-account article.card.limitation');
+        (first.parentElement.previousElementSibling || first).scrollIntoView({ block: 'start' }); return true;";
+    webdriver.execute(heading, json!([])).await.unwrap();
+    webdriver.screenshot(&screenshot_path("settings-account-service-account")).await.unwrap();
+}

@@ -1,0 +1,178 @@
+//! The *Account* and *Advanced* pages end to end, in real WebKit: the real `gatehouse-desktop` under Xvfb with
+//! its own D-Bus session, driven by tauri-driver and WebKitWebDriver.
+//!
+//! - Advanced: a value that can't be used is refused next to its field; a saved one waits for the restart;
+//!   *Restart now* really restarts the app (the old process stops, a new one serves MCP again) and the new one
+//!   uses the saved settings, as an assistant connecting afterwards sees.
+//! - Account: from the sandbox (nobody signed in), *Sign in with Google* through the emulator's OAuth pages;
+//!   the app restarts by itself and then acts as the person who signed in.
+
+use std::ffi::OsStr;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use gatehouse_e2e::Home;
+use gatehouse_e2e::desktop::{Desktop, WebDriver, call, process_name, process_tree};
+use google_fake::{Account, ConsentMode, FakeGoogle, Identity, OAuthClient};
+use serde_json::json;
+
+const CLIENT_ID: &str = "123-desktop.apps.googleusercontent.com";
+const CLIENT_SECRET: &str = "GOCSPX-desktop-secret";
+const USER: &str = "ada@example.com";
+
+/// Shows a settings page by its tab, and waits until it has drawn itself.
+async fn open_page(webdriver: &WebDriver, page: &str) {
+    webdriver.click_on(&format!("#tab-{page}")).await.unwrap();
+    let drawn = format!(
+        "const s = document.getElementById('page-{page}'); return !s.hidden && !!s.querySelector('h2') && s.innerText.length > 40"
+    );
+    webdriver.wait_for(&format!("the {page} page"), &drawn, Duration::from_secs(30)).await.unwrap();
+}
+
+fn alive(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists() && process_name(pid).starts_with("gatehouse-deskt")
+}
+
+/// The running `gatehouse-desktop` whose state is in `home` (the restarted app is no child of the driver).
+fn app_of(home: &Path) -> Option<u32> {
+    let wanted = format!("GATEHOUSE_HOME={}", home.display());
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
+        let pid = entry.file_name().to_str()?.parse::<u32>().ok()?;
+        let environ = std::fs::read(entry.path().join("environ")).ok()?;
+        let ours = environ.split(|byte| *byte == 0).any(|var| var == wanted.as_bytes());
+        (ours && process_name(pid).starts_with("gatehouse-deskt")).then_some(pid)
+    })
+}
+
+/// Waits for the app `first` to stop and another to serve MCP in its place; returns the new one.
+async fn restarted(app: &Desktop, home: &Path, first: u32) -> u32 {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while alive(first) {
+        assert!(Instant::now() < deadline, "the app did not stop within 30 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    app.wait_until_mcp_ready(Duration::from_secs(60)).await.expect("the restarted app serves MCP again");
+    let second = app_of(home).expect("the restarted app runs");
+    assert_ne!(second, first);
+    second
+}
+
+/// Stops a restarted app, which is no child of the driver, the way a session manager does (SIGTERM); then
+/// whatever of its WebKit processes is left.
+async fn stop(app: u32) {
+    let tree = process_tree(app);
+    let _ = std::process::Command::new("kill").arg("-TERM").arg(app.to_string()).status();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(app) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let left: Vec<String> =
+        tree.iter().filter(|pid| Path::new(&format!("/proc/{pid}")).exists()).map(u32::to_string).collect();
+    if !left.is_empty() {
+        let _ = std::process::Command::new("kill").arg("-KILL").args(left).status();
+    }
+    assert!(!alive(app), "the restarted app stops on SIGTERM");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restart_now_on_the_advanced_page_restarts_the_app_with_the_saved_settings() {
+    let home = Home::new();
+    // Nobody is signed in, so the app runs in the sandbox; the token file keeps the keychain out of it.
+    let mut app =
+        Desktop::launch(&home, &[("GATEHOUSE_TOKEN_STORE", OsStr::new("file"))]).await.expect("the app starts");
+    let first = app.app_pid().expect("the app's process");
+    app.launch_again().await.unwrap();
+    let webdriver = app.webdriver().await.expect("WebDriver attaches to the settings window").clone();
+    webdriver.switch_to_page("settings.html", Duration::from_secs(30)).await.unwrap();
+    open_page(&webdriver, "advanced").await;
+
+    // A time that isn't a number is refused in words, next to its field, which keeps what was typed.
+    webdriver.execute("document.getElementById('setting-approval_timeout').value = 'abc'", json!([])).await.unwrap();
+    webdriver.click_on("[data-key=approval_timeout] button.primary").await.unwrap();
+    let refusal =
+        "const m = document.querySelector('[data-key=approval_timeout] .message.error'); return m && m.textContent";
+    let refusal = webdriver.wait_for("the refusal", refusal, Duration::from_secs(30)).await.unwrap();
+    assert!(refusal.as_str().unwrap_or_default().contains("is not a number of seconds"), "{refusal}");
+    let kept = webdriver.execute("return document.getElementById('setting-approval_timeout').value", json!([])).await;
+    assert_eq!(kept.unwrap(), "abc");
+
+    // Only two tools: saved, and marked as waiting for the restart.
+    let tick = r#"for (const box of document.querySelectorAll("[data-key=enabled_tools] input[type=checkbox]"))
+                    box.checked = box.value === "list_sheets" || box.value === "get_sheet_data";"#;
+    webdriver.execute(tick, json!([])).await.unwrap();
+    webdriver.click_on("[data-key=enabled_tools] button.primary").await.unwrap();
+    let waits = "const p = document.querySelector('[data-key=enabled_tools] .pending'); return p && p.textContent";
+    let waits = webdriver.wait_for("the restart note", waits, Duration::from_secs(30)).await.unwrap();
+    assert_eq!(waits, "Applies when Gatehouse restarts.");
+
+    // Restart now: the app stops (its core stopped the normal way) and starts again by itself.
+    // (The click's own answer may never come: the window goes away with the app.)
+    let _ = webdriver.click_on(".notice.restart button").await;
+    let second = restarted(&app, home.path(), first).await;
+
+    // An assistant connecting now sees the two tools only.
+    let assistant = app.assistant("Claude Desktop", &[]).await.expect("an assistant connects");
+    let mut tools: Vec<String> =
+        assistant.list_all_tools().await.unwrap().into_iter().map(|tool| tool.name.to_string()).collect();
+    tools.sort();
+    assert_eq!(tools, ["get_sheet_data", "list_sheets"]);
+    drop(assistant);
+    stop(second).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signing_in_from_the_sandbox_restarts_the_app_as_the_person() {
+    let google = FakeGoogle::start().await.expect("the Google emulator");
+    let budget = {
+        let mut world = google.world();
+        world.oauth_clients.push(OAuthClient::installed(CLIENT_ID, CLIENT_SECRET));
+        world.accounts.push(Account::user(USER, "Ada Lovelace"));
+        world.consent = ConsentMode::Approve(Identity::user(USER));
+        world.create_spreadsheet("Budget 2026", &[("Sales", vec![])], &Identity::user(USER))
+    };
+    let home = Home::new();
+    let endpoint = google.url();
+    let env: [(&str, &OsStr); 4] = [
+        ("GATEHOUSE_GOOGLE_ENDPOINT", endpoint.as_ref()),
+        ("GATEHOUSE_OAUTH_CLIENT_ID", CLIENT_ID.as_ref()),
+        ("GATEHOUSE_OAUTH_CLIENT_SECRET", CLIENT_SECRET.as_ref()),
+        ("GATEHOUSE_TOKEN_STORE", "file".as_ref()),
+    ];
+    let mut app = Desktop::launch(&home, &env).await.expect("the app starts in the sandbox");
+    let first = app.app_pid().expect("the app's process");
+    app.launch_again().await.unwrap();
+    let webdriver = app.webdriver().await.expect("WebDriver attaches to the settings window").clone();
+    webdriver.switch_to_page("settings.html", Duration::from_secs(30)).await.unwrap();
+    open_page(&webdriver, "account").await;
+    let said = webdriver.text_of("#page-account .who h3").await.unwrap();
+    assert_eq!(said, "You're in the sandbox");
+
+    // Sign in with Google: the address of Google's page is shown (and handed to the browser, when there is
+    // one); the test opens it as the person's browser would.
+    webdriver.click_on("#sign-in").await.unwrap();
+    let address = "const i = document.getElementById('sign-in-url'); return i && i.value";
+    let address = webdriver.wait_for("the sign-in address", address, Duration::from_secs(30)).await.unwrap();
+    let address = address.as_str().expect("an address").to_owned();
+    let landed = reqwest::get(&address).await.expect("the browser follows Google's redirect to the app");
+    assert_eq!(landed.status(), 200);
+    assert!(landed.text().await.unwrap().contains(&format!("signed in to Google as {USER}")));
+
+    // The page says so, then the app restarts by itself and acts as the person.
+    let done = "const n = document.querySelector('#page-account .notice.done'); return n && n.textContent";
+    let done = webdriver.wait_for("the confirmation", done, Duration::from_secs(30)).await.unwrap();
+    assert!(done.as_str().unwrap_or_default().contains(&format!("Signed in as {USER}.")), "{done}");
+    let second = restarted(&app, home.path(), first).await;
+
+    let assistant = app.assistant("Claude Desktop", &[]).await.expect("an assistant connects");
+    let status = assistant
+        .peer()
+        .read_resource(rmcp::model::ReadResourceRequestParams::new("server://auth-status"))
+        .await
+        .unwrap();
+    let status = serde_json::to_string(&status).unwrap();
+    assert!(status.contains(r#"\"auth_method\":\"oauth\""#) && status.contains(USER), "{status}");
+    let sheets = call(assistant.peer(), "list_sheets", json!({ "spreadsheet_id": budget })).await.unwrap();
+    assert!(!sheets.is_error.unwrap_or(false), "{sheets:?}");
+    drop(assistant);
+    stop(second).await;
+}

@@ -1,0 +1,627 @@
+//! The desktop app in real WebKit: each launch gets its own X display (Xvfb), its own D-Bus session (the app's
+//! single-instance lock and tray live there, so parallel tests never see each other's app), and its own
+//! tauri-driver, through which WebKitWebDriver starts the app and drives its windows.
+//!
+//! The app starts to the tray with no window, and WebKitWebDriver's new session waits until the app has a
+//! webview to hand it: so the session is asked for in the background at launch and resolves when the first
+//! window appears (a card, or the settings window that a second launch opens). Every window of the app
+//! shares one automated web context, so later windows show up as further window handles.
+//!
+//! Everything started here is ended on drop, by process id: the driver's whole process tree (WebKitWebDriver,
+//! the app, its WebKit processes), the bus and the display.
+
+use std::ffi::{OsStr, OsString};
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail, ensure};
+use base64::Engine as _;
+use rmcp::RoleClient;
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Implementation};
+use rmcp::service::{Peer, RunningService};
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+use crate::Home;
+
+/// The WebDriver element reference key (W3C).
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// The `gatehouse-desktop` binary, rebuilt first when run under cargo (see [`crate::gatehouse_bin`]).
+pub fn desktop_bin() -> PathBuf {
+    if let Some(path) = std::env::var_os("GATEHOUSE_DESKTOP_BIN") {
+        return PathBuf::from(path);
+    }
+    static BUILD: std::sync::Once = std::sync::Once::new();
+    BUILD.call_once(|| {
+        if let Some(cargo) = std::env::var_os("CARGO") {
+            let output = Command::new(cargo)
+                .args(["build", "--quiet", "-p", "gatehouse-desktop"])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .output()
+                .expect("running cargo");
+            assert!(
+                output.status.success(),
+                "building gatehouse-desktop failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+    });
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    let path = target.join("debug").join(format!("gatehouse-desktop{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.exists(), "{} is missing: run `cargo build -p gatehouse-desktop` first", path.display());
+    path
+}
+
+/// A program from PATH, or from cargo's bin folder (where `cargo install tauri-driver` puts it).
+pub fn find_program(name: &str) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> =
+        std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    if let Some(cargo_home) = std::env::var_os("CARGO_HOME") {
+        dirs.push(PathBuf::from(cargo_home).join("bin"));
+    }
+    if let Some(home) = std::env::var_os("HOME") {
+        dirs.push(PathBuf::from(home).join(".cargo/bin"));
+    }
+    dirs.push(PathBuf::from("/root/.cargo/bin"));
+    dirs.into_iter().map(|dir| dir.join(name)).find(|path| path.is_file())
+}
+
+fn require(name: &str, package: &str) -> Result<PathBuf> {
+    find_program(name)
+        .with_context(|| format!("{name} is not installed: run `bash scripts/install-deps.sh` ({package})"))
+}
+
+/// A loopback port nobody listens on right now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+}
+
+/// `pid` and every process below it, children last. Read from /proc.
+pub fn process_tree(pid: u32) -> Vec<u32> {
+    let mut parents: Vec<(u32, u32)> = Vec::new();
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for entry in entries.flatten() {
+            let Some(child) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+            // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
+            let Some(rest) = stat.rsplit_once(')').map(|(_, rest)| rest) else { continue };
+            if let Some(ppid) = rest.split_whitespace().nth(1).and_then(|p| p.parse().ok()) {
+                parents.push((child, ppid));
+            }
+        }
+    }
+    let mut tree = vec![pid];
+    let mut at = 0;
+    while at < tree.len() {
+        let parent = tree[at];
+        tree.extend(parents.iter().filter(|(_, ppid)| *ppid == parent).map(|(child, _)| *child));
+        at += 1;
+    }
+    tree
+}
+
+/// The resident memory of a process, in KiB (`VmRSS` from /proc).
+pub fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The command name of a process (`comm`).
+pub fn process_name(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|s| s.trim().to_owned()).unwrap_or_default()
+}
+
+fn kill_pids(pids: &[u32]) {
+    if pids.is_empty() {
+        return;
+    }
+    let _ = Command::new("kill")
+        .arg("-KILL")
+        .args(pids.iter().map(u32::to_string))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// A virtual X display of our own.
+pub struct Xvfb {
+    child: Child,
+    pub display: String,
+}
+
+impl Xvfb {
+    /// Starts Xvfb on the first free display number from 90 up (another test, or a person's X server, may hold
+    /// any of them).
+    pub fn start() -> Result<Self> {
+        let xvfb = require("Xvfb", "Debian package xvfb")?;
+        for number in 90..190 {
+            // A number is taken while the server named in its lock file runs; a lock left by a server that was
+            // killed is stale, and Xvfb takes the number over.
+            if lock_owner(number).is_some_and(|pid| Path::new(&format!("/proc/{pid}")).exists()) {
+                continue;
+            }
+            let mut child = Command::new(&xvfb)
+                .args([format!(":{number}").as_str(), "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .context("starting Xvfb")?;
+            let socket = format!("/tmp/.X11-unix/X{number}");
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                // Ready, and ours: the lock names our server (a test running alongside may have raced us to the
+                // number) and its socket takes connections.
+                if lock_owner(number) == Some(child.id()) && std::os::unix::net::UnixStream::connect(&socket).is_ok() {
+                    return Ok(Self { child, display: format!(":{number}") });
+                }
+                // Lost the number to someone else: try the next.
+                if child.try_wait()?.is_some() || Instant::now() > deadline {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        bail!("no free X display number between :90 and :189")
+    }
+}
+
+/// The process id in display `number`'s lock file, if there is one.
+fn lock_owner(number: u32) -> Option<u32> {
+    std::fs::read_to_string(format!("/tmp/.X{number}-lock")).ok()?.trim().parse().ok()
+}
+
+/// Asks `child` to stop (SIGTERM: Xvfb then removes its lock file and socket), and kills it if it has not
+/// within 2 s.
+fn terminate(child: &mut Child) {
+    let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).stderr(Stdio::null()).status();
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < deadline {
+        if child.try_wait().ok().flatten().is_some() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        terminate(&mut self.child);
+    }
+}
+
+/// A private D-Bus session bus.
+pub struct SessionBus {
+    child: Child,
+    pub address: String,
+}
+
+impl SessionBus {
+    pub fn start() -> Result<Self> {
+        let daemon = require("dbus-daemon", "Debian package dbus")?;
+        let mut child = Command::new(daemon)
+            .args(["--session", "--nofork", "--print-address=1"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting dbus-daemon")?;
+        let stdout = child.stdout.take().context("dbus-daemon's stdout")?;
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)?;
+        let address = line.trim().to_owned();
+        ensure!(address.starts_with("unix:"), "dbus-daemon printed no address: {line:?}");
+        Ok(Self { child, address })
+    }
+}
+
+impl Drop for SessionBus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The environment the app runs in: a private home, display and bus, MCP over HTTP on `http`, and none of the
+/// caller's Google settings.
+pub fn app_env(home: &Path, display: &str, bus: &str, http: SocketAddr) -> Vec<(OsString, Option<OsString>)> {
+    let user_home = home.join("user");
+    let _ = std::fs::create_dir_all(&user_home);
+    let set = |k: &str, v: &OsStr| (OsString::from(k), Some(v.to_owned()));
+    let unset = |k: &str| (OsString::from(k), None);
+    vec![
+        set("HOME", user_home.as_os_str()),
+        set("GATEHOUSE_HOME", home.as_os_str()),
+        set("GATEHOUSE_HTTP_ADDR", OsStr::new(&http.to_string())),
+        set("GATEHOUSE_LOG", OsStr::new("info")),
+        set("DISPLAY", OsStr::new(display)),
+        set("GDK_BACKEND", OsStr::new("x11")),
+        set("DBUS_SESSION_BUS_ADDRESS", OsStr::new(bus)),
+        // The machine's light theme, whatever the person running the tests has chosen.
+        set("GTK_THEME", OsStr::new("Adwaita")),
+        unset("WAYLAND_DISPLAY"),
+        unset("XDG_CONFIG_HOME"),
+        unset("XDG_DATA_HOME"),
+        unset("XDG_CACHE_HOME"),
+        unset("GATEHOUSE_SANDBOX"),
+        unset("GATEHOUSE_GOOGLE_ENDPOINT"),
+        unset("SERVICE_ACCOUNT_PATH"),
+        unset("GOOGLE_APPLICATION_CREDENTIALS"),
+        unset("CREDENTIALS_PATH"),
+        unset("AUTH_METHOD"),
+        unset("ENABLED_TOOLS"),
+        unset("MAX_TOOL_RESPONSE_CHARS"),
+    ]
+}
+
+pub fn apply_env(command: &mut Command, env: &[(OsString, Option<OsString>)]) {
+    for (key, value) in env {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+}
+
+/// Whether an MCP `initialize` over HTTP at `http` succeeds, with the server's own bearer token (which it
+/// writes to `GATEHOUSE_HOME` before it serves).
+pub async fn mcp_ready(client: &reqwest::Client, home: &Path, http: SocketAddr) -> bool {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": { "protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": { "name": "readiness-probe", "version": "1" } }
+    });
+    let token = std::fs::read_to_string(home.join("http-token")).unwrap_or_default();
+    let answered = client
+        .post(format!("http://{http}/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .bearer_auth(token.trim())
+        .json(&body)
+        .send()
+        .await;
+    answered.is_ok_and(|response| response.status().is_success())
+}
+
+/// One running desktop app, started by WebKitWebDriver through tauri-driver.
+pub struct Desktop {
+    home: PathBuf,
+    env: Vec<(OsString, Option<OsString>)>,
+    driver: Child,
+    driver_url: String,
+    session: Option<tokio::task::JoinHandle<Result<WebDriver>>>,
+    webdriver: Option<WebDriver>,
+    /// Where the app serves MCP over HTTP.
+    pub http: SocketAddr,
+    /// When tauri-driver was asked for the session that starts the app.
+    pub launched: Instant,
+    _bus: SessionBus,
+    _display: Xvfb,
+}
+
+impl Desktop {
+    /// Starts the app with its state in `home`, `extra` set on top of its environment, and waits until it
+    /// serves MCP (so an assistant's `gatehouse serve` finds it as this user's host).
+    pub async fn launch(home: &Home, extra: &[(&str, &OsStr)]) -> Result<Self> {
+        let display = Xvfb::start()?;
+        let bus = SessionBus::start()?;
+        let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse()?;
+        let mut env = app_env(home.path(), &display.display, &bus.address, http);
+        env.extend(extra.iter().map(|(k, v)| (OsString::from(k), Some(v.to_os_string()))));
+
+        let tauri_driver = require("tauri-driver", "cargo install tauri-driver --locked")?;
+        require("WebKitWebDriver", "Debian package webkit2gtk-driver")?;
+        let (port, native_port) = (free_port(), free_port());
+        let mut command = Command::new(tauri_driver);
+        command
+            .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null());
+        // The app's log (and the drivers') go to the test's output only when asked: they are long.
+        if std::env::var_os("GATEHOUSE_E2E_APP_LOG").is_none() {
+            command.stderr(Stdio::null());
+        }
+        apply_env(&mut command, &env);
+        let driver = command.spawn().context("starting tauri-driver")?;
+        let driver_url = format!("http://127.0.0.1:{port}");
+        let mut desktop = Self {
+            home: home.path().to_owned(),
+            env,
+            driver,
+            driver_url,
+            session: None,
+            webdriver: None,
+            http,
+            launched: Instant::now(),
+            _bus: bus,
+            _display: display,
+        };
+        desktop.wait_for_driver().await?;
+        let application = desktop_bin();
+        let url = desktop.driver_url.clone();
+        desktop.launched = Instant::now();
+        desktop.session = Some(tokio::spawn(WebDriver::new_session(url, application)));
+        desktop.wait_until_mcp_ready(Duration::from_secs(60)).await?;
+        Ok(desktop)
+    }
+
+    async fn wait_for_driver(&mut self) -> Result<()> {
+        let client = reqwest::Client::new();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(response) = client.get(format!("{}/status", self.driver_url)).send().await
+                && response.status().is_success()
+            {
+                return Ok(());
+            }
+            if let Some(status) = self.driver.try_wait()? {
+                bail!("tauri-driver stopped ({status}); is WebKitWebDriver installed (webkit2gtk-driver)?");
+            }
+            ensure!(Instant::now() < deadline, "tauri-driver did not answer in 20 s");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Waits until an MCP `initialize` over HTTP succeeds; returns how long after launch that was.
+    pub async fn wait_until_mcp_ready(&self, timeout: Duration) -> Result<Duration> {
+        let client = reqwest::Client::builder().timeout(Duration::from_secs(5)).build()?;
+        let deadline = Instant::now() + timeout;
+        loop {
+            if mcp_ready(&client, &self.home, self.http).await {
+                return Ok(self.launched.elapsed());
+            }
+            if let Some(session) = &self.session
+                && session.is_finished()
+            {
+                bail!("the app stopped before it served MCP (the WebDriver session ended)");
+            }
+            ensure!(Instant::now() < deadline, "the app did not serve MCP at {} within {timeout:?}", self.http);
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// The WebDriver session, once the app has a window (waits up to 60 s for it).
+    pub async fn webdriver(&mut self) -> Result<&WebDriver> {
+        if self.webdriver.is_none() {
+            let session = self.session.take().context("the WebDriver session was already lost")?;
+            let webdriver = tokio::time::timeout(Duration::from_secs(60), session)
+                .await
+                .context("no window of the app appeared within 60 s, so WebDriver could not attach")???;
+            self.webdriver = Some(webdriver);
+        }
+        self.webdriver.as_ref().context("no WebDriver session")
+    }
+
+    /// Launches the app a second time, as a person clicking its icon again: the running app opens its settings
+    /// window (or the card, when one waits) and the second process exits.
+    pub async fn launch_again(&self) -> Result<()> {
+        let mut command = Command::new(desktop_bin());
+        command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+        apply_env(&mut command, &self.env);
+        let mut command = tokio::process::Command::from(command);
+        let status = tokio::time::timeout(Duration::from_secs(30), command.kill_on_drop(true).status())
+            .await
+            .context("the second launch did not exit within 30 s")??;
+        ensure!(status.success(), "the second launch failed: {status}");
+        Ok(())
+    }
+
+    /// The app's process id (WebKitWebDriver's child).
+    pub fn app_pid(&self) -> Option<u32> {
+        process_tree(self.driver.id()).into_iter().find(|pid| process_name(*pid).starts_with("gatehouse-deskt"))
+    }
+
+    /// A `gatehouse` command with the app's state folder and home, as an assistant would start it.
+    pub fn gatehouse(&self) -> tokio::process::Command {
+        let mut command = Command::new(crate::gatehouse_bin());
+        apply_env(&mut command, &self.env);
+        let mut command = tokio::process::Command::from(command);
+        command.kill_on_drop(true);
+        command
+    }
+
+    /// An assistant named `name` connected over stdio through `gatehouse serve --sandbox`, which relays to the
+    /// app (the app runs in the sandbox when nobody is signed in).
+    pub async fn assistant(&self, name: &str, args: &[&str]) -> Result<Assistant> {
+        let mut serve = self.gatehouse();
+        serve.arg("serve").args(args);
+        let (transport, _) =
+            TokioChildProcess::builder(serve).stderr(Stdio::null()).spawn().context("spawning gatehouse serve")?;
+        let mut info = ClientConfig::default();
+        info.client_info = Implementation::new(name, "1.0");
+        Ok(info.serve(transport).await?)
+    }
+}
+
+impl Drop for Desktop {
+    fn drop(&mut self) {
+        if let Some(session) = self.session.take() {
+            session.abort();
+        }
+        // The driver's tree: WebKitWebDriver, the app it started, the app's WebKit processes.
+        kill_pids(&process_tree(self.driver.id()));
+        let _ = self.driver.wait();
+    }
+}
+
+pub type Assistant = RunningService<RoleClient, ClientConfig>;
+
+/// Calls a tool as the assistant behind `peer` (`assistant.peer().clone()` can move into a task).
+pub async fn call(peer: &Peer<RoleClient>, tool: &str, arguments: Value) -> Result<CallToolResult> {
+    let Value::Object(arguments) = arguments else { bail!("arguments must be an object") };
+    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    Ok(peer.call_tool(params).await?)
+}
+
+/// A small W3C WebDriver client: only what the tests use.
+#[derive(Clone)]
+pub struct WebDriver {
+    http: reqwest::Client,
+    session: String,
+}
+
+/// An element of the current window.
+#[derive(Debug, Clone)]
+pub struct Element(String);
+
+impl Element {
+    /// The element a script returned (WebDriver sends DOM elements back as references).
+    pub fn from_value(value: &Value) -> Option<Self> {
+        value.get(ELEMENT).and_then(Value::as_str).map(|id| Self(id.to_owned()))
+    }
+}
+
+impl WebDriver {
+    /// Asks for a session whose browser is the app at `application` (tauri-driver's capability).
+    pub async fn new_session(driver_url: String, application: PathBuf) -> Result<Self> {
+        let http = reqwest::Client::new();
+        let body = json!({ "capabilities": { "alwaysMatch": {
+            "tauri:options": { "application": application },
+        } } });
+        let response: Value = http.post(format!("{driver_url}/session")).json(&body).send().await?.json().await?;
+        let id = response["value"]["sessionId"]
+            .as_str()
+            .with_context(|| format!("no WebDriver session: {response}"))?
+            .to_owned();
+        Ok(Self { http, session: format!("{driver_url}/session/{id}") })
+    }
+
+    async fn command(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Result<Value> {
+        let mut request = self.http.request(method.clone(), format!("{}{path}", self.session));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response: Value = request.send().await?.json().await?;
+        let value = response.get("value").cloned().unwrap_or(Value::Null);
+        if let Some(error) = value.get("error").and_then(Value::as_str) {
+            bail!("WebDriver {method} {path}: {error}: {}", value["message"]);
+        }
+        Ok(value)
+    }
+
+    async fn get(&self, path: &str) -> Result<Value> {
+        self.command(reqwest::Method::GET, path, None).await
+    }
+
+    async fn post(&self, path: &str, body: Value) -> Result<Value> {
+        self.command(reqwest::Method::POST, path, Some(body)).await
+    }
+
+    pub async fn window_handles(&self) -> Result<Vec<String>> {
+        let handles = self.get("/window/handles").await?;
+        Ok(serde_json::from_value(handles)?)
+    }
+
+    pub async fn url(&self) -> Result<String> {
+        Ok(self.get("/url").await?.as_str().unwrap_or_default().to_owned())
+    }
+
+    /// Switches to the window whose page is `page` (e.g. "card.html"), waiting up to `timeout` for it.
+    pub async fn switch_to_page(&self, page: &str, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            for handle in self.window_handles().await? {
+                self.post("/window", json!({ "handle": handle })).await?;
+                if self.url().await?.contains(page) {
+                    return Ok(());
+                }
+            }
+            ensure!(Instant::now() < deadline, "no window showed {page} within {timeout:?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Runs `script` (a function body; `arguments` holds `args`) in the current window.
+    pub async fn execute(&self, script: &str, args: Value) -> Result<Value> {
+        self.post("/execute/sync", json!({ "script": script, "args": args })).await
+    }
+
+    /// Polls `script` until it returns something truthy; returns it. One poll is one WebDriver round trip.
+    pub async fn wait_for(&self, what: &str, script: &str, timeout: Duration) -> Result<Value> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let value = self.execute(script, json!([])).await?;
+            let truthy = !matches!(&value, Value::Null | Value::Bool(false))
+                && value.as_str() != Some("")
+                && value.as_array().is_none_or(|a| !a.is_empty());
+            if truthy {
+                return Ok(value);
+            }
+            if Instant::now() >= deadline {
+                // What the window showed instead, for whoever reads the failure.
+                let shot = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                    .join("../target/e2e-failures")
+                    .join(format!("{}.png", what.replace(|c: char| !c.is_ascii_alphanumeric(), "-")));
+                let saved = self.screenshot(&shot).await.map(|()| format!(" (the window: {})", shot.display()));
+                bail!("{what}: not within {timeout:?}{}", saved.unwrap_or_default());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    pub async fn find(&self, css: &str) -> Result<Element> {
+        let found = self
+            .post("/element", json!({ "using": "css selector", "value": css }))
+            .await
+            .with_context(|| format!("finding {css}"))?;
+        Ok(Element(found[ELEMENT].as_str().context("no element reference")?.to_owned()))
+    }
+
+    pub async fn click(&self, element: &Element) -> Result<()> {
+        self.post(&format!("/element/{}/click", element.0), json!({})).await.map(drop)
+    }
+
+    pub async fn text(&self, element: &Element) -> Result<String> {
+        Ok(self.get(&format!("/element/{}/text", element.0)).await?.as_str().unwrap_or_default().to_owned())
+    }
+
+    pub async fn displayed(&self, element: &Element) -> Result<bool> {
+        Ok(self.get(&format!("/element/{}/displayed", element.0)).await?.as_bool().unwrap_or(false))
+    }
+
+    /// Finds `css` and clicks it.
+    pub async fn click_on(&self, css: &str) -> Result<()> {
+        let element = self.find(css).await?;
+        self.click(&element).await.with_context(|| format!("clicking {css}"))
+    }
+
+    /// The text of `css`.
+    pub async fn text_of(&self, css: &str) -> Result<String> {
+        let element = self.find(css).await?;
+        self.text(&element).await
+    }
+
+    /// A PNG of the current window, written to `path`, once the window has painted what its page holds now
+    /// (a snapshot taken right after a change could show the frame before it).
+    pub async fn screenshot(&self, path: &Path) -> Result<()> {
+        let painted = "const done = arguments[arguments.length - 1];
+            requestAnimationFrame(() => requestAnimationFrame(() => done(true)));
+            setTimeout(() => done(false), 500);";
+        self.post("/execute/async", json!({ "script": painted, "args": [] })).await?;
+        let encoded = self.get("/screenshot").await?;
+        let png = base64::engine::general_purpose::STANDARD.decode(encoded.as_str().context("no screenshot")?)?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(path, png).with_context(|| format!("writing {}", path.display()))
+    }
+
+    /// Closes the current window, as its close button does.
+    pub async fn close_window(&self) -> Result<()> {
+        self.command(reqwest::Method::DELETE, "/window", None).await.map(drop)
+    }
+
+    /// Sets the current window's size.
+    pub async fn set_size(&self, width: u32, height: u32) -> Result<()> {
+        self.post("/window/rect", json!({ "width": width, "height": height })).await.map(drop)
+    }
+}
