@@ -1,6 +1,8 @@
 //! The card's commands on Tauri's mock runtime, with the app's real configuration and capabilities: they work
 //! from the `card` window only, and what the card answers reaches the core's waiting call.
 
+mod mock;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,11 +13,10 @@ use gatehouse_core::approval::store::Store;
 use gatehouse_core::approval::{Approvals, CallMeta, Permit};
 use gatehouse_core::tools::all_tools;
 use gatehouse_desktop::{Cards, card, context, with_commands};
+use mock::{assert_refused_by_acl, invoke, window};
 use serde_json::{Value, json};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
-use tauri::webview::InvokeRequest;
-use tauri::{App, Listener, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
+use tauri::test::{MockRuntime, mock_builder};
+use tauri::{App, Listener, Manager};
 
 const ACCOUNT: &str = "ada@example.com";
 
@@ -23,23 +24,6 @@ fn app(approvals: &Arc<Approvals>) -> App<MockRuntime> {
     let app = with_commands(mock_builder()).build(context()).expect("the app builds on the mock runtime");
     app.manage(Cards::new(approvals.clone()));
     app
-}
-
-fn window(app: &App<MockRuntime>, label: &str) -> WebviewWindow<MockRuntime> {
-    WebviewWindowBuilder::new(app, label, WebviewUrl::default()).build().expect("a mock window")
-}
-
-fn invoke(window: &WebviewWindow<MockRuntime>, command: &str, body: Value) -> Result<Value, Value> {
-    let request = InvokeRequest {
-        cmd: command.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().expect("url"),
-        body: InvokeBody::Json(body),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.into(),
-    };
-    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().expect("a JSON reply"))
 }
 
 /// A gate with no store: *Always allow* is never offered.
@@ -69,12 +53,6 @@ async fn pending(approvals: &Approvals, count: usize) -> Vec<PendingCard> {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     panic!("expected {count} waiting cards, have {:?}", approvals.broker().pending());
-}
-
-fn assert_refused_by_acl(reply: Result<Value, Value>, command: &str, label: &str) {
-    let error = reply.expect_err("the command must be refused outside the card window");
-    let text = error.to_string();
-    assert!(text.contains(command) && text.contains("not allowed"), "{label}: {text}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

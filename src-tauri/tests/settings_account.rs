@@ -4,6 +4,8 @@
 //! and signing out; the `server://auth-status` limitations of a service-account key as the page gets them; and
 //! every command refused outside the settings window.
 
+mod mock;
+
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -23,10 +25,9 @@ use gatehouse_desktop::settings::account::{Opener, SignIn};
 use gatehouse_desktop::startup::Mode;
 use gatehouse_desktop::{context, with_commands};
 use google_fake::{Account, ConsentMode, FakeGoogle, OAuthClient};
+use mock::{error_text, invoke};
 use serde_json::{Value, json};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
-use tauri::webview::InvokeRequest;
+use tauri::test::{MockRuntime, mock_builder};
 use tauri::{App, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 
 const CLIENT_ID: &str = "123-test.apps.googleusercontent.com";
@@ -146,30 +147,10 @@ impl World {
     }
 }
 
-fn invoke(window: &WebviewWindow<MockRuntime>, command: &str, body: Value) -> Result<Value, Value> {
-    let request = InvokeRequest {
-        cmd: command.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().expect("url"),
-        body: InvokeBody::Json(body),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.into(),
-    };
-    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().expect("a JSON reply"))
-}
-
 /// [`invoke`] off the test's threads, for a command that waits on something the test does meanwhile.
 async fn invoke_async(window: &WebviewWindow<MockRuntime>, command: &'static str, body: Value) -> Result<Value, Value> {
     let window = window.clone();
     tokio::task::spawn_blocking(move || invoke(&window, command, body)).await.expect("the command's thread")
-}
-
-fn error_text(reply: Result<Value, Value>) -> String {
-    match reply.expect_err("the command must fail") {
-        Value::String(text) => text,
-        other => other.to_string(),
-    }
 }
 
 /// Plays the browser: opens the authorize URL, answers the consent page (`Some(email)` allows as that person,

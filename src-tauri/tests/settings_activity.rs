@@ -3,6 +3,7 @@
 //! words, revoking the grant behind a record (and the engine obeying it at once), the chain's check, and
 //! every command refused outside the settings window.
 
+mod mock;
 mod settings_pages;
 
 use chrono::{TimeDelta, Utc};

@@ -4,6 +4,8 @@
 //! the restart and then used by the next start, the administrator's and the environment's values locked,
 //! *Start at login* writing the XDG autostart entry, and every command refused outside the settings window.
 
+mod mock;
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -23,11 +25,10 @@ use gatehouse_desktop::settings::Core;
 use gatehouse_desktop::settings::advanced::Environment;
 use gatehouse_desktop::startup::Mode;
 use gatehouse_desktop::{context, with_commands};
+use mock::{error_text, invoke, window};
 use serde_json::{Value, json};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
-use tauri::webview::InvokeRequest;
-use tauri::{App, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
+use tauri::test::{MockRuntime, mock_builder};
+use tauri::{App, Manager};
 
 const PROGRAM: &str = "/opt/Gatehouse/gatehouse-desktop";
 
@@ -52,31 +53,6 @@ fn app(home: &Path, engine: Arc<Engine>, config: Config, env: &[(&str, &str)]) -
     app.manage(Environment(Arc::new(move |name| map.get(name).cloned())));
     app.manage(Autostart::at(home.join("config").join("autostart"), PROGRAM));
     app
-}
-
-fn window(app: &App<MockRuntime>, label: &str) -> WebviewWindow<MockRuntime> {
-    app.get_webview_window(label)
-        .unwrap_or_else(|| WebviewWindowBuilder::new(app, label, WebviewUrl::default()).build().expect("a mock window"))
-}
-
-fn invoke(window: &WebviewWindow<MockRuntime>, command: &str, body: Value) -> Result<Value, Value> {
-    let request = InvokeRequest {
-        cmd: command.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().expect("url"),
-        body: InvokeBody::Json(body),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.into(),
-    };
-    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().expect("a JSON reply"))
-}
-
-fn error_text(reply: Result<Value, Value>) -> String {
-    match reply.expect_err("the command must fail") {
-        Value::String(text) => text,
-        other => other.to_string(),
-    }
 }
 
 fn setting<'a>(view: &'a Value, key: &str) -> &'a Value {

@@ -3,6 +3,8 @@
 //! environment through the `Connector` the test manages), and tokens live in a real SQLite store on disk.
 //! Every command answers the settings window only.
 
+mod mock;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,11 +20,10 @@ use gatehouse_desktop::settings::assistants::Connector;
 use gatehouse_desktop::settings::{self, Core};
 use gatehouse_desktop::startup::Mode;
 use gatehouse_desktop::{Cards, card, context, with_commands};
+use mock::{invoke, window};
 use serde_json::{Value, json};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
-use tauri::webview::InvokeRequest;
-use tauri::{App, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
+use tauri::test::{MockRuntime, mock_builder};
+use tauri::{App, Manager, WebviewWindow};
 use tempfile::TempDir;
 
 const ACCOUNT: &str = "ada@example.com";
@@ -124,23 +125,6 @@ impl Setup {
 
 fn program_name() -> String {
     format!("gatehouse{}", std::env::consts::EXE_SUFFIX)
-}
-
-fn window(app: &App<MockRuntime>, label: &str) -> WebviewWindow<MockRuntime> {
-    WebviewWindowBuilder::new(app, label, WebviewUrl::default()).build().expect("a mock window")
-}
-
-fn invoke(window: &WebviewWindow<MockRuntime>, command: &str, body: Value) -> Result<Value, Value> {
-    let request = InvokeRequest {
-        cmd: command.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().expect("url"),
-        body: InvokeBody::Json(body),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.into(),
-    };
-    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().expect("a JSON reply"))
 }
 
 fn text(value: &Value) -> String {

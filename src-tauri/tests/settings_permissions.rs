@@ -3,6 +3,7 @@
 //! and removed, each change obeyed by the engine's very next call, and every command refused outside the
 //! settings window.
 
+mod mock;
 mod settings_pages;
 
 use gatehouse_core::approval::Permit;

@@ -21,10 +21,10 @@ use gatehouse_core::google::auth::StaticToken;
 use gatehouse_desktop::startup::Mode;
 use gatehouse_desktop::{Cards, context, settings, with_commands};
 use serde_json::{Value, json};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
-use tauri::webview::InvokeRequest;
-use tauri::{App, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
+use tauri::test::{MockRuntime, mock_builder};
+use tauri::{App, Manager, WebviewWindow};
+
+pub use crate::mock::{error_text, invoke};
 
 pub const ACCOUNT: &str = "ada@example.com";
 
@@ -78,10 +78,7 @@ pub async fn page(setup: Setup) -> Page {
 impl Page {
     /// The window labelled `label`, opened on first use.
     pub fn window(&self, label: &str) -> WebviewWindow<MockRuntime> {
-        match self.app.get_webview_window(label) {
-            Some(window) => window,
-            None => WebviewWindowBuilder::new(&self.app, label, WebviewUrl::default()).build().expect("a mock window"),
-        }
+        crate::mock::window(&self.app, label)
     }
 
     pub fn store(&self) -> &Store {
@@ -145,29 +142,7 @@ pub fn uuid_like() -> String {
     format!("{:08x}-{:04x}-4000-8000-{:012x}", (nanos >> 16) as u32, n as u16, nanos & 0xffff_ffff_ffff)
 }
 
-pub fn invoke(window: &WebviewWindow<MockRuntime>, command: &str, body: Value) -> Result<Value, Value> {
-    let request = InvokeRequest {
-        cmd: command.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().expect("url"),
-        body: InvokeBody::Json(body),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.into(),
-    };
-    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().expect("a JSON reply"))
-}
-
-/// The error a command answered with, as text.
-pub fn error_text(reply: Result<Value, Value>) -> String {
-    match reply.expect_err("the command must fail") {
-        Value::String(text) => text,
-        other => other.to_string(),
-    }
-}
-
 /// `command` is refused to `label`'s window by the capabilities, before it runs.
 pub fn assert_refused_by_acl(page: &Page, label: &str, command: &str, body: Value) {
-    let text = error_text(invoke(&page.window(label), command, body));
-    assert!(text.contains(command) && text.contains("not allowed"), "{label} / {command}: {text}");
+    crate::mock::assert_refused_by_acl(invoke(&page.window(label), command, body), command, label);
 }
