@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
+use futures::future::join_all;
 use gatehouse_core::approval::model::Grant;
 use gatehouse_core::approval::store::{NeverAllow, Store};
 use gatehouse_core::approval::words::{
@@ -199,10 +200,19 @@ pub async fn list(core: &Core) -> Result<Permissions, String> {
         .chain(grants.iter().filter_map(|grant| grant.agent.clone()))
         .chain(rules.iter().filter_map(|rule| rule.agent.clone()))
         .collect();
+    let mut grant_rows: Vec<GrantRow> = grants.iter().map(|grant| GrantRow::new(engine, grant, now)).collect();
+    let mut rule_rows: Vec<RuleRow> = rules.iter().map(|rule| RuleRow::new(engine, rule, now)).collect();
+    // The limits by the name of what they limit to, looked up together (each lookup is capped by the core).
+    let grant_limits =
+        join_all(grants.iter().map(|grant| approvals.limit_words(&grant.tool, grant.constraint.as_ref())));
+    let rule_limits = join_all(rules.iter().map(|rule| approvals.limit_words(&rule.tool, rule.constraint.as_ref())));
+    let (grant_limits, rule_limits) = futures::join!(grant_limits, rule_limits);
+    grant_rows.iter_mut().zip(grant_limits).for_each(|(row, limit)| row.limit = limit);
+    rule_rows.iter_mut().zip(rule_limits).for_each(|(row, limit)| row.limit = limit);
     Ok(Permissions {
         unavailable: None,
-        grants: grants.iter().map(|grant| GrantRow::new(engine, grant, now)).collect(),
-        rules: rules.iter().map(|rule| RuleRow::new(engine, rule, now)).collect(),
+        grants: grant_rows,
+        rules: rule_rows,
         tools,
         assistants: assistants.into_iter().collect(),
         days,

@@ -56,6 +56,14 @@ pub trait TargetNames: Send + Sync {
 /// The constraint kinds whose value is a Drive file id.
 const NAMED_KINDS: [&str; 4] = ["spreadsheet", "document", "file", "folder"];
 
+/// A constraint's words with its target's name, when one was found.
+fn named(described: &str, name: Option<&str>) -> String {
+    match name {
+        Some(name) => format!("{described}: “{name}”"),
+        None => described.to_owned(),
+    }
+}
+
 /// What the gate lets happen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Permit {
@@ -139,19 +147,32 @@ impl Approvals {
             .find_map(|evaluator| evaluator.propose(args).ok().flatten());
         let Some(target) = offered.cloned().or(own) else { return (None, None) };
         let described = evaluator::describe(tool.evaluators(), &target);
-        let name = match (&self.names, NAMED_KINDS.contains(&target.kind.as_str())) {
-            (Some(names), true) => names.name(&target.value).await,
-            _ => None,
-        };
-        let offered_label = offered.map(|_| match &name {
-            Some(name) => format!("{described}: “{name}”"),
-            None => described.clone(),
-        });
+        let name = self.target_name(&target).await;
+        let offered_label = offered.map(|_| named(&described, name.as_deref()));
         let target_words = match name {
             Some(name) => format!("“{name}” ({} {})", target.kind, target.value),
             None => described.trim_start_matches("only ").to_owned(),
         };
         (Some(target_words), offered_label)
+    }
+
+    /// The name of the file a constraint names ("Budget 2026"), when it names one and it can be found quickly.
+    async fn target_name(&self, target: &super::model::Constraint) -> Option<String> {
+        match (&self.names, NAMED_KINDS.contains(&target.kind.as_str())) {
+            (Some(names), true) => names.name(&target.value).await,
+            _ => None,
+        }
+    }
+
+    /// A grant's or rule's limit in words, naming its target as the card that offered it did ("only this
+    /// spreadsheet: “Budget 2026”"), so a list of standing approvals reads like the cards that made them.
+    pub async fn limit_words(&self, tool: &str, constraint: Option<&super::model::Constraint>) -> String {
+        let described = super::words::limit_words(tool, constraint);
+        let name = match constraint {
+            Some(constraint) => self.target_name(constraint).await,
+            None => None,
+        };
+        named(&described, name.as_deref())
     }
 
     /// The pending cards and their answers.
