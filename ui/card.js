@@ -129,7 +129,8 @@
     $("card").hidden = false;
     $("empty").hidden = true;
     const position = queue.indexOf(card) + 1;
-    $("queue").textContent = queue.length > 1 ? position + " of " + queue.length : "";
+    // "1 of 2 waiting": the others show, one by one, once this one is answered.
+    $("queue").textContent = queue.length > 1 ? position + " of " + queue.length + " waiting" : "";
     $("time-left").textContent = timeLeft(card);
     if (!fresh) return;
 

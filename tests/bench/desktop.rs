@@ -141,18 +141,29 @@ struct Cards {
 }
 
 /// Polls until the card for the write of `marker` is on screen; returns when it was seen and the longest poll.
-async fn until_card(webdriver: &WebDriver, marker: &str, card_window: &mut bool) -> Result<(Instant, Duration)> {
+/// Until the card window exists, a poll asks only for the app's window handles (cheap); the new handle is then
+/// switched to once, and polled like the others.
+async fn until_card(
+    webdriver: &WebDriver,
+    marker: &str,
+    known: &mut Vec<String>,
+    card: &mut bool,
+) -> Result<(Instant, Duration)> {
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut longest = Duration::ZERO;
     loop {
         let poll = Instant::now();
-        if !*card_window {
-            // Until the card window exists, each poll also looks for it among the app's windows.
-            if webdriver.switch_to_page("card.html", Duration::ZERO).await.is_ok() {
-                *card_window = true;
+        let mut shown = false;
+        if !*card {
+            if let Some(new) = webdriver.window_handles().await?.into_iter().find(|h| !known.contains(h)) {
+                webdriver.switch_to_handle(&new).await?;
+                known.push(new);
+                *card = true;
             }
+        } else {
+            // A page still loading may not answer yet: that is "not shown".
+            shown = webdriver.execute(CARD_ON_SCREEN, json!([marker])).await.ok() == Some(Value::Bool(true));
         }
-        let shown = *card_window && webdriver.execute(CARD_ON_SCREEN, json!([marker])).await? == Value::Bool(true);
         longest = longest.max(poll.elapsed());
         if shown {
             return Ok((Instant::now(), longest));
@@ -175,6 +186,7 @@ async fn cards() -> Result<Cards> {
     let webdriver = app.webdriver().await?.clone();
     webdriver.switch_to_page("settings.html", Duration::from_secs(30)).await?;
 
+    let mut known = webdriver.window_handles().await?;
     let mut card_window = false;
     let mut times = Vec::new();
     let mut resolutions = Vec::new();
@@ -186,7 +198,7 @@ async fn cards() -> Result<Cards> {
             let peer = peer.clone();
             tokio::spawn(async move { call(&peer, "update_cells", args).await })
         };
-        let (seen, longest) = until_card(&webdriver, &marker, &mut card_window).await?;
+        let (seen, longest) = until_card(&webdriver, &marker, &mut known, &mut card_window).await?;
         times.push(seen - sent);
         resolutions.push(longest);
         webdriver.click_on("#deny").await?;

@@ -2,7 +2,9 @@
 //! session, driven by tauri-driver and WebKitWebDriver, while a real MCP client (rmcp, through `gatehouse
 //! serve` over stdio, which relays to the app) makes the calls a person answers on the card.
 //!
-//! Screenshots of what a person sees go to docs/screenshots/.
+//! Screenshots of what a person sees go to docs/screenshots/; when a wait fails, what the window showed instead
+//! goes to target/e2e-failures/. `GATEHOUSE_E2E_APP_LOG=1` shows the app's and the drivers' logs.
+//! Needs Xvfb, WebKitWebDriver and tauri-driver: `bash scripts/install-deps.sh --validators`.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -115,13 +117,25 @@ async fn a_card_in_real_webkit_always_allow_for_one_spreadsheet_then_revoked_in_
     let hidden = webdriver.execute("return document.visibilityState", json!([])).await.unwrap();
     assert_eq!(hidden, "hidden", "no card for a covered call");
 
-    // Another spreadsheet: a card again, which the person denies.
+    // Another spreadsheet: a card again, which the person denies. A second call waits behind it: "1 of 2 waiting".
     let other = start_write(&peer, write(&contacts, "Contacts", "F1", "not allowed"));
     let [_, _, target]: [String; 3] = card_on_screen(&webdriver).await.try_into().unwrap();
     assert!(target.contains("“Team Contacts”"), "{target}");
+    let behind = start_write(&peer, write(&contacts, "Contacts", "F2", "waits behind"));
+    let queue = "return document.getElementById('queue').textContent === '1 of 2 waiting'";
+    webdriver.wait_for("the queue of two", queue, Duration::from_secs(30)).await.unwrap();
+    webdriver.screenshot(&screenshot_path("card-queue")).await.unwrap();
     webdriver.click_on("#deny").await.unwrap();
     let refused =
         tokio::time::timeout(Duration::from_secs(30), other).await.expect("the call returns").unwrap().unwrap();
+    assert!(refused.is_error.unwrap_or(false) && text(&refused).contains("declined"), "{}", text(&refused));
+    // The next card takes its place, alone now; Escape denies it.
+    let next = "return document.getElementById('queue').textContent === ''
+        && document.getElementById('arguments').textContent.includes('waits behind')";
+    webdriver.wait_for("the second card", next, Duration::from_secs(30)).await.unwrap();
+    webdriver.press_escape().await.unwrap();
+    let refused =
+        tokio::time::timeout(Duration::from_secs(30), behind).await.expect("the call returns").unwrap().unwrap();
     assert!(refused.is_error.unwrap_or(false) && text(&refused).contains("declined"), "{}", text(&refused));
 
     // Launching the app again (nothing waits now) opens its settings window, badged as the sandbox.
@@ -151,7 +165,7 @@ async fn a_card_in_real_webkit_always_allow_for_one_spreadsheet_then_revoked_in_
     let row_text = format!("const found = (() => {{ {FIND_REVOCABLE} }})(); return found && found[0].innerText;");
     let row = webdriver.wait_for("the standing approval's row", &row_text, Duration::from_secs(30)).await.unwrap();
     let row = row.as_str().unwrap_or_default().to_owned();
-    assert!(row.contains("Update cells") && row.contains("Claude Desktop") && row.contains(&budget[..6]), "{row}");
+    assert!(row.contains("Update cells") && row.contains("Claude Desktop") && row.contains("“Budget 2026”"), "{row}");
     webdriver.screenshot(&screenshot_path("settings-permissions")).await.unwrap();
     let button = format!("return (() => {{ {FIND_REVOCABLE} }})()[1];");
     let button = webdriver.execute(&button, json!([])).await.unwrap();
@@ -255,4 +269,25 @@ async fn with_a_service_account_key_the_account_page_shows_its_limitations() {
         (first.parentElement.previousElementSibling || first).scrollIntoView({ block: 'start' }); return true;";
     webdriver.execute(heading, json!([])).await.unwrap();
     webdriver.screenshot(&screenshot_path("settings-account-service-account")).await.unwrap();
+}
+
+/// With the desktop's theme dark, the card is dark too (it follows the OS, as the person set it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_card_follows_a_dark_desktop_theme() {
+    let home = Home::new();
+    let mut app = Desktop::launch(&home, &[("GTK_THEME", "Adwaita:dark".as_ref())]).await.expect("the app starts");
+    let assistant = app.assistant(ASSISTANT, &["--sandbox"]).await.expect("an assistant through gatehouse serve");
+    let peer = assistant.peer().clone();
+    let budget = spreadsheet_id(&peer, "Budget 2026").await;
+    let waiting = start_write(&peer, write(&budget, "Summary", "D1", "in the dark"));
+    let webdriver = app.webdriver().await.expect("WebDriver attaches to the card window").clone();
+    card_on_screen(&webdriver).await;
+    let dark =
+        "return [matchMedia('(prefers-color-scheme: dark)').matches, getComputedStyle(document.body).backgroundColor]";
+    let dark = webdriver.execute(dark, json!([])).await.unwrap();
+    assert_eq!(dark, json!([true, "rgb(28, 31, 36)"]), "the card's scheme and background");
+    webdriver.screenshot(&screenshot_path("card-dark")).await.unwrap();
+    webdriver.click_on("#deny").await.unwrap();
+    let refused = tokio::time::timeout(Duration::from_secs(30), waiting).await.expect("the call returns").unwrap();
+    assert!(refused.unwrap().is_error.unwrap_or(false));
 }

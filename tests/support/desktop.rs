@@ -429,8 +429,8 @@ impl Desktop {
         command
     }
 
-    /// An assistant named `name` connected over stdio through `gatehouse serve --sandbox`, which relays to the
-    /// app (the app runs in the sandbox when nobody is signed in).
+    /// An assistant named `name` connected over stdio through `gatehouse serve ARGS`, which relays to the app
+    /// when both run the sandbox or both Google (pass `--sandbox` for an app that nobody is signed in to).
     pub async fn assistant(&self, name: &str, args: &[&str]) -> Result<Assistant> {
         let mut serve = self.gatehouse();
         serve.arg("serve").args(args);
@@ -525,6 +525,11 @@ impl WebDriver {
         Ok(self.get("/url").await?.as_str().unwrap_or_default().to_owned())
     }
 
+    /// Switches to the window `handle`.
+    pub async fn switch_to_handle(&self, handle: &str) -> Result<()> {
+        self.post("/window", json!({ "handle": handle })).await.map(drop)
+    }
+
     /// Switches to the window whose page is `page` (e.g. "card.html"), waiting up to `timeout` for it.
     pub async fn switch_to_page(&self, page: &str, timeout: Duration) -> Result<()> {
         let deadline = Instant::now() + timeout;
@@ -613,6 +618,15 @@ impl WebDriver {
             std::fs::create_dir_all(dir)?;
         }
         std::fs::write(path, png).with_context(|| format!("writing {}", path.display()))
+    }
+
+    /// Presses and releases Escape on whatever has the keyboard focus.
+    pub async fn press_escape(&self) -> Result<()> {
+        let keys = json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
+            { "type": "keyDown", "value": "\u{E00C}" },
+            { "type": "keyUp", "value": "\u{E00C}" },
+        ] }] });
+        self.post("/actions", keys).await.map(drop)
     }
 
     /// Closes the current window, as its close button does.
