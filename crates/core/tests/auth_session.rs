@@ -14,7 +14,7 @@ use gatehouse_core::google::TokenSource;
 use google_fake::Identity;
 use serde_json::json;
 
-const SIGN_IN_AGAIN: &str = "must sign in to Google again from the Gatehouse tray icon (or run `gatehouse login`)";
+const SIGN_IN_AGAIN: &str = "must sign in to Google again from the Gatehouse app (tray menu › Open Gatehouse › Account) or with `gatehouse login`";
 
 async fn list_sheets(engine: &Arc<Engine>, id: &str) -> gatehouse_core::engine::Reply {
     engine.call("list_sheets", json!({ "spreadsheet_id": id }).as_object().cloned()).await.unwrap()

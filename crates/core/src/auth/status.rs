@@ -127,7 +127,7 @@ fn gcloud_scopes() -> String {
 fn sign_in_with_google() -> Alternative {
     Alternative::switch(
         AuthMethod::OAuth,
-        "Sign in with a Google account: Gatehouse tray icon › Sign in with Google, or `gatehouse login`. Gatehouse then acts as that person, with their Drive.",
+        "Sign in with a Google account: the Gatehouse app (tray menu › Open Gatehouse › Account › Sign in with Google), or `gatehouse login`. Gatehouse then acts as that person, with their Drive.",
     )
 }
 
@@ -226,7 +226,7 @@ fn missing_scopes(method: AuthMethod, class: IdentityClass, granted: &[String], 
     );
     let alternatives = match (method, class) {
         (AuthMethod::OAuth, _) => vec![Alternative::stay(
-            "Sign in again from the Gatehouse tray icon (or run `gatehouse login`) and allow every permission Google's consent page asks for.",
+            "Sign in again from the Gatehouse app (tray menu › Open Gatehouse › Account) or with `gatehouse login` and allow every permission Google's consent page asks for.",
         )],
         (AuthMethod::Adc, IdentityClass::User) => vec![
             Alternative::stay(format!(

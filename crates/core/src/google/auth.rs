@@ -41,12 +41,12 @@ pub enum AuthError {
     #[error("Gatehouse could not reach Google's sign-in service: {0}. Check the internet connection and try again.")]
     Network(String),
     #[error(
-        "Not signed in to Google. Sign in from the Gatehouse tray icon (or run `gatehouse login`), or run `gatehouse serve --sandbox` to try it with sample files."
+        "Not signed in to Google. Sign in from the Gatehouse app (tray menu › Open Gatehouse › Account) or with `gatehouse login`, or run `gatehouse serve --sandbox` to try it with sample files."
     )]
     NotSignedIn,
     /// Google answered `invalid_grant`: the refresh token was revoked or expired (apps in testing: 7 days).
     #[error(
-        "Google no longer accepts the sign-in of {account} (it was revoked or it expired). The person must sign in to Google again from the Gatehouse tray icon (or run `gatehouse login`); Gatehouse keeps running and uses the new sign-in as soon as it is done."
+        "Google no longer accepts the sign-in of {account} (it was revoked or it expired). The person must sign in to Google again from the Gatehouse app (tray menu › Open Gatehouse › Account) or with `gatehouse login`; Gatehouse keeps running and uses the new sign-in as soon as it is done."
     )]
     SignInAgain { account: String },
     /// The store that keeps the sign-in (the OS keychain) could not be used; the text says which and what to do.

@@ -157,7 +157,7 @@ fn plain_words(error: &ApiError) -> String {
             format!("{api} did not accept Gatehouse's sign-in.{google} Sign in to Google again from Gatehouse.")
         }
         ErrorKind::InsufficientScopes => format!(
-            "The Google sign-in was not given permission to use {api}.{google} Sign in to Google again from the Gatehouse tray icon (or run `gatehouse login`) and allow access to {api}; only the missing permission is asked."
+            "The Google sign-in was not given permission to use {api}.{google} Sign in to Google again from the Gatehouse app (tray menu › Open Gatehouse › Account) or with `gatehouse login` and allow access to {api}; only the missing permission is asked."
         ),
         ErrorKind::PermissionDenied => format!(
             "The signed-in Google account may not do this.{google} Ask the file's owner for access, or use a file this account can edit."

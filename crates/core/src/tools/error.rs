@@ -23,7 +23,7 @@ pub enum ToolError {
     LocalPath(#[from] LocalPathError),
     /// The sign-in does not carry the OAuth scope the tool needs: asking Google would only fail.
     #[error(
-        "{tool} needs permission to use Google {product}, which the sign-in{account} was not given. Sign in to Google again from the Gatehouse tray icon (or run `gatehouse login`) and allow it; only the missing permission is asked."
+        "{tool} needs permission to use Google {product}, which the sign-in{account} was not given. Sign in to Google again from the Gatehouse app (tray menu › Open Gatehouse › Account) or with `gatehouse login` and allow it; only the missing permission is asked."
     )]
     ScopeNotGranted { tool: &'static str, product: &'static str, account: String },
     /// Something named in the arguments doesn't exist (e.g. a sheet title).
