@@ -24,7 +24,8 @@ window.Gatehouse = (function () {
       else if (value === true) node.setAttribute(key, "");
       else node.setAttribute(key, String(value));
     }
-    for (const child of children.flat()) {
+    // Flattened at every depth: a page may pass arrays of arrays (a list of rows, each a list of cells).
+    for (const child of children.flat(Infinity)) {
       if (child === undefined || child === null || child === false) continue;
       node.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
@@ -82,7 +83,12 @@ window.Gatehouse = (function () {
   async function header() {
     try {
       const overview = await invoke("settings_overview");
-      document.getElementById("mode").textContent = overview.mode;
+      // With the badge shown, the line beside it says only what the badge doesn't: why the sandbox is in use.
+      document.getElementById("mode").textContent = !overview.sandbox
+        ? overview.mode
+        : overview.sandbox_because_signed_out
+          ? "Nobody is signed in to Google yet"
+          : "You chose the sandbox";
       document.getElementById("sandbox-badge").hidden = !overview.sandbox;
       document.title = overview.sandbox ? "Gatehouse — sandbox" : "Gatehouse";
     } catch (error) {

@@ -1,16 +1,21 @@
 //! The approval card window: it appears when a call waits for the person, shows the queue the core holds, and
 //! goes away when nothing waits.
 //!
-//! The window is made the first time a card waits and hidden (not destroyed) when the queue empties, so the
-//! next card shows at once. It is placed at the bottom-right of the primary monitor's work area, computed from
+//! The window is made, hidden, when the first assistant connects to the core (or when the first card waits, if
+//! that comes first) and hidden (not destroyed) when the queue empties, so a card shows at once. Not at launch:
+//! the window brings WebKit's processes (≈ 300 MB), which an app no assistant uses should not hold. It is placed at the bottom-right of the primary monitor's work area, computed from
 //! the monitor: on Linux the tray reports no position to place it against.
 
 use std::sync::Arc;
 
 use gatehouse_core::approval::Approvals;
 use gatehouse_core::approval::broker::{BrokerEvent, PendingCard};
-use tauri::{AppHandle, Emitter, Manager, PhysicalPosition, PhysicalRect, Runtime, WebviewUrl, WebviewWindowBuilder};
+use tauri::{
+    AppHandle, Emitter, Manager, PhysicalPosition, PhysicalRect, Runtime, WebviewUrl, WebviewWindow,
+    WebviewWindowBuilder,
+};
 use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::watch;
 
 use crate::Cards;
 
@@ -31,12 +36,39 @@ pub const MARGIN: f64 = 16.0;
 /// card window about every change, keeps the tray's count, hides the card when nothing waits, and announces a
 /// card not in view with an OS notification (crate::notify).
 pub fn watch<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals>) {
+    watch_and_prepare(app, approvals, None);
+}
+
+/// [`watch`], and also makes the card window (hidden, placed, its page loading) as soon as `connections` (the
+/// core's [`gatehouse_core::Engine::assistant_connections`]) counts a first assistant, so that assistant's
+/// first card only has to be shown. Making the window in the same task that shows cards means the two never
+/// race to make it twice; a card arriving while the page still loads is shown and told the queue like any
+/// other, and the page asks for the queue itself once it has loaded.
+pub fn watch_and_prepare<R: Runtime>(
+    app: AppHandle<R>,
+    approvals: Arc<Approvals>,
+    connections: Option<watch::Receiver<u64>>,
+) {
     // Subscribed before the task starts, so nothing added in between is missed.
     let mut events = approvals.broker().subscribe();
+    let mut connections = connections;
     tauri::async_runtime::spawn(async move {
         let mut notices = crate::notify::Notices::default();
         loop {
-            let (arrived, added) = match events.recv().await {
+            let event = tokio::select! {
+                // A waiting card goes first: it makes the window itself if needed.
+                biased;
+                event = events.recv() => event,
+                connected = first_assistant(&mut connections) => {
+                    connections = None;
+                    if connected {
+                        tracing::debug!("an assistant connected: making the card window ahead of its first card");
+                        let _ = window(&app);
+                    }
+                    continue;
+                }
+            };
+            let (arrived, added) = match event {
                 Ok(BrokerEvent::Added(card)) => (true, Some(card)),
                 Ok(BrokerEvent::Removed(_)) => (false, None),
                 // Missed some: the queue itself is the truth, so show it as it is.
@@ -75,51 +107,69 @@ pub fn show_if_pending<R: Runtime>(app: &AppHandle<R>) -> bool {
     true
 }
 
-/// Makes the card visible with `pending` in it, creating the window the first time.
-fn show<R: Runtime>(app: &AppHandle<R>, pending: &[PendingCard]) {
-    let window = match app.get_webview_window(LABEL) {
-        Some(window) => window,
-        None => {
-            // Built hidden and shown once placed, so it never flashes elsewhere. The page asks for the queue itself
-            // when it loads, so nothing is lost while it does.
-            let built = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App("card.html".into()))
-                .title("Gatehouse — approval needed")
-                .inner_size(WIDTH, HEIGHT)
-                .min_inner_size(300.0, 220.0)
-                .always_on_top(true)
-                .visible(false)
-                .build();
-            match built {
-                Ok(window) => window,
-                Err(error) => {
-                    tracing::error!(
-                        "the approval card could not be opened ({error}); answer with `gatehouse approvals` in a terminal"
-                    );
-                    return;
-                }
+/// The first assistant's connection, once: `true` when `connections` counts one (at once if one already
+/// connected), `false` when the core is gone. Never resolves once `connections` is `None`.
+async fn first_assistant(connections: &mut Option<watch::Receiver<u64>>) -> bool {
+    match connections {
+        Some(connections) => connections.wait_for(|count| *count > 0).await.is_ok(),
+        None => std::future::pending().await,
+    }
+}
+
+/// The card window, made hidden and placed the first time. Built hidden and shown once placed, so it never
+/// flashes elsewhere. The page asks for the queue itself when it loads, so nothing is lost while it does.
+fn window<R: Runtime>(app: &AppHandle<R>) -> Option<WebviewWindow<R>> {
+    if let Some(window) = app.get_webview_window(LABEL) {
+        return Some(window);
+    }
+    let built = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App("card.html".into()))
+        .title("Gatehouse — approval needed")
+        .inner_size(WIDTH, HEIGHT)
+        .min_inner_size(300.0, 220.0)
+        .always_on_top(true)
+        .visible(false)
+        .build();
+    match built {
+        Ok(window) => {
+            place(&window);
+            Some(window)
+        }
+        Err(error) => {
+            tracing::error!(
+                "the approval card could not be opened ({error}); answer with `gatehouse approvals` in a terminal"
+            );
+            None
+        }
+    }
+}
+
+/// Puts the (hidden) card in the bottom-right corner of the primary monitor's work area.
+fn place<R: Runtime>(window: &WebviewWindow<R>) {
+    match window.primary_monitor() {
+        Ok(Some(monitor)) => {
+            let scale = monitor.scale_factor();
+            // A window never shown yet may report no size (GTK): then it is at least the size it was made.
+            let made = (logical_to_physical(WIDTH, scale), logical_to_physical(HEIGHT, scale));
+            let size =
+                window.outer_size().map(|size| (size.width.max(made.0), size.height.max(made.1))).unwrap_or(made);
+            let at = bottom_right(*monitor.work_area(), size, logical_to_physical(MARGIN, scale));
+            if let Err(error) = window.set_position(at) {
+                tracing::debug!(
+                    "the card could not be placed in the corner ({error}); it opens where the desktop puts it"
+                );
             }
         }
-    };
+        Ok(None) | Err(_) => tracing::debug!("no primary monitor reported; the card opens where the desktop puts it"),
+    }
+}
+
+/// Makes the card visible with `pending` in it, creating the window if no assistant's connection did.
+fn show<R: Runtime>(app: &AppHandle<R>, pending: &[PendingCard]) {
+    let Some(window) = window(app) else { return };
     let already_visible = window.is_visible().unwrap_or(false);
     if !already_visible {
-        match window.primary_monitor() {
-            Ok(Some(monitor)) => {
-                let scale = monitor.scale_factor();
-                // A window never shown yet may report no size (GTK): then it is at least the size it was made.
-                let made = (logical_to_physical(WIDTH, scale), logical_to_physical(HEIGHT, scale));
-                let size =
-                    window.outer_size().map(|size| (size.width.max(made.0), size.height.max(made.1))).unwrap_or(made);
-                let at = bottom_right(*monitor.work_area(), size, logical_to_physical(MARGIN, scale));
-                if let Err(error) = window.set_position(at) {
-                    tracing::debug!(
-                        "the card could not be placed in the corner ({error}); it opens where the desktop puts it"
-                    );
-                }
-            }
-            Ok(None) | Err(_) => {
-                tracing::debug!("no primary monitor reported; the card opens where the desktop puts it")
-            }
-        }
+        // Again: the monitors may have changed since the window was made.
+        place(&window);
     }
     if let Err(error) = window.show() {
         tracing::error!(

@@ -80,6 +80,8 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
         .setup(move |app| {
             let started = tauri::async_runtime::block_on(startup::start(&options))?;
             let approvals = started.host.engine().approvals().clone();
+            // The card window is made when the first assistant connects, not at launch (see `card`).
+            let connections = started.host.engine().assistant_connections();
             app.manage(Cards::new(approvals.clone()));
             tray::create(app.handle(), &started.mode)?;
             app.manage(settings::assistants::Connector::from_process());
@@ -90,7 +92,7 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
                 http: started.http,
             });
             app.manage(startup::Hosted::new(started.host));
-            card::watch(app.handle().clone(), approvals);
+            card::watch_and_prepare(app.handle().clone(), approvals, Some(connections));
             startup::quit_on_signal(app.handle().clone());
             Ok(())
         })

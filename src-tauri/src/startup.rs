@@ -123,6 +123,11 @@ pub async fn start(options: &Options) -> anyhow::Result<Started> {
     // calls show their cards here and share the app's grants and sign-in.
     if let Some(control) = host.control() {
         control.accept_relays();
+        // The sandbox it chose itself: assistants connected for the account (a plain `gatehouse serve`) reach
+        // it now, and the account once the person signs in.
+        if mode == (Mode::Sandbox { because_signed_out: true }) {
+            control.sandbox_until_sign_in();
+        }
     }
     let http = match host.serve_http(options.http_addr).await {
         Ok((local, _task)) => {

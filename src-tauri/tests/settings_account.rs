@@ -201,10 +201,15 @@ async fn signing_in_from_the_sandbox_keeps_the_account_for_the_restart() {
 
     let before = world.status();
     assert_eq!((before["sandbox"].as_bool(), before["sandbox_because_signed_out"].as_bool()), (Some(true), Some(true)));
+    // The header knows why the sandbox is in use too, to say it beside the badge.
+    let header = invoke(&world.window("settings"), "settings_overview", json!({})).expect("the header");
+    assert_eq!((header["sandbox"].as_bool(), header["sandbox_because_signed_out"].as_bool()), (Some(true), Some(true)));
     assert_eq!(before["accounts"], json!([]));
     assert_eq!(before["accounts_problem"], Value::Null);
     assert_eq!(before["sign_in_problem"], Value::Null);
-    assert!(before["kept_in"].as_str().expect("where").contains(TOKEN_FILE_NAME), "{before}");
+    // Where sign-ins are kept, in plain words; the file's path only in the detail a developer can look at.
+    assert_eq!(before["kept_in"], "in a private file on this computer", "{before}");
+    assert!(before["kept_in_detail"].as_str().expect("where exactly").contains(TOKEN_FILE_NAME), "{before}");
     assert_eq!(before["waiting_cards"], 0);
 
     let signed_in = world.sign_in_as(USER).await;

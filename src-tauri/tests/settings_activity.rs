@@ -12,7 +12,7 @@ use gatehouse_core::approval::model::{AuditEntry, CallOutcome, DecisionSource, V
 use gatehouse_desktop::settings::activity::PAGE;
 use gatehouse_desktop::settings::permissions::NO_STORE;
 use serde_json::{Value, json};
-use settings_pages::{NORMAL, Page, Setup, assert_refused_by_acl, error_text, invoke, page};
+use settings_pages::{NORMAL, Page, Setup, assert_refused_by_acl, error_text, invoke, page, page_on};
 
 /// Appends a record of a call, as the engine does after deciding and running it.
 async fn record(page: &Page, agent: Option<&str>, tool: &str, target: &str, source: DecisionSource, verdict: Verdict) {
@@ -101,6 +101,48 @@ async fn the_log_is_listed_newest_first_with_who_decided_in_words_and_each_filte
     record(&page, Some("cursor"), "delete_file", "Plans", DecisionSource::Deny(id.clone()), Verdict::Denied).await;
     let newest = &list(&page, json!({ "source": "deny" }))["rows"][0];
     assert_eq!(newest["decided_by"], format!("your never-allow rule {}", &id[..8]));
+}
+
+/// A record's target reads by name, as on the card and in Permissions: each spreadsheet is looked up once per
+/// listing, through the core; one whose name can't be found (or that names no file) shows as recorded.
+#[tokio::test(flavor = "multi_thread")]
+async fn targets_show_by_name_looked_up_once_per_listing() {
+    let google = google_fake::FakeGoogle::start_sandbox().await.expect("the emulator starts");
+    let token = google.issue_token(google_fake::Identity::user(google_fake::SANDBOX_EMAIL));
+    let page = page_on(NORMAL, Some((&google.url(), &token))).await;
+    let found =
+        page.engine.call("search_spreadsheets", serde_json::from_value(json!({ "query": "Budget 2026" })).ok()).await;
+    let found: Value = serde_json::from_str(&found.expect("search").text).expect("JSON");
+    let files = found.get("files").or_else(|| found.get("spreadsheets")).cloned().unwrap_or(found.clone());
+    let budget = files.as_array().and_then(|files| files.first()).and_then(|file| file["id"].as_str());
+    let budget = budget.unwrap_or_else(|| panic!("Budget 2026's id in {found}")).to_owned();
+    let spreadsheet = format!("spreadsheet {budget}");
+    for _ in 0..3 {
+        record(&page, Some("claude"), "update_cells", &spreadsheet, DecisionSource::Person, Verdict::Allowed).await;
+    }
+    record(&page, Some("claude"), "update_cells", "spreadsheet gone-0000", DecisionSource::Person, Verdict::Allowed)
+        .await;
+    record(&page, Some("claude"), "share_file", "domain example.com", DecisionSource::Person, Verdict::Allowed).await;
+    let asked_before = google.world().count_requests(&format!("/drive/v3/files/{budget}"));
+
+    // The records made here (the search above is in the log too).
+    let listed = list(&page, json!({ "source": "person" }));
+    let rows = listed["rows"].as_array().expect("rows");
+    let words: Vec<&str> =
+        rows.iter().map(|row| row["target_words"].as_str().unwrap_or_else(|| panic!("{row}"))).collect();
+    assert_eq!(
+        words,
+        [
+            "domain example.com",
+            "spreadsheet gone-0000",
+            "spreadsheet “Budget 2026”",
+            "spreadsheet “Budget 2026”",
+            "spreadsheet “Budget 2026”"
+        ]
+    );
+    assert_eq!(rows[2]["target"], json!(spreadsheet), "the recorded target stays, for the details");
+    let asked = google.world().count_requests(&format!("/drive/v3/files/{budget}")) - asked_before;
+    assert_eq!(asked, 1, "one lookup for three records of the same spreadsheet");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -42,11 +42,13 @@ const COMMANDS: [(&str, &str); 6] = [
 struct Options {
     store: bool,
     sandbox: bool,
+    /// The app runs the sandbox only because nobody is signed in (with `sandbox`), not by the person's choice.
+    signed_out: bool,
     /// Put a `gatehouse` program where the page looks for it.
     program: bool,
 }
 
-const NORMAL: Options = Options { store: true, sandbox: false, program: true };
+const NORMAL: Options = Options { store: true, sandbox: false, signed_out: false, program: true };
 
 /// The app on the mock runtime with a settings and a card window, a temporary `HOME` for the assistants'
 /// files, a folder the `gatehouse` program is looked for in, and the data folder of the core.
@@ -82,7 +84,7 @@ impl Setup {
         })
         .expect("engine");
         let mode = match options.sandbox {
-            true => Mode::Sandbox { because_signed_out: false },
+            true => Mode::Sandbox { because_signed_out: options.signed_out },
             false => Mode::Account { account: Some(ACCOUNT.into()), method: AuthMethod::OAuth },
         };
         let app = with_commands(mock_builder()).build(context()).expect("the app builds on the mock runtime");
@@ -269,6 +271,7 @@ async fn the_sandbox_connects_to_the_sandbox_and_another_program_or_mode_is_told
     assert_eq!(sandbox.client("windsurf")["summary"], "Connected to the sandbox.");
     let listed = sandbox.list();
     assert_eq!(listed["sandbox"], true);
+    assert_eq!(listed["sandbox_until_sign_in"], false, "the person chose it");
     let snippet: Value = serde_json::from_str(&text(&listed["snippet"])).expect("the snippet is JSON");
     assert_eq!(snippet["mcpServers"]["gatehouse"]["args"], json!(["serve", "--sandbox"]));
 
@@ -291,6 +294,34 @@ async fn the_sandbox_connects_to_the_sandbox_and_another_program_or_mode_is_told
     let updated = invoke(&account.settings, "assistants_connect", json!({ "client": "cursor" })).expect("connect");
     assert!(updated["backup"].is_string(), "{updated}");
     assert_eq!(account.client("cursor")["state"], "connected");
+}
+
+/// In the sandbox only because nobody is signed in, *Connect* writes a plain `gatehouse serve` (which the app
+/// takes as a relay now, and which reaches the Google account once the person signs in), and an entry that asks
+/// for the sandbox is told apart as one that will stay on the sample files.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sandbox_while_nobody_is_signed_in_connects_for_the_account() {
+    let fallback = Setup::new(Options { sandbox: true, signed_out: true, ..NORMAL }).await;
+    let file = fallback.path(".codeium/windsurf/mcp_config.json");
+    invoke(&fallback.settings, "assistants_connect", json!({ "client": "windsurf" })).expect("connect");
+    assert_eq!(read_json(&file)["mcpServers"]["gatehouse"]["args"], json!(["serve"]));
+    let windsurf = fallback.client("windsurf");
+    assert_eq!(windsurf["state"], "connected", "{windsurf}");
+    assert!(text(&windsurf["summary"]).contains("Until you sign in"), "{windsurf}");
+    let listed = fallback.list();
+    assert_eq!(listed["sandbox"], true, "the page still says the sample files are in use");
+    assert_eq!(listed["sandbox_until_sign_in"], true, "and that the connection reaches the account after sign-in");
+    let snippet: Value = serde_json::from_str(&text(&listed["snippet"])).expect("the snippet is JSON");
+    assert_eq!(snippet["mcpServers"]["gatehouse"]["args"], json!(["serve"]));
+
+    // An entry that asks for the sandbox would stay on the sample files after sign-in: Connect points it here.
+    let entry =
+        json!({ "mcpServers": { "gatehouse": { "command": fallback.program(), "args": ["serve", "--sandbox"] } } });
+    let cursor = fallback.write(".cursor/mcp.json", &entry.to_string());
+    assert_eq!(fallback.client("cursor")["state"], "elsewhere");
+    invoke(&fallback.settings, "assistants_connect", json!({ "client": "cursor" })).expect("connect");
+    assert_eq!(read_json(&cursor)["mcpServers"]["gatehouse"]["args"], json!(["serve"]));
+    assert_eq!(fallback.client("cursor")["state"], "connected");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -4,12 +4,17 @@
 //!
 //! 1. Launch to MCP-ready: from spawning `gatehouse-desktop` to the first MCP `initialize` over HTTP that
 //!    succeeds (polled every 5 ms), for a first launch (empty `GATEHOUSE_HOME`) and later ones.
-//! 2. Idle memory with no window open: the RSS of the app and of every process below it (WebKit's), 10 s
-//!    after MCP-ready; and again after cards were shown and answered and the windows closed or hidden.
+//! 2. Idle memory: the RSS of the app and of every process below it (WebKit's), 10 s after it runs with no
+//!    assistant ever connected (readiness asked over the control socket, which is no assistant); then 10 s after
+//!    one assistant connected over HTTP (the app then makes its card window, hidden, ahead of the first card);
+//!    and again after cards were shown and answered and the windows closed or hidden.
 //! 3. Call to card visible: from the assistant sending `update_cells` (rmcp through `gatehouse serve`, relayed
 //!    to the app) to the card window being visible with that card drawn in it, as WebDriver sees it: the page's
 //!    visibility state and the card's text, polled in a loop whose round trip sets the resolution (reported).
-//!    The first card also creates the card window; later ones show the hidden window again.
+//!    As in real use the assistant connects first (the app makes the card window then): the first card comes
+//!    once that window is ready, the next ones show the hidden window again. Separately, in another app, the
+//!    worst case: an assistant whose very first action, right as it connected, is a write — its card arrives
+//!    while the card window is still being made.
 //!
 //! Prints a Markdown table to paste into docs/benchmarks.md.
 
@@ -19,8 +24,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, ensure};
 use gatehouse_e2e::Home;
 use gatehouse_e2e::desktop::{
-    Desktop, SessionBus, WebDriver, Xvfb, app_env, apply_env, call, desktop_bin, free_port, mcp_ready, process_name,
-    process_tree, rss_kib,
+    Assistant, Desktop, SessionBus, WebDriver, Xvfb, app_env, apply_env, call, desktop_bin, free_port, host_ready,
+    mcp_ready, process_name, process_tree, rss_kib,
 };
 use serde_json::{Value, json};
 
@@ -86,25 +91,31 @@ fn stop(child: &mut std::process::Child) {
 struct Launches {
     first: Duration,
     later: Vec<Duration>,
+    /// No assistant ever connected.
     idle: Memory,
+    /// One assistant connected over HTTP (MCP `initialize`), nothing else.
+    connected: Memory,
 }
 
-/// Launches the app directly (no WebDriver) `LAUNCHES` times in one home, timing MCP-ready; measures the last
-/// one's idle memory.
+fn spawn_app(home: &Home, display: &Xvfb, bus: &SessionBus) -> Result<(std::process::Child, std::net::SocketAddr)> {
+    let http = format!("127.0.0.1:{}", free_port()).parse()?;
+    let mut command = Command::new(desktop_bin());
+    command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    apply_env(&mut command, &app_env(home.path(), &display.display, &bus.address, http));
+    Ok((command.spawn().context("starting gatehouse-desktop")?, http))
+}
+
+/// Launches the app directly (no WebDriver) `LAUNCHES` times in one home, timing MCP-ready; then once more to
+/// measure its idle memory with no assistant, and with one.
 async fn launches() -> Result<Launches> {
     let display = Xvfb::start()?;
     let bus = SessionBus::start()?;
     let home = Home::new();
     let client = reqwest::Client::builder().timeout(Duration::from_secs(2)).build()?;
     let mut times = Vec::new();
-    let mut idle = None;
-    for launch in 0..LAUNCHES {
-        let http = format!("127.0.0.1:{}", free_port()).parse()?;
-        let mut command = Command::new(desktop_bin());
-        command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
-        apply_env(&mut command, &app_env(home.path(), &display.display, &bus.address, http));
+    for _ in 0..LAUNCHES {
         let started = Instant::now();
-        let mut child = command.spawn().context("starting gatehouse-desktop")?;
+        let (mut child, http) = spawn_app(&home, &display, &bus)?;
         loop {
             if mcp_ready(&client, home.path(), http).await {
                 break;
@@ -114,14 +125,24 @@ async fn launches() -> Result<Launches> {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         times.push(started.elapsed());
-        if launch == LAUNCHES - 1 {
-            tokio::time::sleep(Duration::from_secs(10)).await;
-            idle = Some(tree_memory(child.id()));
-        }
         stop(&mut child);
     }
-    let idle = idle.context("no launch measured")?;
-    Ok(Launches { first: times[0], later: times[1..].to_vec(), idle })
+
+    // Ready is asked over the control socket: an MCP `initialize` would be an assistant connecting.
+    let started = Instant::now();
+    let (mut child, http) = spawn_app(&home, &display, &bus)?;
+    while !host_ready(home.path()).await {
+        ensure!(child.try_wait()?.is_none(), "the app exited before it ran as the host");
+        ensure!(started.elapsed() < Duration::from_secs(60), "the app did not run as the host within 60 s");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let idle = tree_memory(child.id());
+    ensure!(mcp_ready(&client, home.path(), http).await, "the app did not answer an MCP initialize");
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let connected = tree_memory(child.id());
+    stop(&mut child);
+    Ok(Launches { first: times[0], later: times[1..].to_vec(), idle, connected })
 }
 
 const CARD_ON_SCREEN: &str = r#"
@@ -132,17 +153,23 @@ const CARD_ON_SCREEN: &str = r#"
 "#;
 
 struct Cards {
+    /// The first card of an assistant that connected a while before (the card window made then).
     first: Duration,
     later: Vec<Duration>,
-    /// The longest WebDriver poll round trip, for the first card and the later ones: the resolution.
+    /// From the relay attaching to the card window made, its page loaded, and hidden.
+    prepared_in: Duration,
+    /// The first card of an assistant whose first action, right as it connected, is a write.
+    at_once: Duration,
+    /// The longest WebDriver poll round trip: first card / later cards / the write right at connection.
     first_resolution: Duration,
     resolution: Duration,
+    at_once_resolution: Duration,
     after: Memory,
 }
 
 /// Polls until the card for the write of `marker` is on screen; returns when it was seen and the longest poll.
-/// Until the card window exists, a poll asks only for the app's window handles (cheap); the new handle is then
-/// switched to once, and polled like the others.
+/// Until the card window exists (`card` false), a poll asks only for the app's window handles (cheap); the new
+/// handle is then switched to once, and polled like the others.
 async fn until_card(
     webdriver: &WebDriver,
     marker: &str,
@@ -172,41 +199,97 @@ async fn until_card(
     }
 }
 
-async fn cards() -> Result<Cards> {
-    let home = Home::new();
-    let mut app = Desktop::launch(&home, &[]).await?;
-    let assistant = app.assistant("Claude Desktop", &["--sandbox"]).await?;
-    let peer = assistant.peer().clone();
-    let found = call(&peer, "search_spreadsheets", json!({ "query": "Budget 2026" })).await?;
-    let found: Value = serde_json::from_str(&found.content[0].as_text().context("text")?.text)?;
-    let id = found["spreadsheets"][0]["id"].as_str().context("Budget 2026")?.to_owned();
-
-    // The settings window, so WebDriver is attached before the first card (whose window is then made).
+/// An app with no assistant and its settings window open, WebDriver attached to it (so WebDriver is there before
+/// the card window is made); the settings window's handle.
+async fn app_with_settings(home: &Home) -> Result<(Desktop, WebDriver, Vec<String>)> {
+    let mut app = Desktop::launch_idle(home, &[]).await?;
     app.launch_again().await?;
     let webdriver = app.webdriver().await?.clone();
     webdriver.switch_to_page("settings.html", Duration::from_secs(30)).await?;
+    let known = webdriver.window_handles().await?;
+    ensure!(known.len() == 1, "a window besides the settings window before any assistant connected: {known:?}");
+    Ok((app, webdriver, known))
+}
 
-    let mut known = webdriver.window_handles().await?;
+/// An assistant through `gatehouse serve` (which attaches to the app), and the id of "Budget 2026".
+async fn assistant_and_budget(app: &Desktop) -> Result<(Assistant, String)> {
+    let assistant = app.assistant("Claude Desktop", &["--sandbox"]).await?;
+    let found = call(assistant.peer(), "search_spreadsheets", json!({ "query": "Budget 2026" })).await?;
+    let found: Value = serde_json::from_str(&found.content[0].as_text().context("text")?.text)?;
+    let id = found["spreadsheets"][0]["id"].as_str().context("Budget 2026")?.to_owned();
+    Ok((assistant, id))
+}
+
+/// Sends a write of `marker` and waits for its card on screen; denies it. The time from the call to the card
+/// seen, and the longest poll.
+async fn card_round(
+    webdriver: &WebDriver,
+    assistant: &Assistant,
+    id: &str,
+    marker: &str,
+    known: &mut Vec<String>,
+    card_window: &mut bool,
+) -> Result<(Duration, Duration)> {
+    let args = json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "K1", "data": [[marker]] });
+    let sent = Instant::now();
+    let waiting = {
+        let peer = assistant.peer().clone();
+        tokio::spawn(async move { call(&peer, "update_cells", args).await })
+    };
+    let (seen, longest) = until_card(webdriver, marker, known, card_window).await?;
+    webdriver.click_on("#deny").await?;
+    let refused = tokio::time::timeout(Duration::from_secs(30), waiting).await???;
+    ensure!(refused.is_error == Some(true), "the denied call ran");
+    webdriver
+        .wait_for("the card hidden", "return document.visibilityState === 'hidden'", Duration::from_secs(10))
+        .await?;
+    Ok((seen - sent, longest))
+}
+
+/// The worst case: the assistant's first action, right as it connected, is a write.
+async fn card_at_once() -> Result<(Duration, Duration)> {
+    let home = Home::new();
+    let (app, webdriver, mut known) = app_with_settings(&home).await?;
+    let (assistant, id) = assistant_and_budget(&app).await?;
     let mut card_window = false;
+    let (time, resolution) =
+        card_round(&webdriver, &assistant, &id, "bench at once", &mut known, &mut card_window).await?;
+    assistant.cancel().await?;
+    Ok((time, resolution))
+}
+
+async fn cards() -> Result<Cards> {
+    let (at_once, at_once_resolution) = card_at_once().await?;
+
+    let home = Home::new();
+    let (app, webdriver, mut known) = app_with_settings(&home).await?;
+    // The assistant connects; the app makes the card window, hidden, and loads its page.
+    let connected = Instant::now();
+    let (assistant, id) = assistant_and_budget(&app).await?;
+    let prepared_in = loop {
+        if let Some(card) = webdriver.window_handles().await?.into_iter().find(|h| !known.contains(h)) {
+            webdriver.switch_to_handle(&card).await?;
+            known.push(card);
+            let ready = "return document.readyState === 'complete' && !!window.__TAURI__";
+            webdriver.wait_for("the prepared card page loaded", ready, Duration::from_secs(30)).await?;
+            break connected.elapsed();
+        }
+        ensure!(connected.elapsed() < Duration::from_secs(30), "no card window was made for the assistant");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    let state = webdriver.execute("return document.visibilityState", json!([])).await?;
+    ensure!(state == "hidden", "the card window made for the assistant is not hidden: {state}");
+    // As in real use, the first write comes a while after the assistant connected.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+
+    let mut card_window = true;
     let mut times = Vec::new();
     let mut resolutions = Vec::new();
     for round in 0..CARDS {
         let marker = format!("bench round {round}");
-        let args = json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "K1", "data": [[marker]] });
-        let sent = Instant::now();
-        let waiting = {
-            let peer = peer.clone();
-            tokio::spawn(async move { call(&peer, "update_cells", args).await })
-        };
-        let (seen, longest) = until_card(&webdriver, &marker, &mut known, &mut card_window).await?;
-        times.push(seen - sent);
+        let (time, longest) = card_round(&webdriver, &assistant, &id, &marker, &mut known, &mut card_window).await?;
+        times.push(time);
         resolutions.push(longest);
-        webdriver.click_on("#deny").await?;
-        let refused = tokio::time::timeout(Duration::from_secs(30), waiting).await???;
-        ensure!(refused.is_error == Some(true), "the denied call ran");
-        webdriver
-            .wait_for("the card hidden", "return document.visibilityState === 'hidden'", Duration::from_secs(10))
-            .await?;
     }
 
     // Every window closed or hidden: the settings window closed, the card hidden.
@@ -219,8 +302,11 @@ async fn cards() -> Result<Cards> {
     Ok(Cards {
         first: times[0],
         later: times[1..].to_vec(),
+        prepared_in,
+        at_once,
         first_resolution: resolutions[0],
         resolution: resolutions[1..].iter().copied().max().unwrap_or_default(),
+        at_once_resolution,
         after,
     })
 }
@@ -260,19 +346,21 @@ async fn main() -> Result<()> {
         ms(*launches.later.iter().min().unwrap_or(&Duration::ZERO)),
         ms(*launches.later.iter().max().unwrap_or(&Duration::ZERO)),
     );
+    let memory = |m: &Memory| format!("{:.0} MB / {:.0} MB ({})", m.rss_mib, m.pss_mib, m.each.join(", "));
+    println!("| idle memory, no assistant ever connected (10 s after ready): RSS / PSS | {} |", memory(&launches.idle));
     println!(
-        "| idle memory, no window ever opened (10 s after MCP-ready): RSS / PSS | {:.0} MB / {:.0} MB ({}) |",
-        launches.idle.rss_mib,
-        launches.idle.pss_mib,
-        launches.idle.each.join(", ")
+        "| idle memory, one assistant connected over HTTP (10 s later; card window made, hidden): RSS / PSS | {} |",
+        memory(&launches.connected)
     );
     println!(
-        "| idle memory after {CARDS} cards, settings window closed, card hidden (10 s later): RSS / PSS | {:.0} MB / {:.0} MB ({}) |",
-        cards.after.rss_mib,
-        cards.after.pss_mib,
-        cards.after.each.join(", ")
+        "| idle memory after {CARDS} cards, settings window closed, card hidden (10 s later): RSS / PSS | {} |",
+        memory(&cards.after)
     );
-    println!("| call to card visible, first card (makes the card window) | {:.0} ms |", ms(cards.first));
+    println!(
+        "| assistant connected (relay attached) to card window made and loaded, hidden | {:.0} ms |",
+        ms(cards.prepared_in)
+    );
+    println!("| call to card visible, the assistant's first card (connected 1 s before) | {:.0} ms |", ms(cards.first));
     let mut later = cards.later.clone();
     later.sort();
     println!(
@@ -282,9 +370,14 @@ async fn main() -> Result<()> {
         ms(*later.last().unwrap_or(&Duration::ZERO)),
     );
     println!(
-        "| polling resolution (longest WebDriver poll round trip), first card / next cards | {:.0} ms / {:.0} ms |",
+        "| call to card visible, a write sent right as the assistant connected (card window still being made) | {:.0} ms |",
+        ms(cards.at_once)
+    );
+    println!(
+        "| polling resolution (longest WebDriver poll round trip): first card / next cards / write at connection | {:.0} ms / {:.0} ms / {:.0} ms |",
         ms(cards.first_resolution),
-        ms(cards.resolution)
+        ms(cards.resolution),
+        ms(cards.at_once_resolution)
     );
     Ok(())
 }

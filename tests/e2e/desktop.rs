@@ -68,7 +68,9 @@ async fn card_on_screen(webdriver: &WebDriver) -> Vec<String> {
 async fn a_card_in_real_webkit_always_allow_for_one_spreadsheet_then_revoked_in_permissions() {
     let home = Home::new();
     let mut app = Desktop::launch(&home, &[]).await.expect("the desktop app starts and serves MCP");
-    let assistant = app.assistant(ASSISTANT, &["--sandbox"]).await.expect("an assistant through gatehouse serve");
+    // A plain `gatehouse serve`, as *Connect* writes it while the app is in the sandbox only because nobody is
+    // signed in: it relays to the app now (and reaches the account once the person signs in).
+    let assistant = app.assistant(ASSISTANT, &[]).await.expect("an assistant through gatehouse serve");
     let peer = assistant.peer().clone();
     let budget = spreadsheet_id(&peer, "Budget 2026").await;
     let contacts = spreadsheet_id(&peer, "Team Contacts").await;
@@ -159,6 +161,17 @@ async fn a_card_in_real_webkit_always_allow_for_one_spreadsheet_then_revoked_in_
         open_page(&webdriver, page).await;
         webdriver.screenshot(&screenshot_path(&format!("settings-{page}"))).await.unwrap();
     }
+    // Where sign-ins are kept, in a person's words; the keyring's service name only in the tooltip.
+    open_page(&webdriver, "account").await;
+    let kept = "const p = document.getElementById('kept-in'); return p && [p.textContent, p.title];";
+    let kept = webdriver.wait_for("where sign-ins are kept", kept, Duration::from_secs(30)).await.unwrap();
+    assert_eq!(kept[0], "Google sign-ins are kept in this computer's keyring.", "{kept}");
+    assert!(kept[1].as_str().unwrap_or_default().contains("service \"gatehouse:"), "{kept}");
+    // The pages' element helper flattens children at any depth: nested arrays never print "[object …]".
+    let nested = r#"const { el } = window.Gatehouse;
+        return el("p", {}, ["a", [el("b", {}, "b"), [["c", [el("i", {}, [["d"]])]]]]]).innerHTML;"#;
+    let nested = webdriver.execute(nested, json!([])).await.unwrap();
+    assert_eq!(nested, "a<b>b</b>c<i>d</i>");
 
     // Permissions lists the standing approval made on the card; revoking it there brings the card back.
     open_page(&webdriver, "permissions").await;
@@ -184,6 +197,13 @@ async fn a_card_in_real_webkit_always_allow_for_one_spreadsheet_then_revoked_in_
     // Activity has every decision of this run.
     webdriver.switch_to_page("settings.html", Duration::from_secs(10)).await.unwrap();
     open_page(&webdriver, "activity").await;
+    // The newest call is in view when the page opens (the filters fold into one line), its spreadsheet by name.
+    let newest = r##"const row = document.querySelector("#page-activity tr[data-seq]");
+        if (!row || !row.innerText.includes("“Budget 2026”")) return null;
+        const box = row.getBoundingClientRect();
+        return { text: row.innerText, in_view: box.bottom <= window.innerHeight };"##;
+    let newest = webdriver.wait_for("the newest call, by name", newest, Duration::from_secs(30)).await.unwrap();
+    assert_eq!(newest["in_view"], true, "the newest call is below the first screen: {newest}");
     webdriver.screenshot(&screenshot_path("settings-activity")).await.unwrap();
 
     assistant.cancel().await.unwrap();

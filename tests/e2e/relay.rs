@@ -108,3 +108,64 @@ async fn without_a_host_an_assistants_gatehouse_serve_hosts_its_own_core() {
     let refused = waiting.await.unwrap().unwrap();
     assert!(refused.is_error.unwrap_or(false) && text(&refused).contains("declined"), "{}", text(&refused));
 }
+
+/// What a plain `gatehouse serve` (stdio, no `--sandbox`) says it does when a host runs: relay to it, or serve
+/// on its own because the host serves something else.
+async fn plain_serve_choice(home: &Home) -> &'static str {
+    let mut serve = gatehouse(home);
+    serve.arg("serve").stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut child = serve.spawn().expect("start gatehouse serve");
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let said = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.contains("serving this assistant from the running Gatehouse host") {
+                return "relays";
+            }
+            if line.contains("a Gatehouse host runs, but for the other") {
+                return "serves on its own";
+            }
+        }
+        "said nothing"
+    })
+    .await
+    .unwrap_or("said nothing in time");
+    child.kill().await.expect("stop it");
+    said
+}
+
+/// The desktop app runs the sandbox by itself while nobody is signed in; an assistant it connected starts a
+/// plain `gatehouse serve` (so it reaches the Google account once the person signs in), and that relays to the
+/// app now — its calls run in the app's core, with the app's cards and audit log. A sandbox the person chose
+/// takes only `gatehouse serve --sandbox`. The host is the core's own, in this process, as the app hosts it.
+#[tokio::test]
+async fn a_plain_serve_relays_to_a_host_in_the_sandbox_only_until_someone_signs_in() {
+    use gatehouse_core::approval::store::AuditQuery;
+    use gatehouse_core::config::Config;
+    use gatehouse_core::host::{Host, HostOptions};
+
+    let chosen = Home::new();
+    let host = Host::start(HostOptions { config: Config::with_home(chosen.path()), sandbox: true }).await.unwrap();
+    host.control().expect("a control socket").accept_relays();
+    assert_eq!(plain_serve_choice(&chosen).await, "serves on its own", "the person chose the sandbox");
+    host.shutdown().await;
+
+    let home = Home::new();
+    let host = Host::start(HostOptions { config: Config::with_home(home.path()), sandbox: true }).await.unwrap();
+    let control = host.control().expect("a control socket");
+    control.accept_relays();
+    control.sandbox_until_sign_in();
+    assert_eq!(plain_serve_choice(&home).await, "relays");
+
+    // An assistant's plain `gatehouse serve` works on the host's sample files, and the host records the call.
+    let mut serve = gatehouse(&home);
+    serve.arg("serve");
+    let client = stdio_client(serve).await.expect("a plain gatehouse serve");
+    let id = budget_id(&client).await;
+    let store = host.engine().approvals().store().expect("the host's approvals database");
+    let query = AuditQuery { limit: 10, before_seq: None, tool: Some("search_spreadsheets".into()), agent: None };
+    let records = store.list_audit(&query).await.unwrap();
+    assert_eq!(records.len(), 1, "the search ran in the host: {records:?}");
+    assert!(!id.is_empty());
+    client.cancel().await.unwrap();
+    host.shutdown().await;
+}

@@ -292,6 +292,16 @@ pub async fn mcp_ready(client: &reqwest::Client, home: &Path, http: SocketAddr) 
     answered.is_ok_and(|response| response.status().is_success())
 }
 
+/// Whether the app under `home` runs as this user's host and serves MCP over HTTP, asked over its control
+/// socket (as `gatehouse approvals` asks). Unlike [`mcp_ready`] this is no MCP client connecting, so the app
+/// does not get ready for an assistant's cards (it makes its card window when the first assistant connects).
+pub async fn host_ready(home: &Path) -> bool {
+    match gatehouse_core::control::Client::connect_host(home).await {
+        Ok(Some(mut host)) => host.info().await.is_ok_and(|info| info.host && info.http_url.is_some()),
+        Ok(None) | Err(_) => false,
+    }
+}
+
 /// One running desktop app, started by WebKitWebDriver through tauri-driver.
 pub struct Desktop {
     home: PathBuf,
@@ -312,6 +322,14 @@ impl Desktop {
     /// Starts the app with its state in `home`, `extra` set on top of its environment, and waits until it
     /// serves MCP (so an assistant's `gatehouse serve` finds it as this user's host).
     pub async fn launch(home: &Home, extra: &[(&str, &OsStr)]) -> Result<Self> {
+        let desktop = Self::launch_idle(home, extra).await?;
+        desktop.wait_until_mcp_ready(Duration::from_secs(60)).await?;
+        Ok(desktop)
+    }
+
+    /// Starts the app like [`Desktop::launch`] but waits only until it runs as this user's host, asking over the
+    /// control socket ([`host_ready`]): no MCP client connects, so the app stays as it is with no assistant.
+    pub async fn launch_idle(home: &Home, extra: &[(&str, &OsStr)]) -> Result<Self> {
         let display = Xvfb::start()?;
         let bus = SessionBus::start()?;
         let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse()?;
@@ -350,7 +368,16 @@ impl Desktop {
         let url = desktop.driver_url.clone();
         desktop.launched = Instant::now();
         desktop.session = Some(tokio::spawn(WebDriver::new_session(url, application)));
-        desktop.wait_until_mcp_ready(Duration::from_secs(60)).await?;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !host_ready(&desktop.home).await {
+            if let Some(session) = &desktop.session
+                && session.is_finished()
+            {
+                bail!("the app stopped before it ran as this user's host (the WebDriver session ended)");
+            }
+            ensure!(Instant::now() < deadline, "the app did not answer on its control socket within 60 s");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         Ok(desktop)
     }
 
@@ -430,7 +457,8 @@ impl Desktop {
     }
 
     /// An assistant named `name` connected over stdio through `gatehouse serve ARGS`, which relays to the app
-    /// when both run the sandbox or both Google (pass `--sandbox` for an app that nobody is signed in to).
+    /// when it serves what the app serves (`--sandbox` for a sandbox the person chose; a plain one also
+    /// relays to an app in the sandbox only because nobody is signed in).
     pub async fn assistant(&self, name: &str, args: &[&str]) -> Result<Assistant> {
         let mut serve = self.gatehouse();
         serve.arg("serve").args(args);

@@ -158,7 +158,10 @@
           ]
         : null,
       el("div", { id: "sign-in-progress", role: "status" }),
-      view.kept_in ? el("p", { class: "hint" }, "Google sign-ins are kept in ", view.kept_in, ".") : null,
+      // Where sign-ins are kept, in plain words; the keychain service or file path only as a tooltip.
+      view.kept_in
+        ? el("p", { class: "hint", id: "kept-in", title: view.kept_in_detail || undefined }, "Google sign-ins are kept ", view.kept_in, ".")
+        : null,
     ];
   }
 

@@ -9,16 +9,20 @@
 (function () {
   const { invoke, el, notice, when } = window.Gatehouse;
 
-  // The filters survive leaving and coming back to the page.
+  // The filters survive leaving and coming back to the page, and so does whether their box is open.
   let filter = { tool: "", agent: "", verdict: "", source: "", text: "" };
+  let filtersOpen = false;
 
   function cell(label, ...children) {
     return el("td", { "data-label": label }, ...children);
   }
 
+  // The date, then the time on a line of its own: a narrow column that doesn't wrap mid-date.
   function short(iso) {
     const date = new Date(iso);
-    return isNaN(date) ? when(iso) : date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+    if (isNaN(date)) return when(iso);
+    const day = date.toLocaleDateString(undefined, { dateStyle: "medium" });
+    return [day, el("br"), date.toLocaleTimeString(undefined, { timeStyle: "short" })];
   }
 
   function capital(text) {
@@ -81,7 +85,8 @@
         "Call",
         el("div", {}, row.agent || el("span", { class: "muted" }, "An unnamed assistant")),
         el("strong", { title: row.tool }, row.tool_title),
-        row.target ? el("div", { class: "long" }, row.target) : null
+        // By name when the core found it ("spreadsheet “Budget 2026”"); the recorded id in the tooltip.
+        row.target ? el("div", { class: "long target", title: row.target }, row.target_words || row.target) : null
       ),
       cell("Decision", ...decision),
       cell("Result", el("span", { class: "long" }, resultText(row))),
@@ -119,13 +124,30 @@
     const form = el(
       "form",
       { class: "filters", role: "search", "aria-label": "Filter the activity" },
-      el("div", { class: "row" }, el("label", { for: "activity-tool" }, "Action"), tool),
-      el("div", { class: "row" }, el("label", { for: "activity-agent" }, "Assistant"), agent),
-      el("div", { class: "row" }, el("label", { for: "activity-verdict" }, "Decision"), verdict),
-      el("div", { class: "row" }, el("label", { for: "activity-source" }, "Decided by"), source),
-      el("div", { class: "row" }, el("label", { for: "activity-text" }, "Containing"), text),
-      el("div", { class: "row" }, el("button", { type: "submit", class: "primary" }, "Filter"), clear)
+      el("label", { for: "activity-tool" }, "Action"),
+      tool,
+      el("label", { for: "activity-verdict" }, "Decision"),
+      verdict,
+      el("label", { for: "activity-agent" }, "Assistant"),
+      agent,
+      el("label", { for: "activity-source" }, "Decided by"),
+      source,
+      el("label", { for: "activity-text" }, "Containing"),
+      text,
+      el("div", { class: "filter-buttons" }, el("button", { type: "submit", class: "primary" }, "Filter"), clear)
     );
+    // Folded into one line until opened, so the calls themselves are in view when the page opens; open while
+    // a filter is on, so what narrows the list is never hidden.
+    const on = Object.values(filter).filter((value) => value.trim() !== "").length;
+    const box = el(
+      "details",
+      { class: "filter-box", id: "activity-filters", open: filtersOpen || on > 0 },
+      el("summary", {}, "Filter", on ? el("span", { class: "muted" }, ` (${on === 1 ? "1 filter" : `${on} filters`} on)`) : null),
+      form
+    );
+    box.addEventListener("toggle", () => {
+      filtersOpen = box.open;
+    });
     const apply = async () => {
       filter = { tool: tool.value, agent: agent.value, verdict: verdict.value, source: source.value, text: text.value };
       await reload(section, "#activity-count");
@@ -139,7 +161,7 @@
       filter = { tool: "", agent: "", verdict: "", source: "", text: "" };
       await reload(section, "#activity-tool");
     });
-    return form;
+    return box;
   }
 
   function filtered() {

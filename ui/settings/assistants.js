@@ -338,7 +338,13 @@
       const page = await renderClients(section);
       if (page.sandbox) {
         section.querySelector("#assistants-sandbox").append(
-          el("p", { class: "notice done", role: "status" }, "Gatehouse runs the sandbox: assistants you connect or give a token now reach the sample files, not your Google account."),
+          el(
+            "p",
+            { class: "notice done", role: "status" },
+            page.sandbox_until_sign_in
+              ? "Nobody is signed in yet, so assistants you connect now work on the sandbox's sample files. Once you sign in with Google, the same connection reaches your account: there is nothing to connect again."
+              : "Gatehouse runs the sandbox: assistants you connect or give a token now reach the sample files, not your Google account."
+          ),
         );
       }
       renderOthers(section, page);

@@ -129,11 +129,12 @@ async fn serve(args: ServeArgs) -> Result<()> {
     if let Some(addr) = args.http {
         mcp::http::check_loopback(addr)?;
     }
-    // An assistant's `gatehouse serve` relays to the user's host when one runs (same sandbox or not).
-    #[cfg(unix)]
+    // An assistant's `gatehouse serve` relays to the user's host when one runs and serves what it asks for (the
+    // sandbox for --sandbox; the account, or the sandbox only until someone signs in, otherwise).
+    #[cfg(any(unix, windows))]
     if args.http.is_none() && !args.headless {
         match mcp::relay::Relay::connect(config.home.clone()).await {
-            Ok(Some(relay)) if relay.is_sandbox_host() == args.sandbox => {
+            Ok(Some(relay)) if relay.serves(args.sandbox) => {
                 tracing::info!(host = relay.host_pid(), "serving this assistant from the running Gatehouse host");
                 let relay: Arc<dyn Backend> = Arc::new(relay);
                 return tokio::select! {

@@ -60,6 +60,8 @@ pub struct Engine {
     index: HashMap<&'static str, usize>,
     ctx: ToolContext,
     sandbox: bool,
+    /// How many assistants have connected to this core so far (see [`Engine::assistant_connected`]).
+    assistants: tokio::sync::watch::Sender<u64>,
 }
 
 /// Names a card's target from Drive (`files.get` with `fields=name`): a read, so it needs no approval. A name
@@ -80,6 +82,49 @@ impl TargetNames for DriveNames {
                 Err(_) => None,
             }
         })
+    }
+}
+
+/// The audit record of a call still under way. Dropped before [`Unfinished::finished`] — the call's future
+/// was dropped because the assistant cancelled it or went away — it records the call as the assistant left it:
+/// withdrawn before a decision (not run), or approved and stopped while it ran (perhaps done in part).
+struct Unfinished<'a> {
+    approvals: &'a Arc<Approvals>,
+    entry: Option<AuditEntry>,
+    started: std::time::Instant,
+}
+
+impl Unfinished<'_> {
+    /// The call was let through: dropped from now on, it was stopped while it ran.
+    fn decided(&mut self, permit: &Permit) {
+        if let (Some(entry), Permit::Run { source }) = (&mut self.entry, permit) {
+            entry.verdict = Verdict::Allowed;
+            entry.source = source.clone();
+            entry.outcome = CallOutcome::Error(STOPPED_WHILE_RUNNING.to_owned());
+        }
+    }
+
+    /// The call finished: its record is the caller's to complete and write.
+    fn finished(mut self) -> Option<AuditEntry> {
+        self.entry.take()
+    }
+}
+
+/// What the audit log says of an approved call whose assistant stopped waiting while it ran.
+const STOPPED_WHILE_RUNNING: &str =
+    "The assistant stopped waiting while the call ran, so it may have been done only in part.";
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        let Some(mut entry) = self.entry.take() else { return };
+        entry.time = chrono::Utc::now();
+        entry.duration_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if entry.source == DecisionSource::Withdrawn {
+            tracing::info!(tool = %entry.tool, "the assistant stopped waiting: the call is withdrawn, not run");
+        } else {
+            tracing::warn!(tool = %entry.tool, "the assistant stopped waiting while the call ran");
+        }
+        self.approvals.audit_detached(entry);
     }
 }
 
@@ -105,7 +150,8 @@ impl Engine {
         let names = Arc::new(DriveNames(google.clone()));
         let approvals = Arc::new(Approvals::new(approvals.store, approvals.policy, &tools).with_target_names(names));
         let ctx = ToolContext { google, config: Arc::new(config), local };
-        Ok(Arc::new(Self { auth, approvals, tools, index, ctx, sandbox }))
+        let (assistants, _) = tokio::sync::watch::channel(0);
+        Ok(Arc::new(Self { auth, approvals, tools, index, ctx, sandbox, assistants }))
     }
 
     /// The tools this server offers, in catalogue order.
@@ -129,6 +175,20 @@ impl Engine {
 
     pub fn is_sandbox(&self) -> bool {
         self.sandbox
+    }
+
+    /// Notes that an assistant connected to this core: an MCP session initialised (over HTTP, or stdio when
+    /// this process serves its own engine), or a `gatehouse serve` relay attaching over the control socket.
+    /// A shell uses it to get ready for approval cards only once they become likely (the desktop app makes
+    /// its card window then, not at launch, so an app with no assistant stays small).
+    pub fn assistant_connected(&self) {
+        self.assistants.send_modify(|count| *count = count.saturating_add(1));
+    }
+
+    /// How many assistants have connected so far ([`Engine::assistant_connected`]). A receiver made after the
+    /// first connection still sees it: `wait_for(|count| *count > 0)` returns at once then.
+    pub fn assistant_connections(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.assistants.subscribe()
     }
 
     pub fn context(&self) -> &ToolContext {
@@ -159,11 +219,29 @@ impl Engine {
         let account = self.auth.current().account;
         // What the audit log keeps of the call is taken now, so the arguments themselves can go to the tool
         // without a copy.
-        let (audit_target, audit_arguments) = (redact::target(tool, &arguments), redact::for_audit(&arguments));
+        // Until the call finishes, its record says it was withdrawn: if this future is dropped first (the
+        // assistant cancelled the call or went away while it waited for the person), the record is still
+        // written, and the card has already gone with the dropped wait (see `Broker::ask`).
+        let mut unfinished = Unfinished {
+            approvals: &self.approvals,
+            entry: Some(AuditEntry {
+                time: chrono::Utc::now(),
+                agent: meta.caller.agent.clone(),
+                tool: name.to_owned(),
+                target: redact::target(tool, &arguments),
+                arguments: redact::for_audit(&arguments),
+                verdict: Verdict::Denied,
+                source: DecisionSource::Withdrawn,
+                outcome: CallOutcome::Refused,
+                duration_ms: 0,
+            }),
+            started,
+        };
         // Arguments the tool would refuse fail at once: nobody is asked to approve a call that cannot run.
         let (reply, verdict, source, outcome) = match tool.check_arguments(&arguments) {
             Ok(()) => {
                 let permit = self.approvals.permit(tool, &arguments, meta, account.as_deref()).await;
+                unfinished.decided(&permit);
                 self.carry_out(tool, arguments, permit).await
             }
             Err(error) => {
@@ -174,19 +252,10 @@ impl Engine {
         };
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         tracing::info!(tool = name, ok = !reply.is_error, elapsed_ms = duration_ms, "tool call");
-        self.approvals
-            .audit(AuditEntry {
-                time: chrono::Utc::now(),
-                agent: meta.caller.agent.clone(),
-                tool: name.to_owned(),
-                target: audit_target,
-                arguments: audit_arguments,
-                verdict,
-                source,
-                outcome,
-                duration_ms,
-            })
-            .await;
+        if let Some(entry) = unfinished.finished() {
+            let entry = AuditEntry { time: chrono::Utc::now(), verdict, source, outcome, duration_ms, ..entry };
+            self.approvals.audit(entry).await;
+        }
         Ok(reply)
     }
 

@@ -170,8 +170,15 @@ impl Host {
         if let Some(control) = self.control {
             control.shutdown().await;
         }
+        // Calls whose assistant went away are recorded on their own tasks: let those finish first.
+        if tokio::time::timeout(SETTLE_WITHIN, self.engine.approvals().settle()).await.is_err() {
+            tracing::warn!("stopping before every withdrawn call's audit record was written");
+        }
     }
 }
+
+/// How long stopping waits for the audit records of calls whose assistant went away.
+const SETTLE_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Resolves on Ctrl-C, or (on Unix) the SIGTERM a service manager, a session manager or an assistant sends to
 /// stop the host: every shell stops the same way on it.

@@ -218,7 +218,7 @@ async fn a_never_allow_refuses_what_a_grant_covers_names_the_person_and_ends_whe
     assert_eq!(permit("S2").await, covered);
 }
 
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 mod control {
     use std::path::Path;
 

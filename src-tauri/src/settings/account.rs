@@ -136,8 +136,10 @@ pub struct AccountView {
     pub accounts: Vec<KnownAccount>,
     /// Why the signed-in accounts could not be read (a locked keychain, say).
     pub accounts_problem: Option<String>,
-    /// Where the sign-in is kept, in words.
+    /// Where the sign-in is kept, in a person's words ("in this computer's keyring").
     pub kept_in: Option<String>,
+    /// The same with the keychain service or file path, for a developer (a tooltip, not the page's text).
+    pub kept_in_detail: Option<String>,
     pub warnings: Vec<String>,
     pub limitations: Vec<Limitation>,
     /// Why *Sign in with Google* can't work here (no OAuth client), in the core's words.
@@ -172,10 +174,12 @@ pub async fn account_status<R: Runtime>(app: AppHandle<R>, core: State<'_, Core>
             alternatives: entry.alternatives,
         })
         .collect();
-    let (mut accounts, mut accounts_problem, mut kept_in, mut warnings) = (Vec::new(), None, None, Vec::new());
+    let (mut accounts, mut accounts_problem, mut warnings) = (Vec::new(), None, Vec::new());
+    let (mut kept_in, mut kept_in_detail) = (None, None);
     match sign_in.context() {
         Ok(context) => {
-            kept_in = Some(context.store.describe());
+            kept_in = Some(context.store.plain_words().to_owned());
+            kept_in_detail = Some(context.store.describe());
             warnings = context.store.warnings();
             match context.store.accounts().await {
                 Ok(list) => {
@@ -202,6 +206,7 @@ pub async fn account_status<R: Runtime>(app: AppHandle<R>, core: State<'_, Core>
         accounts,
         accounts_problem,
         kept_in,
+        kept_in_detail,
         warnings,
         limitations,
         sign_in_problem: sign_in.client.as_ref().err().cloned(),

@@ -5,7 +5,9 @@
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
+use futures::future::join_all;
 use gatehouse_core::approval::model::{DecisionSource, Grant};
+use gatehouse_core::approval::redact::target_constraint;
 use gatehouse_core::approval::store::{AuditMatch, AuditQuery, AuditRecord, SourceKind};
 use gatehouse_core::approval::words::{
     GrantState, limit_words, one_line, outcome_words, parse_verdict, scope_words, short_id, source_words, time,
@@ -35,7 +37,7 @@ pub struct Filter {
     /// `allowed` or `denied`.
     pub verdict: Option<String>,
     /// How it was decided: `person`, `grant`, `policy`, `deny`, `timeout`, `not-gated`, `unattended`, `paused`,
-    /// `invalid-arguments`.
+    /// `invalid-arguments`, `withdrawn`.
     pub source: Option<String>,
     /// Any text in the record (assistant, tool, target, arguments, error).
     pub text: Option<String>,
@@ -64,7 +66,11 @@ pub struct ActivityRow {
     pub agent: Option<String>,
     pub tool: String,
     pub tool_title: String,
+    /// The target as the log records it (`spreadsheet 1cQ…`).
     pub target: Option<String>,
+    /// The target as a person reads it: by name when it was found (`spreadsheet “Budget 2026”`), else as
+    /// recorded.
+    pub target_words: Option<String>,
     /// The arguments (secrets already redacted) on one line, cut.
     pub arguments: String,
     /// `allowed` or `denied`.
@@ -122,6 +128,7 @@ fn source_label(kind: SourceKind) -> &'static str {
         SourceKind::Unattended => "Unattended assistant refused",
         SourceKind::Paused => "Assistants paused",
         SourceKind::InvalidArguments => "Arguments not accepted",
+        SourceKind::Withdrawn => "Withdrawn by the assistant",
     }
 }
 
@@ -145,7 +152,33 @@ fn query(filter: &Filter, before: Option<i64>) -> Result<(AuditQuery, AuditMatch
     Ok((query, AuditMatch { verdict, source, text: given(&filter.text) }))
 }
 
-fn row(engine: &Engine, record: &AuditRecord, grants: &HashMap<&str, &Grant>, never: &HashSet<String>) -> ActivityRow {
+/// The names of the targets `records` mention, by recorded target: each one looked up once, all at once (the
+/// core's lookup, as the cards and Permissions use it, caps each at a few seconds); unnamed ones are left out.
+async fn target_names(engine: &Engine, records: &[AuditRecord]) -> HashMap<String, String> {
+    let targets: HashSet<&str> = records.iter().filter_map(|record| record.entry.target.as_deref()).collect();
+    let approvals = engine.approvals();
+    let lookups = targets
+        .into_iter()
+        .filter_map(|text| target_constraint(text).map(|target| (text, target)))
+        .map(|(text, target)| async move { approvals.target_name(&target).await.map(|name| (text.to_owned(), name)) });
+    join_all(lookups).await.into_iter().flatten().collect()
+}
+
+/// A recorded target in words: its kind and name when the name was found.
+fn target_words(target: &str, names: &HashMap<String, String>) -> String {
+    match (names.get(target), target_constraint(target)) {
+        (Some(name), Some(constraint)) => format!("{} “{name}”", constraint.kind),
+        _ => target.to_owned(),
+    }
+}
+
+fn row(
+    engine: &Engine,
+    record: &AuditRecord,
+    grants: &HashMap<&str, &Grant>,
+    never: &HashSet<String>,
+    names: &HashMap<String, String>,
+) -> ActivityRow {
     let entry = &record.entry;
     let now = Utc::now();
     let grant = match &entry.source {
@@ -174,6 +207,7 @@ fn row(engine: &Engine, record: &AuditRecord, grants: &HashMap<&str, &Grant>, ne
         tool: entry.tool.clone(),
         tool_title: engine.tool(&entry.tool).map_or_else(|| entry.tool.clone(), |def| def.meta.title.to_owned()),
         target: entry.target.clone(),
+        target_words: entry.target.as_deref().map(|target| target_words(target, names)),
         arguments: one_line(&arguments, ARGUMENTS_SHOWN),
         verdict: verdict_words(entry.verdict),
         source: entry.source.to_string(),
@@ -214,7 +248,8 @@ pub async fn list(core: &Core, filter: &Filter, before: Option<i64>) -> Result<A
     let grants: HashMap<&str, &Grant> = grants.iter().map(|grant| (grant.id.as_str(), grant)).collect();
     let never: HashSet<String> =
         store.list_never_allow().await.map_err(store_failed)?.into_iter().map(|rule| rule.id).collect();
-    let rows: Vec<ActivityRow> = records.iter().map(|record| row(engine, record, &grants, &never)).collect();
+    let names = target_names(engine, &records).await;
+    let rows: Vec<ActivityRow> = records.iter().map(|record| row(engine, record, &grants, &never, &names)).collect();
     let older = if more { rows.last().map(|row| row.seq) } else { None };
     Ok(ActivityPage { unavailable: None, rows, older, tools, sources })
 }

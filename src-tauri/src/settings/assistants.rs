@@ -123,6 +123,8 @@ pub struct Overview {
     pub program_problem: Option<String>,
     /// This app runs the sandbox: connections and tokens reach the sample files.
     pub sandbox: bool,
+    /// ...only because nobody is signed in: assistants connected now reach the Google account once someone is.
+    pub sandbox_until_sign_in: bool,
     /// What to paste into any other assistant that starts a program (the common `mcpServers` form).
     pub snippet: Option<String>,
     /// Where MCP over HTTP is served, e.g. `http://127.0.0.1:8765/mcp`.
@@ -176,15 +178,22 @@ fn sandbox(core: &Core) -> bool {
     matches!(core.mode, crate::startup::Mode::Sandbox { .. })
 }
 
+/// The person chose the sandbox (Advanced page, `--sandbox`): entries ask for it. A sandbox the app runs only
+/// because nobody is signed in does not count: entries stay plain, reach this app now (it takes their relay)
+/// and the Google account once the person signs in.
+fn chosen_sandbox(core: &Core) -> bool {
+    matches!(core.mode, crate::startup::Mode::Sandbox { because_signed_out: false })
+}
+
 fn http_url(core: &Core) -> Option<String> {
     core.overview().http_url
 }
 
-/// The entry this app writes: its `gatehouse` program, serving the sandbox when the app does (a `gatehouse
-/// serve` relays only to a host of the same kind).
+/// The entry this app writes: its `gatehouse` program, serving the sandbox only when the person chose it (see
+/// [`chosen_sandbox`]).
 fn entry(core: &Core, connector: &Connector) -> Result<ServerEntry, String> {
     let program = connector.program()?;
-    ServerEntry::gatehouse(&program, sandbox(core)).map_err(|error| error.to_string())
+    ServerEntry::gatehouse(&program, chosen_sandbox(core)).map_err(|error| error.to_string())
 }
 
 impl Core {
@@ -197,13 +206,14 @@ impl Core {
         let stdio_snippet = program
             .as_deref()
             .ok()
-            .and_then(|program| ServerEntry::gatehouse(program, sandbox).ok())
+            .and_then(|program| ServerEntry::gatehouse(program, chosen_sandbox(self)).ok())
             .map(|entry| snippet(None, &entry));
         Overview {
             clients,
             program: program.as_ref().ok().map(|path| path.display().to_string()),
             program_problem: program.err(),
             sandbox,
+            sandbox_until_sign_in: sandbox && !chosen_sandbox(self),
             snippet: stdio_snippet,
             http_url: http_url(self),
         }
@@ -229,12 +239,17 @@ impl Core {
                 };
             }
         };
-        let here = if sandbox(self) { "this app's sandbox" } else { "this app" };
+        let here = if chosen_sandbox(self) { "this app's sandbox" } else { "this app" };
         let (state, summary) = match &found.connection {
             Connection::NotConnected => (Standing::NotConnected, "Not connected.".to_owned()),
             connection @ Connection::Connected { this_binary: true, .. } => {
-                match (connection.runs_sandbox(), sandbox(self)) {
+                match (connection.runs_sandbox(), chosen_sandbox(self)) {
                     (true, true) => (Standing::Connected, "Connected to the sandbox.".to_owned()),
+                    (false, false) if sandbox(self) => (
+                        Standing::Connected,
+                        "Connected. Until you sign in with Google it works on the sandbox's sample files."
+                            .to_owned(),
+                    ),
                     (false, false) => (Standing::Connected, "Connected.".to_owned()),
                     (true, false) => (
                         Standing::Elsewhere,

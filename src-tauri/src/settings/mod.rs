@@ -44,6 +44,8 @@ pub struct Overview {
     pub mode: String,
     /// The built-in emulator's sample files are in use: the window shows a badge saying so.
     pub sandbox: bool,
+    /// The sandbox is in use only because nobody is signed in (not the person's choice).
+    pub sandbox_because_signed_out: bool,
     /// `http://127.0.0.1:8765/mcp`, when MCP over HTTP is served.
     pub http_url: Option<String>,
     pub version: &'static str,
@@ -54,6 +56,7 @@ impl Core {
         Overview {
             mode: self.mode.label(),
             sandbox: matches!(self.mode, Mode::Sandbox { .. }),
+            sandbox_because_signed_out: self.mode == (Mode::Sandbox { because_signed_out: true }),
             http_url: self.http.map(|addr| format!("http://{addr}/mcp")),
             version: env!("CARGO_PKG_VERSION"),
         }

@@ -47,6 +47,12 @@ pub struct Setup {
 pub const NORMAL: Setup = Setup { store: true, signed_in: true };
 
 pub async fn page(setup: Setup) -> Page {
+    page_on(setup, None).await
+}
+
+/// The same, against the Google at `google` (its URL, and a token it issued) instead of nowhere: targets'
+/// names are found there.
+pub async fn page_on(setup: Setup, google: Option<(&str, &str)>) -> Page {
     let home = tempfile::tempdir().expect("temp dir");
     let store = match setup.store {
         true => Some(Store::open(&home.path().join(DATABASE_FILE)).await.expect("the approvals database opens")),
@@ -54,11 +60,12 @@ pub async fn page(setup: Setup) -> Page {
     };
     let mut config = Config::with_home(home.path());
     // Nothing listens there: a card's target name is not found, quickly, and shown by id.
-    config.google_endpoint = Some("http://127.0.0.1:9".parse().expect("url"));
+    let (endpoint, token) = google.unwrap_or(("http://127.0.0.1:9", "token"));
+    config.google_endpoint = Some(endpoint.parse().expect("url"));
     let account = setup.signed_in.then(|| ACCOUNT.to_owned());
     let engine = Engine::new(EngineOptions {
         config: config.clone(),
-        tokens: Arc::new(StaticToken::new("token", account.clone())),
+        tokens: Arc::new(StaticToken::new(token, account.clone())),
         sandbox: false,
         retry: RetryPolicy::default(),
         approvals: ApprovalSetup { store, policy: Policy::default() },

@@ -88,6 +88,8 @@ pub struct Approvals {
     by_request: Mutex<HashMap<String, Decided>>,
     paused: AtomicBool,
     names: Option<Arc<dyn TargetNames>>,
+    /// How many audit records of abandoned calls are still being written (see [`Approvals::audit_detached`]).
+    detached: tokio::sync::watch::Sender<usize>,
 }
 
 impl Approvals {
@@ -122,6 +124,7 @@ impl Approvals {
             by_request: Mutex::new(HashMap::new()),
             paused: AtomicBool::new(false),
             names: None,
+            detached: tokio::sync::watch::channel(0).0,
         }
     }
 
@@ -156,8 +159,9 @@ impl Approvals {
         (Some(target_words), offered_label)
     }
 
-    /// The name of the file a constraint names ("Budget 2026"), when it names one and it can be found quickly.
-    async fn target_name(&self, target: &super::model::Constraint) -> Option<String> {
+    /// The name of the file a constraint names ("Budget 2026"), when it names one and it can be found quickly
+    /// (within the engine's cap): the one lookup the cards, the grant lists and the activity log share.
+    pub async fn target_name(&self, target: &super::model::Constraint) -> Option<String> {
         match (&self.names, NAMED_KINDS.contains(&target.kind.as_str())) {
             (Some(names), true) => names.name(&target.value).await,
             _ => None,
@@ -472,6 +476,37 @@ impl Approvals {
         {
             tracing::error!("the audit record could not be written: {error}");
         }
+    }
+
+    /// Appends the record of a call whose future was dropped (its assistant cancelled it or went away), from
+    /// code that cannot wait: the write runs on its own task, and [`Approvals::settle`] waits for it.
+    pub fn audit_detached(self: &Arc<Self>, entry: AuditEntry) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::error!(tool = %entry.tool, source = %entry.source, "the audit record could not be written: no runtime");
+            return;
+        };
+        self.detached.send_modify(|writing| *writing += 1);
+        let approvals = Arc::clone(self);
+        runtime.spawn(async move {
+            // Counted down even if the task is dropped unfinished (the runtime stopping).
+            let _written = DetachedWrite(&approvals.detached);
+            approvals.audit(entry).await;
+        });
+    }
+
+    /// Waits until the records of abandoned calls are written, so a process that stops next loses none.
+    pub async fn settle(&self) {
+        let mut writing = self.detached.subscribe();
+        let _ = writing.wait_for(|writing| *writing == 0).await;
+    }
+}
+
+/// One detached audit write under way; counted down when it ends.
+struct DetachedWrite<'a>(&'a tokio::sync::watch::Sender<usize>);
+
+impl Drop for DetachedWrite<'_> {
+    fn drop(&mut self) {
+        self.0.send_modify(|writing| *writing = writing.saturating_sub(1));
     }
 }
 

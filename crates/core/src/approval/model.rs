@@ -58,7 +58,8 @@ pub struct Caller {
 
 /// How a call was decided, as the audit log records it: `grant:<id>`, `policy:<rule>`, `person`, `timeout`,
 /// `deny:<rule>`, `not-gated`, `unattended` (nobody to ask), `paused` (every assistant paused),
-/// `invalid-arguments` (the tool refused its arguments before any decision).
+/// `invalid-arguments` (the tool refused its arguments before any decision), `withdrawn` (the assistant stopped
+/// waiting — cancelled the call, or went away — before it was decided).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub enum DecisionSource {
@@ -71,6 +72,7 @@ pub enum DecisionSource {
     Unattended,
     Paused,
     InvalidArguments,
+    Withdrawn,
 }
 
 impl std::fmt::Display for DecisionSource {
@@ -85,6 +87,7 @@ impl std::fmt::Display for DecisionSource {
             DecisionSource::Unattended => f.write_str("unattended"),
             DecisionSource::Paused => f.write_str("paused"),
             DecisionSource::InvalidArguments => f.write_str("invalid-arguments"),
+            DecisionSource::Withdrawn => f.write_str("withdrawn"),
         }
     }
 }
@@ -109,6 +112,7 @@ impl TryFrom<String> for DecisionSource {
             None if text == "unattended" => DecisionSource::Unattended,
             None if text == "paused" => DecisionSource::Paused,
             None if text == "invalid-arguments" => DecisionSource::InvalidArguments,
+            None if text == "withdrawn" => DecisionSource::Withdrawn,
             _ => return Err(format!("{text:?} is not a decision source")),
         })
     }

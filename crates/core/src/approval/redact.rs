@@ -33,6 +33,14 @@ pub fn target(tool: &ToolDef, args: &Value) -> Option<String> {
     })
 }
 
+/// The constraint an audit record's target names (the inverse of [`target`]), so a log reader can look its
+/// name up as the cards do; `None` for text that is not `kind value`.
+pub fn target_constraint(text: &str) -> Option<super::model::Constraint> {
+    let (kind, value) = text.split_once(' ')?;
+    (!kind.is_empty() && !value.is_empty())
+        .then(|| super::model::Constraint { kind: kind.to_owned(), value: value.to_owned() })
+}
+
 /// A canonical text of the arguments (object keys sorted at every depth), to recognise a repeated call.
 pub fn canonical_text(args: &Value) -> String {
     fn sorted(value: &Value) -> Value {
@@ -93,5 +101,14 @@ mod tests {
             canonical_text(&json!({ "a": 1, "b": [ { "y": 2, "x": 1 } ] })),
             canonical_text(&json!({ "b": [ { "x": 1, "y": 2 } ], "a": 1 }))
         );
+    }
+
+    #[test]
+    fn an_audit_target_reads_back_as_its_constraint() {
+        let constraint = target_constraint("spreadsheet 1cQ-x_9").expect("a spreadsheet");
+        assert_eq!((constraint.kind.as_str(), constraint.value.as_str()), ("spreadsheet", "1cQ-x_9"));
+        assert_eq!(target_constraint("domain example.com").map(|c| c.value), Some("example.com".to_owned()));
+        assert_eq!(target_constraint("nothing"), None);
+        assert_eq!(target_constraint(" x"), None);
     }
 }

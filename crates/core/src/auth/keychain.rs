@@ -37,6 +37,14 @@ const KEYCHAIN: &str = "Windows Credential Manager";
 #[cfg(not(any(target_os = "macos", target_os = "windows")))]
 const KEYCHAIN: &str = "the Secret Service keyring (gnome-keyring or KWallet)";
 
+/// Where the keychain keeps a sign-in, in a person's words (the settings window), without service names.
+#[cfg(target_os = "macos")]
+const KEYCHAIN_PLAIN: &str = "in this Mac's Keychain";
+#[cfg(target_os = "windows")]
+const KEYCHAIN_PLAIN: &str = "in this computer's Windows Credential Manager";
+#[cfg(not(any(target_os = "macos", target_os = "windows")))]
+const KEYCHAIN_PLAIN: &str = "in this computer's keyring";
+
 #[cfg(target_os = "macos")]
 const UNLOCK: &str = "Unlock it in Keychain Access";
 #[cfg(target_os = "windows")]
@@ -222,6 +230,15 @@ impl TokenStore {
         match &self.backend {
             Backend::Keychain { service } => format!("{KEYCHAIN}, service \"{service}\""),
             Backend::File { path } => format!("the file {} (GATEHOUSE_TOKEN_STORE=file)", path.display()),
+        }
+    }
+
+    /// Where the tokens are, in plain words for a person ("in this computer's keyring", "in a private file on
+    /// this computer"); [`describe`](Self::describe) names the service or path for whoever needs it.
+    pub fn plain_words(&self) -> &'static str {
+        match &self.backend {
+            Backend::Keychain { .. } => KEYCHAIN_PLAIN,
+            Backend::File { .. } => "in a private file on this computer",
         }
     }
 

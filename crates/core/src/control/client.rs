@@ -5,12 +5,20 @@ use std::path::Path;
 use std::time::Duration;
 
 use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
+#[cfg(unix)]
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 
 use super::protocol::{
     AssistantRevoked, LineError, MAX_RESPONSE_LINE, NeverRemoved, Request, Response, Revoked, ServerInfo, Verification,
     read_line,
 };
+// On Windows a server's "socket" is the file naming its pipe, and a live one is the opened pipe, split alike.
+#[cfg(windows)]
+use super::pipe::{
+    IntoSplit as _, OwnedReadHalf, OwnedWriteHalf, Probe, probe, registry_files as socket_files,
+    registry_path as socket_path,
+};
+#[cfg(unix)]
 use super::socket::{Probe, probe, socket_files, socket_path};
 use super::{ControlError, control_dir};
 use crate::approval::CallMeta;

@@ -9,26 +9,31 @@
 //! temporary name and renamed), so a name nobody answers on belongs to a process that is gone: servers and
 //! clients remove such names when that process no longer runs.
 //!
-//! [`protocol`] is the wire format; [`serve`] the server; [`Client`] the client. On platforms without Unix
-//! sockets both say so ([`ControlError::Unsupported`]): the Windows named pipe is not written yet.
+//! On Windows each serving process listens on its own named pipe instead (see `pipe`): only this user's SID
+//! may open it, remote clients are refused, and `<GATEHOUSE_HOME>/control/<pid>.pipe` names it for clients.
+//!
+//! [`protocol`] is the wire format; [`serve`] the server; [`Client`] the client. On platforms with neither
+//! both say so ([`ControlError::Unsupported`]).
 
 pub mod protocol;
 
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 mod client;
-#[cfg(unix)]
+#[cfg(windows)]
+mod pipe;
+#[cfg(any(unix, windows))]
 mod server;
 #[cfg(unix)]
 mod socket;
 
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 pub use client::Client;
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 pub use server::{ControlHandle, serve};
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 mod unsupported;
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 pub use unsupported::{Client, ControlHandle, serve};
 
 use std::path::{Path, PathBuf};
@@ -47,9 +52,16 @@ pub fn control_dir(home: &Path) -> PathBuf {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ControlError {
     #[error(
-        "Answering approvals from a terminal (`gatehouse approvals`, `grants`, `audit` talking to a running server) is not supported yet on this platform: it needs a Unix socket, and the Windows named pipe is not written yet."
+        "Answering approvals from a terminal (`gatehouse approvals`, `grants`, `audit` talking to a running server) is not supported on this platform: it needs a Unix socket or a Windows named pipe."
     )]
     Unsupported,
+
+    /// Windows: who this user is (their SID) could not be read, so the pipe can't be limited to them.
+    #[cfg(windows)]
+    #[error(
+        "Your Windows account could not be identified ({detail}), so the control pipe can't be limited to you. Sign out of Windows and back in; if it persists, report it."
+    )]
+    Identity { detail: String },
 
     #[error(
         "The control folder {path} could not be prepared: {detail}. Check that GATEHOUSE_HOME is a folder of yours that you can write to."

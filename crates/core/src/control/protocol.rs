@@ -125,6 +125,20 @@ pub struct ServerInfo {
     /// assistant starts relays to it instead of hosting its own core.
     #[serde(default)]
     pub host: bool,
+    /// It serves the sandbox only because nobody is signed in (the desktop app's own choice, not the
+    /// person's): a plain `gatehouse serve` relays to it too, so an assistant connected for the Google account
+    /// reaches this app now and the account once the person signs in.
+    #[serde(default)]
+    pub sandbox_until_sign_in: bool,
+}
+
+impl ServerInfo {
+    /// Whether a `gatehouse serve` an assistant starts (`--sandbox` or not) relays to this server: it must be
+    /// the user's host and serve what was asked — the sandbox for `--sandbox`; the account, or the sandbox it
+    /// runs only until someone signs in, for a plain `gatehouse serve`.
+    pub fn takes_relay(&self, sandbox: bool) -> bool {
+        self.host && (self.sandbox == sandbox || (!sandbox && self.sandbox_until_sign_in))
+    }
 }
 
 /// The result of checking the audit chain, as it travels.
@@ -317,11 +331,37 @@ mod tests {
         let old_info: ServerInfo =
             serde_json::from_value(json!({ "pid": 1, "version": "0.1.0", "sandbox": false, "store": null })).unwrap();
         assert_eq!(old_info.http_url, None, "a server from before assistants answers without it");
+        assert!(!old_info.sandbox_until_sign_in, "a server from before the fallback answers without it");
         let failure = Response::error(FailureKind::NotPending, "gone");
         assert_eq!(
             serde_json::to_value(failure).unwrap(),
             json!({ "error": { "kind": "not_pending", "message": "gone" } })
         );
+    }
+
+    #[test]
+    fn a_plain_serve_relays_to_a_host_in_the_sandbox_only_until_sign_in() {
+        let info = |host, sandbox, sandbox_until_sign_in| ServerInfo {
+            pid: 1,
+            version: "0".into(),
+            sandbox,
+            store: None,
+            http_url: None,
+            host,
+            sandbox_until_sign_in,
+        };
+        // Signed in: plain relays, --sandbox does not.
+        assert!(info(true, false, false).takes_relay(false));
+        assert!(!info(true, false, false).takes_relay(true));
+        // The sandbox the person chose: only --sandbox relays.
+        assert!(info(true, true, false).takes_relay(true));
+        assert!(!info(true, true, false).takes_relay(false));
+        // The sandbox because nobody is signed in: both relay.
+        assert!(info(true, true, true).takes_relay(false));
+        assert!(info(true, true, true).takes_relay(true));
+        // Not the user's host: nothing relays.
+        assert!(!info(false, true, true).takes_relay(false));
+        assert!(!info(false, false, false).takes_relay(false));
     }
 
     #[tokio::test]

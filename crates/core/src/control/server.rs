@@ -1,25 +1,33 @@
 //! The server side: one socket per serving process, one task per connection, one response per request line.
 //! A request it cannot read gets an error response naming what was wrong, and the connection stays open.
+//! Opening the channel is per platform (here for Unix sockets, in `windows` for named pipes); answering a
+//! connection is shared.
 
 use std::net::SocketAddr;
+#[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+#[cfg(unix)]
 use tokio::net::{UnixListener, UnixStream};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::store::IndexSync;
 
+#[cfg(windows)]
+use super::pipe::remove_quietly;
 use super::protocol::{
     AssistantRevoked, FailureKind, LineError, MAX_AUDIT_PAGE, MAX_REQUEST_LINE, NeverRemoved, Request, Response,
     Revoked, ServerInfo, Verification, read_line,
 };
+#[cfg(unix)]
 use super::socket::{binding_path, check_length, prepare_folder, probe, remove_quietly, socket_files, socket_path};
+#[cfg(unix)]
 use super::{ControlError, control_dir};
 use crate::Engine;
 use crate::approval::model::Constraint;
@@ -30,6 +38,11 @@ use crate::never_rules::{self, NeverAddError, NeverRequest};
 /// window). `gatehouse grants revoke` also tells every running server at once; this catches the rest.
 const REFRESH_EVERY: Duration = Duration::from_secs(3);
 
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+pub use windows::serve;
+
 /// A running control server. Dropping it (or [`ControlHandle::shutdown`]) stops it and removes its socket.
 pub struct ControlHandle {
     path: PathBuf,
@@ -37,6 +50,9 @@ pub struct ControlHandle {
     task: Option<JoinHandle<()>>,
     /// Where this process serves MCP over HTTP and whether it is the user's host, as `info` tells them.
     http: HttpUrl,
+    /// The named pipe it listens on (`path` is the file that names it for clients).
+    #[cfg(windows)]
+    pipe: String,
 }
 
 /// What `info` tells about this process beyond its engine: the URL it serves MCP at over HTTP (set once, when
@@ -45,14 +61,21 @@ pub struct ControlHandle {
 struct Published {
     url: OnceLock<String>,
     host: AtomicBool,
+    sandbox_until_sign_in: AtomicBool,
 }
 
 type HttpUrl = Arc<Published>;
 
 impl ControlHandle {
-    /// The socket it listens on.
+    /// The socket it listens on (on Windows: the file in the control folder that names its pipe).
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The named pipe it listens on, `\\.\pipe\gatehouse-…`.
+    #[cfg(windows)]
+    pub fn pipe_name(&self) -> &str {
+        &self.pipe
     }
 
     /// Says this process serves MCP over HTTP at `addr`, so `gatehouse assistants add` can show the URL an
@@ -66,6 +89,12 @@ impl ControlHandle {
     /// and sign-in.
     pub fn accept_relays(&self) {
         self.http.host.store(true, Ordering::SeqCst);
+    }
+
+    /// Says this host serves the sandbox only because nobody is signed in, so a plain `gatehouse serve` relays
+    /// here too (see [`ServerInfo::takes_relay`]).
+    pub fn sandbox_until_sign_in(&self) {
+        self.http.sandbox_until_sign_in.store(true, Ordering::SeqCst);
     }
 
     /// Stops accepting and answering, waits for that, and removes the socket.
@@ -91,6 +120,7 @@ impl Drop for ControlHandle {
 /// Starts answering control requests for `engine` on `<home>/control/<pid>.sock` until `cancel` fires or the
 /// handle is shut down or dropped. The folder is made `0700` and the socket `0600` before it takes its name;
 /// sockets left behind by processes that are gone are removed.
+#[cfg(unix)]
 pub async fn serve(engine: Arc<Engine>, home: &Path, cancel: CancellationToken) -> Result<ControlHandle, ControlError> {
     let dir = control_dir(home);
     prepare_folder(&dir)?;
@@ -128,6 +158,7 @@ pub async fn serve(engine: Arc<Engine>, home: &Path, cancel: CancellationToken) 
     Ok(handle)
 }
 
+#[cfg(unix)]
 async fn accept(listener: UnixListener, engine: Arc<Engine>, stop: CancellationToken, http: HttpUrl) {
     let uid = rustix::process::getuid().as_raw();
     // The first check was made before the socket was served.
@@ -168,8 +199,18 @@ async fn refresh_index(engine: &Engine) {
     }
 }
 
+#[cfg(unix)]
 async fn connection(stream: UnixStream, engine: Arc<Engine>, stop: CancellationToken, http: HttpUrl) {
-    let (read, mut write) = stream.into_split();
+    let (read, write) = stream.into_split();
+    answer(read, write, engine, stop, http).await;
+}
+
+/// Answers one connection's requests, in order, until it closes or the server stops.
+async fn answer<R, W>(read: R, mut write: W, engine: Arc<Engine>, stop: CancellationToken, http: HttpUrl)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
     let mut reader = BufReader::new(read);
     loop {
         let line = tokio::select! {
@@ -198,12 +239,39 @@ async fn connection(stream: UnixStream, engine: Arc<Engine>, stop: CancellationT
                 send(&mut write, &Response::error(FailureKind::BadRequest, message)).await
             }
             Ok(Request::Export) => export(&engine, &mut write).await,
+            // A relay hangs up when its assistant cancels the call or goes away (or it is killed): the call is
+            // then dropped, which withdraws its card at once and records it as withdrawn.
+            Ok(request @ Request::Call { .. }) => {
+                match unless_hung_up(&mut reader, handle(&engine, &http, request)).await {
+                    Some(response) => send(&mut write, &response).await,
+                    None => return,
+                }
+            }
             Ok(request) => send(&mut write, &handle(&engine, &http, request).await).await,
         };
         if sent.is_err() {
             return;
         }
     }
+}
+
+/// Runs `work` unless the client hangs up first (`None`: `work` is dropped). Bytes it sends meanwhile (its next
+/// request) stay buffered for the loop to read.
+async fn unless_hung_up<R: AsyncRead + Unpin, T>(
+    reader: &mut BufReader<R>,
+    work: impl Future<Output = T>,
+) -> Option<T> {
+    use tokio::io::AsyncBufReadExt;
+    let mut work = std::pin::pin!(work);
+    tokio::select! {
+        done = &mut work => return Some(done),
+        read = reader.fill_buf() => {
+            if matches!(read, Ok([]) | Err(_)) {
+                return None;
+            }
+        }
+    }
+    Some(work.await)
 }
 
 async fn send<W: AsyncWrite + Unpin>(write: &mut W, response: &Response) -> std::io::Result<()> {
@@ -217,6 +285,8 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
     let approvals = engine.approvals();
     match request {
         Request::Tools => {
+            // Only a `gatehouse serve` relay asks for the tools, as it attaches for an assistant.
+            engine.assistant_connected();
             Response::Tools(engine.tools().iter().filter_map(|tool| serde_json::to_value(tool.to_mcp()).ok()).collect())
         }
         Request::Call { name, arguments, meta } => match engine.call_as(&meta, &name, arguments).await {
@@ -237,6 +307,7 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
             store: approvals.store().map(|store| store.path().display().to_string()),
             http_url: http.url.get().cloned(),
             host: http.host.load(Ordering::SeqCst),
+            sandbox_until_sign_in: http.sandbox_until_sign_in.load(Ordering::SeqCst),
         }),
         Request::Pending => Response::Pending(approvals.broker().pending()),
         Request::Answer { id, answer } => match approvals.broker().answer(id, answer) {

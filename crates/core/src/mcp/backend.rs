@@ -28,6 +28,8 @@ pub trait Backend: Send + Sync + 'static {
     fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<String, ResourceError>>;
     /// Yields whenever `server://auth-status` changes.
     fn auth_changes(&self) -> BoxStream<'static, ()>;
+    /// An MCP client finished `initialize` on a connection served from this backend.
+    fn assistant_connected(&self);
 }
 
 impl Backend for Engine {
@@ -58,5 +60,9 @@ impl Backend for Engine {
         Box::pin(futures::stream::unfold(changes, |mut changes| async move {
             changes.changed().await.ok().map(|()| ((), changes))
         }))
+    }
+
+    fn assistant_connected(&self) {
+        Engine::assistant_connected(self);
     }
 }

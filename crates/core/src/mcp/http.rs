@@ -45,6 +45,12 @@ pub fn check_loopback(addr: SocketAddr) -> Result<(), HttpError> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AssistantToken(pub Arc<Assistant>);
 
+/// Fires when the HTTP request a call came in is gone: its response was dropped before it was sent in full
+/// (the client hung up). Put in the request's extensions by the guard, so [`McpServer`] can withdraw a call
+/// still waiting for the person at once; rmcp keeps a session's call running when its request is dropped.
+#[derive(Debug, Clone)]
+pub struct RequestGone(pub CancellationToken);
+
 #[derive(Clone)]
 struct Guard {
     token: Arc<str>,
@@ -117,13 +123,30 @@ impl IntoResponse for Refusal {
 async fn check_request(State(guard): State<Guard>, mut request: Request, next: Next) -> Response {
     match guard.check(request.headers(), request.uri().query()) {
         Err(refusal) => refusal.into_response(),
-        Ok(Bearer::Server) => next.run(request).await,
+        Ok(Bearer::Server) => watched(request, next).await,
         Ok(Bearer::Assistant(assistant)) => {
             guard.note_use(&assistant);
             request.extensions_mut().insert(AssistantToken(assistant));
-            next.run(request).await
+            watched(request, next).await
         }
     }
+}
+
+/// Answers `request`, firing its [`RequestGone`] when the answer is dropped unfinished: while it is being made,
+/// or while its body (a call's event stream) is being sent. Once the body is sent in full the call has ended,
+/// so firing then changes nothing.
+async fn watched(mut request: Request, next: Next) -> Response {
+    let gone = CancellationToken::new();
+    request.extensions_mut().insert(RequestGone(gone.clone()));
+    let guard = gone.drop_guard();
+    let response = next.run(request).await;
+    response.map(|body| {
+        use futures::StreamExt;
+        axum::body::Body::from_stream(body.into_data_stream().map(move |chunk| {
+            let _held_until_the_body_is_dropped = &guard;
+            chunk
+        }))
+    })
 }
 
 impl Guard {

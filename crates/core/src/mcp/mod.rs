@@ -2,7 +2,7 @@
 
 pub mod backend;
 pub mod http;
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 pub mod relay;
 pub mod server;
 pub mod token;
@@ -18,11 +18,38 @@ use backend::Backend;
 /// Serves MCP over this process's stdin/stdout until the client disconnects. Nothing else may write to
 /// stdout while this runs: logs go to stderr. `interactive: false` registers the connection as an automation.
 pub async fn serve_stdio(backend: Arc<dyn Backend>, interactive: bool) -> Result<(), std::io::Error> {
-    let transport = (tokio::io::stdin(), stdout_writer());
+    // The client closing stdin means it has gone: calls waiting for the person are withdrawn then, not when
+    // rmcp stops waiting for their answers seconds later.
+    let closed = tokio_util::sync::CancellationToken::new();
+    let transport = (NoticeEnd { inner: tokio::io::stdin(), closed: closed.clone() }, stdout_writer());
     let server = if interactive { McpServer::with_backend(backend) } else { McpServer::unattended(backend) };
+    let server = server.closed_by(closed);
     let service = server.serve(transport).await.map_err(|e| std::io::Error::other(e.to_string()))?;
     service.waiting().await.map_err(|e| std::io::Error::other(e.to_string()))?;
     Ok(())
+}
+
+/// A reader that fires `closed` when its input ends (or fails).
+struct NoticeEnd<R> {
+    inner: R,
+    closed: tokio_util::sync::CancellationToken,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for NoticeEnd<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let (before, room) = (buf.filled().len(), buf.remaining() > 0);
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        match &polled {
+            std::task::Poll::Ready(Ok(())) if room && buf.filled().len() == before => self.closed.cancel(),
+            std::task::Poll::Ready(Err(_)) => self.closed.cancel(),
+            _ => {}
+        }
+        polled
+    }
 }
 
 /// Where MCP messages go. When stdout is a pipe (as when an assistant launches us) it is written directly

@@ -13,7 +13,7 @@ use rmcp::model::{JsonObject, Tool};
 
 use super::backend::Backend;
 use crate::approval::CallMeta;
-use crate::control::protocol::FailureKind;
+use crate::control::protocol::{FailureKind, ServerInfo};
 use crate::control::{Client, ControlError};
 use crate::engine::{CallError, Reply};
 use crate::resources::{AUTH_STATUS_URI, ResourceError};
@@ -28,6 +28,8 @@ pub struct Relay {
     host: Client,
     tools: Vec<Tool>,
     sandbox: bool,
+    /// What the host said of itself when the relay attached (see [`Relay::serves`]).
+    info: ServerInfo,
 }
 
 impl Relay {
@@ -43,12 +45,19 @@ impl Relay {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| ControlError::Protocol { pid: host.pid(), detail: e.to_string() })?;
         tracing::info!(host = host.pid(), "relaying to this user's Gatehouse host");
-        Ok(Some(Relay { home, host, tools, sandbox: info.sandbox }))
+        Ok(Some(Relay { home, host, tools, sandbox: info.sandbox, info }))
     }
 
     /// Whether the host serves the sandbox.
     pub fn is_sandbox_host(&self) -> bool {
         self.sandbox
+    }
+
+    /// Whether this relay should serve a `gatehouse serve` started with (or without) `--sandbox`: the host
+    /// serves what was asked, or the sandbox only until someone signs in for a plain one
+    /// ([`ServerInfo::takes_relay`]).
+    pub fn serves(&self, sandbox: bool) -> bool {
+        self.info.takes_relay(sandbox)
     }
 
     /// The host's process id.
@@ -72,6 +81,9 @@ impl Backend for Relay {
     fn tools(&self) -> Vec<Tool> {
         self.tools.clone()
     }
+
+    /// Nothing to tell: the host heard of this assistant when the relay attached (it asked for the tools).
+    fn assistant_connected(&self) {}
 
     fn is_sandbox(&self) -> bool {
         self.sandbox

@@ -5,10 +5,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeRequestParams,
+    InitializeResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -18,7 +19,7 @@ use crate::Engine;
 use crate::approval::CallMeta;
 use crate::approval::model::Caller;
 use crate::engine::{CallError, SANDBOX_NOTE};
-use crate::mcp::http::AssistantToken;
+use crate::mcp::http::{AssistantToken, RequestGone};
 
 /// The `_meta` key a client sets to `true` on a call that retries one the person already answered.
 pub const RETRY_META_KEY: &str = "io.gatehouse/retry";
@@ -34,6 +35,9 @@ pub struct McpServer {
     connection: u64,
     /// This connection's `resources/subscribe` watchers, by URI.
     subscriptions: Arc<Mutex<HashMap<String, AbortOnDrop>>>,
+    /// Fires when the client has gone (stdio: its end of stdin closed), so a call waiting for the person is
+    /// withdrawn at once rather than when rmcp gives up on the connection.
+    closed: tokio_util::sync::CancellationToken,
 }
 
 /// Stops a subscription's watcher when the subscription (or the connection) goes away.
@@ -53,7 +57,40 @@ impl McpServer {
 
     /// A connection a person chats through, served by `backend` (an engine, or a relay to the host).
     pub fn with_backend(backend: Arc<dyn Backend>) -> Self {
-        Self { backend, interactive: true, connection: rand::random(), subscriptions: Arc::default() }
+        Self {
+            backend,
+            interactive: true,
+            connection: rand::random(),
+            subscriptions: Arc::default(),
+            closed: tokio_util::sync::CancellationToken::new(),
+        }
+    }
+
+    /// The same connection, whose calls stop waiting when `closed` fires (the client went away).
+    pub fn closed_by(self, closed: tokio_util::sync::CancellationToken) -> Self {
+        Self { closed, ..self }
+    }
+
+    /// Resolves when nobody waits for this request's answer any more: the client cancelled it
+    /// (`notifications/cancelled`, or rmcp closing the connection), the connection's client went away, or the
+    /// HTTP request carrying it was dropped.
+    async fn stopped_waiting(&self, context: &RequestContext<RoleServer>) {
+        let request_gone = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<RequestGone>())
+            .map(|gone| gone.0.clone());
+        let request_gone = async {
+            match request_gone {
+                Some(gone) => gone.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = context.ct.cancelled() => tracing::info!(request = %context.id, "the client cancelled the call"),
+            () = self.closed.cancelled() => tracing::info!(request = %context.id, "the client went away"),
+            () = request_gone => tracing::info!(request = %context.id, "the client dropped the HTTP request"),
+        }
     }
 
     /// A connection registered as an automation: its calls are never asked about, so only grants that allow
@@ -106,6 +143,18 @@ impl ServerHandler for McpServer {
         info
     }
 
+    /// The default handshake, after telling the backend an assistant connected (the desktop app then gets its
+    /// approval card ready, so the first card is quick).
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        self.backend.assistant_connected();
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -125,7 +174,17 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let meta = self.call_meta(&request, &context);
         let name = request.name.to_string();
-        let reply = self.backend.call(meta, name, request.arguments).await.map_err(|error| match error {
+        // Dropping the call when the client stops waiting withdraws its card and records it as withdrawn.
+        let reply = tokio::select! {
+            reply = self.backend.call(meta, name.clone(), request.arguments) => reply,
+            () = self.stopped_waiting(&context) => {
+                let text = format!(
+                    "The assistant stopped waiting for {name}: if it was still waiting for the person, it was withdrawn and not run."
+                );
+                return Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into());
+            }
+        };
+        let reply = reply.map_err(|error| match error {
             CallError::UnknownTool(_) => ErrorData::invalid_params(error.to_string(), None),
         })?;
         let mut content = vec![ContentBlock::text(reply.text)];

@@ -68,10 +68,11 @@ pub enum SourceKind {
     Unattended,
     Paused,
     InvalidArguments,
+    Withdrawn,
 }
 
 impl SourceKind {
-    pub const ALL: [SourceKind; 9] = [
+    pub const ALL: [SourceKind; 10] = [
         SourceKind::Person,
         SourceKind::Grant,
         SourceKind::Policy,
@@ -81,6 +82,7 @@ impl SourceKind {
         SourceKind::Unattended,
         SourceKind::Paused,
         SourceKind::InvalidArguments,
+        SourceKind::Withdrawn,
     ];
 
     /// The source's text in the log (`grant` for `grant:<id>`).
@@ -95,6 +97,7 @@ impl SourceKind {
             SourceKind::Unattended => "unattended",
             SourceKind::Paused => "paused",
             SourceKind::InvalidArguments => "invalid-arguments",
+            SourceKind::Withdrawn => "withdrawn",
         }
     }
 
@@ -109,6 +112,7 @@ impl SourceKind {
             DecisionSource::Unattended => SourceKind::Unattended,
             DecisionSource::Paused => SourceKind::Paused,
             DecisionSource::InvalidArguments => SourceKind::InvalidArguments,
+            DecisionSource::Withdrawn => SourceKind::Withdrawn,
         }
     }
 }

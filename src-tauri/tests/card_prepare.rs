@@ -1,0 +1,137 @@
+//! The card window is made ahead of the first card when the first assistant connects to the core, and not
+//! before: a real sandbox core (its control socket accepting relays) and a relay attaching as `gatehouse serve`
+//! does, with the app on Tauri's mock runtime and the app's real configuration and capabilities. (The mock
+//! runtime reports every window visible, so that the prepared window is hidden is checked in real WebKit by the
+//! desktop benchmark, tests/bench/desktop.rs.)
+
+mod mock;
+
+use std::time::{Duration, Instant};
+
+use gatehouse_core::Engine;
+use gatehouse_core::approval::broker::PendingCard;
+use gatehouse_core::approval::model::Caller;
+use gatehouse_core::approval::{CallMeta, Permit};
+use gatehouse_core::config::Config;
+use gatehouse_core::host::{Host, HostOptions};
+use gatehouse_core::mcp::relay::Relay;
+use gatehouse_desktop::{Cards, card, context, with_commands};
+use mock::invoke;
+use serde_json::json;
+use tauri::test::{MockRuntime, mock_builder};
+use tauri::{App, Manager};
+
+async fn sandbox_host(home: &std::path::Path) -> Host {
+    let host = Host::start(HostOptions { config: Config::with_home(home), sandbox: true }).await.expect("the host");
+    host.control().expect("a control socket").accept_relays();
+    host
+}
+
+/// The app as `run` sets it up for cards: the queue's commands and the card watcher with the core's signal.
+fn app(engine: &Engine) -> App<MockRuntime> {
+    let app = with_commands(mock_builder()).build(context()).expect("the app builds on the mock runtime");
+    app.manage(Cards::new(engine.approvals().clone()));
+    card::watch_and_prepare(app.handle().clone(), engine.approvals().clone(), Some(engine.assistant_connections()));
+    app
+}
+
+async fn until_card_window(app: &App<MockRuntime>, what: &str) -> tauri::WebviewWindow<MockRuntime> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(window) = app.get_webview_window(card::LABEL) {
+            return window;
+        }
+        assert!(Instant::now() < deadline, "{what}: no card window within 10 s");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// A call of `update_cells` waiting for the person, as an assistant's call makes one.
+fn ask(engine: &std::sync::Arc<Engine>, spreadsheet: &str) -> tokio::task::JoinHandle<Permit> {
+    let engine = engine.clone();
+    let args = json!({ "spreadsheet_id": spreadsheet, "sheet": "Sales", "range": "A1", "data": [["x"]] });
+    tokio::spawn(async move {
+        let tool = engine.tool("update_cells").expect("update_cells");
+        let meta =
+            CallMeta { caller: Caller { agent: Some("claude".into()), interactive: true }, ..CallMeta::default() };
+        engine.approvals().permit(tool, &args, &meta, Some("sandbox@gatehouse.example")).await
+    })
+}
+
+fn listed(window: &tauri::WebviewWindow<MockRuntime>) -> Vec<PendingCard> {
+    serde_json::from_value(invoke(window, "card_pending", json!({})).expect("the card may list")).expect("cards")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_relay_attaching_makes_the_card_window_before_any_card_and_the_card_then_shows_in_it() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let host = sandbox_host(home.path()).await;
+    let engine = host.engine().clone();
+    let app = app(&engine);
+
+    // No assistant yet: no window (and none of WebKit's processes, in the real app).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(app.get_webview_window(card::LABEL).is_none(), "the card window was made with no assistant connected");
+
+    // An assistant starts `gatehouse serve`, which attaches to this app over the control socket.
+    let _relay = Relay::connect(home.path().to_owned()).await.expect("the relay connects").expect("the host runs");
+    let prepared = until_card_window(&app, "after a relay attached").await;
+    assert!(prepared.url().expect("its URL").path().ends_with("card.html"), "{:?}", prepared.url());
+    assert!(engine.approvals().broker().pending().is_empty(), "the window was made with no card waiting");
+    assert!(listed(&prepared).is_empty());
+
+    // The first card shows in that same window.
+    let waiting = ask(&engine, "S1");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while listed(&prepared).is_empty() {
+        assert!(Instant::now() < deadline, "the card did not reach the prepared window");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(listed(&prepared)[0].tool, "update_cells");
+    assert_eq!(app.webview_windows().len(), 1, "a second card window was made: {:?}", app.webview_windows().keys());
+    engine.approvals().broker().deny_all();
+    waiting.await.expect("the call ends");
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_http_initialize_makes_the_card_window_and_a_card_arriving_with_it_gets_one_window() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let host = sandbox_host(home.path()).await;
+    let engine = host.engine().clone();
+    let (addr, _served) = host.serve_http("127.0.0.1:0".parse().expect("an address")).await.expect("HTTP");
+    let app = app(&engine);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(app.get_webview_window(card::LABEL).is_none(), "the card window was made with no assistant connected");
+
+    // An MCP `initialize` over HTTP, with the server's token, and a card at the same moment: the window being
+    // made for the assistant and the card's own never make two windows, and the card shows.
+    let token = gatehouse_core::mcp::token::load_or_create(home.path()).expect("the server's token");
+    let waiting = ask(&engine, "S2");
+    let initialized = reqwest::Client::new()
+        .post(format!("http://{addr}/mcp"))
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "Claude Desktop", "version": "1"}}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .expect("the server answers");
+    assert!(initialized.status().is_success(), "initialize was refused: {}", initialized.status());
+    let window = until_card_window(&app, "after an HTTP initialize").await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while listed(&window).is_empty() {
+        assert!(Instant::now() < deadline, "the card did not reach the window");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(*engine.assistant_connections().borrow() >= 1, "the initialize was not counted");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(app.webview_windows().len(), 1, "two card windows: {:?}", app.webview_windows().keys());
+    engine.approvals().broker().deny_all();
+    waiting.await.expect("the call ends");
+    host.shutdown().await;
+}
