@@ -408,4 +408,23 @@ async fn files_of_gone_processes_are_removed_and_a_pipe_served_by_another_proces
     assert!(!gone.exists(), "the gone process's file was removed");
     assert!(!strange.exists(), "the file naming something else was removed");
     assert!(misnamed.exists());
+
+    // Windows soon gives a gone process's pid to another one. A file whose pipe is gone, written before the
+    // process that now has its pid started, was left by the gone one: removed. One written since is left.
+    let missing = format!("\\\\.\\pipe\\gatehouse-0000000000000000-{}-0000000000000001\n", std::process::id());
+    let (before, since) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut files = Vec::new();
+    for (home, written) in [
+        (&before, std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(86_400)),
+        (&since, std::time::SystemTime::now()),
+    ] {
+        std::fs::create_dir_all(control_dir(home.path())).unwrap();
+        let file = control_dir(home.path()).join(format!("{}.pipe", std::process::id()));
+        std::fs::write(&file, &missing).unwrap();
+        std::fs::File::options().write(true).open(&file).unwrap().set_modified(written).unwrap();
+        assert!(Client::connect_all(home.path()).await.unwrap().is_empty());
+        files.push(file);
+    }
+    assert!(!files[0].exists(), "the file from before this process started was removed");
+    assert!(files[1].exists(), "the file written since is this process's: left");
 }

@@ -1,5 +1,5 @@
-//! Platforms without Unix sockets: the control socket is not written yet (a Windows named pipe with the
-//! user's ACL is the plan), so both sides say so instead of failing obscurely.
+//! Platforms with neither Unix sockets nor Windows named pipes: there is no control channel, so both sides
+//! say so instead of failing obscurely.
 
 use std::convert::Infallible;
 use std::path::Path;
