@@ -152,6 +152,29 @@ const CARD_ON_SCREEN: &str = r#"
         && document.getElementById("arguments").textContent.includes(arguments[0]);
 "#;
 
+/// Records, in the card page, when it becomes visible, when a card is drawn into it and the frame after that
+/// (`Date.now()`, the same clock as [`epoch_ms`]).
+const PAGE_TIMES: &str = r#"
+    // The first card's times are kept apart: its frames may come after WebDriver saw it, so they are read last.
+    window.__benchFirst = window.__benchTimes = {};
+    const times = () => window.__benchTimes;
+    document.addEventListener("visibilitychange", () => {
+        if (document.visibilityState === "visible" && !times().visible) times().visible = Date.now();
+    });
+    new MutationObserver(() => {
+        const now = times();
+        if (!now.drawn && document.getElementById("heading").textContent === "Update cells") {
+            now.drawn = Date.now();
+            requestAnimationFrame(() => requestAnimationFrame(() => { now.painted = Date.now(); }));
+        }
+    }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+    return true;
+"#;
+
+fn epoch_ms() -> f64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0)
+}
+
 struct Cards {
     /// The first card of an assistant that connected a while before (the card window made then).
     first: Duration,
@@ -164,6 +187,11 @@ struct Cards {
     first_resolution: Duration,
     resolution: Duration,
     at_once_resolution: Duration,
+    /// The first card as its page saw it, in ms after the call was sent: the page visible, the card drawn, the
+    /// frame after that.
+    first_page: (Option<f64>, Option<f64>, Option<f64>),
+    /// The median of the later cards' "next frame", in ms after the call.
+    later_frame: Option<f64>,
     after: Memory,
 }
 
@@ -279,18 +307,39 @@ async fn cards() -> Result<Cards> {
     };
     let state = webdriver.execute("return document.visibilityState", json!([])).await?;
     ensure!(state == "hidden", "the card window made for the assistant is not hidden: {state}");
+    // Where the first card's time goes, as the page sees it (WebDriver's polls are too coarse for that): when it
+    // became visible, when the card was drawn into it, and the frame after that.
+    webdriver.execute(PAGE_TIMES, json!([])).await?;
     // As in real use, the first write comes a while after the assistant connected.
     tokio::time::sleep(Duration::from_secs(1)).await;
 
     let mut card_window = true;
     let mut times = Vec::new();
     let mut resolutions = Vec::new();
+    let mut pages = Vec::new();
+    let mut first_sent = 0.0;
     for round in 0..CARDS {
         let marker = format!("bench round {round}");
+        if round > 0 {
+            webdriver.execute("window.__benchTimes = {}; return true", json!([])).await?;
+        }
+        let sent_at = epoch_ms();
+        if round == 0 {
+            first_sent = sent_at;
+        }
         let (time, longest) = card_round(&webdriver, &assistant, &id, &marker, &mut known, &mut card_window).await?;
         times.push(time);
         resolutions.push(longest);
+        let seen = webdriver.execute("return window.__benchTimes", json!([])).await?;
+        let since = |key: &str| seen[key].as_f64().map(|at| at - sent_at);
+        pages.push((since("visible"), since("drawn"), since("painted")));
     }
+    let seen = webdriver.execute("return window.__benchFirst", json!([])).await?;
+    let since = |key: &str| seen[key].as_f64().map(|at| at - first_sent);
+    let first_page = (since("visible"), since("drawn"), since("painted"));
+    let mut later_frames: Vec<f64> = pages[1..].iter().filter_map(|page| page.2).collect();
+    later_frames.sort_by(f64::total_cmp);
+    let later_frame = later_frames.get(later_frames.len() / 2).copied();
 
     // Every window closed or hidden: the settings window closed, the card hidden.
     webdriver.switch_to_page("settings.html", Duration::from_secs(5)).await?;
@@ -307,6 +356,8 @@ async fn cards() -> Result<Cards> {
         first_resolution: resolutions[0],
         resolution: resolutions[1..].iter().copied().max().unwrap_or_default(),
         at_once_resolution,
+        first_page,
+        later_frame,
         after,
     })
 }
@@ -361,6 +412,17 @@ async fn main() -> Result<()> {
         ms(cards.prepared_in)
     );
     println!("| call to card visible, the assistant's first card (connected 1 s before) | {:.0} ms |", ms(cards.first));
+    let page = |at: Option<f64>| at.map(|ms| format!("{ms:.0} ms")).unwrap_or_else(|| "not seen".into());
+    println!(
+        "| the assistant's first card as its page saw it, after the call: page visible / card drawn / next frame | {} / {} / {} |",
+        page(cards.first_page.0),
+        page(cards.first_page.1),
+        page(cards.first_page.2)
+    );
+    println!(
+        "| the next cards as their page saw them: next frame after the card was drawn, median | {} |",
+        page(cards.later_frame)
+    );
     let mut later = cards.later.clone();
     later.sort();
     println!(
