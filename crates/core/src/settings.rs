@@ -24,6 +24,7 @@ use crate::Engine;
 use crate::approval::policy::{DEFAULT_APPROVAL_TIMEOUT, MAX_APPROVAL_TIMEOUT_SECS, Policy};
 use crate::approval::store::{DATABASE_FILE, Store, StoreError};
 use crate::config::{Config, DEFAULT_MAX_RESPONSE_CHARS};
+use crate::limits::response_cap::group;
 use crate::tools::all_tools;
 use crate::tools::registry::Access;
 
@@ -406,7 +407,7 @@ pub fn view(
         Some(cap) => format!("Your administrator allows at most {}.", seconds_words(cap.as_secs())),
         None => format!("From {MIN_APPROVAL_TIMEOUT_SECS} seconds to {}.", seconds_words(MAX_APPROVAL_TIMEOUT_SECS)),
     };
-    let cap_limit = format!("From {} to {} characters.", thousands(MIN_RESPONSE_CHARS), thousands(MAX_RESPONSE_CHARS));
+    let cap_limit = format!("From {} to {} characters.", group(MIN_RESPONSE_CHARS), group(MAX_RESPONSE_CHARS));
     let rows = [
         (
             Key::ResponseCap,
@@ -584,22 +585,22 @@ fn response_cap(input: &Value) -> Result<usize, SettingsError> {
         SettingsError::Invalid(format!(
             "\u{201c}{}\u{201d} is not a number of characters. Type a whole number, such as {} (the default).",
             typed(input),
-            thousands(DEFAULT_MAX_RESPONSE_CHARS)
+            group(DEFAULT_MAX_RESPONSE_CHARS)
         ))
     })?;
     if chars < MIN_RESPONSE_CHARS {
         return Err(SettingsError::Invalid(format!(
             "A limit of {} characters is too small: even short answers would be refused. Use at least {} (the default is {}).",
-            thousands(chars),
-            thousands(MIN_RESPONSE_CHARS),
-            thousands(DEFAULT_MAX_RESPONSE_CHARS)
+            group(chars),
+            group(MIN_RESPONSE_CHARS),
+            group(DEFAULT_MAX_RESPONSE_CHARS)
         )));
     }
     if chars > MAX_RESPONSE_CHARS {
         return Err(SettingsError::Invalid(format!(
             "A limit of {} characters is too large: answers that big can make an assistant stop working. Use at most {}.",
-            thousands(chars),
-            thousands(MAX_RESPONSE_CHARS)
+            group(chars),
+            group(MAX_RESPONSE_CHARS)
         )));
     }
     Ok(chars)
@@ -697,19 +698,6 @@ fn export_dir(input: &Value) -> Result<PathBuf, SettingsError> {
     }
 }
 
-/// `1000000` → "1,000,000".
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// `300` → "300 seconds (5 minutes)".
 fn seconds_words(secs: u64) -> String {
     let unit = if secs == 1 { "second" } else { "seconds" };
@@ -738,8 +726,8 @@ mod tests {
         assert_eq!(whole_number(&json!("abc")), None);
         assert_eq!(whole_number(&json!("-5")), None);
         assert_eq!(whole_number(&json!("1.5")), None);
-        assert_eq!(thousands(1_000_000), "1,000,000");
-        assert_eq!(thousands(999), "999");
+        assert_eq!(group(1_000_000), "1,000,000");
+        assert_eq!(group(999), "999");
         assert_eq!(seconds_words(300), "300 seconds (5 minutes)");
         assert_eq!(seconds_words(86_400), "86400 seconds (24 hours)");
         assert_eq!(seconds_words(45), "45 seconds");

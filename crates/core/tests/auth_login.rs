@@ -178,6 +178,7 @@ async fn the_opt_in_token_file_works_the_same_and_is_private() {
     let world = SignInWorld::with_file_store().await;
     world.login_as(USER).await;
     let path = world.home.path().join(gatehouse_core::auth::keychain::TOKEN_FILE_NAME);
+    assert!(path.is_file(), "the sign-in is kept in {}", path.display());
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

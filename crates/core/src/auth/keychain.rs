@@ -245,6 +245,8 @@ impl TokenStore {
     /// Things the person should know about where the tokens are.
     pub fn warnings(&self) -> Vec<String> {
         let Backend::File { path } = &self.backend else { return Vec::new() };
+        // Only Unix adds to it (a mode check); elsewhere the one warning stands alone.
+        #[cfg_attr(not(unix), allow(unused_mut))]
         let mut warnings = vec![format!(
             "Google sign-in tokens are kept in the file {} (GATEHOUSE_TOKEN_STORE=file), not the OS keychain: anyone who can read that file can act as the signed-in Google accounts. Use this only on a headless server without a keychain.",
             path.display()

@@ -23,6 +23,8 @@ mod client;
 mod pipe;
 #[cfg(any(unix, windows))]
 mod server;
+#[cfg(any(unix, windows))]
+mod server_files;
 #[cfg(unix)]
 mod socket;
 

@@ -316,28 +316,7 @@ pub(super) fn prepare_folder(dir: &Path, user: &User) -> Result<(), ControlError
 
 /// The servers' files in `dir` with the process each belongs to; none when the folder does not exist.
 pub(super) fn registry_files(dir: &Path) -> Result<Vec<(u32, PathBuf)>, ControlError> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => {
-            return Err(ControlError::Folder {
-                path: dir.display().to_string(),
-                detail: format!("it could not be listed ({e})"),
-            });
-        }
-    };
-    let mut files: Vec<(u32, PathBuf)> = entries
-        .filter_map(Result::ok)
-        .filter_map(|entry| {
-            let name = entry.file_name();
-            let pid = name.to_str()?.strip_suffix(REGISTRY_SUFFIX)?;
-            // Only the canonical spelling of a number: `0042.pipe` is not a pid's file.
-            let pid: u32 = pid.parse().ok().filter(|parsed: &u32| parsed.to_string() == pid)?;
-            Some((pid, entry.path()))
-        })
-        .collect();
-    files.sort();
-    Ok(files)
+    super::server_files::server_files(dir, REGISTRY_SUFFIX)
 }
 
 /// What opening a server's pipe found.

@@ -66,28 +66,7 @@ pub(super) fn prepare_folder(dir: &Path) -> Result<(), ControlError> {
 
 /// The sockets in `dir` with the process each belongs to; none when the folder does not exist.
 pub(super) fn socket_files(dir: &Path) -> Result<Vec<(u32, PathBuf)>, ControlError> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => {
-            return Err(ControlError::Folder {
-                path: dir.display().to_string(),
-                detail: format!("it could not be listed ({e})"),
-            });
-        }
-    };
-    let mut sockets: Vec<(u32, PathBuf)> = entries
-        .filter_map(Result::ok)
-        .filter_map(|entry| {
-            let name = entry.file_name();
-            let pid = name.to_str()?.strip_suffix(SOCKET_SUFFIX)?;
-            // Only the canonical spelling of a number: `0042.sock` is not a pid's socket.
-            let pid: u32 = pid.parse().ok().filter(|parsed: &u32| parsed.to_string() == pid)?;
-            Some((pid, entry.path()))
-        })
-        .collect();
-    sockets.sort();
-    Ok(sockets)
+    super::server_files::server_files(dir, SOCKET_SUFFIX)
 }
 
 /// What connecting to a socket found.

@@ -53,7 +53,8 @@ fn remedy(meta: &ToolMeta) -> String {
     }
 }
 
-fn group(n: usize) -> String {
+/// `1000000` → "1,000,000".
+pub(crate) fn group(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
