@@ -7,53 +7,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gatehouse_core::approval::broker::PendingCard;
-use gatehouse_core::approval::model::{Caller, DecisionSource, Owner};
+use gatehouse_core::approval::model::{DecisionSource, Owner};
 use gatehouse_core::approval::policy::Policy;
 use gatehouse_core::approval::store::Store;
-use gatehouse_core::approval::{Approvals, CallMeta, Permit};
+use gatehouse_core::approval::{Approvals, Permit};
 use gatehouse_core::tools::all_tools;
-use gatehouse_desktop::{Cards, card, context, with_commands};
-use mock::{assert_refused_by_acl, invoke, window};
+use gatehouse_desktop::card;
+use mock::{ACCOUNT, app, approvals_without_store, ask, assert_refused_by_acl, invoke, pending, window};
 use serde_json::{Value, json};
-use tauri::test::{MockRuntime, mock_builder};
-use tauri::{App, Listener, Manager};
-
-const ACCOUNT: &str = "ada@example.com";
-
-fn app(approvals: &Arc<Approvals>) -> App<MockRuntime> {
-    let app = with_commands(mock_builder()).build(context()).expect("the app builds on the mock runtime");
-    app.manage(Cards::new(approvals.clone()));
-    app
-}
-
-/// A gate with no store: *Always allow* is never offered.
-fn approvals_without_store() -> Arc<Approvals> {
-    Arc::new(Approvals::new(None, Policy::default(), &all_tools()))
-}
-
-/// A call of `update_cells` from "claude" waiting for the person, as the engine makes one.
-fn ask(approvals: &Arc<Approvals>, spreadsheet: &str) -> tokio::task::JoinHandle<Permit> {
-    let approvals = approvals.clone();
-    let args = json!({ "spreadsheet_id": spreadsheet, "sheet": "Sales", "range": "A1", "data": [["x"]] });
-    tokio::spawn(async move {
-        let tools = all_tools();
-        let tool = tools.iter().find(|tool| tool.meta.name == "update_cells").expect("update_cells");
-        let meta =
-            CallMeta { caller: Caller { agent: Some("claude".into()), interactive: true }, ..CallMeta::default() };
-        approvals.permit(tool, &args, &meta, Some(ACCOUNT)).await
-    })
-}
-
-async fn pending(approvals: &Approvals, count: usize) -> Vec<PendingCard> {
-    for _ in 0..400 {
-        let pending = approvals.broker().pending();
-        if pending.len() == count {
-            return pending;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    panic!("expected {count} waiting cards, have {:?}", approvals.broker().pending());
-}
+use tauri::{Listener, Manager};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn card_pending_lists_the_waiting_calls_to_the_card_window_only() {

@@ -4,22 +4,19 @@
 //! notify-rust always talks to the session bus named by DBUS_SESSION_BUS_ADDRESS, so this binary holds one
 //! test, which points that variable at its own bus before anything else runs (see `private_bus`).
 
+mod mock;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use gatehouse_core::approval::broker::PendingCard;
+use gatehouse_core::approval::Permit;
 use gatehouse_core::approval::card::RawAnswer;
-use gatehouse_core::approval::model::{Caller, DecisionSource};
-use gatehouse_core::approval::policy::Policy;
-use gatehouse_core::approval::{Approvals, CallMeta, Permit};
-use gatehouse_core::tools::all_tools;
+use gatehouse_core::approval::model::DecisionSource;
 use gatehouse_desktop::notify::{Notices, OPEN_ACTION, SETTLE};
-use gatehouse_desktop::{Cards, card, context, with_commands};
-use serde_json::json;
-use tauri::test::{MockRuntime, mock_builder};
-use tauri::{App, Manager};
+use gatehouse_desktop::{Cards, card};
+use mock::{approvals_without_store, ask, pending};
+use tauri::Manager;
 use zbus::zvariant::{OwnedValue, Value};
 
 const NOTIFICATIONS: &str = "org.freedesktop.Notifications";
@@ -169,40 +166,6 @@ fn click(bus: &zbus::blocking::Connection, id: u32) {
     .expect("emitting ActionInvoked");
 }
 
-fn mock_app(approvals: &Arc<Approvals>) -> App<MockRuntime> {
-    let app = with_commands(mock_builder()).build(context()).expect("the app builds on the mock runtime");
-    app.manage(Cards::new(approvals.clone()));
-    app
-}
-
-fn new_approvals() -> Arc<Approvals> {
-    Arc::new(Approvals::new(None, Policy::default(), &all_tools()))
-}
-
-/// A call of `update_cells` from "claude" waiting for the person, as the engine makes one.
-fn ask(approvals: &Arc<Approvals>, spreadsheet: &str) -> tokio::task::JoinHandle<Permit> {
-    let approvals = approvals.clone();
-    let args = json!({ "spreadsheet_id": spreadsheet, "sheet": "Sales", "range": "A1", "data": [["x"]] });
-    tokio::spawn(async move {
-        let tools = all_tools();
-        let tool = tools.iter().find(|tool| tool.meta.name == "update_cells").expect("update_cells");
-        let meta =
-            CallMeta { caller: Caller { agent: Some("claude".into()), interactive: true }, ..CallMeta::default() };
-        approvals.permit(tool, &args, &meta, Some("ada@example.com")).await
-    })
-}
-
-async fn pending(approvals: &Approvals, count: usize) -> Vec<PendingCard> {
-    for _ in 0..400 {
-        let pending = approvals.broker().pending();
-        if pending.len() == count {
-            return pending;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    panic!("expected {count} waiting cards, have {:?}", approvals.broker().pending());
-}
-
 #[test]
 fn a_card_not_in_view_is_announced_and_clicking_the_notification_opens_it() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -213,8 +176,8 @@ fn a_card_not_in_view_is_announced_and_clicking_the_notification_opens_it() {
         let bus = zbus::blocking::Connection::session().expect("the private session bus");
 
         // No notification server at all: the card still shows and is answered as ever.
-        let approvals = new_approvals();
-        let app = mock_app(&approvals);
+        let approvals = approvals_without_store();
+        let app = mock::app(&approvals);
         card::watch(app.handle().clone(), approvals.clone());
         let call = ask(&approvals, "S0");
         let id = pending(&approvals, 1).await[0].id;
@@ -226,8 +189,8 @@ fn a_card_not_in_view_is_announced_and_clicking_the_notification_opens_it() {
         let _server = notification_server(&bus);
 
         // A card while no card window is open: announced in plain words; a click on it opens the card.
-        let approvals_b = new_approvals();
-        let app_b = mock_app(&approvals_b);
+        let approvals_b = approvals_without_store();
+        let app_b = mock::app(&approvals_b);
         let call = ask(&approvals_b, "S1");
         let waiting = pending(&approvals_b, 1).await;
         // Kept while the card waits: dropping it withdraws its notifications.
@@ -254,8 +217,8 @@ fn a_card_not_in_view_is_announced_and_clicking_the_notification_opens_it() {
         // With the card window open (the mock runtime's window never has the focus) a second card queues
         // behind the first: both are announced, the second as "2 of 2", and both notifications are closed
         // once the cards are answered.
-        let approvals_c = new_approvals();
-        let app_c = mock_app(&approvals_c);
+        let approvals_c = approvals_without_store();
+        let app_c = mock::app(&approvals_c);
         card::watch(app_c.handle().clone(), approvals_c.clone());
         let first_call = ask(&approvals_c, "S2");
         pending(&approvals_c, 1).await;

@@ -3,11 +3,60 @@
 
 #![allow(dead_code)] // Each test file uses its own part of it.
 
-use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+
+use gatehouse_core::approval::broker::PendingCard;
+use gatehouse_core::approval::model::Caller;
+use gatehouse_core::approval::policy::Policy;
+use gatehouse_core::approval::{Approvals, CallMeta, Permit};
+use gatehouse_core::tools::all_tools;
+use gatehouse_desktop::{Cards, context, with_commands};
+use serde_json::{Value, json};
 use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response};
+use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
 use tauri::webview::InvokeRequest;
-use tauri::{Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
+use tauri::{App, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
+
+/// The account the waiting calls act for.
+pub const ACCOUNT: &str = "ada@example.com";
+
+/// The app on the mock runtime with the real configuration and capabilities, its cards from `approvals`.
+pub fn app(approvals: &Arc<Approvals>) -> App<MockRuntime> {
+    let app = with_commands(mock_builder()).build(context()).expect("the app builds on the mock runtime");
+    app.manage(Cards::new(approvals.clone()));
+    app
+}
+
+/// A gate with no store: *Always allow* is never offered.
+pub fn approvals_without_store() -> Arc<Approvals> {
+    Arc::new(Approvals::new(None, Policy::default(), &all_tools()))
+}
+
+/// A call of `update_cells` from "claude" waiting for the person, as the engine makes one.
+pub fn ask(approvals: &Arc<Approvals>, spreadsheet: &str) -> tokio::task::JoinHandle<Permit> {
+    let approvals = approvals.clone();
+    let args = json!({ "spreadsheet_id": spreadsheet, "sheet": "Sales", "range": "A1", "data": [["x"]] });
+    tokio::spawn(async move {
+        let tools = all_tools();
+        let tool = tools.iter().find(|tool| tool.meta.name == "update_cells").expect("update_cells");
+        let meta =
+            CallMeta { caller: Caller { agent: Some("claude".into()), interactive: true }, ..CallMeta::default() };
+        approvals.permit(tool, &args, &meta, Some(ACCOUNT)).await
+    })
+}
+
+/// The waiting cards, once there are `count` of them (2 s at most).
+pub async fn pending(approvals: &Approvals, count: usize) -> Vec<PendingCard> {
+    for _ in 0..400 {
+        let pending = approvals.broker().pending();
+        if pending.len() == count {
+            return pending;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("expected {count} waiting cards, have {:?}", approvals.broker().pending());
+}
 
 /// The window labelled `label`, opened on first use.
 pub fn window<M: Manager<MockRuntime>>(app: &M, label: &str) -> WebviewWindow<MockRuntime> {

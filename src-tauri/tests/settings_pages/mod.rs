@@ -26,7 +26,7 @@ use tauri::{App, Manager, WebviewWindow};
 
 pub use crate::mock::{error_text, invoke};
 
-pub const ACCOUNT: &str = "ada@example.com";
+pub use crate::mock::ACCOUNT;
 
 /// The app with a running engine, and the folder its database lives in.
 pub struct Page {
