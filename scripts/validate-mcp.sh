@@ -45,9 +45,15 @@ tools_listed_over_stdio() {
 }
 check "inspector-stdio-tools-list" tools_listed_over_stdio
 
+schemas_portable() { # the Inspector's portability check: schemas every client's dialect can read
+  local report; report=$(inspector_stdio --method tools/list --strict 2>&1 >/dev/null) || return 1
+  if grep -q 'Schema portability\|^Warning: tool\|^Error: tool' <<<"$report"; then grep -v ' INFO ' <<<"$report"; return 1; fi
+}
+check "inspector-stdio-schema-portability" schemas_portable
+
 quota_over_stdio() {
   local out; out=$(inspector_stdio --method tools/call --tool-name get_storage_quota) || return 1
-  echo "$out" | grep -q 'sandbox@gatehouse.example\|limit\|usage' || { echo "$out"; return 1; }
+  grep -q 'sandbox@gatehouse.example\|limit\|usage' <<<"$out" || { echo "$out"; return 1; }
 }
 check "inspector-stdio-tools-call" quota_over_stdio
 
@@ -59,12 +65,14 @@ tool_error_exit_code() {
 check "inspector-stdio-tool-error" tool_error_exit_code
 
 auth_status_over_stdio() {
-  inspector_stdio --method resources/read --uri server://auth-status | grep -q 'sandbox@gatehouse.example'
+  local out; out=$(inspector_stdio --method resources/read --uri server://auth-status) || return 1
+  grep -q 'sandbox@gatehouse.example' <<<"$out"
 }
 check "inspector-stdio-auth-status" auth_status_over_stdio
 
 templates_over_stdio() {
-  inspector_stdio --method resources/templates/list | grep -q 'spreadsheet://{spreadsheet_id}/info'
+  local out; out=$(inspector_stdio --method resources/templates/list) || return 1
+  grep -q 'spreadsheet://{spreadsheet_id}/info' <<<"$out"
 }
 check "inspector-stdio-resource-templates" templates_over_stdio
 
@@ -85,14 +93,14 @@ fi
 
 tools_listed_over_http() {
   local out; out=$(inspector --cli "$url" --header "Authorization: Bearer $token" --method tools/list) || return 1
-  echo "$out" | grep -q '"get_sheet_data"'
+  grep -q '"get_sheet_data"' <<<"$out" || { echo "tools/list over HTTP did not list get_sheet_data"; return 1; }
 }
 check "inspector-http-tools-list" tools_listed_over_http
 
 refused_without_token() {
   local out
   if out=$(inspector --cli "$url" --method tools/list 2>&1); then echo "listed tools without a token"; return 1; fi
-  echo "$out" | grep -qi '401\|unauthorized\|auth_required' || { echo "$out"; return 1; }
+  grep -qi '401\|unauthorized\|auth_required' <<<"$out" || { echo "$out"; return 1; }
 }
 check "inspector-http-refused-without-token" refused_without_token
 

@@ -6,6 +6,7 @@ pub mod docs;
 pub mod drive;
 pub mod error;
 pub mod registry;
+pub(crate) mod schema;
 pub mod scopes;
 pub mod sheets;
 

@@ -339,7 +339,7 @@ impl ToolDef {
         });
         let evaluators = evaluators.into_iter().map(|evaluator| evaluator.bind(name)).collect();
         let check: Check = Arc::new(move |args| parse_args_ref::<A>(name, args).map(drop));
-        Self { meta, schema: rmcp::handler::server::common::schema_for_type::<A>(), handler, evaluators, check }
+        Self { meta, schema: super::schema::input_schema::<A>(), handler, evaluators, check }
     }
 
     /// Parses `args` as the tool will, without running it: arguments it would refuse fail before anyone is

@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 use super::{on_sheet, range_arg, sheet_name};
 use crate::a1::A1Range;
 use crate::google::sheets::ValueRangeIn;
+use crate::tools::schema::CellValue;
 use crate::tools::{ToolContext, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -36,6 +37,7 @@ pub struct UpdateCellsArgs {
     /// Where to write: a start cell like B2, or a range at least as large as data like B2:D5.
     pub range: String,
     /// Rows of cell values: text, numbers, true/false, or null to leave a cell as it is. Text starting with = is a formula.
+    #[schemars(with = "Vec<Vec<CellValue>>")]
     pub data: Vec<Vec<Value>>,
 }
 
@@ -47,7 +49,7 @@ pub struct BatchUpdateCellsArgs {
     /// The sheet (tab) name.
     pub sheet: String,
     /// Each range (start cell or A1 range on the sheet) mapped to its rows of values, e.g. {"A1": [["Name", "Total"]], "D2:D3": [[1], [2]]}.
-    #[schemars(with = "BTreeMap<String, Vec<Vec<Value>>>")]
+    #[schemars(with = "BTreeMap<String, Vec<Vec<CellValue>>>")]
     pub ranges: Map<String, Value>,
 }
 
