@@ -209,6 +209,8 @@ const fn scope_label(scope: Scope) -> &'static str {
         Scope::Docs => "Google Docs",
         Scope::Drive => "Google Drive",
         Scope::DriveActivity => "Drive activity",
+        Scope::Calendar => "Google Calendar",
+        Scope::Gmail => "Gmail",
     }
 }
 

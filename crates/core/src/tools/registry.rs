@@ -20,6 +20,8 @@ pub enum Service {
     Sheets,
     Drive,
     Docs,
+    Calendar,
+    Gmail,
 }
 
 impl Service {
@@ -28,6 +30,8 @@ impl Service {
             Service::Sheets => "Sheets",
             Service::Drive => "Drive",
             Service::Docs => "Docs",
+            Service::Calendar => "Calendar",
+            Service::Gmail => "Gmail",
         }
     }
 
@@ -37,6 +41,8 @@ impl Service {
             Service::Sheets => Scope::Sheets,
             Service::Drive => Scope::Drive,
             Service::Docs => Scope::Docs,
+            Service::Calendar => Scope::Calendar,
+            Service::Gmail => Scope::Gmail,
         }
     }
 }
@@ -48,6 +54,8 @@ pub enum Scope {
     Docs,
     Drive,
     DriveActivity,
+    Calendar,
+    Gmail,
 }
 
 const SHEETS: &str = "https://www.googleapis.com/auth/spreadsheets";
@@ -58,6 +66,13 @@ const DRIVE: &str = "https://www.googleapis.com/auth/drive";
 const DRIVE_READONLY: &str = "https://www.googleapis.com/auth/drive.readonly";
 const ACTIVITY: &str = "https://www.googleapis.com/auth/drive.activity";
 const ACTIVITY_READONLY: &str = "https://www.googleapis.com/auth/drive.activity.readonly";
+const CALENDAR: &str = "https://www.googleapis.com/auth/calendar";
+const CALENDAR_READONLY: &str = "https://www.googleapis.com/auth/calendar.readonly";
+/// Full mailbox access; the discovery document lists it on every Gmail method.
+const MAIL: &str = "https://mail.google.com/";
+/// Read, send, label and trash, but never delete for good: all the Gmail tools need.
+const GMAIL_MODIFY: &str = "https://www.googleapis.com/auth/gmail.modify";
+const GMAIL_READONLY: &str = "https://www.googleapis.com/auth/gmail.readonly";
 
 impl Scope {
     /// The scope Gatehouse asks for on Google's consent page.
@@ -67,6 +82,8 @@ impl Scope {
             Scope::Docs => DOCS,
             Scope::Drive => DRIVE,
             Scope::DriveActivity => ACTIVITY_READONLY,
+            Scope::Calendar => CALENDAR,
+            Scope::Gmail => GMAIL_MODIFY,
         }
     }
 
@@ -77,6 +94,8 @@ impl Scope {
             Scope::Docs => "Docs",
             Scope::Drive => "Drive",
             Scope::DriveActivity => "Drive Activity",
+            Scope::Calendar => "Calendar",
+            Scope::Gmail => "Gmail",
         }
     }
 
@@ -87,6 +106,8 @@ impl Scope {
             Scope::Docs => DOCS_READONLY,
             Scope::Drive => DRIVE_READONLY,
             Scope::DriveActivity => ACTIVITY_READONLY,
+            Scope::Calendar => CALENDAR_READONLY,
+            Scope::Gmail => GMAIL_READONLY,
         }
     }
 
@@ -102,6 +123,10 @@ impl Scope {
             (Scope::Drive, false) => &[DRIVE],
             (Scope::Drive, true) => &[DRIVE, DRIVE_READONLY],
             (Scope::DriveActivity, _) => &[ACTIVITY, ACTIVITY_READONLY],
+            (Scope::Calendar, false) => &[CALENDAR],
+            (Scope::Calendar, true) => &[CALENDAR, CALENDAR_READONLY],
+            (Scope::Gmail, false) => &[MAIL, GMAIL_MODIFY],
+            (Scope::Gmail, true) => &[MAIL, GMAIL_MODIFY, GMAIL_READONLY],
         }
     }
 }
