@@ -25,6 +25,7 @@ fn main() {
         "assistants_tokens",
         "assistants_create_token",
         "assistants_revoke_token",
+        "assistants_set_tools",
         "permissions_list",
         "permissions_revoke",
         "permissions_never_add",

@@ -131,6 +131,7 @@ fn window<R: Runtime>(app: &AppHandle<R>) -> Option<WebviewWindow<R>> {
         .build();
     match built {
         Ok(window) => {
+            realize(&window);
             place(&window);
             Some(window)
         }
@@ -140,6 +141,21 @@ fn window<R: Runtime>(app: &AppHandle<R>) -> Option<WebviewWindow<R>> {
             );
             None
         }
+    }
+}
+
+/// Realizes the card's widgets (GTK makes their windows and WebKit its drawing area) while the window is still
+/// hidden, so the first card only has to map them (docs/benchmarks.md has the figures).
+fn realize<R: Runtime>(window: &WebviewWindow<R>) {
+    #[cfg(target_os = "linux")]
+    let realized = window.with_webview(|webview| {
+        use gtk::prelude::WidgetExt;
+        webview.inner().realize();
+    });
+    #[cfg(not(target_os = "linux"))]
+    let realized: tauri::Result<()> = Ok(());
+    if let Err(error) = realized {
+        tracing::debug!("the card window is realized when first shown ({error})");
     }
 }
 

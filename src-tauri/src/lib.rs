@@ -59,6 +59,7 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         settings::assistants::assistants_tokens,
         settings::assistants::assistants_create_token,
         settings::assistants::assistants_revoke_token,
+        settings::assistants::assistants_set_tools,
     ])
 }
 

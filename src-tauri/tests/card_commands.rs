@@ -6,7 +6,7 @@ mod mock;
 use std::sync::Arc;
 use std::time::Duration;
 
-use gatehouse_core::approval::broker::PendingCard;
+use gatehouse_core::approval::broker::{Dismissal, PendingCard};
 use gatehouse_core::approval::model::{DecisionSource, Owner};
 use gatehouse_core::approval::policy::Policy;
 use gatehouse_core::approval::store::Store;
@@ -34,7 +34,7 @@ async fn card_pending_lists_the_waiting_calls_to_the_card_window_only() {
     for label in ["settings", "main"] {
         assert_refused_by_acl(invoke(&window(&app, label), "card_pending", json!({})), "card_pending", label);
     }
-    approvals.broker().deny_all();
+    approvals.broker().dismiss_all(Dismissal::ShuttingDown);
     waiting.await.expect("the call ends");
 }
 

@@ -9,7 +9,7 @@ mod mock;
 use std::time::{Duration, Instant};
 
 use gatehouse_core::Engine;
-use gatehouse_core::approval::broker::PendingCard;
+use gatehouse_core::approval::broker::{Dismissal, PendingCard};
 use gatehouse_core::approval::model::Caller;
 use gatehouse_core::approval::{CallMeta, Permit};
 use gatehouse_core::config::Config;
@@ -89,7 +89,7 @@ async fn a_relay_attaching_makes_the_card_window_before_any_card_and_the_card_th
     }
     assert_eq!(listed(&prepared)[0].tool, "update_cells");
     assert_eq!(app.webview_windows().len(), 1, "a second card window was made: {:?}", app.webview_windows().keys());
-    engine.approvals().broker().deny_all();
+    engine.approvals().broker().dismiss_all(Dismissal::ShuttingDown);
     waiting.await.expect("the call ends");
     host.shutdown().await;
 }
@@ -131,7 +131,7 @@ async fn an_http_initialize_makes_the_card_window_and_a_card_arriving_with_it_ge
     assert!(*engine.assistant_connections().borrow() >= 1, "the initialize was not counted");
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(app.webview_windows().len(), 1, "two card windows: {:?}", app.webview_windows().keys());
-    engine.approvals().broker().deny_all();
+    engine.approvals().broker().dismiss_all(Dismissal::ShuttingDown);
     waiting.await.expect("the call ends");
     host.shutdown().await;
 }

@@ -11,6 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gatehouse_core::approval::Permit;
+use gatehouse_core::approval::broker::Dismissal;
 use gatehouse_core::approval::card::RawAnswer;
 use gatehouse_core::approval::model::DecisionSource;
 use gatehouse_desktop::notify::{Notices, OPEN_ACTION, SETTLE};
@@ -211,7 +212,7 @@ fn a_card_not_in_view_is_announced_and_clicking_the_notification_opens_it() {
             tokio::task::block_in_place(|| click(&bus, 1));
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        approvals_b.broker().deny_all();
+        approvals_b.broker().dismiss_all(Dismissal::ShuttingDown);
         call.await.expect("the call ends");
 
         // With the card window open (the mock runtime's window never has the focus) a second card queues
@@ -229,7 +230,7 @@ fn a_card_not_in_view_is_announced_and_clicking_the_notification_opens_it() {
         assert!(sent[1].body.contains("Click to open the approval card.") && !sent[1].body.contains(" of "));
         assert!(sent[2].body.contains("Approval 2 of 2 waiting."), "{}", sent[2].body);
         assert!(closed(&bus).is_empty(), "nothing is closed while the cards wait");
-        approvals_c.broker().deny_all();
+        approvals_c.broker().dismiss_all(Dismissal::ShuttingDown);
         first_call.await.expect("the call ends");
         second_call.await.expect("the call ends");
         let deadline = Instant::now() + Duration::from_secs(10);

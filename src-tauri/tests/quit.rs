@@ -1,4 +1,5 @@
-//! Quitting with calls waiting denies them cleanly: the app's stop of its hosted core, with a real sandbox core.
+//! Quitting with calls waiting refuses them cleanly, logged as `shutdown` (not as the person's *Deny*): the app's
+//! stop of its hosted core, with a real sandbox core.
 
 use std::time::Duration;
 
@@ -13,7 +14,7 @@ use tauri::Manager;
 use tauri::test::mock_builder;
 
 #[tokio::test(flavor = "multi_thread")]
-async fn stopping_the_hosted_core_denies_what_waits_and_removes_its_socket() {
+async fn stopping_the_hosted_core_refuses_what_waits_as_shutdown_and_removes_its_socket() {
     let home = tempfile::tempdir().expect("temp dir");
     let host = Host::start(HostOptions { config: Config::with_home(home.path()), sandbox: true }).await.expect("host");
     let engine = host.engine().clone();
@@ -43,7 +44,10 @@ async fn stopping_the_hosted_core_denies_what_waits_and_removes_its_socket() {
 
     stop_host(app.handle()).await;
     let permit = tokio::time::timeout(Duration::from_secs(5), waiting).await.expect("in time").expect("the call ends");
-    assert!(matches!(permit, Permit::Refuse { source: DecisionSource::Person, .. }), "{permit:?}");
+    let Permit::Refuse { source: DecisionSource::Shutdown, message } = permit else {
+        panic!("refused as closed expected, got {permit:?}")
+    };
+    assert!(message.contains("Gatehouse was closed before the person answered"), "{message}");
     assert!(!socket.exists(), "the control socket is gone");
     assert!(app.state::<Hosted>().take().is_none(), "the core is stopped once");
     // Stopping again (the app's exit after Quit) does nothing more.

@@ -335,7 +335,7 @@ async fn a_service_account_key_shows_its_limitations_with_what_to_do_instead() {
     let resource = gatehouse_core::resources::auth_status(&world.engine);
     let categories: Vec<&str> =
         status["limitations"].as_array().expect("limitations").iter().filter_map(|l| l["category"].as_str()).collect();
-    assert_eq!(categories, ["no_drive_storage_quota", "no_personal_drive_identity"]);
+    assert_eq!(categories, ["no_drive_storage_quota", "no_personal_drive_identity", "no_mailbox"]);
     for (shown, core) in
         status["limitations"].as_array().expect("shown").iter().zip(resource["limitations"].as_array().expect("core"))
     {

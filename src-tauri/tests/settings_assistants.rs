@@ -30,13 +30,14 @@ const ACCOUNT: &str = "ada@example.com";
 const HTTP: &str = "127.0.0.1:8765";
 
 /// The page's commands, each with arguments that would do something if it were allowed.
-const COMMANDS: [(&str, &str); 6] = [
+const COMMANDS: [(&str, &str); 7] = [
     ("assistants_list", "{}"),
     ("assistants_connect", r#"{"client": "cursor"}"#),
     ("assistants_disconnect", r#"{"client": "cursor"}"#),
     ("assistants_tokens", "{}"),
     ("assistants_create_token", r#"{"name": "from the wrong window"}"#),
     ("assistants_revoke_token", r#"{"id": "00000000-0000-4000-8000-000000000000"}"#),
+    ("assistants_set_tools", r#"{"id": "00000000-0000-4000-8000-000000000000", "tools": "sheets-read"}"#),
 ];
 
 struct Options {
@@ -410,6 +411,45 @@ async fn a_token_is_made_shown_once_listed_and_revoked() {
 
     // The name is free again once its token is revoked.
     invoke(&setup.settings, "assistants_create_token", json!({ "name": "my-notebook" })).expect("made again");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tokens_tool_set_is_listed_with_the_sets_to_choose_from_and_changed() {
+    let setup = Setup::new(NORMAL).await;
+    let store = setup.store.clone().expect("store");
+    let made = invoke(&setup.settings, "assistants_create_token", json!({ "name": "reader" })).expect("made");
+    let (id, token) = (text(&made["assistant"]["id"]), text(&made["token"]));
+    let listed = invoke(&setup.settings, "assistants_tokens", json!({})).expect("tokens");
+    assert!(listed["tokens"][0]["tools"].is_null(), "a new token is offered every tool: {listed}");
+    let sets: Vec<String> = listed["sets"].as_array().expect("sets").iter().map(|set| text(&set["name"])).collect();
+    assert_eq!(sets, gatehouse_core::tools::sets::sets().into_iter().map(|set| set.name).collect::<Vec<_>>());
+    assert!(sets.iter().any(|set| set == "sheets-read") && sets[0] == "all", "{sets:?}");
+
+    let changed = invoke(&setup.settings, "assistants_set_tools", json!({ "id": id, "tools": "sheets-read" }))
+        .expect("the settings window may change a token's tools");
+    assert_eq!(changed["assistant"]["tools"], "sheets-read");
+    let reads = gatehouse_core::tools::sets::sets().into_iter().find(|set| set.name == "sheets-read").expect("set");
+    assert_eq!(changed["offered"], json!(reads.tools.len()));
+    assert!(text(&changed["message"]).contains("“reader” is now offered the tool set “sheets-read”"), "{changed}");
+    // The HTTP guard sees it at the next request.
+    let TokenMatch::Active(found) = store.assistant_for_token(&token) else { panic!("the token is active") };
+    assert_eq!(found.tools.as_deref(), Some("sheets-read"));
+    let listed = invoke(&setup.settings, "assistants_tokens", json!({})).expect("tokens");
+    assert_eq!(listed["tokens"][0]["tools"], "sheets-read");
+
+    let wrong =
+        invoke(&setup.settings, "assistants_set_tools", json!({ "id": id, "tools": "sheet-read" })).unwrap_err();
+    assert!(text(&wrong).contains("“sheet-read” is not a tool set") && text(&wrong).contains("drive-read"), "{wrong}");
+    let every =
+        invoke(&setup.settings, "assistants_set_tools", json!({ "id": id, "tools": null })).expect("every tool");
+    assert!(every["assistant"]["tools"].is_null() && text(&every["message"]).contains("every tool"), "{every}");
+
+    invoke(&setup.settings, "assistants_revoke_token", json!({ "id": id })).expect("revoked");
+    let revoked = invoke(&setup.settings, "assistants_set_tools", json!({ "id": id, "tools": "docs" })).unwrap_err();
+    assert!(text(&revoked).contains("is revoked"), "{revoked}");
+    let gone =
+        invoke(&setup.settings, "assistants_set_tools", json!({ "id": "no-such-id", "tools": "docs" })).unwrap_err();
+    assert!(text(&gone).contains("not in Gatehouse's list"), "{gone}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

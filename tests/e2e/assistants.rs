@@ -208,3 +208,42 @@ async fn with_no_server_running_an_assistant_is_added_to_the_store_with_a_hint_a
     let missing = run_gatehouse(&home, &["assistants", "revoke", "nobody"]).await;
     assert!(!missing.ok && missing.stderr.contains("There is no assistant nobody"), "{}", missing.stderr);
 }
+
+#[tokio::test]
+async fn an_assistants_tools_are_set_from_another_terminal_and_its_running_server_offers_only_those() {
+    let home = Home::new();
+    let (google, sheet) = emulator(&home).await;
+    let (mut server, url) = serve_http(&home, &google).await;
+    let (token, _) = add(&home, &["reader"]).await;
+    let client = connect(&url, &token).await;
+    let listed =
+        |tools: Vec<rmcp::model::Tool>| tools.into_iter().map(|tool| tool.name.to_string()).collect::<Vec<_>>();
+    assert!(listed(client.peer().list_all_tools().await.unwrap()).contains(&"update_cells".to_owned()));
+
+    let wrong = run_gatehouse(&home, &["assistants", "tools", "reader", "sheet-read"]).await;
+    assert!(!wrong.ok && wrong.stderr.contains("“sheet-read” is not a tool set"), "{}", wrong.stderr);
+    let set = run_gatehouse(&home, &["assistants", "tools", "reader", "sheets-read"]).await;
+    assert!(set.ok, "{}", set.stderr);
+    assert!(set.stdout.contains("“reader” is now offered the tool set “sheets-read”"), "{}", set.stdout);
+    let shown = run_gatehouse(&home, &["assistants"]).await;
+    assert!(shown.stdout.contains("Tools:      sheets-read"), "{}", shown.stdout);
+
+    // The running server knows at the assistant's next request, on the same connection.
+    let selection = gatehouse_core::tools::sets::ToolSelection::parse("sheets-read").unwrap();
+    let expected: Vec<String> = gatehouse_core::tools::all_tools()
+        .iter()
+        .filter(|tool| selection.allows(tool.meta.name))
+        .map(|tool| tool.meta.name.to_owned())
+        .collect();
+    assert_eq!(listed(client.peer().list_all_tools().await.unwrap()), expected);
+    let refused = write(&client, &sheet, "B1", "no").await.unwrap();
+    assert!(refused.is_error.unwrap_or(false));
+    assert!(text(&refused).contains("not among the tools this assistant is offered"), "{}", text(&refused));
+    assert_eq!(cell(&google, &sheet, 1), "");
+
+    let all = run_gatehouse(&home, &["assistants", "tools", "reader", "all"]).await;
+    assert!(all.ok && all.stdout.contains("now offered every tool"), "{}", all.stdout);
+    assert!(listed(client.peer().list_all_tools().await.unwrap()).contains(&"update_cells".to_owned()));
+    client.cancel().await.unwrap();
+    server.kill().await.unwrap();
+}

@@ -169,3 +169,31 @@ async fn a_plain_serve_relays_to_a_host_in_the_sandbox_only_until_someone_signs_
     client.cancel().await.unwrap();
     host.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_relayed_assistant_started_with_tools_is_offered_only_those_by_the_host() {
+    let home = Home::new();
+    let mut host = start_host(&home).await;
+    let mut serve = gatehouse(&home);
+    serve.args(["serve", "--sandbox", "--tools", "sheets-read,search_spreadsheets"]);
+    let client = stdio_client(serve).await.expect("an assistant's gatehouse serve");
+    let selection = gatehouse_core::tools::sets::ToolSelection::parse("sheets-read,search_spreadsheets").unwrap();
+    let expected: Vec<&str> = gatehouse_core::tools::all_tools()
+        .iter()
+        .map(|tool| tool.meta.name)
+        .filter(|name| selection.allows(name))
+        .collect();
+    let listed: Vec<String> =
+        client.peer().list_all_tools().await.unwrap().into_iter().map(|tool| tool.name.to_string()).collect();
+    assert_eq!(listed, expected);
+    let id = budget_id(&client).await;
+    let write = json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "L1", "data": [["no"]] });
+    let refused = call(&client, "update_cells", write).await.unwrap();
+    assert!(refused.is_error.unwrap_or(false));
+    assert!(text(&refused).contains("`--tools sheets-read,search_spreadsheets`"), "{}", text(&refused));
+    // Nothing waits in the host for the refused call.
+    let pending = run_gatehouse(&home, &["approvals"]).await;
+    assert!(pending.ok && !pending.stdout.contains("update_cells"), "{}", pending.stdout);
+    client.cancel().await.unwrap();
+    host.kill().await.unwrap();
+}

@@ -182,3 +182,41 @@ async fn a_service_account_key_is_used_through_its_own_token_uri() {
     assert_eq!(token_requests, [token_host_name], "one token, fetched from the key's token_uri");
     client.cancel().await.unwrap();
 }
+
+/// The names `spec` (a `--tools` list) selects, in catalogue order.
+fn selected(spec: &str) -> Vec<String> {
+    let selection = gatehouse_core::tools::sets::ToolSelection::parse(spec).expect("a valid selection");
+    let tools = gatehouse_core::tools::all_tools();
+    tools.iter().filter(|tool| selection.allows(tool.meta.name)).map(|tool| tool.meta.name.to_owned()).collect()
+}
+
+#[tokio::test]
+async fn serve_tools_offers_only_the_chosen_sets_and_refuses_the_rest_saying_how_to_change_it() {
+    let home = Home::new();
+    let mut command = sandbox(&home);
+    command.args(["--tools", "sheets-read,search_spreadsheets"]);
+    let client = stdio_client(command).await.unwrap();
+    let listed: Vec<String> =
+        client.peer().list_all_tools().await.unwrap().into_iter().map(|tool| tool.name.to_string()).collect();
+    assert_eq!(listed, selected("sheets-read,search_spreadsheets"));
+    assert!(!listed.iter().any(|name| name == "update_cells"));
+
+    let id = budget_id(&client).await;
+    let read = call(&client, "get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "A1:B2" }))
+        .await
+        .unwrap();
+    assert!(!read.is_error.unwrap_or(false), "{}", text(&read));
+    let write = json!({ "spreadsheet_id": id, "sheet": "Sales", "range": "H1", "data": [["no"]] });
+    let refused = call(&client, "update_cells", write).await.unwrap();
+    assert!(refused.is_error.unwrap_or(false));
+    let words = text(&refused);
+    assert!(words.contains("update_cells is not among the tools this assistant is offered"), "{words}");
+    assert!(words.contains("`--tools sheets-read,search_spreadsheets`"), "{words}");
+    client.cancel().await.unwrap();
+
+    // A set that does not exist stops `gatehouse serve` at once, naming it and the valid sets.
+    let bad = gatehouse_e2e::run_gatehouse(&home, &["serve", "--sandbox", "--tools", "sheets,sheet-read"]).await;
+    assert!(!bad.ok);
+    let said = &bad.stderr;
+    assert!(said.contains("“sheet-read” is not a tool set") && said.contains("drive-read"), "{said}");
+}

@@ -13,6 +13,7 @@
   const TITLES = {
     no_drive_storage_quota: "Can't create, copy or upload files in its own Drive",
     no_personal_drive_identity: "Can't give or take ownership of files",
+    no_mailbox: "Can't use Gmail: it has no mailbox",
     not_signed_in: "Not signed in to Google",
     missing_scopes: "Some permissions were not granted",
   };

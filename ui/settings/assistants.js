@@ -215,6 +215,34 @@
     box.replaceChildren(el("p", { class: "notice " + kind, role: kind === "error" ? "alert" : "status" }, String(text)));
   }
 
+  // The tools a token is offered: a choice of the sets Gatehouse derives from its tools ("all" is every tool). A
+  // list typed elsewhere (tool names, several sets) is kept as a choice of its own. Revoked tokens only show it.
+  function toolsCell(section, token, sets) {
+    const current = token.tools || "";
+    const label = (set) => set.name === "all" ? "Every tool" : set.name + " — " + set.description + " (" + set.tools.length + ")";
+    if (token.revoked) return el("td", {}, current || "Every tool");
+    const options = sets.filter((set) => set.name !== "all").map((set) => el("option", { value: set.name }, label(set)));
+    const custom = current && !sets.some((set) => set.name === current) ? el("option", { value: current }, current) : null;
+    const select = el("select", { "aria-label": "Tools offered to " + token.name }, el("option", { value: "" }, "Every tool"), custom, options);
+    select.value = current;
+    select.addEventListener("change", async () => {
+      try {
+        const done = await busy(select, () => invoke("assistants_set_tools", { id: token.id, tools: select.value || null }));
+        sayTokens(section, "done", done.message);
+      } catch (error) {
+        sayTokens(section, "error", error);
+        select.value = current;
+        return;
+      }
+      try {
+        await renderTokens(section);
+      } catch (error) {
+        sayTokens(section, "error", error);
+      }
+    });
+    return el("td", {}, select);
+  }
+
   function state(token) {
     return token.revoked ? "Revoked " + when(token.revoked) : "Active";
   }
@@ -264,6 +292,7 @@
         el("td", {}, when(token.created)),
         el("td", {}, token.last_used ? when(token.last_used) : "Never"),
         el("td", {}, state(token)),
+        toolsCell(section, token, listed.sets || []),
         cell,
       );
     });
@@ -275,7 +304,7 @@
         el(
           "thead",
           {},
-          el("tr", {}, el("th", { scope: "col" }, "Assistant"), el("th", { scope: "col" }, "Created"), el("th", { scope: "col" }, "Last used"), el("th", { scope: "col" }, "State"), el("th", { scope: "col" }, "Action")),
+          el("tr", {}, el("th", { scope: "col" }, "Assistant"), el("th", { scope: "col" }, "Created"), el("th", { scope: "col" }, "Last used"), el("th", { scope: "col" }, "State"), el("th", { scope: "col" }, "Tools"), el("th", { scope: "col" }, "Action")),
         ),
         el("tbody", {}, rows),
       ),
@@ -288,7 +317,7 @@
     const form = el(
       "form",
       { "aria-labelledby": "assistants-tokens-title" },
-      el("p", { id: "assistants-token-hint", class: "hint" }, "Give each assistant its own token, named so you recognise it on approval cards and in the activity log (for example “my-notebook”). Revoke it to cut that assistant off without touching the others."),
+      el("p", { id: "assistants-token-hint", class: "hint" }, "Give each assistant its own token, named so you recognise it on approval cards and in the activity log (for example “my-notebook”). Revoke it to cut that assistant off without touching the others. Under Tools, offer it only the tools it needs: fewer tools leave it more room to think."),
       el("div", { class: "row" }, el("label", { for: "assistants-token-name" }, "Assistant's name"), name, create),
     );
     form.addEventListener("submit", async (event) => {

@@ -35,6 +35,14 @@ enum Action {
         #[arg(long)]
         automation: bool,
     },
+    /// Offer an assistant only some tools: a comma list of tool sets (`gatehouse tools --sets`) and tool
+    /// names, or `all` for every tool. ENABLED_TOOLS still bounds them.
+    Tools {
+        /// The assistant's name, or its id (the first 8 characters are enough).
+        name_or_id: String,
+        /// e.g. sheets-read,drive-read
+        sets: String,
+    },
     /// End an assistant's token now: its next request is refused.
     Revoke {
         /// The assistant's name, or its id as `gatehouse assistants` shows it (the first 8 characters are
@@ -52,6 +60,7 @@ async fn assistants(args: AssistantsArgs) -> Result<()> {
     let result = match args.action {
         None => list(&mut access).await,
         Some(Action::Add { name, automation }) => add(&mut access, &name, !automation).await,
+        Some(Action::Tools { name_or_id, sets }) => tools(&mut access, &name_or_id, &sets).await,
         Some(Action::Revoke { name_or_id }) => revoke(&mut access, &name_or_id).await,
     };
     access.close().await;
@@ -77,6 +86,7 @@ async fn list(access: &mut Access) -> Result<()> {
         println!("  Created:    {}", time(assistant.created));
         println!("  Last used:  {}", assistant.last_used.map(time).unwrap_or_else(|| "never".into()));
         println!("  State:      {}", state(assistant));
+        println!("  Tools:      {}", assistant.tools.as_deref().unwrap_or("all"));
     }
     println!();
     println!("End one's token with `gatehouse assistants revoke NAME`.");
@@ -113,6 +123,24 @@ async fn add(access: &mut Access, name: &str, interactive: bool) -> Result<()> {
     println!("  {}", url_with_token(&url, token));
     println!();
     println!("End its token with `gatehouse assistants revoke {}`.", assistant.name);
+    Ok(())
+}
+
+async fn tools(access: &mut Access, given: &str, sets: &str) -> Result<()> {
+    let selection = gatehouse_core::tools::sets::ToolSelection::parse_kept(sets)?;
+    let assistant = find(access, given).await?;
+    let (changed, now) = access.set_assistant_tools(&assistant.id, selection.as_ref()).await?;
+    match (changed, now) {
+        (true, Some(now)) => println!(
+            "The assistant “{}” is now offered {} from its next request on.",
+            now.name,
+            now.tools.map(|tools| format!("the tool set “{tools}”")).unwrap_or_else(|| "every tool".to_owned())
+        ),
+        (_, Some(now)) if now.revoked.is_some() => {
+            bail!("The assistant “{}” is revoked, so its tools can't be changed.", now.name)
+        }
+        _ => bail!("There is no assistant {given}. Run `gatehouse assistants` to see them."),
+    }
     Ok(())
 }
 

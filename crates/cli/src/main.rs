@@ -38,8 +38,8 @@ struct Cli {
 enum Command {
     /// Run the MCP server (stdio by default).
     Serve(ServeArgs),
-    /// Print the tool reference (the generated docs/tools.md).
-    Tools,
+    /// Print the tool reference (the generated docs/tools.md), or the tool sets (--sets).
+    Tools(ToolsArgs),
     /// Sign in to Google in the browser; the sign-in is kept in the OS keychain.
     Login(login::LoginArgs),
     /// Sign a Google account out: revoke it at Google and delete it from the keychain.
@@ -67,6 +67,13 @@ enum Command {
 }
 
 #[derive(clap::Args)]
+struct ToolsArgs {
+    /// List the tool sets `--tools` takes, with their tools and the size of their `tools/list` answer.
+    #[arg(long)]
+    sets: bool,
+}
+
+#[derive(clap::Args)]
 struct ServeArgs {
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (loopback only, e.g. 127.0.0.1:8765).
     #[arg(long, value_name = "ADDR")]
@@ -85,6 +92,11 @@ struct ServeArgs {
     /// start relay to it (one set of grants, cards and sign-in). Serves no stdio; add --http to serve HTTP too.
     #[arg(long, conflicts_with = "unattended")]
     headless: bool,
+    /// Offer this assistant only these tools: a comma list of tool sets (all, sheets, sheets-read, drive,
+    /// drive-read, docs, …: `gatehouse tools --sets`) and tool names. ENABLED_TOOLS still bounds them (stdio
+    /// only; an HTTP assistant's tools are set per token).
+    #[arg(long, value_name = "SETS", conflicts_with_all = ["http", "headless"])]
+    tools: Option<gatehouse_core::tools::sets::ToolSelection>,
 }
 
 fn init_logging() {
@@ -102,8 +114,13 @@ async fn main() -> Result<()> {
     // (which RUST_BACKTRACE would add) would only bury them.
     user_auth::plain_errors(match cli.command {
         Command::Serve(args) => serve(args).await,
-        Command::Tools => {
-            print!("{}", gatehouse_core::tools::catalogue_doc::markdown(&gatehouse_core::tools::all_tools()));
+        Command::Tools(args) => {
+            let tools = gatehouse_core::tools::all_tools();
+            if args.sets {
+                print!("{}", tool_sets(&tools)?);
+            } else {
+                print!("{}", gatehouse_core::tools::catalogue_doc::markdown(&tools));
+            }
             Ok(())
         }
         Command::Login(args) => login::run(args).await,
@@ -136,9 +153,13 @@ async fn serve(args: ServeArgs) -> Result<()> {
         match mcp::relay::Relay::connect(config.home.clone()).await {
             Ok(Some(relay)) if relay.serves(args.sandbox) => {
                 tracing::info!(host = relay.host_pid(), "serving this assistant from the running Gatehouse host");
+                let relay = match &args.tools {
+                    Some(tools) => relay.offering(tools),
+                    None => relay,
+                };
                 let relay: Arc<dyn Backend> = Arc::new(relay);
                 return tokio::select! {
-                    served = mcp::serve_stdio(relay, !args.unattended) => served.context("serving MCP over stdio"),
+                    served = mcp::serve_stdio_offering(relay, !args.unattended, args.tools) => served.context("serving MCP over stdio"),
                     () = stop_signal() => std::process::exit(0),
                 };
             }
@@ -186,7 +207,7 @@ async fn serve(args: ServeArgs) -> Result<()> {
             }
         }
         None => tokio::select! {
-            served = mcp::serve_stdio(host.engine().clone(), !args.unattended) => served.context("serving MCP over stdio"),
+            served = mcp::serve_stdio_offering(host.engine().clone(), !args.unattended, args.tools) => served.context("serving MCP over stdio"),
             () = stop_signal() => {
                 tracing::info!("stopping: asked to by a signal");
                 host.shutdown().await;
@@ -197,4 +218,25 @@ async fn serve(args: ServeArgs) -> Result<()> {
     };
     host.shutdown().await;
     served
+}
+
+/// The tool sets, each with its tools and the size of the `tools/list` result offering it (what it costs an
+/// assistant's context), with how much of it is the tools' descriptions and their input schemas, as
+/// `gatehouse tools --sets` prints them.
+fn tool_sets(tools: &[gatehouse_core::tools::ToolDef]) -> Result<String, serde_json::Error> {
+    use gatehouse_core::tools::sets;
+    let metas: Vec<_> = tools.iter().map(|tool| tool.meta).collect();
+    let mut out = String::from("set\ttools\ttools/list bytes\tdescriptions\tinput schemas\tholds\n");
+    for set in sets::named_sets(&metas) {
+        let chosen: Vec<_> = tools.iter().filter(|tool| set.tools.contains(&tool.meta.name)).cloned().collect();
+        let bytes = sets::list_size(&chosen)?;
+        let descriptions: usize = chosen.iter().map(|tool| tool.meta.description.len()).sum();
+        let mut schemas = 0;
+        for tool in &chosen {
+            schemas += serde_json::to_vec(tool.input_schema().as_ref())?.len();
+        }
+        let (name, count, holds) = (&set.name, set.tools.len(), &set.description);
+        out.push_str(&format!("{name}\t{count}\t{bytes}\t{descriptions}\t{schemas}\t{holds}\n"));
+    }
+    Ok(out)
 }

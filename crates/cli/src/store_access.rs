@@ -234,6 +234,33 @@ impl Access {
         Ok(result)
     }
 
+    /// Offers assistant `id` only the tools of `tools` (`None`: every tool). Written to the database, then
+    /// every running server using it is told to read it again; one that can't be told is logged (its periodic
+    /// check of the database catches up within seconds). Returns the assistant as it now stands, and whether
+    /// it changed (`false`: revoked, or no such assistant).
+    pub async fn set_assistant_tools(
+        &mut self,
+        id: &str,
+        tools: Option<&gatehouse_core::tools::sets::ToolSelection>,
+    ) -> Result<(bool, Option<Assistant>)> {
+        let opened;
+        let store = match &self.reach {
+            Reach::Direct(store) => store,
+            Reach::Servers { .. } => {
+                opened = Store::open(&self.path).await?;
+                &opened
+            }
+        };
+        let changed = store.set_assistant_tools(id, tools).await?;
+        let assistant = store.get_assistant(id).await?;
+        for mut server in servers_using(&self.home, &self.path).await? {
+            if let Err(error) = server.refresh().await {
+                tracing::warn!("{error}");
+            }
+        }
+        Ok((changed, assistant))
+    }
+
     /// The newest `query.limit` records matching it, newest first (fetched a page at a time).
     pub async fn audit(&mut self, query: &AuditQuery) -> Result<Vec<AuditRecord>> {
         let mut records: Vec<AuditRecord> = Vec::new();

@@ -13,11 +13,12 @@ use crate::approval::policy::Policy;
 use crate::approval::store::Store;
 use crate::approval::{Approvals, CallMeta, Permit, redact};
 use crate::auth::state::{AuthSnapshot, AuthState};
+use crate::cache::{self, Lookup, ResponseCache};
 use crate::config::Config;
 use crate::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
 use crate::limits::local_files::LocalFiles;
 use crate::limits::response_cap;
-use crate::tools::registry::Output;
+use crate::tools::registry::{Output, Scope};
 use crate::tools::{StartError, ToolContext, ToolDef, ToolError, enabled_tools};
 
 /// A call the engine could not even start: the MCP layer answers these as protocol errors.
@@ -64,8 +65,9 @@ pub struct Engine {
     assistants: tokio::sync::watch::Sender<u64>,
 }
 
-/// Names a card's target from Drive (`files.get` with `fields=name`): a read, so it needs no approval. A name
-/// that doesn't come within [`NAME_WITHIN`] is left out rather than holding up the card.
+/// Names a card's target from Drive (`files.get` with `fields=name`), a calendar from Calendar
+/// (`calendars.get`): reads, so they need no approval. A name that doesn't come within [`NAME_WITHIN`] is left
+/// out rather than holding up the card.
 struct DriveNames(GoogleClient);
 
 const NAME_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
@@ -81,6 +83,25 @@ impl TargetNames for DriveNames {
                 }
                 Err(_) => None,
             }
+        })
+    }
+
+    fn calendar_name<'a>(&'a self, id: &'a str) -> futures::future::BoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            match tokio::time::timeout(NAME_WITHIN, self.0.calendar().get(id)).await {
+                Ok(Ok(calendar)) => Some(calendar.summary).filter(|name| !name.is_empty()),
+                Ok(Err(error)) => {
+                    tracing::debug!(id, "the card shows the calendar id: its name could not be read ({error})");
+                    None
+                }
+                Err(_) => None,
+            }
+        })
+    }
+
+    fn mail_words<'a>(&'a self, tool: &'a str, args: &'a Value) -> futures::future::BoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            tokio::time::timeout(NAME_WITHIN, crate::tools::gmail::card_words(&self.0, tool, args)).await.ok().flatten()
         })
     }
 }
@@ -148,8 +169,9 @@ impl Engine {
         let auth = AuthState::new(AuthSnapshot { account: google.account(), ..AuthSnapshot::signed_out() });
         let local = LocalFiles::new(config.export_dir.clone(), config.local_roots.clone());
         let names = Arc::new(DriveNames(google.clone()));
+        let cache = ResponseCache::new(approvals.store.clone(), google.clone());
         let approvals = Arc::new(Approvals::new(approvals.store, approvals.policy, &tools).with_target_names(names));
-        let ctx = ToolContext { google, config: Arc::new(config), local };
+        let ctx = ToolContext { google, config: Arc::new(config), local, cache };
         let (assistants, _) = tokio::sync::watch::channel(0);
         Ok(Arc::new(Self { auth, approvals, tools, index, ctx, sandbox, assistants }))
     }
@@ -294,9 +316,34 @@ impl Engine {
         }
         Err(ToolError::ScopeNotGranted {
             tool: tool.meta.name,
-            product: tool.meta.scope.product(),
+            product: tool.meta.scope.map_or("Google", Scope::product),
             account: auth.account.map(|account| format!(" of {account}")).unwrap_or_default(),
         })
+    }
+
+    /// Runs the tool through the response cache (see [`crate::cache`]): a cached read may be answered from it,
+    /// and a write drops what it may change, before and after it runs (also when it fails: it may have done part).
+    async fn run_cached(&self, tool: &ToolDef, arguments: Value) -> Result<Output, ToolError> {
+        let cache = &self.ctx.cache;
+        if let Some(changed) = cache::changed_by(tool, &arguments) {
+            cache.forget_changed(&changed).await;
+            let output = tool.run(self.ctx.clone(), arguments).await;
+            cache.forget_changed(&changed).await;
+            return output;
+        }
+        let auth = self.auth.current();
+        match cache.lookup(&tool.meta, &arguments, auth.account.as_deref(), auth.granted_scopes.as_deref()).await {
+            Lookup::Off => tool.run(self.ctx.clone(), arguments).await,
+            Lookup::Hit(text) => Ok(Output::Text(text)),
+            Lookup::Miss(pending) => {
+                let output = tool.run(self.ctx.clone(), arguments).await?;
+                match &output {
+                    Output::Json(value) => cache.keep(pending, &value.to_string(), self.ctx.max_chars()).await,
+                    Output::Text(text) => cache.keep(pending, text, self.ctx.max_chars()).await,
+                }
+                Ok(output)
+            }
+        }
     }
 
     async fn run(&self, tool: &ToolDef, arguments: Value) -> Result<String, ToolError> {
@@ -306,7 +353,7 @@ impl Engine {
             (true, Some(Value::String(path))) => Some(self.ctx.local.export_target(path)?),
             _ => None,
         };
-        let output = tool.run(self.ctx.clone(), arguments).await?;
+        let output = self.run_cached(tool, arguments).await?;
         match local_target {
             Some(path) => {
                 let text = match output {

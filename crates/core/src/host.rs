@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::approval::broker::Dismissal;
 use crate::approval::policy::{Policy, PolicyError};
 use crate::approval::store::{DATABASE_FILE, Store};
 #[cfg(feature = "sandbox")]
@@ -162,10 +163,10 @@ impl Host {
         Ok((local, task))
     }
 
-    /// Stops the host: pending cards are denied (their calls return a refusal), the control socket is removed
+    /// Stops the host: pending cards are dismissed (their calls are refused, logged as `shutdown`), the control socket is removed
     /// and everything served stops.
     pub async fn shutdown(self) {
-        self.engine.approvals().broker().deny_all();
+        self.engine.approvals().broker().dismiss_all(Dismissal::ShuttingDown);
         self.cancel.cancel();
         if let Some(control) = self.control {
             control.shutdown().await;

@@ -7,8 +7,10 @@
 pub mod a1;
 pub mod approval;
 pub mod auth;
+pub mod cache;
 pub mod config;
 pub mod connect;
+pub(crate) mod csv;
 pub mod control;
 pub mod docs_format;
 pub mod drive_query;

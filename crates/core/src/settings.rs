@@ -1,5 +1,5 @@
 //! The person's own settings (the desktop's *Advanced* page): the response cap, asking before reads too, the
-//! enabled tools, the export folder, how long a card waits, and starting in the sandbox.
+//! enabled tools, the export folder, how long a card waits, starting in the sandbox, and how long answers are cached.
 //!
 //! They are kept in the approvals store (the SQLite file under `GATEHOUSE_HOME`, `gatehouse.db`, also while the
 //! sandbox runs) and applied when a host starts ([`apply`], from [`crate::host::Host::start`]), so the app and
@@ -36,6 +36,11 @@ pub const MIN_RESPONSE_CHARS: usize = 10_000;
 pub const MAX_RESPONSE_CHARS: usize = 100_000_000;
 /// The shortest wait for an answer the person may choose: less leaves no time to read a card.
 pub const MIN_APPROVAL_TIMEOUT_SECS: u64 = 10;
+/// How long the response cache serves a kept answer unless the person chose otherwise.
+pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(300);
+/// The longest the person may choose: a kept answer is checked against its file at every use anyway, so
+/// the limit only bounds how long the store keeps answers nobody asks for again.
+pub const MAX_CACHE_TTL_SECS: u64 = 86_400;
 
 /// One of the person's settings. Its [`name`](Key::name) is the key in the store and in the settings window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -53,16 +58,20 @@ pub enum Key {
     ApprovalTimeout,
     /// `GATEHOUSE_SANDBOX`: start with the built-in emulator's sample files instead of the Google account.
     StartInSandbox,
+    /// How long the response cache may serve a kept answer (`set_cache_ttl`); 0 turns the cache off. Applies
+    /// at once: the cache reads it at every call.
+    CacheTtl,
 }
 
 impl Key {
-    pub const ALL: [Key; 6] = [
+    pub const ALL: [Key; 7] = [
         Key::ResponseCap,
         Key::GateReads,
         Key::EnabledTools,
         Key::ExportDir,
         Key::ApprovalTimeout,
         Key::StartInSandbox,
+        Key::CacheTtl,
     ];
 
     /// The key in the store and in the settings window's commands.
@@ -74,6 +83,7 @@ impl Key {
             Key::ExportDir => "export_dir",
             Key::ApprovalTimeout => "approval_timeout",
             Key::StartInSandbox => "start_in_sandbox",
+            Key::CacheTtl => "cache_ttl",
         }
     }
 
@@ -84,7 +94,7 @@ impl Key {
             Key::EnabledTools => Some("ENABLED_TOOLS"),
             Key::ExportDir => Some("GATEHOUSE_EXPORT_DIR"),
             Key::StartInSandbox => Some("GATEHOUSE_SANDBOX"),
-            Key::GateReads | Key::ApprovalTimeout => None,
+            Key::GateReads | Key::ApprovalTimeout | Key::CacheTtl => None,
         }
     }
 
@@ -97,6 +107,7 @@ impl Key {
             Key::ExportDir => "The export folder",
             Key::ApprovalTimeout => "The time to answer a card",
             Key::StartInSandbox => "Starting in the sandbox",
+            Key::CacheTtl => "How long answers are cached",
         }
     }
 
@@ -140,6 +151,7 @@ pub struct PersonSettings {
     pub export_dir: Option<PathBuf>,
     pub approval_timeout: Option<Duration>,
     pub start_in_sandbox: Option<bool>,
+    pub cache_ttl: Option<Duration>,
 }
 
 impl PersonSettings {
@@ -193,6 +205,7 @@ impl PersonSettings {
                 self.approval_timeout = Some(Duration::from_secs(secs));
             }
             Key::StartInSandbox => self.start_in_sandbox = Some(saved_switch(key, text)?),
+            Key::CacheTtl => self.cache_ttl = Some(cache_ttl(&json!(text))?),
         }
         Ok(())
     }
@@ -265,6 +278,7 @@ pub struct Effective {
     pub export_dir: Decided<PathBuf>,
     pub approval_timeout: Decided<Duration>,
     pub start_in_sandbox: Decided<bool>,
+    pub cache_ttl: Decided<Duration>,
 }
 
 /// Whether `variable` is set (an empty value counts as unset, as [`Config`] reads it).
@@ -321,7 +335,36 @@ pub fn decide(
         (None, Some(sandbox)) => decided(sandbox, Source::Person),
         (None, None) => decided(false, Source::Default),
     };
-    Effective { response_cap, gate_reads, enabled_tools, export_dir, approval_timeout, start_in_sandbox }
+    let cache_ttl = decide_cache_ttl(person.cache_ttl);
+    Effective { response_cap, gate_reads, enabled_tools, export_dir, approval_timeout, start_in_sandbox, cache_ttl }
+}
+
+/// The cache's time to live: the person's choice, else the default (no variable or policy decides it).
+fn decide_cache_ttl(person: Option<Duration>) -> Decided<Duration> {
+    match person {
+        Some(ttl) => decided(ttl, Source::Person),
+        None => decided(DEFAULT_CACHE_TTL, Source::Default),
+    }
+}
+
+/// The cache's time to live as the cache uses it, read from `store` at each call so a change applies at once.
+pub async fn cache_ttl_in(store: &Store) -> Result<Decided<Duration>, StoreError> {
+    let saved = store.get_setting(Key::CacheTtl.name()).await?;
+    let person = saved.and_then(|text| match cache_ttl(&json!(text)) {
+        Ok(ttl) => Some(ttl),
+        Err(error) => {
+            tracing::warn!("the saved setting {} ({text:?}) is ignored: {error}", Key::CacheTtl);
+            None
+        }
+    });
+    Ok(decide_cache_ttl(person))
+}
+
+/// Saves the person's cache time to live (`set_cache_ttl`), checked as the settings window checks it.
+pub async fn save_cache_ttl(store: &Store, input: &Value) -> Result<Duration, SettingsError> {
+    let ttl = cache_ttl(input)?;
+    store.set_setting(Key::CacheTtl.name(), &ttl.as_secs().to_string()).await?;
+    Ok(ttl)
 }
 
 /// Applies the person's settings to a host's `config` and the administrator's `policy` (see the module
@@ -445,6 +488,13 @@ pub fn view(
             effective.start_in_sandbox.source,
             None,
         ),
+        (
+            Key::CacheTtl,
+            json!(effective.cache_ttl.value.as_secs()),
+            json!(DEFAULT_CACHE_TTL.as_secs()),
+            effective.cache_ttl.source,
+            Some(format!("From 0 (no cache) to {}.", seconds_words(MAX_CACHE_TTL_SECS))),
+        ),
     ];
     rows.into_iter()
         .map(|(key, value, default, source, limit)| {
@@ -473,6 +523,8 @@ fn differs_from_running(key: Key, value: &Value, engine: &Engine) -> bool {
         Key::ApprovalTimeout => json!(policy.approval_timeout().as_secs()),
         // The app also starts in the sandbox when nobody is signed in: only asking for it can wait for a restart.
         Key::StartInSandbox => return value == &json!(true) && !engine.is_sandbox(),
+        // The cache reads it at every call.
+        Key::CacheTtl => return false,
     };
     &running != value
 }
@@ -540,6 +592,7 @@ pub async fn set(
         Key::ExportDir => Some(export_dir(input)?.display().to_string()),
         Key::ApprovalTimeout => Some(approval_timeout(input, policy.admin_approval_timeout())?.as_secs().to_string()),
         Key::StartInSandbox => Some(switch(key, input)?.to_string()),
+        Key::CacheTtl => Some(cache_ttl(input)?.as_secs().to_string()),
     };
     match text {
         Some(text) => store.set_setting(key.name(), &text).await?,
@@ -611,6 +664,16 @@ fn not_seconds(text: &str) -> SettingsError {
         "\u{201c}{}\u{201d} is not a number of seconds. Type a whole number of seconds, such as 120 (two minutes).",
         text.trim()
     ))
+}
+
+fn cache_ttl(input: &Value) -> Result<Duration, SettingsError> {
+    let secs = whole_number(input).ok_or_else(|| not_seconds(&typed(input)))?;
+    if secs > MAX_CACHE_TTL_SECS {
+        return Err(SettingsError::Invalid(format!(
+            "Answers can be cached for at most {MAX_CACHE_TTL_SECS} seconds (one day). Use a smaller number, or 0 to turn the cache off."
+        )));
+    }
+    Ok(Duration::from_secs(secs))
 }
 
 fn approval_timeout(input: &Value, admin_cap: Option<Duration>) -> Result<Duration, SettingsError> {

@@ -16,8 +16,15 @@ use gatehouse_core::tools::{Access, ToolContext, ToolDef, ToolError, ToolMeta, a
 use serde_json::{Value, json};
 
 /// Write tools that deliberately have no evaluator, each with the reason: a grant for them may cover any
-/// arguments. Empty today; a new write tool must be given an evaluator or be listed here with its reason.
-const NO_EVALUATOR: &[(&str, &str)] = &[];
+/// arguments. A new write tool must be given an evaluator or be listed here with its reason.
+const NO_EVALUATOR: &[(&str, &str)] = &[
+    ("create_draft", "a draft stays in the person's own mailbox; nothing leaves it until send_draft, which always asks"),
+    ("modify_labels", "labels are the person's own filing in their own mailbox, and every change can be undone"),
+    ("trash_message", "a trashed message stays restorable from Gmail's Trash for 30 days, like Drive's trash"),
+    ("create_calendar", "a new, empty calendar of the person's own, shared with no one: there is no target to limit to"),
+    ("set_cache_ttl", "it changes only how long Gatehouse reuses its own copies of answers; nothing in Google changes"),
+    ("refresh_cache", "it only drops Gatehouse's own copies of answers, so later reads fetch fresh data; nothing in Google changes"),
+];
 
 /// What each write tool is claimed by, as reviewed: a change here is a change of what grants may cover.
 const DECLARED: &[(&str, &[&str])] = &[
@@ -34,8 +41,31 @@ const DECLARED: &[(&str, &[&str])] = &[
     ("delete_sheet", &["spreadsheet"]),
     ("delete_rows", &["spreadsheet"]),
     ("delete_columns", &["spreadsheet"]),
+    ("hide_rows", &["spreadsheet"]),
+    ("unhide_rows", &["spreadsheet"]),
+    ("hide_columns", &["spreadsheet"]),
+    ("unhide_columns", &["spreadsheet"]),
+    ("resize_rows", &["spreadsheet"]),
+    ("resize_columns", &["spreadsheet"]),
+    ("format_cells", &["spreadsheet"]),
+    ("update_borders", &["spreadsheet"]),
+    ("merge_cells", &["spreadsheet"]),
+    ("unmerge_cells", &["spreadsheet"]),
+    ("freeze", &["spreadsheet"]),
+    ("update_sheet_properties", &["spreadsheet"]),
+    ("sort_range", &["spreadsheet"]),
+    ("add_data_validation", &["spreadsheet"]),
+    ("clear_data_validation", &["spreadsheet"]),
+    ("add_chart", &["spreadsheet"]),
     ("create_spreadsheet", &["folder"]),
+    ("import_csv_to_sheet", &["folder"]),
     ("create_folder", &["folder"]),
+    ("create_shortcut", &["folder"]),
+    ("star_file", &["file"]),
+    ("unstar_file", &["file"]),
+    ("empty_trash", &["empty_trash"]),
+    ("share_spreadsheet", &["email_domain"]),
+    ("export_revision", &["file"]),
     ("copy_file", &["file", "folder"]),
     ("move_file", &["file", "folder"]),
     ("rename_file", &["file"]),
@@ -52,10 +82,29 @@ const DECLARED: &[(&str, &[&str])] = &[
     ("insert_doc_text", &["document"]),
     ("delete_doc_range", &["document"]),
     ("add_doc_comment", &["document"]),
+    ("send_message", &["email_domain"]),
+    ("send_draft", &["send_draft"]),
+    ("reply_to_message", &["reply_to_message"]),
+    ("create_draft", &[]),
+    ("modify_labels", &[]),
+    ("trash_message", &[]),
+    ("create_calendar", &[]),
+    ("set_cache_ttl", &[]),
+    ("refresh_cache", &[]),
+    ("update_calendar", &["calendar"]),
+    ("delete_calendar", &["calendar"]),
+    ("add_calendar_to_list", &["calendar"]),
+    ("remove_calendar_from_list", &["calendar"]),
+    ("add_calendar_acl", &["email_domain"]),
+    ("remove_calendar_acl", &["calendar"]),
+    ("create_event", &["calendar"]),
+    ("update_event", &["calendar"]),
+    ("delete_event", &["calendar"]),
 ];
 
-const CONSTRAINT_KINDS: &[&str] = &["spreadsheet", "document", "file", "folder", "email_domain"];
-const VETO_KINDS: &[&str] = &["transfer_ownership", "permanent_delete", "empty_trash"];
+const CONSTRAINT_KINDS: &[&str] = &["spreadsheet", "document", "file", "folder", "calendar", "email_domain"];
+const VETO_KINDS: &[&str] =
+    &["transfer_ownership", "permanent_delete", "empty_trash", "send_draft", "reply_to_message"];
 
 fn tool(name: &str) -> ToolDef {
     all_tools().into_iter().find(|tool| tool.meta.name == name).unwrap_or_else(|| panic!("no tool {name}"))
@@ -180,6 +229,15 @@ fn spreadsheet_tools_offer_their_spreadsheet() {
         ("rename_sheet", json!({ "spreadsheet": "1AbCdEfGh", "sheet": "S", "new_name": "T" })),
         ("delete_rows", json!({ "spreadsheet_id": "1AbCdEfGh", "sheet": "S", "start_row": 0 })),
         ("batch_update", json!({ "spreadsheet_id": "1AbCdEfGh", "requests": [] })),
+        (
+            "add_data_validation",
+            json!({ "spreadsheet_id": "1AbCdEfGh", "sheet": "S", "range": "A1", "condition_type": "BOOLEAN" }),
+        ),
+        ("clear_data_validation", json!({ "spreadsheet_id": "1AbCdEfGh", "sheet": "S", "range": "A1" })),
+        (
+            "add_chart",
+            json!({ "spreadsheet_id": "1AbCdEfGh", "sheet": "S", "chart_type": "LINE", "data_range": "A1:B3" }),
+        ),
     ] {
         let evaluators = evaluators(name);
         assert_eq!(standing_approval(&evaluators, &args), Ok(()), "{name}");
@@ -239,6 +297,11 @@ fn an_optional_folder_left_to_the_default_offers_no_folder() {
         offered_constraint(&evaluators("upload_local_file"), &upload).unwrap(),
         Some(constraint("folder", "F1"))
     );
+    // import_csv_to_sheet creates its spreadsheet like create_spreadsheet.
+    let import = evaluators("import_csv_to_sheet");
+    let into = json!({ "local_path": "a.csv", "title": "T", "folder_id": "F1" });
+    assert_eq!(offered_constraint(&import, &into).unwrap(), Some(constraint("folder", "F1")));
+    assert_eq!(offered_constraint(&import, &json!({ "local_path": "a.csv", "title": "T" })).unwrap(), None);
 }
 
 // --- Sharing ----------------------------------------------------------------------------------------------

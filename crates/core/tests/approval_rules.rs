@@ -879,8 +879,9 @@ async fn a_repeat_of_an_answered_call_within_the_window_is_a_retry() {
     // Keys sorted differently are the same arguments; another call is not a retry and the grant covers it.
     let reordered = json!({ "data": [[1, "x"]], "range": "A1", "sheet": "Budget", "spreadsheet_id": SHEET });
     let again = gate.call("update_cells", reordered, interactive(Some(AGENT)));
-    assert!(gate.card().await.retry);
-    gate.approvals.broker().deny_all();
+    let card = gate.card().await;
+    assert!(card.retry);
+    gate.answer(&card, RawAnswer::Deny);
     declined(again.await.unwrap());
     let permit = gate.decided("update_cells", cells(OTHER_SHEET), interactive(Some(AGENT))).await;
     assert_eq!(permit, Permit::Run { source: DecisionSource::Grant(id) });
@@ -940,21 +941,22 @@ async fn many_pending_calls_are_answered_without_crossing() {
 }
 
 #[tokio::test]
-async fn pausing_refuses_every_gated_call_and_denies_pending() {
+async fn pausing_refuses_every_gated_call_and_what_is_pending_as_paused() {
     let gate = Gate::new("").await;
     gate.store.insert_grant(&live_grant("deletes", "delete_file")).await.unwrap();
     let pending = gate.call("update_cells", cells(SHEET), interactive(Some(AGENT)));
     gate.card().await;
     gate.approvals.set_paused(true);
-    declined(pending.await.unwrap());
-    assert!(gate.approvals.broker().pending().is_empty());
-
     let paused = |permit: Permit| match permit {
         Permit::Refuse { source: DecisionSource::Paused, message } => {
             assert!(message.contains("paused every assistant"), "{message}");
         }
         other => panic!("expected a refusal while paused, got {other:?}"),
     };
+    // What waited is refused for the pause, not as the person's Deny.
+    paused(pending.await.unwrap());
+    assert!(gate.approvals.broker().pending().is_empty());
+
     paused(gate.decided("update_cells", cells(OTHER_SHEET), interactive(Some(AGENT))).await);
     paused(gate.decided("delete_file", delete("F1", false), interactive(Some(AGENT))).await);
     let read = gate.decided("get_sheet_data", json!({ "spreadsheet_id": SHEET }), interactive(Some(AGENT))).await;

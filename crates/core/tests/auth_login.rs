@@ -209,7 +209,7 @@ async fn scopes_are_the_fewest_the_tools_need_and_a_later_tool_asks_only_for_wha
     options.tools = all_tools()
         .into_iter()
         .map(|tool| tool.meta)
-        .filter(|meta| meta.service == Service::Sheets && meta.is_read_only() && meta.scope == Scope::Sheets)
+        .filter(|meta| meta.service == Service::Sheets && meta.is_read_only() && meta.scope == Some(Scope::Sheets))
         .collect();
     let asked = sign_in_asking(&world, options).await;
     assert_eq!(asked, "openid email https://www.googleapis.com/auth/spreadsheets.readonly");

@@ -21,12 +21,22 @@ pub struct Fault {
     /// Wait this long before answering (a slow or hung Google); with `status` 0 the request then
     /// proceeds normally.
     pub delay_ms: u64,
+    /// How many matching requests pass untouched before the fault starts (a failure midway).
+    pub skip: u32,
 }
 
 impl Fault {
     /// `times` requests under `path_prefix` answer `status`.
     pub fn status(path_prefix: &str, status: u16, times: u32) -> Self {
-        Self { path_prefix: path_prefix.to_owned(), method: None, status, retry_after_secs: None, times, delay_ms: 0 }
+        Self {
+            path_prefix: path_prefix.to_owned(),
+            method: None,
+            status,
+            retry_after_secs: None,
+            times,
+            delay_ms: 0,
+            skip: 0,
+        }
     }
 
     /// `times` requests under `path_prefix` are answered normally, but only after `delay_ms`.
@@ -37,6 +47,12 @@ impl Fault {
     /// Adds a `Retry-After` header to the injected answers.
     pub fn with_retry_after(mut self, seconds: u64) -> Self {
         self.retry_after_secs = Some(seconds);
+        self
+    }
+
+    /// Lets the first `count` matching requests through before the fault applies.
+    pub fn after(mut self, count: u32) -> Self {
+        self.skip = count;
         self
     }
 
@@ -60,9 +76,13 @@ pub async fn middleware(State(shared): State<Shared>, request: Request, next: Ne
                 && path.starts_with(&fault.path_prefix)
                 && fault.method.as_deref().is_none_or(|m| m == method)
         });
-        hit.map(|fault| {
+        hit.and_then(|fault| {
+            if fault.skip > 0 {
+                fault.skip -= 1;
+                return None;
+            }
             fault.times -= 1;
-            (fault.status, fault.retry_after_secs, fault.delay_ms)
+            Some((fault.status, fault.retry_after_secs, fault.delay_ms))
         })
     };
     if let Some((_, _, delay_ms)) = injected.filter(|(_, _, delay)| *delay > 0) {

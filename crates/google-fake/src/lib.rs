@@ -1,6 +1,9 @@
 //! A stateful, in-memory emulator of the Google APIs Gatehouse uses: Sheets v4, Docs v1, Drive v3 and
 //! Drive Activity v2, plus Google's sign-in endpoints (authorize, token, revoke, tokeninfo, userinfo) and a
 //! GCE metadata server (see [`auth`]).
+//! Gmail v1 is emulated too: messages, threads, labels and drafts of each person's mailbox (module `gmail`).
+//! Calendar v3 is emulated too: each person's calendar list, calendars, their ACLs, events and free/busy
+//! (module `calendar`).
 //!
 //! Every path, parameter and field follows Google's discovery documents (see
 //! `shared/reference/google-discovery`), with Google's own error bodies and proto3-JSON omission rules, so
@@ -31,12 +34,14 @@
 
 mod activity;
 pub mod auth;
+mod calendar;
 mod call;
 pub mod discovery;
 mod docs;
 mod drive;
 mod errors;
 mod faults;
+mod gmail;
 mod rpc;
 pub mod scopes;
 mod seed;
@@ -46,6 +51,7 @@ mod state;
 pub use auth::{Account, ClientKind, ConsentMode, GceMetadata, MetadataServer, OAuthClient};
 pub use errors::ApiError;
 pub use faults::Fault;
+pub use gmail::MailView;
 pub use seed::{COLLEAGUE_EMAIL, SANDBOX_EMAIL};
 pub use state::{AccessToken, Identity, IdentityKind, RequestRecord, ServiceAccountKey, World};
 
@@ -163,6 +169,8 @@ pub fn router(shared: Shared) -> Router {
         .merge(docs::routes())
         .merge(drive::routes())
         .merge(activity::routes())
+        .merge(gmail::routes())
+        .merge(calendar::routes())
         .fallback(errors::not_found_route)
         .method_not_allowed_fallback(errors::not_found_route)
         .layer(axum::middleware::from_fn_with_state(shared.clone(), faults::middleware))

@@ -6,6 +6,8 @@
 //! text and a link, styled through in-process `documents.batchUpdate`), a CSV and a text file; a colleague ([`COLLEAGUE_EMAIL`]) has shared a
 //! spreadsheet with them; and both are members of the shared drive "Team Drive". Times are spread over
 //! the past weeks, so "recent files" and `modifiedTime` searches have something to sort.
+//! Their mailbox holds a few messages and conversations (see `gmail::sample`).
+//! Their primary calendar holds a week of events, and the colleague shares their free/busy (see `calendar::seed`).
 
 use chrono::{Duration, Utc};
 use serde_json::{Value, json};
@@ -266,6 +268,7 @@ pub fn sandbox(world: &mut World) {
     let alex = Identity::user(COLLEAGUE_EMAIL);
     world.drive.set_display_name(SANDBOX_EMAIL, "Sandbox User");
     world.drive.set_display_name(COLLEAGUE_EMAIL, "Alex Morgan");
+    crate::calendar::seed_sandbox(world, &me, &alex);
 
     let projects = world.drive.create_folder("Sandbox — Projects", None, &me);
     let reports = world.drive.create_folder("Reports", Some(&projects), &me);
@@ -335,4 +338,5 @@ pub fn sandbox(world: &mut World) {
     }
     created(world, &alex, &calendar);
     created(world, &me, &handbook);
+    crate::gmail::sample::seed(world);
 }

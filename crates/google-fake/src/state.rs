@@ -105,6 +105,8 @@ pub struct World {
     pub docs: crate::docs::Store,
     pub drive: crate::drive::Store,
     pub activity: crate::activity::Store,
+    pub gmail: crate::gmail::Store,
+    pub calendar: crate::calendar::Store,
     /// Where the emulator diverged from Google's discovery documents, one line per violation (see
     /// [`crate::discovery`]).
     pub discovery_violations: Vec<String>,
@@ -127,7 +129,7 @@ impl World {
     /// Issues an access token for `identity`, as a test fixture: it carries [`crate::auth::FIXTURE_SCOPES`]
     /// and does not expire on its own.
     pub fn issue_token(&mut self, identity: Identity) -> String {
-        self.issue_token_with_scopes(identity, &crate::auth::FIXTURE_SCOPES)
+        self.issue_token_with_scopes(identity, crate::auth::FIXTURE_SCOPES)
     }
 
     /// Issues a fixture access token for `identity` carrying only `scopes` (`email` and `profile` stand

@@ -129,6 +129,7 @@ fn source_label(kind: SourceKind) -> &'static str {
         SourceKind::Paused => "Assistants paused",
         SourceKind::InvalidArguments => "Arguments not accepted",
         SourceKind::Withdrawn => "Withdrawn by the assistant",
+        SourceKind::Shutdown => "Gatehouse was closed",
     }
 }
 

@@ -13,6 +13,7 @@ use gatehouse_core::connect::{
     CLIENTS, ConnectOutcome, Connection, DisconnectOutcome, ENTRY_NAME, ServerEntry, connect, disconnect, find_client,
     http_snippet, snippet, status, url_with_token,
 };
+use gatehouse_core::tools::sets::{NamedSet, ToolSelection};
 use serde::Serialize;
 use tauri::State;
 
@@ -151,6 +152,8 @@ pub struct Tokens {
     /// Why there are none to show or make: no approvals database is open.
     pub problem: Option<String>,
     pub http_url: Option<String>,
+    /// The tool sets a token may be given (derived from the tools' declarations), `all` first.
+    pub sets: Vec<NamedSet>,
 }
 
 /// A new token, shown this once.
@@ -165,6 +168,15 @@ pub struct NewToken {
     pub url_with_token: Option<String>,
     /// Said when MCP over HTTP is not served right now.
     pub note: Option<String>,
+}
+
+/// What changing a token's tools did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolsChanged {
+    pub assistant: Assistant,
+    /// How many tools it is offered now (within `ENABLED_TOOLS`).
+    pub offered: usize,
+    pub message: String,
 }
 
 /// What *Revoke* did.
@@ -348,10 +360,40 @@ impl Core {
         let http_url = http_url(self);
         let store = match self.token_store() {
             Ok(store) => store,
-            Err(problem) => return Ok(Tokens { tokens: Vec::new(), problem: Some(problem), http_url }),
+            Err(problem) => {
+                return Ok(Tokens { tokens: Vec::new(), problem: Some(problem), http_url, sets: Vec::new() });
+            }
         };
         let tokens = store.list_assistants().await.map_err(|error| error.to_string())?;
-        Ok(Tokens { tokens, problem: None, http_url })
+        Ok(Tokens { tokens, problem: None, http_url, sets: gatehouse_core::tools::sets::sets() })
+    }
+
+    /// Offers the assistant with token `id` only the tools of `tools` (a comma list of sets and tool names;
+    /// empty or `None`: every tool), from its next request on.
+    pub async fn set_assistant_tools(&self, id: &str, tools: Option<&str>) -> Result<ToolsChanged, String> {
+        let store = self.token_store()?;
+        let selection = match tools.map(str::trim).filter(|tools| !tools.is_empty()) {
+            Some(tools) => ToolSelection::parse_kept(tools).map_err(|error| error.to_string())?,
+            None => None,
+        };
+        let changed = store.set_assistant_tools(id, selection.as_ref()).await.map_err(|error| error.to_string())?;
+        let Some(assistant) = store.get_assistant(id).await.map_err(|error| error.to_string())? else {
+            return Err("That token is not in Gatehouse's list any more. Reload the page.".to_owned());
+        };
+        if !changed {
+            return Err(format!("The token of “{}” is revoked, so its tools can't be changed.", assistant.name));
+        }
+        let enabled = self.engine.tools();
+        let offered = enabled.iter().filter(|tool| selection.as_ref().is_none_or(|s| s.allows(tool.meta.name))).count();
+        let what = match &selection {
+            Some(selection) => format!("the tool set “{}”", selection.spec()),
+            None => "every tool".to_owned(),
+        };
+        let message = format!(
+            "“{}” is now offered {what} ({offered} tools) from its next request on. Some assistants only notice new tools when they reconnect.",
+            assistant.name
+        );
+        Ok(ToolsChanged { assistant, offered, message })
     }
 
     /// Makes a token for an assistant named `name` that a person chats through (its changes are asked about).
@@ -429,4 +471,15 @@ pub async fn assistants_create_token(core: State<'_, Core>, name: String) -> Res
 #[tauri::command]
 pub async fn assistants_revoke_token(core: State<'_, Core>, id: String) -> Result<Revoked, String> {
     core.revoke_assistant_token(&id).await
+}
+
+/// Changes which tools the assistant with this `id` is offered: `tools` is a comma list of tool sets and tool
+/// names (empty or absent: every tool).
+#[tauri::command]
+pub async fn assistants_set_tools(
+    core: State<'_, Core>,
+    id: String,
+    tools: Option<String>,
+) -> Result<ToolsChanged, String> {
+    core.set_assistant_tools(&id, tools.as_deref()).await
 }

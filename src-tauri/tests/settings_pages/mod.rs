@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{TimeDelta, Utc};
+use gatehouse_core::approval::broker::Dismissal;
 use gatehouse_core::approval::fingerprint::fingerprint;
 use gatehouse_core::approval::model::{Caller, Constraint, Grant, Owner};
 use gatehouse_core::approval::policy::Policy;
@@ -130,7 +131,7 @@ impl Page {
                 return Some(call.await.expect("the decision ends"));
             }
             if !self.engine.approvals().broker().pending().is_empty() {
-                self.engine.approvals().broker().deny_all();
+                self.engine.approvals().broker().dismiss_all(Dismissal::ShuttingDown);
                 call.await.expect("the denied call ends");
                 return None;
             }

@@ -54,6 +54,18 @@ pub enum BrokerEvent {
 pub enum Waited {
     Answered(RawAnswer),
     TimedOut,
+    /// Nobody answered: every pending card was dismissed at once, for this reason.
+    Dismissed(Dismissal),
+}
+
+/// Why every pending card was dismissed unanswered: each is refused, and logged with its own source, never
+/// as the person's *Deny*.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dismissal {
+    /// The person paused every assistant.
+    Paused,
+    /// Gatehouse is quitting.
+    ShuttingDown,
 }
 
 /// Why an answer was not taken.
@@ -67,7 +79,7 @@ pub enum AnswerError {
 
 struct Waiting {
     card: PendingCard,
-    reply: oneshot::Sender<RawAnswer>,
+    reply: oneshot::Sender<Result<RawAnswer, Dismissal>>,
 }
 
 /// The pending approvals of this process.
@@ -93,14 +105,16 @@ impl Broker {
     pub async fn ask(&self, mut card: PendingCard, timeout: Duration) -> Waited {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         card.id = id;
-        let (reply, answer) = oneshot::channel();
+        let (reply, answer) = oneshot::channel::<Result<RawAnswer, Dismissal>>();
         self.lock().insert(id, Waiting { card: card.clone(), reply });
         let _ = self.events.send(BrokerEvent::Added(Box::new(card)));
         let _cleanup = Withdraw { broker: self, id };
         match tokio::time::timeout(timeout, answer).await {
-            Ok(Ok(answer)) => Waited::Answered(answer),
-            // The sender is gone only when the card was withdrawn without an answer (shutdown): not approved.
-            Ok(Err(_)) | Err(_) => Waited::TimedOut,
+            Ok(Ok(Ok(answer))) => Waited::Answered(answer),
+            Ok(Ok(Err(dismissal))) => Waited::Dismissed(dismissal),
+            // The sender is gone only when the broker itself was dropped (shutdown): not approved.
+            Ok(Err(_)) => Waited::Dismissed(Dismissal::ShuttingDown),
+            Err(_) => Waited::TimedOut,
         }
     }
 
@@ -108,7 +122,7 @@ impl Broker {
     pub fn answer(&self, id: u64, answer: RawAnswer) -> Result<(), AnswerError> {
         let waiting = self.lock().remove(&id).ok_or(AnswerError::NotPending(id))?;
         let _ = self.events.send(BrokerEvent::Removed(id));
-        waiting.reply.send(answer).map_err(|_| AnswerError::NotPending(id))
+        waiting.reply.send(Ok(answer)).map_err(|_| AnswerError::NotPending(id))
     }
 
     /// The pending cards, oldest first.
@@ -126,12 +140,12 @@ impl Broker {
         self.events.subscribe()
     }
 
-    /// Denies every pending card (quitting, or pausing every assistant).
-    pub fn deny_all(&self) {
+    /// Dismisses every pending card unanswered (quitting, or pausing every assistant): each call is refused.
+    pub fn dismiss_all(&self, why: Dismissal) {
         let drained = std::mem::take(&mut *self.lock());
         for (id, waiting) in drained {
             let _ = self.events.send(BrokerEvent::Removed(id));
-            let _ = waiting.reply.send(RawAnswer::Deny);
+            let _ = waiting.reply.send(Err(why));
         }
     }
 
@@ -249,7 +263,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn deny_all_answers_every_pending_card_with_deny() {
+    async fn dismiss_all_ends_every_pending_card_with_its_reason() {
         let broker = Arc::new(Broker::new());
         let waiters: Vec<_> = (0..3)
             .map(|_| {
@@ -258,9 +272,10 @@ mod tests {
             })
             .collect();
         wait_for_pending(&broker, 3).await;
-        broker.deny_all();
+        broker.dismiss_all(Dismissal::ShuttingDown);
         for waiter in waiters {
-            assert_eq!(waiter.await.unwrap(), Waited::Answered(RawAnswer::Deny));
+            assert_eq!(waiter.await.unwrap(), Waited::Dismissed(Dismissal::ShuttingDown));
         }
+        assert!(broker.pending().is_empty());
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::broker::{Broker, PendingCard, Waited};
+use super::broker::{Broker, Dismissal, PendingCard, Waited};
 use super::card::{self, Answer, CardCall};
 use super::decide::{Decision, Deny, Facts, ForbiddenBy, GrantStores, decide};
 use super::evaluator;
@@ -51,6 +51,17 @@ type Decided = (CallKey, Permit, DateTime<Utc>);
 /// reads "Budget 2026" rather than an id. `None` when it can't be found quickly: the card then shows the id.
 pub trait TargetNames: Send + Sync {
     fn name<'a>(&'a self, id: &'a str) -> futures::future::BoxFuture<'a, Option<String>>;
+
+    /// The name of the calendar `id` ("Team"), the same way; `None` by default.
+    fn calendar_name<'a>(&'a self, _id: &'a str) -> futures::future::BoxFuture<'a, Option<String>> {
+        Box::pin(async { None })
+    }
+
+    /// Whom a mail call writes to and its subject, when they are not in its arguments (a reply, a saved
+    /// draft), for the card; `None` by default.
+    fn mail_words<'a>(&'a self, _tool: &'a str, _args: &'a Value) -> futures::future::BoxFuture<'a, Option<String>> {
+        Box::pin(async { None })
+    }
 }
 
 /// The constraint kinds whose value is a Drive file id.
@@ -69,6 +80,24 @@ fn named(described: &str, name: Option<&str>) -> String {
 pub enum Permit {
     Run { source: DecisionSource },
     Refuse { source: DecisionSource, message: String },
+}
+
+/// The refusal of a call nobody answered because every card was dismissed, or is while paused.
+fn dismissed(name: &str, why: Dismissal) -> Permit {
+    match why {
+        Dismissal::Paused => Permit::Refuse {
+            source: DecisionSource::Paused,
+            message: format!(
+                "{name} was not run: the person has paused every assistant in Gatehouse. Ask them to resume it from the tray menu."
+            ),
+        },
+        Dismissal::ShuttingDown => Permit::Refuse {
+            source: DecisionSource::Shutdown,
+            message: format!(
+                "{name} was not run: Gatehouse was closed before the person answered. Try again once Gatehouse is running."
+            ),
+        },
+    }
 }
 
 /// The approval side of the engine: policy, grant store, pending cards and the retry memory.
@@ -148,7 +177,14 @@ impl Approvals {
             .iter()
             .filter(|evaluator| evaluator.constrains())
             .find_map(|evaluator| evaluator.propose(args).ok().flatten());
-        let Some(target) = offered.cloned().or(own) else { return (None, None) };
+        let Some(target) = offered.cloned().or(own) else {
+            // No target in the arguments: a send whose recipients are elsewhere still names them.
+            let mail = match &self.names {
+                Some(names) => names.mail_words(tool.meta.name, args).await,
+                None => None,
+            };
+            return (mail, None);
+        };
         let described = evaluator::describe(tool.evaluators(), &target);
         let name = self.target_name(&target).await;
         let offered_label = offered.map(|_| named(&described, name.as_deref()));
@@ -164,6 +200,7 @@ impl Approvals {
     pub async fn target_name(&self, target: &super::model::Constraint) -> Option<String> {
         match (&self.names, NAMED_KINDS.contains(&target.kind.as_str())) {
             (Some(names), true) => names.name(&target.value).await,
+            (Some(names), false) if target.kind == "calendar" => names.calendar_name(&target.value).await,
             _ => None,
         }
     }
@@ -197,7 +234,7 @@ impl Approvals {
     pub fn set_paused(&self, paused: bool) {
         self.paused.store(paused, Ordering::SeqCst);
         if paused {
-            self.broker.deny_all();
+            self.broker.dismiss_all(Dismissal::Paused);
         }
     }
 
@@ -213,12 +250,7 @@ impl Approvals {
         }
         let name = tool.meta.name;
         if self.paused.load(Ordering::SeqCst) {
-            return Permit::Refuse {
-                source: DecisionSource::Paused,
-                message: format!(
-                    "{name} was not run: the person has paused every assistant in Gatehouse. Ask them to resume it from the tray menu."
-                ),
-            };
+            return dismissed(name, Dismissal::Paused);
         }
         let now = Utc::now();
         let key = (meta.caller.agent.clone(), name.to_owned(), redact::canonical_text(args));
@@ -374,6 +406,7 @@ impl Approvals {
         };
         let raw = match self.broker.ask(pending, timeout).await {
             Waited::Answered(raw) => raw,
+            Waited::Dismissed(why) => return dismissed(name, why),
             Waited::TimedOut => {
                 tracing::info!(tool = name, "the person did not answer in time: not approved");
                 return Permit::Refuse {

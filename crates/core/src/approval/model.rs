@@ -73,6 +73,8 @@ pub enum DecisionSource {
     Paused,
     InvalidArguments,
     Withdrawn,
+    /// Gatehouse quit while the call waited for the person.
+    Shutdown,
 }
 
 impl std::fmt::Display for DecisionSource {
@@ -88,6 +90,7 @@ impl std::fmt::Display for DecisionSource {
             DecisionSource::Paused => f.write_str("paused"),
             DecisionSource::InvalidArguments => f.write_str("invalid-arguments"),
             DecisionSource::Withdrawn => f.write_str("withdrawn"),
+            DecisionSource::Shutdown => f.write_str("shutdown"),
         }
     }
 }
@@ -113,6 +116,7 @@ impl TryFrom<String> for DecisionSource {
             None if text == "paused" => DecisionSource::Paused,
             None if text == "invalid-arguments" => DecisionSource::InvalidArguments,
             None if text == "withdrawn" => DecisionSource::Withdrawn,
+            None if text == "shutdown" => DecisionSource::Shutdown,
             _ => return Err(format!("{text:?} is not a decision source")),
         })
     }

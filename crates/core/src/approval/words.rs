@@ -181,6 +181,7 @@ pub fn source_words(source: &DecisionSource, is_never_rule: impl Fn(&str) -> boo
         DecisionSource::Paused => "refused: every assistant was paused".to_owned(),
         DecisionSource::InvalidArguments => "refused: the tool did not accept its arguments".to_owned(),
         DecisionSource::Withdrawn => "withdrawn: the assistant stopped waiting before it was decided".to_owned(),
+        DecisionSource::Shutdown => "not run: Gatehouse was closed before anyone answered".to_owned(),
     }
 }
 

@@ -102,7 +102,9 @@ pub fn auth_status(
 /// Which identities a limitation hits: both are service-account facts (no Drive storage, no My Drive).
 pub const fn applies(limitation: Limitation, class: IdentityClass) -> bool {
     match limitation {
-        Limitation::NoDriveStorageQuota | Limitation::NoPersonalDriveIdentity => class.is_service_account(),
+        Limitation::NoDriveStorageQuota | Limitation::NoPersonalDriveIdentity | Limitation::NoMailbox => {
+            class.is_service_account()
+        }
     }
 }
 
@@ -192,6 +194,12 @@ fn limitation_entry(limitation: Limitation, method: AuthMethod, account: Option<
                 "To let someone else edit a file without moving its ownership, share it with them as a writer (share_file).",
             )],
         ),
+        Limitation::NoMailbox => (
+            "A service account has no Gmail mailbox and Gatehouse does not act for a person through domain-wide delegation, so Google refuses every Gmail call (Precondition check failed).",
+            vec![Alternative::stay(
+                "To send mail from a shared address, sign in as that address's own Google account (or as a person who has it as a Gmail alias).",
+            )],
+        ),
     };
     let alternatives = repoint.into_iter().chain([sign_in_with_google()]).chain(others).collect();
     Entry {
@@ -210,15 +218,19 @@ const fn scope_label(scope: Scope) -> &'static str {
         Scope::Drive => "Google Drive",
         Scope::DriveActivity => "Drive activity",
         Scope::Calendar => "Google Calendar",
+        Scope::CalendarAcl => "Google Calendar sharing",
         Scope::Gmail => "Gmail",
     }
 }
 
 fn missing_scopes(method: AuthMethod, class: IdentityClass, granted: &[String], metas: &[&ToolMeta]) -> Entry {
     let failing: Vec<&&ToolMeta> = metas.iter().filter(|meta| !meta.scope_granted(granted)).collect();
-    let mut scopes: Vec<Scope> = failing.iter().map(|meta| meta.scope).collect();
+    let mut scopes: Vec<Scope> = failing.iter().filter_map(|meta| meta.scope).collect();
     scopes.sort();
     scopes.dedup();
+    // A scope whose full grant covers another (calendar covers its sharing rules) names both once.
+    let listed = scopes.clone();
+    scopes.retain(|scope| !scope.read_covered_by().is_some_and(|by| listed.contains(&by)));
     let names: Vec<&str> = scopes.iter().map(|scope| scope_label(*scope)).collect();
     let urls: Vec<&str> = scopes.iter().map(|scope| scope.url()).collect();
     let reason = format!(
@@ -246,7 +258,7 @@ fn missing_scopes(method: AuthMethod, class: IdentityClass, granted: &[String], 
         ],
         _ => vec![
             Alternative::stay(
-                "Check that the Google Sheets, Docs, Drive and Drive Activity APIs are enabled in the key's Google Cloud project.",
+                "Check that the Google Sheets, Docs, Drive, Drive Activity and Calendar APIs are enabled in the key's Google Cloud project.",
             ),
             sign_in_with_google(),
         ],

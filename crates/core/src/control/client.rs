@@ -102,8 +102,9 @@ impl Client {
         name: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
         meta: CallMeta,
+        tools: Option<String>,
     ) -> Result<(String, bool), ControlError> {
-        self.send(&Request::Call { name: name.to_owned(), arguments, meta }).await?;
+        self.send(&Request::Call { name: name.to_owned(), arguments, meta, tools }).await?;
         let line = self.receive(CALL_WITHIN).await?;
         match serde_json::from_slice::<Response>(&line) {
             Ok(Response::Called { text, is_error }) => Ok((text, is_error)),

@@ -92,6 +92,10 @@ pub enum Request {
         #[serde(default)]
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
         meta: CallMeta,
+        /// The tools the relayed assistant is offered (`gatehouse serve --tools`, a
+        /// [`ToolSelection`](crate::tools::sets::ToolSelection)): the host refuses a call outside them too.
+        #[serde(default)]
+        tools: Option<String>,
     },
     /// Reads an MCP resource (`server://auth-status`, `spreadsheet://ID/info`) for a relayed assistant.
     ReadResource { uri: String },

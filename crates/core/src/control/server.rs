@@ -289,10 +289,24 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
             engine.assistant_connected();
             Response::Tools(engine.tools().iter().filter_map(|tool| serde_json::to_value(tool.to_mcp()).ok()).collect())
         }
-        Request::Call { name, arguments, meta } => match engine.call_as(&meta, &name, arguments).await {
-            Ok(reply) => Response::Called { text: reply.text, is_error: reply.is_error },
-            Err(error) => Response::error(FailureKind::UnknownTool, error.to_string()),
-        },
+        Request::Call { name, arguments, meta, tools } => {
+            let outside = match tools.as_deref().map(crate::tools::sets::ToolSelection::parse) {
+                None => None,
+                Some(Ok(selection)) => {
+                    (!selection.allows(&name)).then(|| selection.refusal(&name, &crate::tools::sets::Chosen::Serve))
+                }
+                Some(Err(error)) => {
+                    Some(format!("This assistant's `--tools` cannot be read by the Gatehouse app: {error}"))
+                }
+            };
+            if let Some(text) = outside {
+                return Response::Called { text, is_error: true };
+            }
+            match engine.call_as(&meta, &name, arguments).await {
+                Ok(reply) => Response::Called { text: reply.text, is_error: reply.is_error },
+                Err(error) => Response::error(FailureKind::UnknownTool, error.to_string()),
+            }
+        }
         Request::ReadResource { uri } => match crate::resources::read(engine, &uri).await {
             Ok(text) => Response::Resource(text),
             Err(error @ crate::resources::ResourceError::Unknown(_)) => {

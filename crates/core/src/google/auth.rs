@@ -21,6 +21,7 @@ pub const SCOPES: &[&str] = &[
     "https://www.googleapis.com/auth/spreadsheets",
     "https://www.googleapis.com/auth/documents",
     "https://www.googleapis.com/auth/drive.activity.readonly",
+    "https://www.googleapis.com/auth/calendar",
 ];
 
 /// Why no token could be had.

@@ -17,6 +17,7 @@ pub mod mime {
     pub const DOCUMENT: &str = "application/vnd.google-apps.document";
     pub const PRESENTATION: &str = "application/vnd.google-apps.presentation";
     pub const DRAWING: &str = "application/vnd.google-apps.drawing";
+    pub const SHORTCUT: &str = "application/vnd.google-apps.shortcut";
     /// Every Google-native type starts with this; they have no bytes of their own and must be exported.
     pub const GOOGLE_PREFIX: &str = "application/vnd.google-apps.";
 }
@@ -36,6 +37,9 @@ pub struct File {
     pub created_time: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub modified_time: Option<String>,
+    /// A number that goes up with every change to the file (int64, as a string).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shared_with_me_time: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -57,6 +61,21 @@ pub struct File {
     /// Export MIME type → link; only the keys matter to Gatehouse (the formats a file exports to).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub export_links: Option<serde_json::Map<String, Value>>,
+    /// Properties private to Gatehouse's OAuth client (e.g. the progress marker of `import_csv_to_sheet`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_properties: Option<std::collections::BTreeMap<String, String>>,
+    /// Shortcuts only: the file they point to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shortcut_details: Option<ShortcutDetails>,
+}
+
+/// `File.shortcutDetails`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ShortcutDetails {
+    pub target_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_mime_type: Option<String>,
 }
 
 impl File {
@@ -157,6 +176,53 @@ pub struct StorageQuota {
     pub usage_in_drive_trash: Option<String>,
 }
 
+/// `Drive` (a shared drive), with the fields Gatehouse reads.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SharedDrive {
+    pub id: String,
+    pub name: String,
+    pub created_time: Option<String>,
+    pub hidden: bool,
+}
+
+/// `DriveList`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct DriveList {
+    pub drives: Vec<SharedDrive>,
+    pub next_page_token: Option<String>,
+}
+
+/// `Revision`, with the fields Gatehouse reads (int64 `size` as a string).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Revision {
+    pub id: String,
+    pub mime_type: String,
+    pub modified_time: Option<String>,
+    pub last_modifying_user: Option<User>,
+    pub size: Option<String>,
+    pub original_filename: Option<String>,
+    pub keep_forever: Option<bool>,
+    /// Docs Editors files only: export MIME type → docs.google.com link.
+    pub export_links: Option<serde_json::Map<String, Value>>,
+}
+
+/// `RevisionList`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RevisionList {
+    pub revisions: Vec<Revision>,
+    pub next_page_token: Option<String>,
+}
+
+/// Drive's largest `pageSize` for `drives.list`.
+pub const MAX_DRIVES_PAGE_SIZE: u32 = 100;
+
+/// Drive's largest `pageSize` for `revisions.list`.
+const MAX_REVISIONS_PAGE_SIZE: u32 = 1000;
+
 /// Which files a `files.list` walks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Corpora {
@@ -203,6 +269,19 @@ fn permissions_path(file_id: &str) -> String {
 
 fn permission_path(file_id: &str, permission_id: &str) -> String {
     format!("{}/{}", permissions_path(file_id), segment(permission_id))
+}
+
+/// An export link as Drive gives it, refused unless it is https on docs.google.com.
+fn docs_link(link: &str) -> Result<url::Url, GoogleError> {
+    let invalid = || GoogleError::Decode {
+        api: Api::DocsEditors.name(),
+        detail: format!("the export link {link:?} is not a docs.google.com link"),
+    };
+    let url = url::Url::parse(link).map_err(|_| invalid())?;
+    if url.scheme() != "https" || url.host_str() != Some("docs.google.com") {
+        return Err(invalid());
+    }
+    Ok(url)
 }
 
 /// The parameters Drive file calls share.
@@ -416,9 +495,94 @@ impl Drive<'_> {
         self.0.json(Call::get(Api::Drive, "about").query("fields", fields)).await
     }
 
+    /// `drives.list`, one page; `q` searches shared drives (`name contains 'x'`).
+    pub async fn list_drives(
+        &self,
+        q: Option<&str>,
+        page_size: u32,
+        page_token: Option<&str>,
+        fields: &str,
+    ) -> Result<DriveList, GoogleError> {
+        let call = Call::get(Api::Drive, "drives")
+            .query("fields", fields)
+            .query("pageSize", page_size.clamp(1, MAX_DRIVES_PAGE_SIZE))
+            .query_opt("pageToken", page_token)
+            .query_opt("q", q.filter(|q| !q.is_empty()));
+        self.0.json(call).await
+    }
+
+    /// `files.emptyTrash`: the caller's trash, or a shared drive's (`drive_id`). Deletes for good.
+    pub async fn empty_trash(&self, drive_id: Option<&str>) -> Result<(), GoogleError> {
+        self.send(Call::delete(Api::Drive, "files/trash").query_opt("driveId", drive_id)).await
+    }
+
+    /// `revisions.list`, every page, oldest first. (Revisions take no `supportsAllDrives`.)
+    pub async fn revisions(&self, file_id: &str, fields: &str) -> Result<Vec<Revision>, GoogleError> {
+        let mut out = Vec::new();
+        let mut token: Option<String> = None;
+        loop {
+            let call = Call::get(Api::Drive, format!("{}/revisions", file_path(file_id)))
+                .query("fields", format!("nextPageToken,revisions({fields})"))
+                .query("pageSize", MAX_REVISIONS_PAGE_SIZE)
+                .query_opt("pageToken", token.as_deref());
+            let page: RevisionList = self.0.json(call).await?;
+            out.extend(page.revisions);
+            match page.next_page_token {
+                Some(next) if !next.is_empty() => token = Some(next),
+                _ => return Ok(out),
+            }
+        }
+    }
+
+    /// `revisions.get` with a field mask.
+    pub async fn revision(&self, file_id: &str, revision_id: &str, fields: &str) -> Result<Revision, GoogleError> {
+        let path = format!("{}/revisions/{}", file_path(file_id), segment(revision_id));
+        self.0.json(Call::get(Api::Drive, path).query("fields", fields)).await
+    }
+
+    /// `revisions.get?alt=media`: the bytes of one revision of a blob.
+    pub async fn revision_media(&self, file_id: &str, revision_id: &str) -> Result<Bytes, GoogleError> {
+        let path = format!("{}/revisions/{}", file_path(file_id), segment(revision_id));
+        Ok(self.0.bytes(Call::get(Api::Drive, path).query("alt", "media")).await?.body)
+    }
+
+    /// Fetches an export link of a Docs Editors revision (`exportLinks`), with `extra` query parameters
+    /// added (`gid` for one sheet). Only docs.google.com links are followed; the signed-in token goes
+    /// nowhere else.
+    pub async fn export_link(&self, link: &str, extra: &[(&str, String)]) -> Result<Bytes, GoogleError> {
+        let url = docs_link(link)?;
+        let mut call = Call::get(Api::DocsEditors, url.path().trim_start_matches('/'));
+        for (name, value) in url.query_pairs() {
+            call = call.query(&name, value);
+        }
+        for (name, value) in extra {
+            call = call.query(name, value);
+        }
+        Ok(self.0.bytes(call).await?.body)
+    }
+
     /// Sends a call whose answer carries nothing to read (deletes answer an empty body).
     async fn send(&self, call: Call) -> Result<(), GoogleError> {
         let _: Value = self.0.json(call).await?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::docs_link;
+
+    #[test]
+    fn only_docs_google_com_export_links_are_followed() {
+        let link = "https://docs.google.com/spreadsheets/export?id=1x&revision=2&exportFormat=csv";
+        assert_eq!(docs_link(link).unwrap().path(), "/spreadsheets/export");
+        for bad in [
+            "http://docs.google.com/spreadsheets/export?id=1x",
+            "https://docs.google.com.evil.example/export",
+            "https://evil.example/?u=https://docs.google.com/",
+            "not a url",
+        ] {
+            assert!(docs_link(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -14,7 +14,12 @@ pub enum Api {
     Drive,
     DriveUpload,
     DriveActivity,
+    Calendar,
     OAuth,
+    /// Gmail v1 (`gmail.googleapis.com/gmail/v1/…`).
+    Gmail,
+    /// docs.google.com: the export links Drive hands out for old revisions of Docs Editors files.
+    DocsEditors,
 }
 
 impl Api {
@@ -26,7 +31,10 @@ impl Api {
             Api::Drive => "https://www.googleapis.com/drive/v3/",
             Api::DriveUpload => "https://www.googleapis.com/upload/drive/v3/",
             Api::DriveActivity => "https://driveactivity.googleapis.com/",
+            Api::Calendar => "https://www.googleapis.com/calendar/v3/",
             Api::OAuth => "https://oauth2.googleapis.com/",
+            Api::Gmail => "https://gmail.googleapis.com/",
+            Api::DocsEditors => "https://docs.google.com/",
         }
     }
 
@@ -35,9 +43,11 @@ impl Api {
         match self {
             Api::Sheets => "Google Sheets",
             Api::Docs => "Google Docs",
-            Api::Drive | Api::DriveUpload => "Google Drive",
+            Api::Drive | Api::DriveUpload | Api::DocsEditors => "Google Drive",
             Api::DriveActivity => "Google Drive Activity",
+            Api::Calendar => "Google Calendar",
             Api::OAuth => "Google sign-in",
+            Api::Gmail => "Gmail",
         }
     }
 }

@@ -4,12 +4,14 @@
 
 pub mod activity;
 pub mod auth;
+pub mod calendar;
 pub mod client;
 pub mod comments;
 pub mod docs;
 pub mod drive;
 pub mod endpoint;
 pub mod error;
+pub mod gmail;
 pub mod retry;
 pub mod sheets;
 pub mod token_cache;

@@ -108,7 +108,8 @@ mod tests {
         cap: Cap::Narrower,
         local_path: true,
         fails_for: &[],
-        scope: crate::tools::registry::Scope::Sheets,
+        scope: Some(crate::tools::registry::Scope::Sheets),
+        cached_from: None,
     };
 
     #[test]

@@ -18,12 +18,25 @@ use backend::Backend;
 /// Serves MCP over this process's stdin/stdout until the client disconnects. Nothing else may write to
 /// stdout while this runs: logs go to stderr. `interactive: false` registers the connection as an automation.
 pub async fn serve_stdio(backend: Arc<dyn Backend>, interactive: bool) -> Result<(), std::io::Error> {
+    serve_stdio_offering(backend, interactive, None).await
+}
+
+/// [`serve_stdio`], offering only the tools of `tools` when given (`gatehouse serve --tools`).
+pub async fn serve_stdio_offering(
+    backend: Arc<dyn Backend>,
+    interactive: bool,
+    tools: Option<crate::tools::sets::ToolSelection>,
+) -> Result<(), std::io::Error> {
     // The client closing stdin means it has gone: calls waiting for the person are withdrawn then, not when
     // rmcp stops waiting for their answers seconds later.
     let closed = tokio_util::sync::CancellationToken::new();
     let transport = (NoticeEnd { inner: tokio::io::stdin(), closed: closed.clone() }, stdout_writer());
     let server = if interactive { McpServer::with_backend(backend) } else { McpServer::unattended(backend) };
     let server = server.closed_by(closed);
+    let server = match tools {
+        Some(tools) => server.offering(tools),
+        None => server,
+    };
     let service = server.serve(transport).await.map_err(|e| std::io::Error::other(e.to_string()))?;
     service.waiting().await.map_err(|e| std::io::Error::other(e.to_string()))?;
     Ok(())

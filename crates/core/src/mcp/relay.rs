@@ -30,6 +30,9 @@ pub struct Relay {
     sandbox: bool,
     /// What the host said of itself when the relay attached (see [`Relay::serves`]).
     info: ServerInfo,
+    /// The tools the assistant is offered (`gatehouse serve --tools`), sent with every call so the host
+    /// refuses one outside them as well; `None`: every tool the host offers.
+    within: Option<String>,
 }
 
 impl Relay {
@@ -45,7 +48,15 @@ impl Relay {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| ControlError::Protocol { pid: host.pid(), detail: e.to_string() })?;
         tracing::info!(host = host.pid(), "relaying to this user's Gatehouse host");
-        Ok(Some(Relay { home, host, tools, sandbox: info.sandbox, info }))
+        Ok(Some(Relay { home, host, tools, sandbox: info.sandbox, info, within: None }))
+    }
+
+    /// The same relay, offering the assistant only the tools of `tools`: the host's tools are listed within
+    /// it, and every call carries it to the host.
+    pub fn offering(self, tools: &crate::tools::sets::ToolSelection) -> Relay {
+        let mut offered = self.tools;
+        offered.retain(|tool| tools.allows(&tool.name));
+        Relay { tools: offered, within: Some(tools.spec().to_owned()), ..self }
     }
 
     /// Whether the host serves the sandbox.
@@ -97,7 +108,7 @@ impl Backend for Relay {
     ) -> BoxFuture<'_, Result<Reply, CallError>> {
         Box::pin(async move {
             let answer = match self.connection().await {
-                Ok(mut host) => host.call(&name, arguments, meta).await,
+                Ok(mut host) => host.call(&name, arguments, meta, self.within.clone()).await,
                 Err(error) => Err(error),
             };
             match answer {

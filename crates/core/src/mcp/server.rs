@@ -20,6 +20,7 @@ use crate::approval::CallMeta;
 use crate::approval::model::Caller;
 use crate::engine::{CallError, SANDBOX_NOTE};
 use crate::mcp::http::{AssistantToken, RequestGone};
+use crate::tools::sets::{Chosen, ToolSelection};
 
 /// The `_meta` key a client sets to `true` on a call that retries one the person already answered.
 pub const RETRY_META_KEY: &str = "io.gatehouse/retry";
@@ -38,6 +39,8 @@ pub struct McpServer {
     /// Fires when the client has gone (stdio: its end of stdin closed), so a call waiting for the person is
     /// withdrawn at once rather than when rmcp gives up on the connection.
     closed: tokio_util::sync::CancellationToken,
+    /// The tools this connection is offered (`gatehouse serve --tools`); `None`: every tool the backend has.
+    tools: Option<Arc<ToolSelection>>,
 }
 
 /// Stops a subscription's watcher when the subscription (or the connection) goes away.
@@ -63,7 +66,37 @@ impl McpServer {
             connection: rand::random(),
             subscriptions: Arc::default(),
             closed: tokio_util::sync::CancellationToken::new(),
+            tools: None,
         }
+    }
+
+    /// The same connection, offered only the tools of `tools` (within the backend's own).
+    pub fn offering(self, tools: ToolSelection) -> Self {
+        Self { tools: Some(Arc::new(tools)), ..self }
+    }
+
+    /// The selections a request is served within: the connection's, and the tool set of the HTTP assistant
+    /// whose token it carried. A tool is offered only when every one of them takes it.
+    fn selections(&self, context: &RequestContext<RoleServer>) -> Result<Vec<(ToolSelection, Chosen)>, ErrorData> {
+        let mut within = Vec::new();
+        if let Some(tools) = &self.tools {
+            within.push((ToolSelection::clone(tools), Chosen::Serve));
+        }
+        if let Some(AssistantToken(assistant)) = bound_assistant(context)
+            && let Some(spec) = &assistant.tools
+        {
+            let selection = ToolSelection::parse(spec).map_err(|error| {
+                ErrorData::invalid_request(
+                    format!(
+                        "The tool set of the assistant “{}” no longer fits this Gatehouse: {error} Change it on the Assistants page of Gatehouse's settings.",
+                        assistant.name
+                    ),
+                    None,
+                )
+            })?;
+            within.push((selection, Chosen::Assistant(assistant.name.clone())));
+        }
+        Ok(within)
     }
 
     /// The same connection, whose calls stop waiting when `closed` fires (the client went away).
@@ -105,11 +138,7 @@ impl McpServer {
     fn call_meta(&self, request: &CallToolRequestParams, context: &RequestContext<RoleServer>) -> CallMeta {
         let marked =
             |meta: &rmcp::model::RequestMetaObject| meta.get(RETRY_META_KEY) == Some(&serde_json::Value::Bool(true));
-        let bound = context
-            .extensions
-            .get::<axum::http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<AssistantToken>());
-        let caller = match bound {
+        let caller = match bound_assistant(context) {
             Some(AssistantToken(assistant)) => {
                 Caller { agent: Some(assistant.name.clone()), interactive: assistant.interactive }
             }
@@ -124,6 +153,11 @@ impl McpServer {
             request: Some(format!("{:016x}/{:?}", self.connection, context.id)),
         }
     }
+}
+
+/// The assistant whose token the HTTP request carried (see [`AssistantToken`]).
+fn bound_assistant(context: &RequestContext<RoleServer>) -> Option<&AssistantToken> {
+    context.extensions.get::<axum::http::request::Parts>().and_then(|parts| parts.extensions.get::<AssistantToken>())
 }
 
 const INSTRUCTIONS: &str = "Gatehouse gives you the person's Google Sheets, Docs and Drive. Every change waits until the person approves it in Gatehouse; when they decline or do not answer in time the tool says so: tell them, and do not retry unless they ask. Results over the size limit fail with a message saying how to ask for less (a narrower range, paging, or local_path).";
@@ -158,13 +192,17 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.backend.tools()))
+        let within = self.selections(&context)?;
+        let mut tools = self.backend.tools();
+        tools.retain(|tool| within.iter().all(|(selection, _)| selection.allows(&tool.name)));
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
-        self.backend.tools().into_iter().find(|tool| tool.name == name)
+        let offered = self.tools.as_ref().is_none_or(|tools| tools.allows(name));
+        self.backend.tools().into_iter().find(|tool| offered && tool.name == name)
     }
 
     async fn call_tool(
@@ -174,6 +212,14 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let meta = self.call_meta(&request, &context);
         let name = request.name.to_string();
+        // A tool outside the assistant's selection is refused before anything else: not run, not asked about.
+        if let Some((selection, chosen)) =
+            self.selections(&context)?.into_iter().find(|(selection, _)| !selection.allows(&name))
+        {
+            tracing::info!(tool = %name, set = selection.spec(), "refused a tool outside the assistant's tool set");
+            let text = selection.refusal(&name, &chosen);
+            return Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into());
+        }
         // Dropping the call when the client stops waiting withdraws its card and records it as withdrawn.
         let reply = tokio::select! {
             reply = self.backend.call(meta, name.clone(), request.arguments) => reply,

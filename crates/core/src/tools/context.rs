@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::cache::ResponseCache;
 use crate::config::Config;
 use crate::google::GoogleClient;
 use crate::limits::local_files::LocalFiles;
@@ -12,6 +13,8 @@ pub struct ToolContext {
     pub google: GoogleClient,
     pub config: Arc<Config>,
     pub local: LocalFiles,
+    /// The response cache: the engine serves cached reads from it; the cache tools manage it.
+    pub cache: ResponseCache,
 }
 
 impl ToolContext {

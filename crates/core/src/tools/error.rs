@@ -21,6 +21,8 @@ pub enum ToolError {
     TooLarge(#[from] TooLarge),
     #[error("{0}")]
     LocalPath(#[from] LocalPathError),
+    #[error("{0}")]
+    Cache(#[from] crate::cache::CacheError),
     /// The sign-in does not carry the OAuth scope the tool needs: asking Google would only fail.
     #[error(
         "{tool} needs permission to use Google {product}, which the sign-in{account} was not given. Sign in to Google again from the Gatehouse app (tray menu › Open Gatehouse › Account) or with `gatehouse login` and allow it; only the missing permission is asked."

@@ -1,13 +1,17 @@
 //! The tools: declared once each ([`registry`]), grouped by Google product.
 
+pub mod cache;
+pub mod calendar;
 pub mod catalogue_doc;
 pub mod context;
 pub mod docs;
 pub mod drive;
 pub mod error;
+pub mod gmail;
 pub mod registry;
 pub(crate) mod schema;
 pub mod scopes;
+pub mod sets;
 pub mod sheets;
 
 pub use context::ToolContext;

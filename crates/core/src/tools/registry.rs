@@ -22,6 +22,8 @@ pub enum Service {
     Docs,
     Calendar,
     Gmail,
+    /// Gatehouse's own response cache: no Google call.
+    Cache,
 }
 
 impl Service {
@@ -32,17 +34,20 @@ impl Service {
             Service::Docs => "Docs",
             Service::Calendar => "Calendar",
             Service::Gmail => "Gmail",
+            Service::Cache => "Cache",
         }
     }
 
-    /// The OAuth scope the product's tools need unless a declaration says otherwise.
-    pub const fn scope(self) -> Scope {
+    /// The OAuth scope the product's tools need unless a declaration says otherwise; `None` when they make no
+    /// Google call.
+    pub const fn scope(self) -> Option<Scope> {
         match self {
-            Service::Sheets => Scope::Sheets,
-            Service::Drive => Scope::Drive,
-            Service::Docs => Scope::Docs,
-            Service::Calendar => Scope::Calendar,
-            Service::Gmail => Scope::Gmail,
+            Service::Sheets => Some(Scope::Sheets),
+            Service::Drive => Some(Scope::Drive),
+            Service::Docs => Some(Scope::Docs),
+            Service::Calendar => Some(Scope::Calendar),
+            Service::Gmail => Some(Scope::Gmail),
+            Service::Cache => None,
         }
     }
 }
@@ -55,6 +60,8 @@ pub enum Scope {
     Drive,
     DriveActivity,
     Calendar,
+    /// A calendar's sharing rules: `acl.list` takes no `calendar.readonly`, so reading them needs its own.
+    CalendarAcl,
     Gmail,
 }
 
@@ -68,6 +75,8 @@ const ACTIVITY: &str = "https://www.googleapis.com/auth/drive.activity";
 const ACTIVITY_READONLY: &str = "https://www.googleapis.com/auth/drive.activity.readonly";
 const CALENDAR: &str = "https://www.googleapis.com/auth/calendar";
 const CALENDAR_READONLY: &str = "https://www.googleapis.com/auth/calendar.readonly";
+const CALENDAR_ACLS: &str = "https://www.googleapis.com/auth/calendar.acls";
+const CALENDAR_ACLS_READONLY: &str = "https://www.googleapis.com/auth/calendar.acls.readonly";
 /// Full mailbox access; the discovery document lists it on every Gmail method.
 const MAIL: &str = "https://mail.google.com/";
 /// Read, send, label and trash, but never delete for good: all the Gmail tools need.
@@ -83,6 +92,7 @@ impl Scope {
             Scope::Drive => DRIVE,
             Scope::DriveActivity => ACTIVITY_READONLY,
             Scope::Calendar => CALENDAR,
+            Scope::CalendarAcl => CALENDAR_ACLS,
             Scope::Gmail => GMAIL_MODIFY,
         }
     }
@@ -95,7 +105,17 @@ impl Scope {
             Scope::Drive => "Drive",
             Scope::DriveActivity => "Drive Activity",
             Scope::Calendar => "Calendar",
+            Scope::CalendarAcl => "Calendar sharing",
             Scope::Gmail => "Gmail",
+        }
+    }
+
+    /// The scope whose full grant also covers this one's reads, when that is not already said by the read-only
+    /// scope: `calendar` opens calendars' sharing rules too, so reading them needs no scope of its own then.
+    pub const fn read_covered_by(self) -> Option<Scope> {
+        match self {
+            Scope::CalendarAcl => Some(Scope::Calendar),
+            _ => None,
         }
     }
 
@@ -107,6 +127,7 @@ impl Scope {
             Scope::Drive => DRIVE_READONLY,
             Scope::DriveActivity => ACTIVITY_READONLY,
             Scope::Calendar => CALENDAR_READONLY,
+            Scope::CalendarAcl => CALENDAR_ACLS_READONLY,
             Scope::Gmail => GMAIL_READONLY,
         }
     }
@@ -125,6 +146,8 @@ impl Scope {
             (Scope::DriveActivity, _) => &[ACTIVITY, ACTIVITY_READONLY],
             (Scope::Calendar, false) => &[CALENDAR],
             (Scope::Calendar, true) => &[CALENDAR, CALENDAR_READONLY],
+            (Scope::CalendarAcl, false) => &[CALENDAR, CALENDAR_ACLS],
+            (Scope::CalendarAcl, true) => &[CALENDAR, CALENDAR_ACLS, CALENDAR_ACLS_READONLY],
             (Scope::Gmail, false) => &[MAIL, GMAIL_MODIFY],
             (Scope::Gmail, true) => &[MAIL, GMAIL_MODIFY, GMAIL_READONLY],
         }
@@ -140,16 +163,21 @@ pub enum Limitation {
     NoDriveStorageQuota,
     /// The tool needs a person with a My Drive: file ownership moves only between people.
     NoPersonalDriveIdentity,
+    /// The tool works on the signed-in person's mailbox, which a service account does not have (Gmail
+    /// answers `failedPrecondition`); Gatehouse does not impersonate people through domain-wide delegation.
+    NoMailbox,
 }
 
 impl Limitation {
-    pub const ALL: [Limitation; 2] = [Limitation::NoDriveStorageQuota, Limitation::NoPersonalDriveIdentity];
+    pub const ALL: [Limitation; 3] =
+        [Limitation::NoDriveStorageQuota, Limitation::NoPersonalDriveIdentity, Limitation::NoMailbox];
 
     /// The `category` of its `server://auth-status` entry.
     pub const fn category(self) -> &'static str {
         match self {
             Limitation::NoDriveStorageQuota => "no_drive_storage_quota",
             Limitation::NoPersonalDriveIdentity => "no_personal_drive_identity",
+            Limitation::NoMailbox => "no_mailbox",
         }
     }
 }
@@ -196,8 +224,12 @@ pub struct ToolMeta {
     pub local_path: bool,
     /// The identities the tool cannot work for (see [`ToolMeta::failing_for`]); empty for most tools.
     pub fails_for: &'static [Limitation],
-    /// The OAuth scope its Google calls need (the product's, unless [`ToolMeta::with_scope`] says otherwise).
-    pub scope: Scope,
+    /// The OAuth scope its Google calls need (the product's, unless [`ToolMeta::with_scope`] says otherwise);
+    /// `None` for a tool that makes no Google call.
+    pub scope: Option<Scope>,
+    /// For a read whose results the response cache may keep ([`ToolMeta::cached`]): the argument naming the
+    /// Drive file the result is read from, whose version decides whether a kept result is still good.
+    pub cached_from: Option<&'static str>,
 }
 
 impl ToolMeta {
@@ -219,6 +251,7 @@ impl ToolMeta {
             local_path: false,
             fails_for: &[],
             scope: service.scope(),
+            cached_from: None,
         }
     }
 
@@ -242,6 +275,7 @@ impl ToolMeta {
             local_path: false,
             fails_for: &[],
             scope: service.scope(),
+            cached_from: None,
         }
     }
 
@@ -257,7 +291,14 @@ impl ToolMeta {
 
     /// The same tool, needing `scope` instead of its product's.
     pub const fn with_scope(self, scope: Scope) -> Self {
-        Self { scope, ..self }
+        Self { scope: Some(scope), ..self }
+    }
+
+    /// The same read, its results kept by the response cache (`crate::cache`) and served again while the
+    /// Drive file named by the argument `file_argument` is unchanged. Only for reads whose result depends
+    /// on that one file's content alone, so its Drive version tells when a kept result is stale.
+    pub const fn cached(self, file_argument: &'static str) -> Self {
+        Self { cached_from: Some(file_argument), ..self }
     }
 
     /// Whether the declaration names `limitation`.
@@ -267,7 +308,8 @@ impl ToolMeta {
 
     /// Whether granting `granted` lets the tool work (any of its [`Scope::accepted`] scopes).
     pub fn scope_granted(&self, granted: &[String]) -> bool {
-        self.scope.accepted(self.is_read_only()).iter().any(|accepted| granted.iter().any(|g| g == accepted))
+        let Some(scope) = self.scope else { return true };
+        scope.accepted(self.is_read_only()).iter().any(|accepted| granted.iter().any(|g| g == accepted))
     }
 
     pub const fn is_read_only(&self) -> bool {
@@ -415,5 +457,8 @@ pub fn all_tools() -> Vec<ToolDef> {
     tools.extend(super::drive::sheets_tools());
     tools.extend(super::drive::tools());
     tools.extend(super::docs::tools());
+    tools.extend(super::cache::tools());
+    tools.extend(super::calendar::tools());
+    tools.extend(super::gmail::tools());
     tools
 }

@@ -19,11 +19,18 @@ pub fn missing(tools: &[ToolDef], granted: &[String]) -> Vec<&'static str> {
 pub fn fewest<'a>(metas: impl Iterator<Item = &'a ToolMeta>) -> Vec<&'static str> {
     let mut scopes: Vec<(Scope, bool)> = Vec::new();
     for meta in metas {
-        match scopes.iter_mut().find(|(scope, _)| *scope == meta.scope) {
+        let Some(needed) = meta.scope else { continue };
+        match scopes.iter_mut().find(|(scope, _)| *scope == needed) {
             Some((_, writes)) => *writes |= !meta.is_read_only(),
-            None => scopes.push((meta.scope, !meta.is_read_only())),
+            None => scopes.push((needed, !meta.is_read_only())),
         }
     }
+    let covered: Vec<Scope> = scopes
+        .iter()
+        .filter(|(scope, writes)| !writes && scope.read_covered_by().is_some_and(|by| scopes.contains(&(by, true))))
+        .map(|(scope, _)| *scope)
+        .collect();
+    scopes.retain(|(scope, _)| !covered.contains(scope));
     scopes.sort();
     scopes.into_iter().map(|(scope, writes)| if writes { scope.url() } else { scope.read_only_url() }).collect()
 }
@@ -47,8 +54,24 @@ mod tests {
                 "https://www.googleapis.com/auth/documents",
                 "https://www.googleapis.com/auth/drive",
                 "https://www.googleapis.com/auth/drive.activity.readonly",
+                "https://www.googleapis.com/auth/calendar",
+                "https://www.googleapis.com/auth/gmail.modify",
             ]
         );
+    }
+
+    #[test]
+    fn calendar_sharing_is_read_with_its_own_scope_unless_calendar_is_asked_in_full() {
+        let scopes = needed(&only(&["list_events", "list_calendar_acl"]));
+        assert_eq!(
+            scopes,
+            [
+                "https://www.googleapis.com/auth/calendar.readonly",
+                "https://www.googleapis.com/auth/calendar.acls.readonly"
+            ]
+        );
+        let scopes = needed(&only(&["create_event", "list_calendar_acl"]));
+        assert_eq!(scopes, ["https://www.googleapis.com/auth/calendar"]);
     }
 
     #[test]

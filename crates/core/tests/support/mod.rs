@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 #[path = "../common/approvals.rs"]
-mod approvals;
+pub mod approvals;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -51,11 +51,13 @@ pub fn routes() -> Router<Shared> {
 
 /// The scopes of [`World::issue_token`]'s fixture tokens: every API the emulator serves, and the account's
 /// identity.
-pub const FIXTURE_SCOPES: [&str; 7] = [
+pub const FIXTURE_SCOPES: &[&str] = &[
     "https://www.googleapis.com/auth/drive",
     "https://www.googleapis.com/auth/spreadsheets",
     "https://www.googleapis.com/auth/documents",
     "https://www.googleapis.com/auth/drive.activity",
+    "https://www.googleapis.com/auth/gmail.modify",
+    "https://www.googleapis.com/auth/calendar",
     "https://www.googleapis.com/auth/userinfo.email",
     "https://www.googleapis.com/auth/userinfo.profile",
     "openid",
@@ -65,7 +67,7 @@ pub const FIXTURE_SCOPES: [&str; 7] = [
 const FIXTURE_CLIENT_ID: &str = "764086051850-6qr4p6gpi6hn506pt8ejuq83di341hur.apps.googleusercontent.com";
 
 /// The scopes the authorize endpoint knows; any other is `invalid_scope`, as at Google.
-const KNOWN_SCOPES: [&str; 24] = [
+const KNOWN_SCOPES: &[&str] = &[
     "openid",
     "email",
     "profile",
@@ -87,6 +89,18 @@ const KNOWN_SCOPES: [&str; 24] = [
     "https://www.googleapis.com/auth/spreadsheets.readonly",
     "https://www.googleapis.com/auth/documents",
     "https://www.googleapis.com/auth/documents.readonly",
+    "https://mail.google.com/",
+    "https://www.googleapis.com/auth/gmail.modify",
+    "https://www.googleapis.com/auth/gmail.readonly",
+    "https://www.googleapis.com/auth/gmail.compose",
+    "https://www.googleapis.com/auth/gmail.send",
+    "https://www.googleapis.com/auth/gmail.labels",
+    "https://www.googleapis.com/auth/calendar",
+    "https://www.googleapis.com/auth/calendar.readonly",
+    "https://www.googleapis.com/auth/calendar.acls",
+    "https://www.googleapis.com/auth/calendar.acls.readonly",
+    "https://www.googleapis.com/auth/calendar.events",
+    "https://www.googleapis.com/auth/calendar.events.readonly",
     "https://www.googleapis.com/auth/cloud-platform",
     "https://www.googleapis.com/auth/cloud-platform.read-only",
     "https://www.googleapis.com/auth/devstorage.read_only",

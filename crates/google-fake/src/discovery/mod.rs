@@ -67,7 +67,10 @@ const NON_DISCOVERY_ROUTES: [(&str, &str); 9] = [
 /// Why the check skips `path`, if it does: the routes in [`NON_DISCOVERY_ROUTES`], and the APIs' batch
 /// endpoints (`batchPath`), whose `multipart/mixed` bodies wrap requests discovery does not see whole.
 pub fn non_discovery_route(path: &str) -> Option<&'static str> {
-    if let Some((_, why)) = NON_DISCOVERY_ROUTES.iter().find(|(route, _)| *route == path) {
+    // Drive's revision export links live on docs.google.com, outside the Drive API.
+    if let Some((_, why)) =
+        NON_DISCOVERY_ROUTES.iter().chain(crate::drive::EXPORT_ROUTES.iter()).find(|(route, _)| *route == path)
+    {
         return Some(why);
     }
     let batch = model().ok()?.apis().iter().any(|api| api.batch_url_path().is_some_and(|batch| batch == path));

@@ -6,11 +6,13 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Deserialize;
 
 /// The embedded discovery documents, exactly as Google publishes them.
-pub(super) const DOCUMENTS: [(&str, &str); 4] = [
+pub(super) const DOCUMENTS: &[(&str, &str)] = &[
     ("sheets.v4.json", include_str!("../../discovery/sheets.v4.json")),
     ("docs.v1.json", include_str!("../../discovery/docs.v1.json")),
     ("drive.v3.json", include_str!("../../discovery/drive.v3.json")),
     ("driveactivity.v2.json", include_str!("../../discovery/driveactivity.v2.json")),
+    ("gmail.v1.json", include_str!("../../discovery/gmail.v1.json")),
+    ("calendar.v3.json", include_str!("../../discovery/calendar.v3.json")),
 ];
 
 /// Every API the emulator serves, as its discovery documents describe it.

@@ -12,6 +12,7 @@ mod edit;
 mod export;
 mod http;
 mod model;
+mod snapshot;
 
 use std::collections::HashMap;
 
@@ -21,6 +22,7 @@ use axum::routing::{any, post};
 use crate::Shared;
 use crate::state::{Identity, World};
 use model::{Document, Unit, empty_style};
+pub use snapshot::Snapshot;
 
 /// Drive's MIME type for a document.
 pub const MIME_TYPE: &str = "application/vnd.google-apps.document";
@@ -73,14 +75,7 @@ impl Store {
     /// Drive's `files.export`: `text/plain` (BOM, CRLF, `* ` bullets, as Google), `text/markdown`,
     /// `text/html`; `None` for other types or unknown ids.
     pub fn export(&self, id: &str, mime_type: &str) -> Option<Vec<u8>> {
-        let doc = self.docs.get(id)?;
-        let text = match mime_type {
-            "text/plain" => export::plain(doc),
-            "text/markdown" => export::markdown(doc),
-            "text/html" => export::html(doc),
-            _ => return None,
-        };
-        Some(text.into_bytes())
+        self.docs.get(id).and_then(|doc| snapshot::export_as(doc, mime_type))
     }
 
     /// The body's text, final newline included (page breaks left out).
@@ -112,6 +107,7 @@ impl World {
         let id = format!("1{}", World::new_id(43));
         self.docs.insert_with_text(&id, title, text);
         self.drive.insert_native_file(&id, title, MIME_TYPE, owner);
+        self.record_revision(&id);
         id
     }
 }

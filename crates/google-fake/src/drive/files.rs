@@ -205,6 +205,7 @@ fn copy_file(world: &mut World, who: &Identity, params: &Params, file_id: &str, 
             copy.starred_by.insert(who.email.trim().to_ascii_lowercase());
         }
     }
+    world.record_revision(&new_id);
     record(
         world,
         who,

@@ -22,6 +22,7 @@ mod params;
 mod permissions;
 mod query;
 mod render;
+mod revisions;
 mod upload;
 mod write;
 
@@ -39,6 +40,9 @@ pub use access::Role;
 pub use model::{Comment, File, Grantee, Node, Notification, Permission, Reply, SharedDrive};
 pub(crate) use model::{fnv, new_file_id, new_native_id, new_root_id, now, permission_id, person_name, rfc3339};
 pub(crate) use native::Access;
+/// Drive's query and body readers, shared with Calendar (the same legacy error dialect).
+pub(crate) use params::{Params, bool_field, json_body, new_page_token, str_field};
+pub(crate) use revisions::EXPORT_ROUTES;
 
 /// A Drive request: its query read as Drive reads it, its caller answered in Drive's legacy error shape.
 type Call = crate::call::Call<params::Params>;
@@ -126,6 +130,7 @@ impl Store {
             file.content = Some(bytes);
             file.original_filename = Some(name.to_owned());
         }
+        self.record_blob_revision(&id);
         id
     }
 
@@ -281,6 +286,10 @@ pub fn routes() -> Router<Shared> {
         .route("/drive/v3/files/{fileId}", get(files::get).patch(files::update).delete(files::delete))
         .route("/drive/v3/files/{fileId}/copy", post(files::copy))
         .route("/drive/v3/files/{fileId}/export", get(files::export))
+        .route("/drive/v3/files/{fileId}/revisions", get(revisions::list))
+        .route("/drive/v3/files/{fileId}/revisions/{revisionId}", get(revisions::get))
+        .route("/spreadsheets/export", get(revisions::export_sheet))
+        .route("/feeds/download/documents/export/Export", get(revisions::export_document))
         .route("/drive/v3/files/{fileId}/permissions", get(permissions::list).post(permissions::create))
         .route(
             "/drive/v3/files/{fileId}/permissions/{permissionId}",

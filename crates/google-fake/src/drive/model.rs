@@ -116,6 +116,8 @@ pub struct File {
     pub writers_can_share: bool,
     pub copy_requires_writer_permission: bool,
     pub folder_color_rgb: Option<String>,
+    /// The versions of its content, oldest first (see `revisions`).
+    pub revisions: Vec<super::revisions::Revision>,
     pub version: u64,
     /// Creation order, the last tie-breaker of every listing.
     pub seq: u64,
@@ -150,6 +152,7 @@ impl File {
             writers_can_share: true,
             copy_requires_writer_permission: false,
             folder_color_rgb: None,
+            revisions: Vec::new(),
             version: 1,
             seq,
         }

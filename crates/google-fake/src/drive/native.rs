@@ -47,6 +47,7 @@ impl World {
     /// its creation recorded in Drive Activity.
     pub(crate) fn native_created(&mut self, id: &str, title: &str, mime_type: &str, who: &Identity) {
         self.drive.insert_native_file(id, title, mime_type, who);
+        self.record_revision(id);
         super::record(self, who, id, Action::Create(CreateKind::New));
     }
 
@@ -54,6 +55,7 @@ impl World {
     /// `version`) and Drive Activity records an edit.
     pub(crate) fn native_edited(&mut self, id: &str, who: &Identity) {
         self.drive.touch_native_file(id, who);
+        self.record_revision(id);
         super::record(self, who, id, Action::Edit);
     }
 

@@ -29,7 +29,7 @@ pub(crate) fn web_view_link(file: &File) -> String {
     }
 }
 
-fn md5_hex(bytes: &[u8]) -> String {
+pub(crate) fn md5_hex(bytes: &[u8]) -> String {
     Md5::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -176,7 +176,8 @@ impl Store {
                 put("size", json!(bytes.len().to_string()));
                 put("quotaBytesUsed", json!(bytes.len().to_string()));
                 put("md5Checksum", json!(md5_hex(bytes)));
-                put("headRevisionId", json!(format!("0B{}", &permission_id(&file.id)[..12])));
+                let head = file.revisions.last().map(|r| r.id(&file.id));
+                put("headRevisionId", json!(head.unwrap_or_else(|| format!("0B{}", &permission_id(&file.id)[..12]))));
                 put("originalFilename", json!(file.original_filename.clone().unwrap_or_else(|| file.name.clone())));
                 if let Some(extension) = full_extension(&file.name) {
                     let last = extension.rsplit('.').next().unwrap_or_default().to_owned();

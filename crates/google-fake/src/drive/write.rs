@@ -213,6 +213,8 @@ pub(crate) fn create_file(
         }
         apply_metadata(file, body, who)?;
     }
+    // Spreadsheets and documents kept their first revision when their content store created them.
+    world.drive.record_blob_revision(&id);
     let kind = if uploaded { CreateKind::Upload } else { CreateKind::New };
     record(world, who, &id, Action::Create(kind));
     Ok(id)
@@ -322,6 +324,7 @@ pub(crate) fn update_file(
         record(world, who, id, Action::Rename { old_title: old_name, new_title: name });
     }
     if media.is_some() {
+        world.record_revision(id);
         record(world, who, id, Action::Edit);
     }
     match trash_change {

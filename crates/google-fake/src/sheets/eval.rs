@@ -215,6 +215,7 @@ impl<'a> Eval<'a> {
             }
             out["effectiveFormat"] = effective;
         }
+        super::colors::tidy(&mut out);
         out
     }
 

@@ -12,6 +12,7 @@
 mod a1;
 mod batch;
 mod cell;
+mod colors;
 mod eval;
 pub(crate) mod fields;
 mod format;
@@ -19,6 +20,7 @@ mod formula;
 mod http;
 mod model;
 pub(crate) mod schema;
+mod snapshot;
 mod values;
 
 use std::collections::HashMap;
@@ -33,6 +35,7 @@ use eval::Eval;
 use model::{Render, Sheet, Spreadsheet};
 
 pub(crate) use model::prune;
+pub use snapshot::Snapshot;
 
 /// Drive's MIME type for a spreadsheet.
 pub const MIME_TYPE: &str = "application/vnd.google-apps.spreadsheet";
@@ -91,28 +94,7 @@ impl Store {
             "text/tab-separated-values" => '\t',
             _ => return None,
         };
-        let rows = formatted(book, 0);
-        let width = rows.iter().map(Vec::len).max().unwrap_or(0);
-        let mut out = String::new();
-        for (i, row) in rows.iter().enumerate() {
-            if i > 0 {
-                out.push_str("\r\n");
-            }
-            for c in 0..width {
-                if c > 0 {
-                    out.push(separator);
-                }
-                let text = row.get(c).map(String::as_str).unwrap_or("");
-                if separator == ',' && text.contains([',', '"', '\n', '\r']) {
-                    out.push('"');
-                    out.push_str(&text.replace('"', "\"\""));
-                    out.push('"');
-                } else {
-                    out.push_str(text);
-                }
-            }
-        }
-        Some(out.into_bytes())
+        Some(delimited(&formatted(book, 0), separator).into_bytes())
     }
 
     /// A spreadsheet's title.
@@ -173,6 +155,32 @@ impl Store {
     }
 }
 
+/// Rows as `files.export` writes them: padded to the data's width, CRLF line ends, CSV fields quoted
+/// when they hold a separator, quote or line break.
+fn delimited(rows: &[Vec<String>], separator: char) -> String {
+    let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut out = String::new();
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            out.push_str("\r\n");
+        }
+        for c in 0..width {
+            if c > 0 {
+                out.push(separator);
+            }
+            let text = row.get(c).map(String::as_str).unwrap_or("");
+            if separator == ',' && text.contains([',', '"', '\n', '\r']) {
+                out.push('"');
+                out.push_str(&text.replace('"', "\"\""));
+                out.push('"');
+            } else {
+                out.push_str(text);
+            }
+        }
+    }
+    out
+}
+
 /// Formatted values of one sheet, trailing empties trimmed.
 fn formatted(book: &Spreadsheet, sheet: usize) -> Vec<Vec<String>> {
     let Some(s) = book.sheets.get(sheet) else {
@@ -192,6 +200,7 @@ impl World {
         let id = format!("1{}", World::new_id(43));
         self.sheets.insert_with_values(&id, title, sheets);
         self.drive.insert_native_file(&id, title, MIME_TYPE, owner);
+        self.record_revision(&id);
         id
     }
 }

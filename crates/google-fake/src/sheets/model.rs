@@ -129,6 +129,7 @@ impl Sheet {
             fields::merge(&mut props, &Value::Object(extra));
         }
         props["gridProperties"] = grid;
+        super::colors::tidy(&mut props);
         props
     }
 

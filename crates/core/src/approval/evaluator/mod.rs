@@ -7,8 +7,8 @@
 //! arguments the tool would reject cannot be judged, and an evaluator that cannot judge is a veto. Nothing
 //! here talks to Google or the store.
 //!
-//! The kinds live in their own modules: [`target`] (spreadsheet, document, file, folder), [`email_domain`]
-//! (sharing) and [`veto`] (what always asks). [`combined`] applies a tool's evaluators together.
+//! The kinds live in their own modules: [`target`] (spreadsheet, document, file, folder, calendar),
+//! [`email_domain`] (sharing) and [`veto`] (what always asks). [`combined`] applies a tool's evaluators together.
 
 pub mod combined;
 pub mod email_domain;

@@ -1,4 +1,4 @@
-//! Target evaluators: the one spreadsheet, document, file or folder a call works on, named by an id in its
+//! Target evaluators: the one spreadsheet, document, file, folder or calendar a call works on, named by an id in its
 //! arguments. A grant limited to a target covers only calls naming that same id.
 //!
 //! Ids are compared exactly as given: the tool sends them to Google unchanged, so an id the evaluator would
@@ -17,6 +17,8 @@ pub enum Target {
     File,
     /// The folder a call creates, copies, uploads or moves into.
     Folder,
+    /// A Google Calendar: the one a call adds events to, changes or shares.
+    Calendar,
 }
 
 impl Target {
@@ -26,6 +28,7 @@ impl Target {
             Target::Document => "document",
             Target::File => "file",
             Target::Folder => "folder",
+            Target::Calendar => "calendar",
         }
     }
 
@@ -36,6 +39,7 @@ impl Target {
             Target::Document => "only this document",
             Target::File => "only this file",
             Target::Folder => "only into this folder",
+            Target::Calendar => "only this calendar",
         }
     }
 }
@@ -123,6 +127,11 @@ impl<A: DeserializeOwned + 'static> Evaluator<A> {
     /// Limits grants to the folder a call puts something into, named by a required argument.
     pub fn folder(pick: impl for<'a> Fn(&'a A) -> &'a str + Send + Sync + 'static) -> Self {
         Self::target(Target::Folder, Pick::Required(Box::new(pick)))
+    }
+
+    /// Limits grants to the calendar whose id `pick` reads from the arguments.
+    pub fn calendar(pick: impl for<'a> Fn(&'a A) -> &'a str + Send + Sync + 'static) -> Self {
+        Self::target(Target::Calendar, Pick::Required(Box::new(pick)))
     }
 
     /// Limits grants to the folder a call puts something into, named by an optional argument whose absence

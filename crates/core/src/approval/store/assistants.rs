@@ -38,6 +38,10 @@ pub struct Assistant {
     /// The last request made with its token (recorded to the minute).
     pub last_used: Option<DateTime<Utc>>,
     pub revoked: Option<DateTime<Utc>>,
+    /// The tools it is offered, as a [`ToolSelection`](crate::tools::sets::ToolSelection) comma list of set
+    /// and tool names (`sheets,drive-read`); `None`: every enabled tool.
+    #[serde(default)]
+    pub tools: Option<String>,
 }
 
 impl Assistant {
@@ -129,7 +133,7 @@ pub fn check_assistant_name(name: &str) -> Result<String, StoreError> {
 /// The columns of `assistants` in `AssistantRow` order, as a literal so queries stay `&'static str`.
 macro_rules! assistant_columns {
     () => {
-        "id, name, token_hash, interactive, created, last_used, revoked"
+        "id, name, token_hash, interactive, created, last_used, revoked, tool_set"
     };
 }
 
@@ -143,6 +147,7 @@ struct AssistantRow {
     created: String,
     last_used: Option<String>,
     revoked: Option<String>,
+    tool_set: Option<String>,
 }
 
 impl AssistantRow {
@@ -158,6 +163,7 @@ impl AssistantRow {
             created: time("created", &self.created)?,
             last_used: optional_time("last used", self.last_used)?,
             revoked: optional_time("revoked", self.revoked)?,
+            tools: self.tool_set,
             id,
         };
         Ok(Known { hash, assistant: Arc::new(assistant) })
@@ -256,13 +262,14 @@ impl Store {
             created: at,
             last_used: None,
             revoked: None,
+            tools: None,
         };
         let added = assistant.clone();
         self.write(move |inner| async move {
             let result = sqlx::query(concat!(
                 "INSERT INTO assistants (",
                 assistant_columns!(),
-                ") VALUES (?1, ?2, ?3, ?4, ?5, NULL, NULL)"
+                ") VALUES (?1, ?2, ?3, ?4, ?5, NULL, NULL, NULL)"
             ))
             .bind(&assistant.id)
             .bind(&assistant.name)
@@ -321,6 +328,30 @@ impl Store {
                 inner.change_assistant(&id, |assistant| assistant.revoked = Some(when));
             }
             Ok(done.rows_affected() > 0)
+        })
+        .await
+    }
+
+    /// Offers assistant `id` only the tools of `tools` (`None`: every enabled tool), from its next request on.
+    /// Returns `false` if there is no such active assistant.
+    pub async fn set_assistant_tools(
+        &self,
+        id: &str,
+        tools: Option<&crate::tools::sets::ToolSelection>,
+    ) -> Result<bool, StoreError> {
+        let (id, spec) = (id.to_owned(), tools.map(|tools| tools.spec().to_owned()));
+        self.write(move |inner| async move {
+            let done = sqlx::query("UPDATE assistants SET tool_set = ?2 WHERE id = ?1 AND revoked IS NULL")
+                .bind(&id)
+                .bind(&spec)
+                .execute(&inner.pool)
+                .await
+                .map_err(StoreError::query(&inner.path, "change an assistant's tools"))?;
+            if done.rows_affected() == 0 {
+                return Ok(false);
+            }
+            inner.change_assistant(&id, |assistant| assistant.tools = spec);
+            Ok(true)
         })
         .await
     }

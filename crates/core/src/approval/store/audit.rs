@@ -69,10 +69,11 @@ pub enum SourceKind {
     Paused,
     InvalidArguments,
     Withdrawn,
+    Shutdown,
 }
 
 impl SourceKind {
-    pub const ALL: [SourceKind; 10] = [
+    pub const ALL: [SourceKind; 11] = [
         SourceKind::Person,
         SourceKind::Grant,
         SourceKind::Policy,
@@ -83,6 +84,7 @@ impl SourceKind {
         SourceKind::Paused,
         SourceKind::InvalidArguments,
         SourceKind::Withdrawn,
+        SourceKind::Shutdown,
     ];
 
     /// The source's text in the log (`grant` for `grant:<id>`).
@@ -98,6 +100,7 @@ impl SourceKind {
             SourceKind::Paused => "paused",
             SourceKind::InvalidArguments => "invalid-arguments",
             SourceKind::Withdrawn => "withdrawn",
+            SourceKind::Shutdown => "shutdown",
         }
     }
 
@@ -113,6 +116,7 @@ impl SourceKind {
             DecisionSource::Paused => SourceKind::Paused,
             DecisionSource::InvalidArguments => SourceKind::InvalidArguments,
             DecisionSource::Withdrawn => SourceKind::Withdrawn,
+            DecisionSource::Shutdown => SourceKind::Shutdown,
         }
     }
 }

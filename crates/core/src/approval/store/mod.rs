@@ -8,6 +8,7 @@
 
 mod assistants;
 mod audit;
+mod cache;
 mod chain;
 mod error;
 mod grants;
@@ -25,6 +26,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 pub use assistants::{Assistant, MAX_ASSISTANT_NAME, NewAssistant, TokenMatch, check_assistant_name, token_hash};
 pub use audit::{AuditMatch, AuditQuery, AuditRecord, SourceKind};
+pub use cache::{CacheDrop, CacheKey, CachedResult};
 pub use chain::{GENESIS, record_hash};
 pub use error::StoreError;
 pub use grants::IndexSync;

@@ -43,7 +43,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "Read a Google Doc's text as plain text.",
                 Cap::Narrower,
             )
-            .with_local_path(),
+            .with_local_path()
+            .cached("file_id"),
             read::get_doc_content,
         ),
         ToolDef::new(
@@ -53,7 +54,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "Document outline",
                 "List a Google Doc's headings, paragraphs, list items and tables with their start and end indexes, for editing by index.",
                 Cap::Narrower,
-            ),
+            )
+            .cached("doc_id"),
             read::get_doc_structure,
         ),
         ToolDef::new(
@@ -64,7 +66,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "Find text (or a regular expression) in a Google Doc and return each match's start and end index, counted as Docs counts (UTF-16).",
                 Cap::Narrower,
             )
-            .with_local_path(),
+            .with_local_path()
+            .cached("doc_id"),
             find::find_in_doc,
         ),
         ToolDef::evaluated(

@@ -87,12 +87,12 @@ fn format_mime(format: &str) -> String {
 }
 
 /// The short name of a MIME type, for messages and file extensions.
-fn short_name(mime_type: &str) -> Option<&'static str> {
+pub(super) fn short_name(mime_type: &str) -> Option<&'static str> {
     FORMATS.iter().find(|(_, m, _)| *m == mime_type).map(|(_, _, ext)| *ext)
 }
 
 /// Whether a MIME type is text an assistant can read inline.
-fn is_text(mime_type: &str) -> bool {
+pub(super) fn is_text(mime_type: &str) -> bool {
     mime_type.starts_with("text/")
         || matches!(
             mime_type,
@@ -124,7 +124,7 @@ fn export_target(file: &File, format: &str) -> Result<String, ToolError> {
     }
 }
 
-fn refuse_folder(file: &File) -> Result<(), ToolError> {
+pub(super) fn refuse_folder(file: &File) -> Result<(), ToolError> {
     if file.is_folder() {
         return Err(ToolError::invalid(format!(
             "{:?} is a folder, which has no content of its own. Use list_files to see what is in it, then export or download the files one by one.",
@@ -201,7 +201,7 @@ pub struct DownloadFileArgs {
 }
 
 /// A Drive name as one safe file name (no separators, no `..`).
-fn file_name(name: &str) -> String {
+pub(super) fn file_name(name: &str) -> String {
     let cleaned: String = name.chars().map(|c| if matches!(c, '/' | '\\' | '\0') { '_' } else { c }).collect();
     match cleaned.trim() {
         "" | "." | ".." => "download".to_owned(),

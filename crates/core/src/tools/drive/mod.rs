@@ -2,11 +2,16 @@
 //! activity. Every Drive call goes through [`crate::google::drive`], which sends `supportsAllDrives=true`.
 
 mod activity;
+mod drives;
 mod export;
 mod files;
 mod list;
+mod revisions;
 mod sharing;
-mod upload;
+mod shortcut;
+mod star;
+mod trash;
+pub(crate) mod upload;
 
 use serde_json::{Map, Value, json};
 
@@ -28,7 +33,20 @@ pub fn tools() -> Vec<ToolDef> {
     tools.extend(upload::tools());
     tools.extend(sharing::tools());
     tools.extend(activity::tools());
+    insert_after(&mut tools, "list_folders", drives::tools());
+    insert_after(&mut tools, "create_folder", shortcut::tools());
+    insert_after(&mut tools, "rename_file", star::tools());
+    insert_after(&mut tools, "restore_file", trash::tools());
+    insert_after(&mut tools, "empty_trash", vec![sharing::share_spreadsheet_tool()]);
+    insert_after(&mut tools, "export_file", revisions::tools());
     tools
+}
+
+/// Puts `extra` right after the tool named `after` (at the end if there is none), keeping catalogue order
+/// while tools live in the module of their concept.
+fn insert_after(tools: &mut Vec<ToolDef>, after: &str, extra: Vec<ToolDef>) {
+    let at = tools.iter().position(|t| t.meta.name == after).map_or(tools.len(), |i| i + 1);
+    tools.splice(at..at, extra);
 }
 
 /// The fields every file summary reads (see [`file_json`]).

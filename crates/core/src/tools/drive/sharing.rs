@@ -201,10 +201,15 @@ pub struct ShareFileArgs {
 /// Whom `share_file` would share with, read with the tool's own checks ([`ShareSpec::to_permission`]), for
 /// the `email_domain` evaluator; the tool's own refusal, in words, when it would share with no one.
 fn recipients(args: &ShareFileArgs) -> Result<Vec<Recipient>, String> {
-    if args.permissions.is_empty() {
-        return Err("permissions is empty: the call shares with no one.".to_owned());
+    recipients_of(&args.permissions, "permissions")
+}
+
+/// Whom the grants `specs` (the argument `arg`) share with, as [`recipients`] reads them.
+fn recipients_of(specs: &[ShareSpec], arg: &str) -> Result<Vec<Recipient>, String> {
+    if specs.is_empty() {
+        return Err(format!("{arg} is empty: the call shares with no one."));
     }
-    args.permissions
+    specs
         .iter()
         .map(|spec| {
             let permission = spec.to_permission().map_err(|error| error.to_string())?;
@@ -218,20 +223,32 @@ fn recipients(args: &ShareFileArgs) -> Result<Vec<Recipient>, String> {
 }
 
 async fn share_file(ctx: ToolContext, args: ShareFileArgs) -> Result<Value, ToolError> {
-    if args.permissions.is_empty() {
-        return Err(ToolError::invalid(
-            "permissions is empty: give at least one {type, role, email_address} to share with.",
-        ));
+    share(&ctx, &args.file_id, &args.permissions, "permissions", args.send_notification).await
+}
+
+/// Makes the grants `specs` (the argument `arg`) on `file_id`: every grant is checked before any is made,
+/// and the answer lists what was shared and what failed.
+async fn share(
+    ctx: &ToolContext,
+    file_id: &str,
+    specs: &[ShareSpec],
+    arg: &str,
+    send_notification: bool,
+) -> Result<Value, ToolError> {
+    if specs.is_empty() {
+        return Err(ToolError::invalid(format!(
+            "{arg} is empty: give at least one {{type, role, email_address}} to share with."
+        )));
     }
     // Check every grant before making any, so a typo doesn't leave the file half shared.
-    let grants = args.permissions.iter().map(ShareSpec::to_permission).collect::<Result<Vec<_>, _>>()?;
+    let grants = specs.iter().map(ShareSpec::to_permission).collect::<Result<Vec<_>, _>>()?;
     let drive = ctx.google.drive();
     let (mut shared, mut failed) = (Vec::new(), Vec::new());
     let mut last_error = None;
-    for (spec, grant) in args.permissions.iter().zip(&grants) {
+    for (spec, grant) in specs.iter().zip(&grants) {
         // Drive allows sendNotificationEmail only when sharing with users and groups.
-        let notify = matches!(grant.kind.as_deref(), Some("user" | "group")).then_some(args.send_notification);
-        match drive.create_permission(&args.file_id, grant, notify, false, PERMISSION_FIELDS).await {
+        let notify = matches!(grant.kind.as_deref(), Some("user" | "group")).then_some(send_notification);
+        match drive.create_permission(file_id, grant, notify, false, PERMISSION_FIELDS).await {
             Ok(permission) => shared.push(permission_json(&permission)),
             Err(error) => {
                 failed.push(json!({ "who": spec.who(), "role": spec.role, "error": error.to_string() }));
@@ -247,13 +264,62 @@ async fn share_file(ctx: ToolContext, args: ShareFileArgs) -> Result<Value, Tool
             failed.iter().filter_map(|f| f["error"].as_str()).collect::<Vec<_>>().join(" / ")
         ))),
         _ => {
-            let mut out = json!({ "file_id": args.file_id, "shared": shared });
+            let mut out = json!({ "file_id": file_id, "shared": shared });
             if !failed.is_empty() {
                 out["failed"] = json!(failed);
             }
             Ok(out)
         }
     }
+}
+
+/// `share_spreadsheet`: [`share_file`] for a spreadsheet, placed in the catalogue next to the trash tools.
+pub(super) fn share_spreadsheet_tool() -> ToolDef {
+    ToolDef::evaluated(
+        ToolMeta::write(
+            Service::Drive,
+            "share_spreadsheet",
+            "Share spreadsheet",
+            "Give people, groups or a domain access to a spreadsheet (recipients like share_file's permissions).",
+            false,
+            false,
+        ),
+        share_spreadsheet,
+        [Evaluator::email_domain(|a: &ShareSpreadsheetArgs| recipients_of(&a.recipients, "recipients"))],
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShareSpreadsheetArgs {
+    /// The spreadsheet's id.
+    pub spreadsheet_id: String,
+    /// Whom to share with: [{"email_address": "ann@example.com", "role": "writer"}, …] (type user by default).
+    pub recipients: Vec<ShareSpec>,
+    /// Email the people and groups about the share.
+    #[serde(default = "yes")]
+    pub send_notification: bool,
+}
+
+async fn share_spreadsheet(ctx: ToolContext, args: ShareSpreadsheetArgs) -> Result<Value, ToolError> {
+    // Check the arguments before any Google call, then that the id is a spreadsheet.
+    if args.recipients.is_empty() {
+        return Err(ToolError::invalid("recipients is empty: give at least one {email_address, role} to share with."));
+    }
+    for spec in &args.recipients {
+        spec.to_permission()?;
+    }
+    let file = ctx.google.drive().get(&args.spreadsheet_id, "id,name,mimeType").await?;
+    if file.mime_type != crate::google::drive::mime::SPREADSHEET {
+        return Err(ToolError::invalid(format!(
+            "{:?} is not a spreadsheet ({}). Use share_file to share other files.",
+            file.name, file.mime_type
+        )));
+    }
+    let mut out = share(&ctx, &args.spreadsheet_id, &args.recipients, "recipients", args.send_notification).await?;
+    out["spreadsheet_id"] = json!(args.spreadsheet_id);
+    out["name"] = json!(file.name);
+    Ok(out)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

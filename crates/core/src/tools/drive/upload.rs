@@ -165,7 +165,7 @@ const EXTENSIONS: &[(&str, &str, Option<&str>)] = &[
 ];
 
 /// The MIME type and conversion target of a file, from its extension.
-fn by_extension(path: &Path) -> (&'static str, Option<&'static str>) {
+pub(crate) fn by_extension(path: &Path) -> (&'static str, Option<&'static str>) {
     let extension = path.extension().and_then(|e| e.to_str()).unwrap_or_default();
     EXTENSIONS
         .iter()

@@ -2,10 +2,18 @@
 //! ([`structure`]). This file holds the declarations (one table, in catalogue order) and the helpers they
 //! share: building ranges, finding a sheet by title, and turning Google's "bad range" into "no such sheet".
 
+mod chart;
+mod dimensions;
 mod find;
+mod format;
+mod import_csv;
+mod layout;
 mod multi;
 mod read;
 mod structure;
+mod style;
+mod target;
+mod validation;
 mod write;
 
 use schemars::JsonSchema;
@@ -30,7 +38,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "Read a sheet's values as shown (formatted), optionally only a range; include_grid_data adds formulas, formats, notes and links per cell.",
                 Cap::Narrower,
             )
-            .with_local_path(),
+            .with_local_path()
+            .cached("spreadsheet_id"),
             read::get_sheet_data,
         ),
         ToolDef::new(
@@ -40,7 +49,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "Read formulas",
                 "Read a sheet's cells with formulas as written (e.g. =SUM(A1:A3)) instead of their results.",
                 Cap::Narrower,
-            ),
+            )
+            .cached("spreadsheet_id"),
             read::get_sheet_formulas,
         ),
         ToolDef::new(
@@ -73,7 +83,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "Find cells whose shown value contains the query text, in one sheet or all; returns cell references like Sales!B7.",
                 Cap::Narrower,
             )
-            .with_local_path(),
+            .with_local_path()
+            .cached("spreadsheet_id"),
             find::find_in_spreadsheet,
         ),
         ToolDef::evaluated(
@@ -131,7 +142,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "List sheets",
                 "List the sheets (tabs) of a spreadsheet with their ids and sizes.",
                 Cap::Fixed,
-            ),
+            )
+            .cached("spreadsheet_id"),
             list_sheets,
         ),
         ToolDef::evaluated(
@@ -250,6 +262,208 @@ pub fn tools() -> Vec<ToolDef> {
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
+                "hide_rows",
+                "Hide rows",
+                "Hide rows from the 0-based start_row through end_row (included; default: only start_row). Values stay.",
+                true,
+                true,
+            ),
+            dimensions::hide_rows,
+            [Evaluator::spreadsheet(|a: &dimensions::RowsArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "unhide_rows",
+                "Unhide rows",
+                "Show hidden rows again, from the 0-based start_row through end_row (included; default: only start_row).",
+                true,
+                true,
+            ),
+            dimensions::unhide_rows,
+            [Evaluator::spreadsheet(|a: &dimensions::RowsArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "hide_columns",
+                "Hide columns",
+                "Hide columns from the 0-based start_column (0 = A) through end_column (included; default: only start_column). Values stay.",
+                true,
+                true,
+            ),
+            dimensions::hide_columns,
+            [Evaluator::spreadsheet(|a: &dimensions::ColumnsArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "unhide_columns",
+                "Unhide columns",
+                "Show hidden columns again, from the 0-based start_column through end_column (included; default: only start_column).",
+                true,
+                true,
+            ),
+            dimensions::unhide_columns,
+            [Evaluator::spreadsheet(|a: &dimensions::ColumnsArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "resize_rows",
+                "Resize rows",
+                "Set the height of rows start_row through end_row (0-based, included) to pixel_size, or fit them to their content with auto_resize.",
+                true,
+                true,
+            ),
+            dimensions::resize_rows,
+            [Evaluator::spreadsheet(|a: &dimensions::ResizeRowsArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "resize_columns",
+                "Resize columns",
+                "Set the width of columns start_column through end_column (0-based, included) to pixel_size, or fit them to their content with auto_resize.",
+                true,
+                true,
+            ),
+            dimensions::resize_columns,
+            [Evaluator::spreadsheet(|a: &dimensions::ResizeColumnsArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "format_cells",
+                "Format cells",
+                "Set text style, colours, alignment or number format of a range; only the properties given change.",
+                true,
+                true,
+            ),
+            format::format_cells,
+            [Evaluator::spreadsheet(|a: &format::FormatCellsArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "update_borders",
+                "Set borders",
+                "Set or clear (style NONE) the borders of a range: its four edges and the lines inside it.",
+                true,
+                true,
+            ),
+            format::update_borders,
+            [Evaluator::spreadsheet(|a: &format::UpdateBordersArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "add_data_validation",
+                "Add data validation",
+                "Set a data validation rule (dropdown list, number or date bounds, checkbox, email, custom formula…) on every cell of a range, replacing any rule there.",
+                true,
+                true,
+            ),
+            validation::add_data_validation,
+            [Evaluator::spreadsheet(|a: &validation::AddDataValidationArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::new(
+            ToolMeta::read(
+                Service::Sheets,
+                "get_data_validation",
+                "Read data validation",
+                "List the data validation rules in a range, each with the cells it applies to.",
+                Cap::Narrower,
+            ),
+            validation::get_data_validation,
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "clear_data_validation",
+                "Clear data validation",
+                "Remove every data validation rule from a range; values stay.",
+                true,
+                true,
+            ),
+            validation::clear_data_validation,
+            [Evaluator::spreadsheet(|a: &validation::DataValidationRangeArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "merge_cells",
+                "Merge cells",
+                "Merge a range into one cell (or one per row or column with merge_type); only the top-left value of each merge is kept.",
+                true,
+                true,
+            ),
+            format::merge_cells,
+            [Evaluator::spreadsheet(|a: &format::MergeCellsArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "unmerge_cells",
+                "Unmerge cells",
+                "Split every merged cell inside a range back into single cells.",
+                true,
+                true,
+            ),
+            format::unmerge_cells,
+            [Evaluator::spreadsheet(|a: &format::UnmergeCellsArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "freeze",
+                "Freeze rows and columns",
+                "Freeze the top rows and left columns of a sheet so they stay in view; 0 unfreezes.",
+                true,
+                true,
+            ),
+            layout::freeze,
+            [Evaluator::spreadsheet(|a: &layout::FreezeArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "update_sheet_properties",
+                "Set sheet display",
+                "Set a sheet's tab colour ({} clears it), gridline visibility or right-to-left layout.",
+                true,
+                true,
+            ),
+            layout::update_sheet_properties,
+            [Evaluator::spreadsheet(|a: &layout::UpdateSheetPropertiesArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "sort_range",
+                "Sort range",
+                "Sort the rows of a range by one or more of its columns; leave header rows out of the range.",
+                true,
+                true,
+            ),
+            layout::sort_range,
+            [Evaluator::spreadsheet(|a: &layout::SortRangeArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "add_chart",
+                "Add chart",
+                "Add a chart of a range (first row: series names, first column: categories) floating over its sheet.",
+                true,
+                false,
+            ),
+            chart::add_chart,
+            [Evaluator::spreadsheet(|a: &chart::AddChartArgs| &a.spreadsheet_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
                 "create_spreadsheet",
                 "Create spreadsheet",
                 "Create a new spreadsheet, in folder_id when given (else the configured default folder).",
@@ -260,6 +474,20 @@ pub fn tools() -> Vec<ToolDef> {
             structure::create_spreadsheet,
             // Without folder_id it goes to the configured folder or My Drive: no folder constraint then.
             [Evaluator::folder_or_default(|a: &structure::CreateSpreadsheetArgs| a.folder_id.as_deref())],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Sheets,
+                "import_csv_to_sheet",
+                "Import CSV",
+                "Create a spreadsheet from a CSV file on this computer, written in chunks; after a failure, the same call finishes the import without duplicating rows.",
+                true,
+                false,
+            )
+            .failing_for(&[Limitation::NoDriveStorageQuota]),
+            import_csv::import_csv_to_sheet,
+            // A new spreadsheet, like create_spreadsheet: without folder_id, no folder constraint.
+            [Evaluator::folder_or_default(|a: &import_csv::ImportCsvArgs| a.folder_id.as_deref())],
         ),
     ]
 }

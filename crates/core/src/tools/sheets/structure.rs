@@ -8,8 +8,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::target::Dim;
 use super::{find_sheet, resolve_sheet, sheet_url, sheets_of};
-use crate::a1::column_letters;
 use crate::google::sheets::{Reply, SheetProperties};
 use crate::tools::{ToolContext, ToolError};
 
@@ -242,52 +242,6 @@ pub(super) async fn delete_rows(ctx: ToolContext, args: DeleteRowsArgs) -> Resul
 
 pub(super) async fn delete_columns(ctx: ToolContext, args: DeleteColumnsArgs) -> Result<Value, ToolError> {
     delete(&ctx, &args.spreadsheet_id, &args.sheet, Dim::Columns, args.start_column, args.end_column).await
-}
-
-/// Rows or columns, with the words and A1 labels for each.
-#[derive(Debug, Clone, Copy)]
-enum Dim {
-    Rows,
-    Columns,
-}
-
-impl Dim {
-    const fn api(self) -> &'static str {
-        match self {
-            Dim::Rows => "ROWS",
-            Dim::Columns => "COLUMNS",
-        }
-    }
-
-    const fn noun(self) -> &'static str {
-        match self {
-            Dim::Rows => "row",
-            Dim::Columns => "column",
-        }
-    }
-
-    const fn arg(self) -> &'static str {
-        match self {
-            Dim::Rows => "start_row",
-            Dim::Columns => "start_column",
-        }
-    }
-
-    fn size(self, sheet: &SheetProperties) -> u32 {
-        let n = match self {
-            Dim::Rows => sheet.grid_properties.row_count,
-            Dim::Columns => sheet.grid_properties.column_count,
-        };
-        u32::try_from(n.max(0)).unwrap_or(u32::MAX)
-    }
-
-    /// The A1 label of 0-based indexes `start..end`: rows `3:5`, columns `C:E`.
-    fn a1(self, start: u32, end: u32) -> String {
-        match self {
-            Dim::Rows => format!("{}:{}", u64::from(start) + 1, end),
-            Dim::Columns => format!("{}:{}", column_letters(start), column_letters(end.saturating_sub(1))),
-        }
-    }
 }
 
 async fn insert(

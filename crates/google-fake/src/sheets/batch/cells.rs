@@ -1,12 +1,10 @@
-//! Requests that change cells: values, formats, merges, borders, validation, sorting, charts and
-//! find/replace.
-
-use std::cmp::Ordering;
+//! Requests that change cells: values, formats, merges, borders, validation, charts and find/replace
+//! (sorting is in [`super::sort`]).
 
 use serde_json::{Map, Value, json};
 
 use super::{Failure, Outcome, grid_limit_error, grid_range, mask, obj, sheet_index};
-use crate::sheets::cell::{Cell, Entered};
+use crate::sheets::cell::Entered;
 use crate::sheets::fields::{self, Mask};
 use crate::sheets::model::{Rect, Sheet, Spreadsheet, as_i64, cell_from_json, cell_json, prune};
 
@@ -15,6 +13,7 @@ fn write_cell(sheet: &mut Sheet, row: u32, col: u32, source: &Map<String, Value>
     let existing = sheet.cell(row, col).cloned().unwrap_or_default();
     let mut current = cell_json(&existing);
     fields::apply(&mut current, source, mask);
+    crate::sheets::colors::forget_twins(&mut current, mask);
     let cell = cell_from_json(current)?;
     if cell != existing {
         *sheet.cell_mut(row, col) = cell;
@@ -245,68 +244,6 @@ pub(super) fn set_data_validation(book: &mut Spreadsheet, body: &Map<String, Val
                         cell.extra.remove("dataValidation");
                     }
                 }
-            }
-        }
-    }
-    sheet.trim();
-    Ok(json!({}))
-}
-
-fn compare_cells(a: Option<&Cell>, b: Option<&Cell>, descending: bool) -> Ordering {
-    let rank = |c: Option<&Cell>| match c.and_then(|c| c.value.as_ref()) {
-        None => 3,
-        Some(Entered::Number(_)) => 0,
-        Some(Entered::Text(_) | Entered::Formula(_)) => 1,
-        Some(Entered::Bool(_)) => 2,
-    };
-    let (ra, rb) = (rank(a), rank(b));
-    // Blank cells sort last in either direction.
-    if ra == 3 || rb == 3 {
-        return ra.cmp(&rb);
-    }
-    let order = match (a.and_then(|c| c.value.as_ref()), b.and_then(|c| c.value.as_ref())) {
-        (Some(Entered::Number(x)), Some(Entered::Number(y))) => x.partial_cmp(y).unwrap_or(Ordering::Equal),
-        (Some(Entered::Text(x) | Entered::Formula(x)), Some(Entered::Text(y) | Entered::Formula(y))) => {
-            x.to_lowercase().cmp(&y.to_lowercase())
-        }
-        (Some(Entered::Bool(x)), Some(Entered::Bool(y))) => x.cmp(y),
-        _ => ra.cmp(&rb),
-    };
-    if descending { order.reverse() } else { order }
-}
-
-pub(super) fn sort_range(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
-    let (index, rect) = grid_range(book, obj(body, "range"))?;
-    let mut specs: Vec<(u32, bool)> = Vec::new();
-    for spec in body.get("sortSpecs").and_then(Value::as_array).into_iter().flatten() {
-        let column = u32::try_from(as_i64(spec.get("dimensionIndex")).unwrap_or(0)).unwrap_or(0);
-        if column < rect.c0 || column >= rect.c1 {
-            return Err(format!("sortSpecs dimensionIndex {column} is outside the range to sort.").into());
-        }
-        specs.push((column, spec.get("sortOrder").and_then(Value::as_str) == Some("DESCENDING")));
-    }
-    if specs.is_empty() {
-        specs.push((rect.c0, false));
-    }
-    let sheet = &mut book.sheets[index];
-    let mut rows: Vec<Vec<Cell>> = (rect.r0..rect.r1)
-        .map(|r| (rect.c0..rect.c1).map(|c| sheet.cell(r, c).cloned().unwrap_or_default()).collect())
-        .collect();
-    rows.sort_by(|a, b| {
-        for (column, descending) in &specs {
-            let i = (column - rect.c0) as usize;
-            let order = compare_cells(a.get(i), b.get(i), *descending);
-            if order != Ordering::Equal {
-                return order;
-            }
-        }
-        Ordering::Equal
-    });
-    for (i, row) in rows.into_iter().enumerate() {
-        for (j, cell) in row.into_iter().enumerate() {
-            let (r, c) = (rect.r0 + i as u32, rect.c0 + j as u32);
-            if !cell.is_blank() || sheet.cell(r, c).is_some() {
-                *sheet.cell_mut(r, c) = cell;
             }
         }
     }

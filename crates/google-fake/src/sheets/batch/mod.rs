@@ -7,8 +7,12 @@ use super::fields::Mask;
 use super::model::{Rect, Sheet, Spreadsheet, as_i64};
 use crate::rpc::{Failure, body_object};
 
+mod autofit;
 mod cells;
+mod chart;
+mod sort;
 mod structure;
+mod validation;
 
 pub(crate) use cells::load_grid_data;
 
@@ -37,11 +41,11 @@ pub(crate) fn apply(book: &mut Spreadsheet, kind: &str, body: &Map<String, Value
         "mergeCells" => cells::merge_cells(book, body),
         "unmergeCells" => cells::unmerge_cells(book, body),
         "updateBorders" => cells::update_borders(book, body),
-        "setDataValidation" => cells::set_data_validation(book, body),
+        "setDataValidation" => validation::set_data_validation(book, body),
         "updateDimensionProperties" => structure::update_dimension_properties(book, body),
         "autoResizeDimensions" => structure::auto_resize(book, body),
-        "sortRange" => cells::sort_range(book, body),
-        "addChart" => cells::add_chart(book, body),
+        "sortRange" => sort::sort_range(book, body),
+        "addChart" => chart::add_chart(book, body),
         "findReplace" => cells::find_replace(book, body),
         // Every other kind Google defines (the schema check already refused unknown ones).
         _ => Err(Failure::Unimplemented),

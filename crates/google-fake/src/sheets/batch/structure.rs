@@ -38,6 +38,7 @@ pub(super) fn update_sheet_properties(book: &mut Spreadsheet, body: &Map<String,
     let current = book.sheets[index].properties(index);
     let mut merged = current.as_object().cloned().unwrap_or_default();
     fields::apply(&mut merged, props, &mask);
+    crate::sheets::colors::forget_twins(&mut merged, &mask);
     if mask.selects("sheetId") && as_i64(merged.get("sheetId")) != Some(id) {
         return Err("You can't change the sheetId of a sheet.".to_owned().into());
     }
@@ -207,10 +208,11 @@ pub(super) fn update_dimension_properties(book: &mut Spreadsheet, body: &Map<Str
 }
 
 pub(super) fn auto_resize(book: &mut Spreadsheet, body: &Map<String, Value>) -> Outcome {
-    let (index, rows, _start, end) = dimension_range(book, obj(body, "dimensions"))?;
+    let (index, rows, start, end) = dimension_range(book, obj(body, "dimensions"))?;
     let size = book.sheets[index].size(rows);
     if end > size {
         return Err(format!("dimensions.endIndex ({end}) exceeds the sheet's size ({size}).").into());
     }
+    super::autofit::fit(book, index, rows, start, end);
     Ok(json!({}))
 }

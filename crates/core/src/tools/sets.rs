@@ -1,0 +1,199 @@
+//! Named tool sets, so an assistant is offered only the tools it needs: every tool's description takes room in
+//! the assistant's context, and all of them together crowd it.
+//!
+//! The sets are derived from the declarations (each tool's [`Service`] and [`Access`]), never kept by hand:
+//! `all`; `<service>` (every tool of a product: `sheets`, `drive`, `docs`, `calendar`, `gmail`); and
+//! `<service>-read` (only its reads). A product with no tools in this build has no sets.
+//!
+//! A [`ToolSelection`] is a comma list of set names and tool names, chosen per assistant: `gatehouse serve
+//! --tools …` for a stdio assistant, or the tool set of an HTTP assistant's token. The rule with
+//! `ENABLED_TOOLS`: a selection only narrows. An assistant is offered the tools that are both in its selection
+//! and enabled by `ENABLED_TOOLS` (which stays the upper bound); a selection naming a tool `ENABLED_TOOLS`
+//! leaves out does not bring it back.
+
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+use rmcp::model::ListToolsResult;
+
+use super::registry::{Access, Service, ToolDef, ToolMeta, all_tools};
+
+/// The set of every tool.
+pub const ALL: &str = "all";
+
+/// How a set picks its tools from the declarations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rule {
+    All,
+    Service(Service),
+    Reads(Service),
+}
+
+impl Rule {
+    fn takes(self, meta: &ToolMeta) -> bool {
+        match self {
+            Rule::All => true,
+            Rule::Service(service) => meta.service == service,
+            Rule::Reads(service) => meta.service == service && matches!(meta.access, Access::Read),
+        }
+    }
+}
+
+/// A named set and its tools, in catalogue order.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct NamedSet {
+    pub name: String,
+    /// What it holds, in words, for the settings window.
+    pub description: String,
+    pub tools: Vec<&'static str>,
+}
+
+/// A product's name as set names spell it (`sheets`).
+pub fn service_key(service: Service) -> String {
+    service.label().to_ascii_lowercase()
+}
+
+/// The declarations of every tool of this build, read once (a selection is checked against them on each
+/// request of an HTTP assistant).
+pub fn catalogue() -> &'static [ToolMeta] {
+    static CATALOGUE: OnceLock<Vec<ToolMeta>> = OnceLock::new();
+    CATALOGUE.get_or_init(|| all_tools().into_iter().map(|tool| tool.meta).collect())
+}
+
+/// Every set of `tools`' declarations: `all`, then each product's `<service>` and `<service>-read`; none empty.
+pub fn named_sets(tools: &[ToolMeta]) -> Vec<NamedSet> {
+    let mut services: Vec<Service> = tools.iter().map(|meta| meta.service).collect();
+    services.sort();
+    services.dedup();
+    let mut rules = vec![(ALL.to_owned(), "Every tool".to_owned(), Rule::All)];
+    for service in services {
+        let key = service_key(service);
+        rules.push((key.clone(), format!("Every {} tool", service.label()), Rule::Service(service)));
+        rules.push((format!("{key}-read"), format!("{}, reading only", service.label()), Rule::Reads(service)));
+    }
+    rules
+        .into_iter()
+        .map(|(name, description, rule)| NamedSet {
+            name,
+            description,
+            tools: tools.iter().filter(|meta| rule.takes(meta)).map(|meta| meta.name).collect(),
+        })
+        .filter(|set| !set.tools.is_empty())
+        .collect()
+}
+
+/// The sets of this build's tools.
+pub fn sets() -> Vec<NamedSet> {
+    named_sets(catalogue())
+}
+
+/// Why a selection could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetError {
+    #[error("No tool set was given. Name one or more of {sets} (or tool names), separated by commas.")]
+    Empty { sets: String },
+    #[error(
+        "{names} {verb} not a tool set or a tool of Gatehouse. The sets are {sets}; tool names (docs/tools.md) work too. Separate several with commas."
+    )]
+    Unknown { names: String, verb: &'static str, sets: String },
+}
+
+/// The tools chosen for one assistant: set names and tool names, as given (see the module's documentation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolSelection {
+    /// The selection as it is written back: its items trimmed, joined by commas.
+    spec: String,
+    names: BTreeSet<&'static str>,
+}
+
+impl ToolSelection {
+    /// Reads a comma list of set and tool names against this build's tools.
+    pub fn parse(text: &str) -> Result<ToolSelection, SetError> {
+        Self::parse_among(text, catalogue())
+    }
+
+    /// Reads a comma list of set and tool names against `tools`.
+    pub fn parse_among(text: &str, tools: &[ToolMeta]) -> Result<ToolSelection, SetError> {
+        let sets = named_sets(tools);
+        let listed = || sets.iter().map(|set| set.name.as_str()).collect::<Vec<_>>().join(", ");
+        let items: Vec<&str> = text.split(',').map(str::trim).filter(|item| !item.is_empty()).collect();
+        if items.is_empty() {
+            return Err(SetError::Empty { sets: listed() });
+        }
+        let mut names = BTreeSet::new();
+        let mut unknown = Vec::new();
+        for item in &items {
+            let key = item.to_ascii_lowercase();
+            if let Some(set) = sets.iter().find(|set| set.name == key) {
+                names.extend(set.tools.iter().copied());
+            } else if let Some(meta) = tools.iter().find(|meta| meta.name == *item) {
+                names.insert(meta.name);
+            } else {
+                unknown.push(format!("“{item}”"));
+            }
+        }
+        if !unknown.is_empty() {
+            let verb = if unknown.len() > 1 { "are" } else { "is" };
+            return Err(SetError::Unknown { names: unknown.join(", "), verb, sets: listed() });
+        }
+        Ok(ToolSelection { spec: items.join(","), names })
+    }
+
+    /// Reads a selection to keep for an assistant: `None` when it names `all`, which is kept as no selection at
+    /// all, so the assistant is also offered the tools later versions add.
+    pub fn parse_kept(text: &str) -> Result<Option<ToolSelection>, SetError> {
+        let selection = Self::parse(text)?;
+        let everything = selection.spec.split(',').any(|item| item.eq_ignore_ascii_case(ALL));
+        Ok((!everything).then_some(selection))
+    }
+
+    /// The selection as written (`sheets,drive-read`).
+    pub fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    /// Whether the selection takes the tool named `name`.
+    pub fn allows(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    /// What a call of `tool` outside the selection is answered with: which set it was, and how to change it.
+    pub fn refusal(&self, tool: &str, chosen: &Chosen) -> String {
+        let change = match chosen {
+            Chosen::Serve => format!(
+                "To offer it, change `--tools {}` in this assistant's Gatehouse entry (its MCP config), then restart the assistant.",
+                self.spec
+            ),
+            Chosen::Assistant(name) => format!(
+                "To offer it, change the tools of the assistant “{name}” on the Assistants page of Gatehouse's settings."
+            ),
+        };
+        format!("{tool} is not among the tools this assistant is offered (the tool set “{}”). {change}", self.spec)
+    }
+}
+
+impl std::str::FromStr for ToolSelection {
+    type Err = SetError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        ToolSelection::parse(text)
+    }
+}
+
+/// Where a selection was chosen: it decides what the person is told to change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Chosen {
+    /// `gatehouse serve --tools`, in the assistant's config.
+    Serve,
+    /// The tool set of the HTTP assistant with this name.
+    Assistant(String),
+}
+
+/// The size in bytes of the `tools/list` result (the JSON-RPC `result` object) offering `tools`, as sent to
+/// today's clients (protocol versions before 2026-07-28, which carry no `resultType`): what it costs an
+/// assistant's context.
+pub fn list_size(tools: &[ToolDef]) -> Result<usize, serde_json::Error> {
+    let mut result = ListToolsResult::with_all_items(tools.iter().map(ToolDef::to_mcp).collect());
+    result.result_type = None;
+    serde_json::to_vec(&result).map(|json| json.len())
+}
