@@ -453,6 +453,30 @@ async fn a_tokens_tool_set_is_listed_with_the_sets_to_choose_from_and_changed() 
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn connect_may_offer_only_a_tool_set_and_the_card_says_which() {
+    let setup = Setup::new(NORMAL).await;
+    let listed = setup.list();
+    let sets: Vec<String> = listed["sets"].as_array().expect("sets").iter().map(|set| text(&set["name"])).collect();
+    assert!(sets[0] == "all" && sets.iter().any(|set| set == "docs-read"), "{sets:?}");
+
+    let wrong = invoke(&setup.settings, "assistants_connect", json!({ "client": "cursor", "tools": "doc-read" }))
+        .expect_err("an unknown set is refused");
+    assert!(text(&wrong).contains("“doc-read” is not a tool set"), "{wrong}");
+    assert!(!setup.path(".cursor/mcp.json").exists(), "nothing written for a refused set");
+
+    invoke(&setup.settings, "assistants_connect", json!({ "client": "cursor", "tools": "docs-read" }))
+        .expect("connect");
+    let written = read_json(&setup.path(".cursor/mcp.json"));
+    assert_eq!(written["mcpServers"]["gatehouse"]["args"], json!(["serve", "--tools", "docs-read"]));
+    let cursor = setup.client("cursor");
+    assert_eq!((cursor["state"].as_str(), cursor["tools"].as_str()), (Some("connected"), Some("docs-read")));
+
+    // `all` (or nothing) writes no `--tools`: the assistant is offered every tool, new ones included.
+    invoke(&setup.settings, "assistants_connect", json!({ "client": "goose", "tools": "all" })).expect("connect");
+    assert!(setup.client("goose")["tools"].is_null(), "{}", setup.client("goose"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn without_a_database_tokens_are_explained_not_failed() {
     let setup = Setup::new(Options { store: false, ..NORMAL }).await;
     let listed = invoke(&setup.settings, "assistants_tokens", json!({})).expect("tokens");

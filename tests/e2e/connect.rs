@@ -137,3 +137,34 @@ fn snippets_and_unknown_assistants() {
     let said = String::from_utf8_lossy(&unknown.stderr);
     assert!(said.contains("claude-desktop, claude-code, cursor, vscode, windsurf, goose"), "{said}");
 }
+
+#[tokio::test]
+async fn connect_with_tools_writes_them_into_the_entry_and_the_assistant_is_offered_only_those() {
+    let home = tempfile::tempdir().unwrap();
+    let config = config_path(home.path(), "cursor");
+    let connected = run(home.path(), &["connect", "cursor", "--sandbox", "--tools", "docs-read, sheets-read"]);
+    assert!(connected.status.success(), "{connected:?}");
+    let written: Value = serde_json::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
+    let ours = &written["mcpServers"]["gatehouse"];
+    assert_eq!(ours["args"], serde_json::json!(["serve", "--sandbox", "--tools", "docs-read,sheets-read"]));
+
+    let mut command = tokio::process::Command::new(ours["command"].as_str().unwrap());
+    command.args(ours["args"].as_array().unwrap().iter().map(|arg| arg.as_str().unwrap()));
+    command.env_clear().env("HOME", home.path()).kill_on_drop(true);
+    let client = stdio_client(command).await.unwrap();
+    let listed: Vec<String> =
+        client.peer().list_all_tools().await.unwrap().into_iter().map(|tool| tool.name.to_string()).collect();
+    let selection = gatehouse_core::tools::sets::ToolSelection::parse("docs-read,sheets-read").unwrap();
+    let expected: Vec<String> = gatehouse_core::tools::all_tools()
+        .iter()
+        .filter(|tool| selection.allows(tool.meta.name))
+        .map(|tool| tool.meta.name.to_owned())
+        .collect();
+    assert_eq!(listed, expected);
+    client.cancel().await.unwrap();
+
+    let wrong = run(home.path(), &["connect", "cursor", "--tools", "doc-read"]);
+    assert!(!wrong.status.success());
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(said.contains("“doc-read” is not a tool set"), "{said}");
+}

@@ -40,8 +40,6 @@
     },
   };
 
-  const ORDER = ["response_cap", "gate_reads", "approval_timeout", "export_dir", "enabled_tools", "start_in_sandbox"];
-
   // 1000000 → "1,000,000", whatever the system's locale data.
   function number(value) {
     return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
@@ -271,16 +269,15 @@
   }
 
   function render(section, view, messages) {
-    const byKey = Object.fromEntries(view.settings.map((setting) => [setting.key, setting]));
-    const rows = ORDER.filter((key) => byKey[key]).map((key) => {
-      const setting = byKey[key];
-      if (key === "enabled_tools") return toolsSetting(section, setting, view.tools, messages);
+    // Every setting the core has, in its order: a new one shows up here without a change to this page.
+    const rows = view.settings.map((setting) => {
+      if (setting.key === "enabled_tools") return toolsSetting(section, setting, view.tools, messages);
       if (typeof setting.value === "boolean") return switchSetting(section, setting, messages);
       return textSetting(section, setting, messages);
     });
     const parts = [
       el("h2", {}, "Advanced"),
-      el("p", { class: "hint" }, "Changes here apply when Gatehouse restarts, except Start at login."),
+      el("p", { class: "hint" }, "Some changes apply only when Gatehouse restarts; those say so."),
       restartBanner(view),
       rows,
       startAtLogin(section, view, messages),

@@ -91,8 +91,23 @@
     if (client.path) {
       card.append(el("p", { class: "hint" }, "Its settings file: ", el("code", {}, breakable(client.path))));
     }
+    if (client.tools) {
+      card.append(el("p", { class: "hint" }, "Tools offered: " + client.tools));
+    }
     const row = el("div", { class: "row" });
     const entryThere = client.state === "connected" || client.state === "elsewhere";
+    let tools = null;
+    if (client.state !== "connected" && (page.sets || []).length > 0) {
+      // Which tools Connect offers the assistant: fewer tools leave it more room to think.
+      tools = el(
+        "select",
+        { "aria-label": "Tools to offer " + client.name },
+        el("option", { value: "" }, "Every tool"),
+        page.sets.filter((set) => set.name !== "all").map((set) => el("option", { value: set.name }, set.name + " — " + set.description + " (" + set.tools.length + ")")),
+      );
+      tools.value = client.tools && page.sets.some((set) => set.name === client.tools) ? client.tools : "";
+      row.append(tools);
+    }
     if (client.state !== "connected") {
       const connect = el(
         "button",
@@ -105,7 +120,7 @@
         },
         client.state === "elsewhere" ? "Connect again" : "Connect",
       );
-      connect.addEventListener("click", () => act(section, connect, "assistants_connect", client));
+      connect.addEventListener("click", () => act(section, connect, "assistants_connect", client, tools && tools.value ? { tools: tools.value } : {}));
       row.append(connect);
     }
     if (entryThere) {
@@ -128,9 +143,9 @@
   }
 
   // Connect or Disconnect, then redraw the assistants with what happened in that assistant's card.
-  async function act(section, button, command, client) {
+  async function act(section, button, command, client, extra) {
     try {
-      const done = await busy(button, () => invoke(command, { client: client.id }));
+      const done = await busy(button, () => invoke(command, Object.assign({ client: client.id }, extra || {})));
       said[client.id] = { kind: "done", text: done.message };
     } catch (error) {
       said[client.id] = { kind: "error", text: String(error) };

@@ -26,6 +26,10 @@ pub struct ConnectArgs {
     /// the form most MCP clients read).
     #[arg(long)]
     snippet: bool,
+    /// Offer the assistant only these tools: a comma list of tool sets (`gatehouse tools --sets`) and tool
+    /// names, written into its entry as `gatehouse serve --tools …`.
+    #[arg(long, value_name = "SETS", conflicts_with = "list")]
+    tools: Option<gatehouse_core::tools::sets::ToolSelection>,
 }
 
 #[derive(clap::Args)]
@@ -56,6 +60,10 @@ fn connect_command(args: ConnectArgs) -> Result<()> {
         return list();
     }
     let entry = ServerEntry::gatehouse(&this_binary()?, args.sandbox)?;
+    let entry = match &args.tools {
+        Some(tools) => entry.offering(tools),
+        None => entry,
+    };
     let client = args.client.as_deref().map(find_client).transpose()?;
     if args.snippet {
         print!("{}", snippet(client, &entry));

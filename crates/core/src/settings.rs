@@ -64,14 +64,15 @@ pub enum Key {
 }
 
 impl Key {
+    /// Every setting, in the order the settings window shows them.
     pub const ALL: [Key; 7] = [
         Key::ResponseCap,
-        Key::GateReads,
-        Key::EnabledTools,
-        Key::ExportDir,
-        Key::ApprovalTimeout,
-        Key::StartInSandbox,
         Key::CacheTtl,
+        Key::GateReads,
+        Key::ApprovalTimeout,
+        Key::ExportDir,
+        Key::EnabledTools,
+        Key::StartInSandbox,
     ];
 
     /// The key in the store and in the settings window's commands.

@@ -18,12 +18,21 @@ use serde_json::{Value, json};
 /// Write tools that deliberately have no evaluator, each with the reason: a grant for them may cover any
 /// arguments. A new write tool must be given an evaluator or be listed here with its reason.
 const NO_EVALUATOR: &[(&str, &str)] = &[
-    ("create_draft", "a draft stays in the person's own mailbox; nothing leaves it until send_draft, which always asks"),
+    (
+        "create_draft",
+        "a draft stays in the person's own mailbox; nothing leaves it until send_draft, which always asks",
+    ),
     ("modify_labels", "labels are the person's own filing in their own mailbox, and every change can be undone"),
     ("trash_message", "a trashed message stays restorable from Gmail's Trash for 30 days, like Drive's trash"),
-    ("create_calendar", "a new, empty calendar of the person's own, shared with no one: there is no target to limit to"),
+    (
+        "create_calendar",
+        "a new, empty calendar of the person's own, shared with no one: there is no target to limit to",
+    ),
     ("set_cache_ttl", "it changes only how long Gatehouse reuses its own copies of answers; nothing in Google changes"),
-    ("refresh_cache", "it only drops Gatehouse's own copies of answers, so later reads fetch fresh data; nothing in Google changes"),
+    (
+        "refresh_cache",
+        "it only drops Gatehouse's own copies of answers, so later reads fetch fresh data; nothing in Google changes",
+    ),
 ];
 
 /// What each write tool is claimed by, as reviewed: a change here is a change of what grants may cover.

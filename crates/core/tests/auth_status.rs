@@ -277,7 +277,9 @@ fn arguments(tool: &str, f: &Fixture, h: &PermissionIds) -> Value {
         "hide_rows" | "unhide_rows" => json!({ "spreadsheet_id": f.book, "sheet": "Sheet1", "start_row": 5 }),
         "hide_columns" | "unhide_columns" => json!({ "spreadsheet_id": f.book, "sheet": "Sheet1", "start_column": 5 }),
         "resize_rows" => json!({ "spreadsheet_id": f.book, "sheet": "Sheet1", "start_row": 5, "pixel_size": 30 }),
-        "resize_columns" => json!({ "spreadsheet_id": f.book, "sheet": "Sheet1", "start_column": 5, "auto_resize": true }),
+        "resize_columns" => {
+            json!({ "spreadsheet_id": f.book, "sheet": "Sheet1", "start_column": 5, "auto_resize": true })
+        }
         "format_cells" => json!({ "spreadsheet_id": f.book, "sheet": "Sheet1", "range": "A1", "bold": true }),
         "update_borders" => {
             json!({ "spreadsheet_id": f.book, "sheet": "Sheet1", "range": "A1:B2", "top": { "style": "SOLID" } })
@@ -291,7 +293,9 @@ fn arguments(tool: &str, f: &Fixture, h: &PermissionIds) -> Value {
             json!({ "spreadsheet_id": f.book, "sheet": "Sheet1", "range": "A1", "condition_type": "BOOLEAN" })
         }
         "clear_data_validation" => json!({ "spreadsheet_id": f.book, "sheet": "Sheet1", "range": "A1" }),
-        "add_chart" => json!({ "spreadsheet_id": f.book, "sheet": "Sheet1", "chart_type": "LINE", "data_range": "A1:B2" }),
+        "add_chart" => {
+            json!({ "spreadsheet_id": f.book, "sheet": "Sheet1", "chart_type": "LINE", "data_range": "A1:B2" })
+        }
         "create_spreadsheet" => json!({ "title": "Robot's sheet" }),
         "import_csv_to_sheet" => json!({ "local_path": "import.csv", "title": "Robot's import" }),
         "create_folder" => json!({ "name": "Robot's folder" }),
@@ -403,8 +407,11 @@ async fn every_tool_that_hits_the_storage_quota_is_declared_so() {
     };
     let revisions = h.ok("list_revisions", json!({ "file_id": fixture.blob })).await;
     let revision = revisions["revisions"][0]["id"].as_str().unwrap_or_else(|| panic!("no revision in {revisions}"));
-    let permissions =
-        PermissionIds { bob: id_of("bob@example.com"), carol: id_of("carol@example.com"), revision: revision.to_owned() };
+    let permissions = PermissionIds {
+        bob: id_of("bob@example.com"),
+        carol: id_of("carol@example.com"),
+        revision: revision.to_owned(),
+    };
 
     let tools = all_tools();
     let mut outcomes: BTreeMap<&str, Result<Value, String>> = BTreeMap::new();
@@ -425,13 +432,12 @@ async fn every_tool_that_hits_the_storage_quota_is_declared_so() {
 
     // Every other failure is a declared identity limit; anything else means the fixture is wrong, which
     // would hide a quota failure.
-    let no_identity: BTreeSet<&str> =
-        tools
-            .iter()
-            .filter(|t| !t.meta.is_read_only())
-            .filter(|t| t.meta.fails(Limitation::NoPersonalDriveIdentity) || t.meta.fails(Limitation::NoMailbox))
-            .map(|t| t.meta.name)
-            .collect();
+    let no_identity: BTreeSet<&str> = tools
+        .iter()
+        .filter(|t| !t.meta.is_read_only())
+        .filter(|t| t.meta.fails(Limitation::NoPersonalDriveIdentity) || t.meta.fails(Limitation::NoMailbox))
+        .map(|t| t.meta.name)
+        .collect();
     assert_eq!(
         other_failures.keys().copied().collect::<BTreeSet<_>>(),
         no_identity,

@@ -271,3 +271,16 @@ fn every_cached_tool_is_a_read_of_one_named_file() {
     }
     assert!(cached.contains(&"get_sheet_data") && cached.contains(&"get_doc_content"), "{cached:?}");
 }
+
+#[tokio::test]
+async fn without_a_drive_scope_drive_is_not_asked_and_nothing_is_kept() {
+    let c = Cached::new().await;
+    let id = c.sheet("Budget", rows(2));
+    let sheets_only = vec!["https://www.googleapis.com/auth/spreadsheets".to_owned()];
+    let auth = c.engine.auth().current();
+    c.engine.auth().set(gatehouse_core::auth::state::AuthSnapshot { granted_scopes: Some(sheets_only), ..auth });
+    c.ok("get_sheet_data", read(&id)).await;
+    c.ok("get_sheet_data", read(&id)).await;
+    assert_eq!(c.version_checks(&id), 0, "no files.get the sign-in can't make");
+    assert_eq!(c.ok("refresh_cache", json!({})).await["dropped"], 0, "nothing was kept");
+}

@@ -114,7 +114,7 @@ fn a_smaller_set_lists_in_fewer_bytes() {
 
 struct Setup {
     google: FakeGoogle,
-    _home: tempfile::TempDir,
+    home: tempfile::TempDir,
     engine: Arc<Engine>,
     store: Store,
     url: String,
@@ -149,7 +149,7 @@ async fn setup(enabled: Option<&[&str]>) -> Setup {
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let cancel = CancellationToken::new();
     tokio::spawn(mcp::http::serve(Arc::clone(&engine), listener, SERVER_TOKEN, cancel.clone()));
-    Setup { google, _home: home, engine, store, url, sheet, cancel }
+    Setup { google, home, engine, store, url, sheet, cancel }
 }
 
 type Client = RunningService<RoleClient, ClientConfig>;
@@ -262,20 +262,50 @@ async fn a_revoked_assistants_set_cannot_be_changed() {
 #[tokio::test]
 async fn the_host_refuses_a_relayed_call_outside_the_relays_set() {
     let setup = setup(None).await;
-    let home = setup._home.path().to_owned();
+    let home = setup.home.path().to_owned();
     let _control =
         gatehouse_core::control::serve(Arc::clone(&setup.engine), &home, CancellationToken::new()).await.unwrap();
     let mut clients = gatehouse_core::control::Client::connect_all(&home).await.unwrap();
     let mut host = clients.remove(0);
     let write = arguments(json!({ "spreadsheet_id": setup.sheet, "sheet": "Sales", "range": "B1", "data": [["no"]] }));
     let (text, is_error) =
-        host.call("update_cells", Some(write), Default::default(), Some("sheets-read".into())).await.unwrap();
+        host.call_within("update_cells", Some(write), Default::default(), Some("sheets-read".into())).await.unwrap();
     assert!(is_error);
     assert!(text.contains("update_cells is not among") && text.contains("--tools sheets-read"), "{text}");
     assert_eq!(cell_b1(&setup), "");
     let read = arguments(json!({ "spreadsheet_id": setup.sheet, "sheet": "Sales" }));
     let mut host = gatehouse_core::control::Client::connect_all(&home).await.unwrap().remove(0);
     let (text, is_error) =
-        host.call("get_sheet_data", Some(read), Default::default(), Some("sheets-read".into())).await.unwrap();
+        host.call_within("get_sheet_data", Some(read), Default::default(), Some("sheets-read".into())).await.unwrap();
     assert!(!is_error, "{text}");
+}
+
+#[tokio::test]
+async fn a_stored_set_this_version_does_not_know_is_said_on_listing_not_served_wide_open() {
+    let setup = setup(None).await;
+    let added = setup.store.add_assistant("old", true, Utc::now()).await.unwrap();
+    // As an older or newer Gatehouse could have left it: a tool this build does not have.
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", setup.home.path().join(DATABASE_FILE).display()))
+        .await
+        .unwrap();
+    sqlx::query("UPDATE assistants SET tool_set = 'sheets-read,retired_tool' WHERE id = ?1")
+        .bind(&added.assistant.id)
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    setup.store.sync_index().await.unwrap();
+
+    let client = connect(&setup, &added.token).await;
+    let error = client.peer().list_all_tools().await.unwrap_err().to_string();
+    assert!(error.contains("The tool set of the assistant “old” no longer fits"), "{error}");
+    assert!(error.contains("“retired_tool” is not a tool set") && error.contains("gatehouse assistants tools old"));
+    let call = client
+        .peer()
+        .call_tool(CallToolRequestParams::new("get_sheet_data").with_arguments(arguments(json!({}))))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(call.contains("no longer fits"), "{call}");
+    client.cancel().await.unwrap();
 }

@@ -112,6 +112,8 @@ pub struct ClientView {
     pub state: Standing,
     /// Where it stands, in a sentence.
     pub summary: String,
+    /// The tools its entry offers it (`gatehouse serve --tools …`); `None`: every tool.
+    pub tools: Option<String>,
 }
 
 /// The page: each assistant Gatehouse configures, and what any other assistant needs.
@@ -130,6 +132,8 @@ pub struct Overview {
     pub snippet: Option<String>,
     /// Where MCP over HTTP is served, e.g. `http://127.0.0.1:8765/mcp`.
     pub http_url: Option<String>,
+    /// The tool sets *Connect* may offer an assistant (derived from the tools' declarations), `all` first.
+    pub sets: Vec<NamedSet>,
 }
 
 /// What *Connect* or *Disconnect* did.
@@ -228,6 +232,7 @@ impl Core {
             sandbox_until_sign_in: sandbox && !chosen_sandbox(self),
             snippet: stdio_snippet,
             http_url: http_url(self),
+            sets: gatehouse_core::tools::sets::sets(),
         }
     }
 
@@ -248,6 +253,7 @@ impl Core {
                     installed: false,
                     state: Standing::Unreadable,
                     summary: error.to_string(),
+                    tools: None,
                 };
             }
         };
@@ -291,13 +297,23 @@ impl Core {
             installed: found.installed,
             state,
             summary,
+            tools: found.connection.tools().map(str::to_owned),
         }
     }
 
-    /// Writes Gatehouse into the assistant's own config file (see `gatehouse_core::connect::connect`).
-    pub fn connect_assistant(&self, connector: &Connector, id: &str) -> Result<Changed, String> {
+    /// Writes Gatehouse into the assistant's own config file (see `gatehouse_core::connect::connect`),
+    /// offering it only the tools of `tools` when given (a comma list of sets and tool names; empty or `all`:
+    /// every tool).
+    pub fn connect_assistant(&self, connector: &Connector, id: &str, tools: Option<&str>) -> Result<Changed, String> {
         let client = find_client(id).map_err(|error| error.to_string())?;
         let entry = entry(self, connector)?;
+        let entry = match tools.map(str::trim).filter(|tools| !tools.is_empty()) {
+            Some(tools) => match ToolSelection::parse_kept(tools).map_err(|error| error.to_string())? {
+                Some(selection) => entry.offering(&selection),
+                None => entry,
+            },
+            None => entry,
+        };
         let done = connect(client, &entry, connector.lookup()).map_err(|error| error.to_string())?;
         let name = client.name;
         let path = done.path.display().to_string();
@@ -435,14 +451,16 @@ pub async fn assistants_list(core: State<'_, Core>, connector: State<'_, Connect
     Ok(core.assistants(&connector))
 }
 
-/// *Connect*: writes Gatehouse into `client`'s own config file (`claude-desktop`, `cursor`, …).
+/// *Connect*: writes Gatehouse into `client`'s own config file (`claude-desktop`, `cursor`, …), offering it
+/// only `tools` when given (a comma list of tool sets and tool names).
 #[tauri::command]
 pub async fn assistants_connect(
     core: State<'_, Core>,
     connector: State<'_, Connector>,
     client: String,
+    tools: Option<String>,
 ) -> Result<Changed, String> {
-    core.connect_assistant(&connector, &client)
+    core.connect_assistant(&connector, &client, tools.as_deref())
 }
 
 /// *Disconnect*: takes only Gatehouse's entry out of `client`'s config file.

@@ -41,6 +41,12 @@ impl ServerEntry {
         Ok(Self { name: ENTRY_NAME.to_owned(), command, args, env: BTreeMap::new() })
     }
 
+    /// The same entry, offering the assistant only the tools of `tools` (`serve --tools …`).
+    pub fn offering(mut self, tools: &crate::tools::sets::ToolSelection) -> Self {
+        self.args.extend(["--tools".to_owned(), tools.spec().to_owned()]);
+        self
+    }
+
     /// The entry as written into a client of this shape. An empty `env` is left out where it is optional.
     pub(super) fn value(&self, shape: Shape) -> Value {
         self.render(shape, false)

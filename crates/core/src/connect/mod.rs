@@ -85,6 +85,12 @@ impl Connection {
     pub fn runs_sandbox(&self) -> bool {
         matches!(self, Connection::Connected { args, .. } if args.iter().any(|arg| arg == "--sandbox"))
     }
+
+    /// The tools our entry offers the assistant (its `--tools` list), when it names some.
+    pub fn tools(&self) -> Option<&str> {
+        let Connection::Connected { args, .. } = self else { return None };
+        args.iter().position(|arg| arg == "--tools").and_then(|at| args.get(at + 1)).map(String::as_str)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

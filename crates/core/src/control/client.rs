@@ -102,6 +102,17 @@ impl Client {
         name: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
         meta: CallMeta,
+    ) -> Result<(String, bool), ControlError> {
+        self.call_within(name, arguments, meta, None).await
+    }
+
+    /// [`Client::call`] for a relayed assistant offered only the tools of `tools` (a
+    /// [`ToolSelection`](crate::tools::sets::ToolSelection) list): the server refuses a call outside them.
+    pub async fn call_within(
+        &mut self,
+        name: &str,
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+        meta: CallMeta,
         tools: Option<String>,
     ) -> Result<(String, bool), ControlError> {
         self.send(&Request::Call { name: name.to_owned(), arguments, meta, tools }).await?;

@@ -108,7 +108,7 @@ impl Backend for Relay {
     ) -> BoxFuture<'_, Result<Reply, CallError>> {
         Box::pin(async move {
             let answer = match self.connection().await {
-                Ok(mut host) => host.call(&name, arguments, meta, self.within.clone()).await,
+                Ok(mut host) => host.call_within(&name, arguments, meta, self.within.clone()).await,
                 Err(error) => Err(error),
             };
             match answer {

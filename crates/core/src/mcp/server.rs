@@ -88,8 +88,8 @@ impl McpServer {
             let selection = ToolSelection::parse(spec).map_err(|error| {
                 ErrorData::invalid_request(
                     format!(
-                        "The tool set of the assistant “{}” no longer fits this Gatehouse: {error} Change it on the Assistants page of Gatehouse's settings.",
-                        assistant.name
+                        "The tool set of the assistant “{name}” no longer fits this Gatehouse: {error} Change it on the Assistants page of Gatehouse's settings (or with `gatehouse assistants tools {name} SETS`).",
+                        name = assistant.name
                     ),
                     None,
                 )

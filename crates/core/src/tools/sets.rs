@@ -165,7 +165,7 @@ impl ToolSelection {
                 self.spec
             ),
             Chosen::Assistant(name) => format!(
-                "To offer it, change the tools of the assistant “{name}” on the Assistants page of Gatehouse's settings."
+                "To offer it, change the tools of the assistant “{name}” on the Assistants page of Gatehouse's settings (or with `gatehouse assistants tools {name} SETS`)."
             ),
         };
         format!("{tool} is not among the tools this assistant is offered (the tool set “{}”). {change}", self.spec)

@@ -22,9 +22,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::csv;
 use super::{find_sheet, sheets_of};
 use crate::a1::{column_letters, quote_sheet};
+use crate::csv;
 use crate::drive_query::Query;
 use crate::google::drive::{Corpora, File, ListRequest, mime};
 use crate::google::sheets::{Reply, ValueRender};
