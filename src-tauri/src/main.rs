@@ -9,7 +9,6 @@ use gatehouse_desktop::headless;
 use gatehouse_desktop::startup::Options;
 
 fn main() -> ExitCode {
-    draw_without_gpu_compositing();
     // Logs go to stderr, like the CLI's; GATEHOUSE_LOG filters them.
     let filter = tracing_subscriber::EnvFilter::try_from_env("GATEHOUSE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
@@ -33,16 +32,5 @@ fn main() -> ExitCode {
             tracing::error!("Gatehouse could not start: {error:#}");
             ExitCode::from(1)
         }
-    }
-}
-
-/// WebKitGTK draws our pages without its GPU compositor unless the person chose otherwise: small, still pages
-/// gain nothing from it, and setting it up for a window never shown before more than doubles the time to a
-/// first card's first frame (docs/benchmarks.md). It also keeps pages drawing on machines whose GL is broken.
-fn draw_without_gpu_compositing() {
-    const VARIABLE: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
-    if cfg!(target_os = "linux") && std::env::var_os(VARIABLE).is_none() {
-        // SAFETY: the first thing `main` does: no other thread exists yet to read the environment concurrently.
-        unsafe { std::env::set_var(VARIABLE, "1") };
     }
 }

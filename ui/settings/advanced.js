@@ -17,6 +17,11 @@
       hint: "A bigger answer is refused with advice to ask for less, because very large answers can make an assistant stop working.",
       unit: "characters",
     },
+    cache_ttl: {
+      label: "How long to reuse an answer, in seconds",
+      hint: "When a file hasn't changed since an assistant read it, Gatehouse can give the same answer again without asking Google, which is faster. 0 turns this off.",
+      unit: "seconds",
+    },
     gate_reads: {
       label: "Ask me before an assistant reads my files too",
       hint: "Normally Gatehouse asks only before a change. With this on, every read asks first as well.",

@@ -323,7 +323,30 @@ fn arguments(tool: &str, f: &Fixture, h: &PermissionIds) -> Value {
         "create_doc" => json!({ "title": "Robot's doc" }),
         "insert_doc_text" => json!({ "doc_id": f.doc, "insertions": [{ "index": 1, "text": "Hi " }] }),
         "delete_doc_range" => json!({ "doc_id": f.doc, "deletions": [{ "start_index": 1, "end_index": 2 }] }),
+        "insert_page_break" => json!({ "doc_id": f.doc, "index": 1 }),
+        "insert_softbreak_paragraph" => json!({ "doc_id": f.doc, "index": 1, "lines": [{ "text": "Hi" }] }),
+        // The table tools run in declaration order: the table inserted at 1 starts at 2.
+        "insert_doc_table" => json!({ "doc_id": f.doc, "index": 1, "rows": 2, "columns": 2 }),
+        "insert_table_row" | "delete_table_row" => json!({ "doc_id": f.doc, "table_start_index": 2, "row_index": 0 }),
+        "insert_table_column" | "delete_table_column" => {
+            json!({ "doc_id": f.doc, "table_start_index": 2, "column_index": 0 })
+        }
+        "merge_table_cells" => {
+            json!({ "doc_id": f.doc, "table_start_index": 2, "row_index": 0, "column_index": 0, "column_span": 2 })
+        }
+        "apply_theme" => json!({ "doc_id": f.doc, "theme": { "NORMAL_TEXT": { "font_family": "Lora" } } }),
+        "create_header" => json!({ "doc_id": f.doc, "content": "Shared" }),
+        "create_footer" => json!({ "doc_id": f.doc }),
+        "create_named_range" => json!({ "doc_id": f.doc, "name": "start", "start_index": 1, "end_index": 2 }),
+        "style_doc_range" => json!({ "doc_id": f.doc, "ranges": [{ "start_index": 1, "end_index": 2, "bold": true }] }),
+        "create_paragraph_bullets" | "delete_paragraph_bullets" => {
+            json!({ "doc_id": f.doc, "ranges": [{ "start_index": 1, "end_index": 2 }] })
+        }
+        "style_doc_table_cells" => {
+            json!({ "doc_id": f.doc, "table_start_index": 2, "cells": [{ "row_index": 0, "column_index": 0, "content_alignment": "MIDDLE" }] })
+        }
         "add_doc_comment" => json!({ "doc_id": f.doc, "content": "Looks good" }),
+        "resolve_doc_comment" => json!({ "doc_id": f.doc, "comment_id": h.comment }),
         "send_message" | "create_draft" => json!({ "to": USER, "subject": "Hi", "body": "Hello" }),
         "send_draft" => json!({ "draft_id": "r123" }),
         "reply_to_message" => json!({ "message_id": "18c0ffee00000001", "body": "Thanks" }),
@@ -351,11 +374,12 @@ fn arguments(tool: &str, f: &Fixture, h: &PermissionIds) -> Value {
     }
 }
 
-/// Ids only the tools can tell: two permissions on the blob, and its first revision.
+/// Ids only the tools can tell: two permissions on the blob, its first revision, and a comment on the doc.
 struct PermissionIds {
     bob: String,
     carol: String,
     revision: String,
+    comment: String,
 }
 
 #[tokio::test]
@@ -407,10 +431,15 @@ async fn every_tool_that_hits_the_storage_quota_is_declared_so() {
     };
     let revisions = h.ok("list_revisions", json!({ "file_id": fixture.blob })).await;
     let revision = revisions["revisions"][0]["id"].as_str().unwrap_or_else(|| panic!("no revision in {revisions}"));
+    let commented = h.ok("add_doc_comment", json!({ "doc_id": fixture.doc, "content": "To resolve" })).await;
     let permissions = PermissionIds {
         bob: id_of("bob@example.com"),
         carol: id_of("carol@example.com"),
         revision: revision.to_owned(),
+        comment: commented["comment"]["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no comment id in {commented}"))
+            .to_owned(),
     };
 
     let tools = all_tools();

@@ -82,6 +82,18 @@ struct NewComment<'a> {
     quoted_file_content: Option<QuotedFileContent>,
 }
 
+/// The body of `replies.create`.
+#[derive(Debug, Clone, Serialize)]
+struct NewReply<'a> {
+    #[serde(skip_serializing_if = "str::is_empty")]
+    content: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    action: Option<&'a str>,
+}
+
+/// The `Reply` fields Gatehouse reads.
+const REPLY_FIELDS: &str = "id,content,author(displayName,emailAddress),createdTime,action,deleted";
+
 /// One page of `comments.list`.
 #[derive(Debug, Clone, Copy)]
 pub struct ListComments<'a> {
@@ -127,6 +139,20 @@ impl Comments<'_> {
                 .map(|value| QuotedFileContent { mime_type: "text/plain".to_owned(), value: value.to_owned() }),
         };
         let call = Call::post(Api::Drive, comments_path(file_id)).query("fields", COMMENT_FIELDS).json(&body);
+        self.0.json(call).await
+    }
+
+    /// `replies.create`: a reply to a comment; `action` `resolve` or `reopen` also resolves or reopens it
+    /// (the content may then be empty).
+    pub async fn reply(
+        &self,
+        file_id: &str,
+        comment_id: &str,
+        content: &str,
+        action: Option<&str>,
+    ) -> Result<Reply, GoogleError> {
+        let path = format!("{}/{}/replies", comments_path(file_id), segment(comment_id));
+        let call = Call::post(Api::Drive, path).query("fields", REPLY_FIELDS).json(&NewReply { content, action });
         self.0.json(call).await
     }
 }

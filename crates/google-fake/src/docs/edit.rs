@@ -5,6 +5,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::model::{Bullet, Document, Kind, ListDef, Para, Style, Unit, is_heading, list_indent, short_id};
+use super::{named_ranges, named_styles, segments, tables};
 use crate::rpc::Failure;
 use crate::sheets::fields::{self, Mask};
 
@@ -12,6 +13,9 @@ type Outcome = Result<Value, Failure>;
 
 /// Applies one request; returns its reply.
 pub(crate) fn apply(doc: &mut Document, kind: &str, body: &Map<String, Value>) -> Outcome {
+    if let Some(outcome) = segments::route(doc, kind, body) {
+        return outcome;
+    }
     match kind {
         "insertText" => insert_text(doc, body),
         "deleteContentRange" => delete_content_range(doc, body),
@@ -21,6 +25,17 @@ pub(crate) fn apply(doc: &mut Document, kind: &str, body: &Map<String, Value>) -
         "createParagraphBullets" => create_paragraph_bullets(doc, body),
         "deleteParagraphBullets" => delete_paragraph_bullets(doc, body),
         "insertPageBreak" => insert_page_break(doc, body),
+        "insertTable" => tables::insert_table(doc, body),
+        "insertTableRow" => tables::insert_table_row(doc, body),
+        "insertTableColumn" => tables::insert_table_column(doc, body),
+        "deleteTableRow" => tables::delete_table_row(doc, body),
+        "deleteTableColumn" => tables::delete_table_column(doc, body),
+        "mergeTableCells" => tables::merge_table_cells(doc, body),
+        "updateTableCellStyle" => tables::update_table_cell_style(doc, body),
+        "createHeader" => segments::create(doc, segments::Segment::Header, body),
+        "createFooter" => segments::create(doc, segments::Segment::Footer, body),
+        "createNamedRange" => named_ranges::create(doc, body),
+        "updateNamedStyle" => named_styles::update(doc, body),
         _ => Err(Failure::Unimplemented),
     }
 }
@@ -56,12 +71,12 @@ fn clean(text: &str) -> String {
 }
 
 /// Where an insertion goes: a unit position, from `location` or `endOfSegmentLocation`.
-fn insertion_point(doc: &Document, body: &Map<String, Value>) -> Result<usize, Failure> {
+pub(super) fn insertion_point(doc: &Document, body: &Map<String, Value>) -> Result<usize, Failure> {
     if let Some(location) = obj(body, "location") {
         check_segment(location)?;
         let index = int(location.get("index"));
         let end = i64::from(doc.end_index());
-        if index < 1 {
+        if index < i64::from(doc.base) {
             return Err("The insertion index must be inside the bounds of an existing paragraph. You can still create new paragraphs by inserting newlines.".into());
         }
         if index >= end {
@@ -71,9 +86,14 @@ fn insertion_point(doc: &Document, body: &Map<String, Value>) -> Result<usize, F
         }
         let starts = doc.starts();
         let index = u32::try_from(index).unwrap_or(u32::MAX);
-        return doc
+        let pos = doc
             .position(&starts, index)
-            .ok_or_else(|| Failure::from("The insertion index cannot be inside a surrogate pair."));
+            .ok_or_else(|| Failure::from("The insertion index cannot be inside a surrogate pair."))?;
+        // A table, row or cell start is not inside a paragraph.
+        if doc.units[pos].is_structure() {
+            return Err("The insertion index must be inside the bounds of an existing paragraph. You can still create new paragraphs by inserting newlines.".into());
+        }
+        return Ok(pos);
     }
     if let Some(end) = obj(body, "endOfSegmentLocation") {
         check_segment(end)?;
@@ -84,8 +104,8 @@ fn insertion_point(doc: &Document, body: &Map<String, Value>) -> Result<usize, F
 
 /// The style inserted text takes: that of the text before it in the same paragraph, else the text
 /// after it. Links are not extended.
-fn inherited_style(doc: &Document, pos: usize) -> Style {
-    let before = pos.checked_sub(1).map(|p| &doc.units[p]).filter(|u| !u.is_newline());
+pub(super) fn inherited_style(doc: &Document, pos: usize) -> Style {
+    let before = pos.checked_sub(1).map(|p| &doc.units[p]).filter(|u| !u.is_newline() && !u.is_structure());
     let source = before.or_else(|| doc.units.get(pos));
     match source {
         Some(unit) if unit.style.contains_key("link") => {
@@ -101,7 +121,7 @@ fn inherited_style(doc: &Document, pos: usize) -> Style {
 }
 
 /// A copy of a paragraph's attributes for a paragraph split off it (new heading id).
-fn split_para(para: &Para) -> Para {
+pub(super) fn split_para(para: &Para) -> Para {
     let mut para = para.clone();
     if para.style.contains_key("headingId") {
         para.style.insert("headingId".into(), json!(format!("h.{}", short_id())));
@@ -115,6 +135,7 @@ fn insert_units(doc: &mut Document, pos: usize, text: &str, style: Style) -> usi
     let units: Vec<Unit> = text.chars().map(|c| Unit::char(c, style.clone(), Some(&para))).collect();
     let count = units.len();
     doc.units.splice(pos..pos, units);
+    named_ranges::inherit(doc, pos, count);
     count
 }
 
@@ -130,16 +151,19 @@ fn insert_text(doc: &mut Document, body: &Map<String, Value>) -> Outcome {
 
 fn insert_page_break(doc: &mut Document, body: &Map<String, Value>) -> Outcome {
     let pos = insertion_point(doc, body)?;
+    if tables::depth_at(doc, pos) > 0 {
+        return Err("Page breaks cannot be inserted inside a table.".into());
+    }
     let style = inherited_style(doc, pos);
     let para = split_para(&doc.para_at(pos));
-    let units =
-        vec![Unit { kind: Kind::PageBreak, style: style.clone(), para: None }, Unit::char('\n', style, Some(&para))];
+    let units = vec![Unit::mark(Kind::PageBreak, style.clone()), Unit::char('\n', style, Some(&para))];
     doc.units.splice(pos..pos, units);
+    named_ranges::inherit(doc, pos, 2);
     Ok(json!({}))
 }
 
 /// A `Range` as unit positions `[start, end)`; `allow_final` lets it cover the body's last newline.
-fn range(doc: &Document, body: &Map<String, Value>, allow_final: bool) -> Result<(usize, usize), Failure> {
+pub(super) fn range(doc: &Document, body: &Map<String, Value>, allow_final: bool) -> Result<(usize, usize), Failure> {
     let range = obj(body, "range").ok_or_else(|| Failure::from("range must be specified."))?;
     check_segment(range)?;
     let start = int(range.get("startIndex"));
@@ -152,7 +176,7 @@ fn range(doc: &Document, body: &Map<String, Value>, allow_final: bool) -> Result
             format!("The start index ({start}) of the range must be less than the end index ({end}).").into()
         });
     }
-    if start < 1 {
+    if start < i64::from(doc.base) {
         return Err("The range cannot include the section break at index 0.".into());
     }
     if end > segment_end {
@@ -175,6 +199,7 @@ fn range(doc: &Document, body: &Map<String, Value>, allow_final: bool) -> Result
 
 fn delete_content_range(doc: &mut Document, body: &Map<String, Value>) -> Outcome {
     let (start, end) = range(doc, body, false)?;
+    tables::check_deletion(doc, start, end)?;
     doc.units.drain(start..end);
     Ok(json!({}))
 }
@@ -216,7 +241,7 @@ fn replace_all_text(doc: &mut Document, body: &Map<String, Value>) -> Outcome {
     Ok(json!({ "replaceAllText": reply }))
 }
 
-fn mask(body: &Map<String, Value>) -> Result<Mask, Failure> {
+pub(super) fn mask(body: &Map<String, Value>) -> Result<Mask, Failure> {
     let spec = body.get("fields").and_then(Value::as_str).unwrap_or("");
     if spec.trim().is_empty() {
         return Err("At least one field must be listed in 'fields'. To update all fields use '*'.".into());
@@ -225,7 +250,7 @@ fn mask(body: &Map<String, Value>) -> Result<Mask, Failure> {
 }
 
 /// Drops proto3 defaults (false, 0, "", empty objects) from a style.
-fn prune(map: &mut Map<String, Value>) {
+pub(super) fn prune(map: &mut Map<String, Value>) {
     let mut value = Value::Object(std::mem::take(map));
     crate::sheets::prune(&mut value);
     if let Value::Object(pruned) = value {
@@ -242,7 +267,7 @@ fn update_text_style(doc: &mut Document, body: &Map<String, Value>) -> Outcome {
         return Err("textStyle.fontSize.unit must be PT.".into());
     }
     let mut cache: Vec<(Style, Style)> = Vec::new();
-    for unit in &mut doc.units[start..end] {
+    for unit in doc.units[start..end].iter_mut().filter(|u| !u.is_structure()) {
         if let Some((_, new)) = cache.iter().find(|(old, _)| Arc::ptr_eq(old, &unit.style)) {
             unit.style = new.clone();
             continue;

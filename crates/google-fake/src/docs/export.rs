@@ -25,7 +25,7 @@ fn blocks(doc: &Document) -> Vec<Block> {
             let text = match unit.kind {
                 Kind::Char('\u{b}') => "\n".to_owned(),
                 Kind::Char(c) => c.to_string(),
-                Kind::PageBreak => continue,
+                _ => continue,
             };
             match runs.last_mut() {
                 Some((run, style)) if *style == *unit.style => run.push_str(&text),

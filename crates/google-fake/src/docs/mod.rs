@@ -3,7 +3,9 @@
 //! Implemented: `documents.create`, `documents.get` (also `includeTabsContent`) and
 //! `documents.batchUpdate` with `insertText`, `deleteContentRange`, `replaceAllText`,
 //! `updateTextStyle`, `updateParagraphStyle`, `createParagraphBullets`, `deleteParagraphBullets` and
-//! `insertPageBreak`; `writeControl.requiredRevisionId` is honoured. Every index is a UTF-16 code
+//! `insertPageBreak`, the table requests of [`tables`] and the header and footer requests of
+//! [`segments`], `createNamedRange` ([`named_ranges`]), `updateNamedStyle`
+//! ([`named_styles`]); `writeControl.requiredRevisionId` is honoured. Every index is a UTF-16 code
 //! unit, as Google counts them. Other request kinds answer 501. Access follows the caller's Drive role on
 //! the file ([`World::require_native_access`]); edits move the Drive file on and are recorded in Drive
 //! Activity. [`Store::batch_update`] applies the same requests in process (seeding, tests).
@@ -12,7 +14,11 @@ mod edit;
 mod export;
 mod http;
 mod model;
+mod named_ranges;
+mod named_styles;
+mod segments;
 mod snapshot;
+mod tables;
 
 use std::collections::HashMap;
 

@@ -15,6 +15,14 @@ pub(crate) type Style = Arc<Map<String, Value>>;
 pub(crate) enum Kind {
     Char(char),
     PageBreak,
+    /// A table's first index; its unit's style holds the `TableStyle` (see [`super::tables`]).
+    TableStart,
+    /// A table row's first index; its unit's style holds the `TableRowStyle`.
+    RowStart,
+    /// A table cell's first index; its unit's style holds the `TableCellStyle`.
+    CellStart,
+    /// Where a table ends: zero-width, it only closes the table.
+    TableEnd,
 }
 
 /// The attributes of a paragraph.
@@ -38,19 +46,32 @@ pub(crate) struct Unit {
     pub style: Style,
     /// Present exactly on newlines: the attributes of the paragraph the newline closes.
     pub para: Option<Box<Para>>,
+    /// The ids of the named ranges covering this unit (see [`super::named_ranges`]).
+    pub ranges: Vec<String>,
 }
 
 impl Unit {
     pub(crate) fn char(ch: char, style: Style, para: Option<&Para>) -> Self {
         let para = (ch == '\n').then(|| Box::new(para.cloned().unwrap_or_default()));
-        Self { kind: Kind::Char(ch), style, para }
+        Self { kind: Kind::Char(ch), style, para, ranges: Vec::new() }
+    }
+
+    /// A unit that is not a character (a page break or table structure).
+    pub(crate) fn mark(kind: Kind, style: Style) -> Self {
+        Self { kind, style, para: None, ranges: Vec::new() }
     }
 
     pub(crate) fn width(&self) -> u32 {
         match self.kind {
             Kind::Char(c) => c.len_utf16() as u32,
-            Kind::PageBreak => 1,
+            Kind::PageBreak | Kind::TableStart | Kind::RowStart | Kind::CellStart => 1,
+            Kind::TableEnd => 0,
         }
+    }
+
+    /// Whether the unit is table structure rather than paragraph content.
+    pub(crate) fn is_structure(&self) -> bool {
+        matches!(self.kind, Kind::TableStart | Kind::RowStart | Kind::CellStart | Kind::TableEnd)
     }
 
     pub(crate) fn is_newline(&self) -> bool {
@@ -72,6 +93,16 @@ pub(crate) struct Document {
     pub revision: String,
     pub units: Vec<Unit>,
     pub lists: BTreeMap<String, ListDef>,
+    /// The index of the first unit: 1 in the body (after its section break), 0 while a header or footer
+    /// is swapped in for editing (see [`super::segments`]).
+    pub base: u32,
+    /// The default header and footer, by id, as their own unit sequences.
+    pub headers: BTreeMap<String, Vec<Unit>>,
+    pub footers: BTreeMap<String, Vec<Unit>>,
+    /// Named ranges' names by id; where each range is lives on the units it covers.
+    pub named_ranges: BTreeMap<String, String>,
+    /// Named styles changed by `updateNamedStyle`, as whole `NamedStyle` JSON by type.
+    pub named_styles: BTreeMap<String, Value>,
 }
 
 pub(crate) fn new_revision() -> String {
@@ -95,13 +126,18 @@ impl Document {
             revision: new_revision(),
             units: vec![Unit::char('\n', empty_style(), None)],
             lists: BTreeMap::new(),
+            base: 1,
+            headers: BTreeMap::new(),
+            footers: BTreeMap::new(),
+            named_ranges: BTreeMap::new(),
+            named_styles: BTreeMap::new(),
         }
     }
 
     /// The document index each unit starts at; the extra last entry is the body's end index.
     pub(crate) fn starts(&self) -> Vec<u32> {
         let mut out = Vec::with_capacity(self.units.len() + 1);
-        let mut index = 1;
+        let mut index = self.base;
         for unit in &self.units {
             out.push(index);
             index += unit.width();
@@ -111,13 +147,14 @@ impl Document {
     }
 
     pub(crate) fn end_index(&self) -> u32 {
-        1 + self.units.iter().map(Unit::width).sum::<u32>()
+        self.base + self.units.iter().map(Unit::width).sum::<u32>()
     }
 
-    /// The unit position at a document index; `None` when the index splits a surrogate pair or is
-    /// outside the body.
+    /// The unit position at a document index (past any zero-width table end there); `None` when the
+    /// index splits a surrogate pair or is outside the body.
     pub(crate) fn position(&self, starts: &[u32], index: u32) -> Option<usize> {
-        starts.binary_search(&index).ok()
+        let after = starts.partition_point(|s| *s <= index);
+        after.checked_sub(1).filter(|&p| starts[p] == index)
     }
 
     /// Paragraphs as unit ranges `[start, newline]`.
@@ -127,6 +164,8 @@ impl Document {
         for (i, unit) in self.units.iter().enumerate() {
             if unit.is_newline() {
                 out.push((start, i));
+                start = i + 1;
+            } else if unit.is_structure() {
                 start = i + 1;
             }
         }
@@ -147,7 +186,7 @@ impl Document {
             .iter()
             .filter_map(|u| match u.kind {
                 Kind::Char(c) => Some(c),
-                Kind::PageBreak => None,
+                _ => None,
             })
             .collect()
     }
@@ -165,14 +204,14 @@ impl Document {
             }
         })];
         let starts = self.starts();
-        for (first, last) in self.paragraphs() {
-            content.push(self.paragraph_json(&starts, first, last));
-        }
+        content.extend(self.content_json(&starts, 0, self.units.len()));
         let mut tab = json!({
             "body": { "content": content },
             "documentStyle": document_style(),
-            "namedStyles": named_styles(),
+            "namedStyles": super::named_styles::json(self),
         });
+        super::segments::add_json(self, &mut tab);
+        super::named_ranges::add_json(self, &starts, &mut tab);
         let lists: Map<String, Value> =
             self.lists.iter().map(|(id, list)| (id.clone(), list_json(&list.preset))).collect();
         if !lists.is_empty() {
@@ -190,6 +229,26 @@ impl Document {
             doc.extend(tab);
         }
         doc
+    }
+
+    /// The structural elements (paragraphs and tables) of the units `[from, to)`.
+    pub(crate) fn content_json(&self, starts: &[u32], from: usize, to: usize) -> Vec<Value> {
+        let mut out = Vec::new();
+        let mut i = from;
+        while i < to {
+            if self.units[i].kind == Kind::TableStart {
+                let (table, next) = super::tables::table_json(self, starts, i);
+                out.push(table);
+                i = next;
+                continue;
+            }
+            let Some(last) = (i..to).find(|&j| self.units[j].is_newline()) else {
+                break;
+            };
+            out.push(self.paragraph_json(starts, i, last));
+            i = last + 1;
+        }
+        out
     }
 
     fn paragraph_json(&self, starts: &[u32], first: usize, last: usize) -> Value {
@@ -223,6 +282,14 @@ impl Document {
                 "textRun": { "content": text, "textStyle": Value::Object((*unit.style).clone()) }
             }));
             i = j;
+        }
+        // A zero index is a default, which Google leaves out (the first run of a header or footer).
+        for element in &mut elements {
+            if element["startIndex"] == 0
+                && let Value::Object(map) = element
+            {
+                map.remove("startIndex");
+            }
         }
         let para = self.units[last].para.as_deref().cloned().unwrap_or_default();
         let mut style = json!({ "namedStyleType": "NORMAL_TEXT", "direction": "LEFT_TO_RIGHT" });
@@ -345,7 +412,7 @@ fn document_style() -> Value {
     })
 }
 
-fn named_styles() -> Value {
+pub(crate) fn named_styles() -> Value {
     let style = |name: &str, size: f64, above: f64, below: f64, extra: Value| {
         let mut text = json!({
             "fontSize": pt(size),

@@ -52,7 +52,7 @@ pub struct DeleteDocRangeArgs {
 }
 
 /// Reads item `i` of `list` as an object with exactly the fields `fields`.
-fn item_fields<'a>(
+pub(super) fn item_fields<'a>(
     list: &str,
     i: usize,
     item: &'a Value,

@@ -5,11 +5,20 @@
 //! same numbers `get_doc_structure` and `find_in_doc` report and `documents.batchUpdate` takes.
 
 mod autolink;
+mod breaks;
+mod bullets;
 mod comments;
 mod create;
 mod edit;
 mod find;
+mod headers;
+mod named_ranges;
+mod named_styles;
 mod read;
+mod resolve;
+mod styles;
+mod tables;
+mod theme;
 
 use serde_json::Value;
 
@@ -94,6 +103,220 @@ pub fn tools() -> Vec<ToolDef> {
             edit::delete_doc_range,
             [Evaluator::document(|a: &edit::DeleteDocRangeArgs| &a.doc_id)],
         ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "insert_page_break",
+                "Insert page break",
+                "Insert a page break (followed by a new paragraph) at an index of a Google Doc.",
+                false,
+                false,
+            ),
+            breaks::insert_page_break,
+            [Evaluator::document(|a: &breaks::InsertPageBreakArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "insert_softbreak_paragraph",
+                "Insert multi-line paragraph",
+                "Insert one paragraph whose lines are separated by soft line breaks (Shift+Enter) at the start of a paragraph of a Google Doc, with a named style.",
+                false,
+                false,
+            ),
+            breaks::insert_softbreak_paragraph,
+            [Evaluator::document(|a: &breaks::InsertSoftbreakParagraphArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "insert_doc_table",
+                "Insert table",
+                "Insert an empty table with the given rows and columns at an index of a Google Doc; the table starts at index + 1.",
+                false,
+                false,
+            ),
+            tables::insert_doc_table,
+            [Evaluator::document(|a: &tables::InsertDocTableArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "insert_table_row",
+                "Insert table row",
+                "Insert an empty row above or below a row of a table in a Google Doc.",
+                false,
+                false,
+            ),
+            tables::insert_table_row,
+            [Evaluator::document(|a: &tables::InsertTableRowArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "delete_table_row",
+                "Delete table row",
+                "Delete a row of a table in a Google Doc, with its content.",
+                true,
+                false,
+            ),
+            tables::delete_table_row,
+            [Evaluator::document(|a: &tables::DeleteTableRowArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "insert_table_column",
+                "Insert table column",
+                "Insert an empty column left or right of a column of a table in a Google Doc.",
+                false,
+                false,
+            ),
+            tables::insert_table_column,
+            [Evaluator::document(|a: &tables::InsertTableColumnArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "delete_table_column",
+                "Delete table column",
+                "Delete a column of a table in a Google Doc, with its content.",
+                true,
+                false,
+            ),
+            tables::delete_table_column,
+            [Evaluator::document(|a: &tables::DeleteTableColumnArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "merge_table_cells",
+                "Merge table cells",
+                "Merge a block of cells of a table in a Google Doc into one; their text moves into the top-left cell.",
+                false,
+                false,
+            ),
+            tables::merge_table_cells,
+            [Evaluator::document(|a: &tables::MergeTableCellsArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "style_doc_table_cells",
+                "Style table cells",
+                "Set the background colour, vertical alignment or padding of cells of a table in a Google Doc.",
+                false,
+                false,
+            ),
+            tables::style_doc_table_cells,
+            [Evaluator::document(|a: &tables::StyleDocTableCellsArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "style_doc_range",
+                "Style text",
+                "Set text styles (bold, italic, size, font, colours, link) and paragraph styles (named style, alignment) on index ranges of a Google Doc in one atomic update.",
+                false,
+                false,
+            ),
+            styles::style_doc_range,
+            [Evaluator::document(|a: &styles::StyleDocRangeArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "create_paragraph_bullets",
+                "Add bullets",
+                "Turn the paragraphs that index ranges of a Google Doc touch into bulleted or numbered list items; leading tabs set the nesting level.",
+                false,
+                false,
+            ),
+            bullets::create_paragraph_bullets,
+            [Evaluator::document(|a: &bullets::CreateParagraphBulletsArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "delete_paragraph_bullets",
+                "Remove bullets",
+                "Remove the bullets or numbers from the paragraphs that index ranges of a Google Doc touch.",
+                false,
+                false,
+            ),
+            bullets::delete_paragraph_bullets,
+            [Evaluator::document(|a: &bullets::DeleteParagraphBulletsArgs| &a.doc_id)],
+        ),
+        ToolDef::new(
+            ToolMeta::read(
+                Service::Docs,
+                "get_doc_named_styles",
+                "Document named styles",
+                "Read a Google Doc's named paragraph styles (Normal text, Title, Subtitle, Heading 1-6): fonts, sizes, colours and spacing.",
+                // At most nine styles of a few fields each, whatever the document holds.
+                Cap::Fixed,
+            ),
+            named_styles::get_doc_named_styles,
+        ),
+        ToolDef::new(
+            ToolMeta::read(
+                Service::Docs,
+                "get_doc_theme",
+                "Document theme",
+                "Read a Google Doc's theme: the font, size, bold, italic and colour of each named style, in the shape apply_theme takes.",
+                // Nine named styles of five fields each, whatever the document holds.
+                Cap::Fixed,
+            ),
+            theme::get_doc_theme,
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "apply_theme",
+                "Apply theme",
+                "Set the font, size, bold, italic or colour of named styles (Normal text, Title, Headings) of a Google Doc; paragraphs using them follow.",
+                false,
+                false,
+            ),
+            theme::apply_theme,
+            [Evaluator::document(|a: &theme::ApplyThemeArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "create_header",
+                "Add header",
+                "Add the default header (on every page) to a Google Doc, optionally with text; fails if it already has one.",
+                false,
+                false,
+            ),
+            headers::create_header,
+            [Evaluator::document(|a: &headers::CreateHeaderArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "create_footer",
+                "Add footer",
+                "Add the default footer (on every page) to a Google Doc, optionally with text; fails if it already has one.",
+                false,
+                false,
+            ),
+            headers::create_footer,
+            [Evaluator::document(|a: &headers::CreateFooterArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "create_named_range",
+                "Name a range",
+                "Give a name to an index range of a Google Doc; the name stays on that text as the document is edited.",
+                false,
+                false,
+            ),
+            named_ranges::create_named_range,
+            [Evaluator::document(|a: &named_ranges::CreateNamedRangeArgs| &a.doc_id)],
+        ),
         ToolDef::new(
             ToolMeta::read(
                 Service::Docs,
@@ -117,6 +340,19 @@ pub fn tools() -> Vec<ToolDef> {
             .with_scope(Scope::Drive),
             comments::add_doc_comment,
             [Evaluator::document(|a: &comments::AddDocCommentArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "resolve_doc_comment",
+                "Resolve comment",
+                "Mark a comment on a Google Doc as resolved, optionally with a reply.",
+                false,
+                false,
+            )
+            .with_scope(Scope::Drive),
+            resolve::resolve_doc_comment,
+            [Evaluator::document(|a: &resolve::ResolveDocCommentArgs| &a.doc_id)],
         ),
         ToolDef::new(
             ToolMeta::read(

@@ -11,7 +11,7 @@ mod layout;
 mod multi;
 mod read;
 mod structure;
-mod style;
+pub(crate) mod style;
 mod target;
 mod validation;
 mod write;

@@ -64,7 +64,7 @@ impl Rgb {
     }
 
     /// Google's `Color` JSON, once every component is checked to lie in 0–1.
-    pub(super) fn color(&self, argument: &str) -> Result<Value, ToolError> {
+    pub(crate) fn color(&self, argument: &str) -> Result<Value, ToolError> {
         let mut color = Map::new();
         let parts = [("red", self.red), ("green", self.green), ("blue", self.blue), ("alpha", self.alpha)];
         for (name, part) in parts {

@@ -1,0 +1,55 @@
+//! `create_named_range`: a name on an index range, which Google keeps on that text as the document is
+//! edited (it moves and shrinks with it), so later edits can find the text by name.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::doc_url;
+use crate::docs_format::utf16::utf16_len;
+use crate::tools::{ToolContext, ToolError};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateNamedRangeArgs {
+    /// The document's id (from its URL: docs.google.com/document/d/ID/edit).
+    pub doc_id: String,
+    /// The range's name (1 to 256 characters; names need not be unique).
+    pub name: String,
+    /// First index of the range.
+    pub start_index: u32,
+    /// Index just after the range (exclusive).
+    pub end_index: u32,
+}
+
+pub(super) async fn create_named_range(ctx: ToolContext, args: CreateNamedRangeArgs) -> Result<Value, ToolError> {
+    let length = utf16_len(&args.name);
+    if !(1..=256).contains(&length) {
+        return Err(ToolError::invalid(format!(
+            "name is {length} characters long: a named range's name has 1 to 256 characters."
+        )));
+    }
+    if args.start_index < 1 {
+        return Err(ToolError::invalid("start_index is 0, but the document body starts at index 1."));
+    }
+    if args.start_index >= args.end_index {
+        return Err(ToolError::invalid(format!(
+            "The range runs from {} to {}: start_index must be less than end_index (the end is exclusive).",
+            args.start_index, args.end_index
+        )));
+    }
+    let request = json!({"createNamedRange": {
+        "name": args.name,
+        "range": {"startIndex": args.start_index, "endIndex": args.end_index},
+    }});
+    let reply = ctx.google.docs().batch_update(&args.doc_id, &[request]).await?;
+    let id = reply.replies.first().and_then(|r| r["createNamedRange"]["namedRangeId"].as_str()).map(str::to_owned);
+    Ok(json!({
+        "document_id": args.doc_id,
+        "url": doc_url(&args.doc_id),
+        "name": args.name,
+        "named_range_id": id,
+        "start_index": args.start_index,
+        "end_index": args.end_index,
+    }))
+}
