@@ -1,30 +1,12 @@
 //! `insert_page_break` and `insert_softbreak_paragraph` against the emulator: the resulting document's
 //! paragraphs, page breaks, soft breaks, styles and shifted indexes, read back from the emulator itself.
 
+mod docs_common;
 mod support;
 
-use serde_json::{Value, json};
+use docs_common::{paragraphs, raw_doc, text_of};
+use serde_json::json;
 use support::Harness;
-
-/// The document as the emulator's `documents.get` answers it on the wire.
-async fn raw_doc(h: &Harness, id: &str) -> Value {
-    h.raw_get(&format!("/v1/documents/{id}"), &[]).await
-}
-
-/// The body's paragraphs.
-fn paragraphs(doc: &Value) -> Vec<Value> {
-    doc["body"]["content"].as_array().unwrap().iter().filter(|e| e.get("paragraph").is_some()).cloned().collect()
-}
-
-/// A paragraph element's text (its runs' contents, page breaks left out).
-fn text_of(element: &Value) -> String {
-    element["paragraph"]["elements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|e| e["textRun"]["content"].as_str())
-        .collect()
-}
 
 fn batch_updates(h: &Harness) -> usize {
     h.google.world().requests.iter().filter(|r| r.path.ends_with(":batchUpdate")).count()

@@ -1,14 +1,12 @@
 //! `create_header` and `create_footer` against the emulator: the document's headers, footers and default
 //! ids, their text and indexes (from 0), read back from the emulator's own `documents.get`.
 
+mod docs_common;
 mod support;
 
+use docs_common::raw_doc;
 use serde_json::{Value, json};
 use support::Harness;
-
-async fn raw_doc(h: &Harness, id: &str) -> Value {
-    h.raw_get(&format!("/v1/documents/{id}"), &[]).await
-}
 
 /// Each paragraph of a header's or footer's content: (text, startIndex, endIndex).
 fn segment_paragraphs(segment: &Value) -> Vec<(String, u64, u64)> {

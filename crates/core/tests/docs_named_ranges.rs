@@ -1,14 +1,12 @@
 //! `create_named_range` against the emulator: the document's named ranges, and how they move and shrink
 //! with later edits, read back from the emulator's own `documents.get`.
 
+mod docs_common;
 mod support;
 
-use serde_json::{Value, json};
+use docs_common::raw_doc;
+use serde_json::json;
 use support::Harness;
-
-async fn raw_doc(h: &Harness, id: &str) -> Value {
-    h.raw_get(&format!("/v1/documents/{id}"), &[]).await
-}
 
 /// The (startIndex, endIndex) spans of the named ranges called `name`.
 async fn spans(h: &Harness, id: &str, name: &str) -> Vec<(u64, u64)> {

@@ -1,28 +1,12 @@
 //! `style_doc_range`, `create_paragraph_bullets` and `delete_paragraph_bullets` against the emulator: the
 //! styles, bullets and indexes of the resulting document, read back from the emulator itself.
 
+mod docs_common;
 mod support;
 
+use docs_common::{paragraphs, raw_doc, text_of};
 use serde_json::{Value, json};
 use support::Harness;
-
-async fn raw_doc(h: &Harness, id: &str) -> Value {
-    h.raw_get(&format!("/v1/documents/{id}"), &[]).await
-}
-
-/// The body's paragraph elements.
-fn paragraphs(doc: &Value) -> Vec<Value> {
-    doc["body"]["content"].as_array().unwrap().iter().filter(|e| e.get("paragraph").is_some()).cloned().collect()
-}
-
-fn text_of(element: &Value) -> String {
-    element["paragraph"]["elements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|e| e["textRun"]["content"].as_str())
-        .collect()
-}
 
 /// The run whose content is exactly `text`.
 fn run(doc: &Value, text: &str) -> Value {

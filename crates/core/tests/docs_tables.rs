@@ -1,14 +1,12 @@
 //! The Docs table tools against the emulator: the resulting tables (rows, cells, their text, spans and
 //! styles) and the indexes around them, read back from the emulator's own `documents.get`.
 
+mod docs_common;
 mod support;
 
+use docs_common::raw_doc;
 use serde_json::{Value, json};
 use support::Harness;
-
-async fn raw_doc(h: &Harness, id: &str) -> Value {
-    h.raw_get(&format!("/v1/documents/{id}"), &[]).await
-}
 
 /// The body's top-level elements.
 fn content(doc: &Value) -> Vec<Value> {

@@ -1,15 +1,12 @@
 //! `create_doc`, `insert_doc_text` and `delete_doc_range` against the emulator: the resulting document's
 //! text, paragraph styles, bullets and links, read back from the emulator itself.
 
+mod docs_common;
 mod support;
 
+use docs_common::raw_doc;
 use serde_json::{Value, json};
 use support::Harness;
-
-/// The document as the emulator's `documents.get` answers it on the wire.
-async fn raw_doc(h: &Harness, id: &str) -> Value {
-    h.raw_get(&format!("/v1/documents/{id}"), &[]).await
-}
 
 /// Each body paragraph: (text without its newline, namedStyleType, bullet).
 fn paragraphs(doc: &Value) -> Vec<(String, String, Option<Value>)> {
