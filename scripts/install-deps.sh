@@ -27,8 +27,11 @@ packages+=(python3-dbusmock)
 # Node may come from elsewhere (NodeSource bundles npm): only ask Debian for it when it is missing.
 if $want_validators && ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 # The desktop app's end-to-end test (tests/e2e/desktop.rs) drives it in real WebKit: WebKitWebDriver, on a
-# virtual X display.
-if $want_validators; then packages+=(webkit2gtk-driver xvfb); fi
+# virtual X display; its screenshots are taken from that display (xdotool finds the window, ImageMagick's
+# import takes it).
+if $want_validators; then packages+=(webkit2gtk-driver xvfb xdotool imagemagick); fi
+# The Windows control channel's test (scripts/test-windows.sh) is cross-built with MinGW and run under Wine.
+if $want_validators; then packages+=(gcc-mingw-w64-x86-64 wine wine64); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -42,6 +42,15 @@ cargo_passed=$(grep -Eo 'test result: [A-Za-z]+\. [0-9]+ passed' "$log" | awk '{
 cargo_failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
 if [ "$cargo_status" != 0 ] && [ "$cargo_failed" = 0 ]; then cargo_failed=1; fi
 
+echo "== Windows control channel (x86_64-pc-windows-gnu under Wine)" >&2
+bash scripts/test-windows.sh 2>&1 | tee "$log" >&2
+windows_status=${PIPESTATUS[0]}
+windows_passed=$(grep -Eo 'test result: [A-Za-z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
+windows_failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
+if [ "$windows_status" != 0 ] && [ "$windows_failed" = 0 ]; then windows_failed=1; fi
+cargo_passed=$((cargo_passed + windows_passed))
+cargo_failed=$((cargo_failed + windows_failed))
+
 echo "== MCP validators" >&2
 bash scripts/validate-mcp.sh 2>&1 | tee "$log" >&2
 validators_status=${PIPESTATUS[0]}

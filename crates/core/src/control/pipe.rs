@@ -471,6 +471,31 @@ pub(super) fn remove_quietly(path: &Path) {
 mod tests {
     use super::*;
 
+    /// What the folder is given, read back from the descriptor itself: `control_windows.rs` reads it back from
+    /// the folder, which Windows keeps but Wine does not (Wine 8 accepts a folder's access list and forgets it).
+    #[test]
+    fn the_folder_is_given_a_protected_access_list_of_this_user_only_passed_on_to_its_files() {
+        use windows_sys::Win32::Security::Authorization::ConvertSecurityDescriptorToStringSecurityDescriptorW;
+        let user = User::current().unwrap();
+        let descriptor = Descriptor::folder(&user).unwrap();
+        let mut text: *mut u16 = null_mut();
+        // SAFETY: the descriptor is valid; `text` receives a string the call allocates, freed by `Local`.
+        let made = unsafe {
+            ConvertSecurityDescriptorToStringSecurityDescriptorW(
+                (descriptor.0).0,
+                SDDL_REVISION_1,
+                DACL_SECURITY_INFORMATION,
+                &mut text,
+                null_mut(),
+            )
+        };
+        assert_ne!(made, 0, "{}", last_error("reading the descriptor back"));
+        let _free = Local(text.cast());
+        // SAFETY: the call returned a NUL-terminated string.
+        let sddl = unsafe { wide_string(text) };
+        assert_eq!(sddl, format!("D:P(A;OICI;FA;;;{})", user.text));
+    }
+
     #[test]
     fn only_pid_files_are_listed() {
         let dir = tempfile::tempdir().unwrap();
