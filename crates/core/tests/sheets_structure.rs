@@ -183,34 +183,42 @@ async fn add_columns_inserts_at_a_0_based_index_or_appends() {
     assert_eq!(size(&h, &id, "Data").await.1, cols + 5);
 }
 
+/// As in the reference server (and as hide_rows and resize_rows here): `end_row` is the last row deleted.
 #[tokio::test]
-async fn delete_rows_deletes_a_0_based_half_open_span_or_one_row() {
+async fn delete_rows_deletes_start_row_through_end_row_or_one_row() {
     let h = Harness::new().await;
     let id = seed(&h, "Budget", &[("Data", grid(6, 1))]);
     let (rows, _) = size(&h, &id, "Data").await;
-    let got = h.ok("delete_rows", json!({ "spreadsheet_id": id, "sheet": "Data", "start_row": 1, "end_row": 3 })).await;
+    let got = h.ok("delete_rows", json!({ "spreadsheet_id": id, "sheet": "Data", "start_row": 1, "end_row": 2 })).await;
     assert_eq!(got["deleted_rows"], "2:3");
     assert_eq!(got["rows_deleted"], 2);
     assert_eq!(values(&h, &id, "Data"), strings(&[&["r1c1"], &["r4c1"], &["r5c1"], &["r6c1"]]));
     h.ok("delete_rows", json!({ "spreadsheet_id": id, "sheet": "Data", "start_row": 0 })).await;
     assert_eq!(values(&h, &id, "Data"), strings(&[&["r4c1"], &["r5c1"], &["r6c1"]]));
-    assert_eq!(size(&h, &id, "Data").await.0, rows - 3);
+    h.ok("delete_rows", json!({ "spreadsheet_id": id, "sheet": "Data", "start_row": 1, "end_row": 1 })).await;
+    assert_eq!(values(&h, &id, "Data"), strings(&[&["r4c1"], &["r6c1"]]));
+    let rows = rows - 4;
+    assert_eq!(size(&h, &id, "Data").await.0, rows);
 
     let message =
-        h.err("delete_rows", json!({ "spreadsheet_id": id, "sheet": "Data", "start_row": 3, "end_row": 3 })).await;
-    assert!(message.contains("exclusive"), "{message}");
+        h.err("delete_rows", json!({ "spreadsheet_id": id, "sheet": "Data", "start_row": 3, "end_row": 2 })).await;
+    assert!(message.contains("before start_row") && message.contains("included"), "{message}");
+    let message =
+        h.err("delete_rows", json!({ "spreadsheet_id": id, "sheet": "Data", "start_row": 0, "end_row": rows })).await;
+    assert!(message.contains("does not exist") && message.contains("Nothing was changed"), "{message}");
     let message = h
-        .err("delete_rows", json!({ "spreadsheet_id": id, "sheet": "Data", "start_row": 0, "end_row": rows + 5 }))
+        .err("delete_rows", json!({ "spreadsheet_id": id, "sheet": "Data", "start_row": 0, "end_row": rows - 1 }))
         .await;
-    assert!(message.contains("Nothing was deleted"), "{message}");
+    assert!(message.contains("keeps at least one row") && message.contains("Nothing was deleted"), "{message}");
+    assert_eq!(size(&h, &id, "Data").await.0, rows);
 }
 
 #[tokio::test]
-async fn delete_columns_deletes_a_0_based_half_open_span_or_one_column() {
+async fn delete_columns_deletes_start_column_through_end_column_or_one_column() {
     let h = Harness::new().await;
     let id = seed(&h, "Budget", &[("Data", grid(1, 5))]);
     let got = h
-        .ok("delete_columns", json!({ "spreadsheet_id": id, "sheet": "Data", "start_column": 1, "end_column": 3 }))
+        .ok("delete_columns", json!({ "spreadsheet_id": id, "sheet": "Data", "start_column": 1, "end_column": 2 }))
         .await;
     assert_eq!(got["deleted_columns"], "B:C");
     assert_eq!(values(&h, &id, "Data"), strings(&[&["r1c1", "r1c4", "r1c5"]]));

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::target::Dim;
+use super::target::{Dim, span};
 use super::{find_sheet, resolve_sheet, sheet_url, sheets_of};
 use crate::google::sheets::{Reply, SheetProperties};
 use crate::tools::{ToolContext, ToolError};
@@ -117,7 +117,7 @@ pub struct DeleteRowsArgs {
     pub sheet: String,
     /// 0-based index of the first row to delete (0 = row 1).
     pub start_row: u32,
-    /// 0-based index just past the last row to delete (exclusive); omit to delete one row.
+    /// 0-based index of the last row to delete, included; omit to delete only start_row.
     #[serde(default)]
     pub end_row: Option<u32>,
 }
@@ -131,7 +131,7 @@ pub struct DeleteColumnsArgs {
     pub sheet: String,
     /// 0-based index of the first column to delete (0 = column A).
     pub start_column: u32,
-    /// 0-based index just past the last column to delete (exclusive); omit to delete one column.
+    /// 0-based index of the last column to delete, included; omit to delete only start_column.
     #[serde(default)]
     pub end_column: Option<u32>,
 }
@@ -289,43 +289,36 @@ async fn insert(
     }))
 }
 
+/// Deletes `start` through `last` (0-based, `last` included, omitted = only `start`: the reference server's
+/// convention, the same as hiding and resizing).
 async fn delete(
     ctx: &ToolContext,
     spreadsheet_id: &str,
     title: &str,
     dim: Dim,
     start: u32,
-    end: Option<u32>,
+    last: Option<u32>,
 ) -> Result<Value, ToolError> {
-    let end = end.unwrap_or(start.saturating_add(1));
+    let span = span(ctx, spreadsheet_id, title, dim, start, last).await?;
+    let size = dim.size(&span.sheet);
+    let deleted = span.end - span.start;
+    if deleted >= size {
+        let noun = dim.noun();
+        return Err(ToolError::invalid(format!(
+            "That is every {noun} of sheet {:?} ({size}), and a sheet keeps at least one {noun}. Nothing was deleted: \
+             leave one {noun}, or delete the sheet with delete_sheet.",
+            span.sheet.title,
+        )));
+    }
+    one_reply(ctx, spreadsheet_id, json!({ "deleteDimension": { "range": span.dimension_range() } })).await?;
     let noun = dim.noun();
-    if end <= start {
-        return Err(ToolError::invalid(format!(
-            "end_{noun} ({end}) must be greater than {} ({start}): the end is exclusive, so {start} to {} deletes one {noun}.",
-            dim.arg(),
-            u64::from(start) + 1,
-        )));
-    }
-    let sheet = resolve_sheet(ctx, spreadsheet_id, title).await?;
-    let size = dim.size(&sheet);
-    if end > size {
-        return Err(ToolError::invalid(format!(
-            "Sheet {:?} has {size} {noun}s (0-based indexes 0 to {}), so {start} to {end} reaches past its end. Nothing was deleted.",
-            sheet.title,
-            size.saturating_sub(1),
-        )));
-    }
-    let request = json!({ "deleteDimension": {
-        "range": { "sheetId": sheet.sheet_id, "dimension": dim.api(), "startIndex": start, "endIndex": end },
-    } });
-    one_reply(ctx, spreadsheet_id, request).await?;
     Ok(json!({
         "spreadsheet_id": spreadsheet_id,
-        "sheet": sheet.title,
-        "sheet_id": sheet.sheet_id,
-        format!("{noun}s_deleted"): end - start,
-        format!("deleted_{noun}s"): dim.a1(start, end),
-        format!("{noun}_count"): size - (end - start),
+        "sheet": span.sheet.title,
+        "sheet_id": span.sheet.sheet_id,
+        format!("{noun}s_deleted"): deleted,
+        format!("deleted_{noun}s"): span.a1(),
+        format!("{noun}_count"): size - deleted,
     }))
 }
 
