@@ -240,6 +240,17 @@ async fn share_spreadsheet_grants_access_and_notifies_by_default() {
     assert_eq!(notified, [(id.clone(), BOB.to_owned())]);
 }
 
+/// As in the reference server, a recipient without a role gets writer.
+#[tokio::test]
+async fn share_spreadsheet_grants_writer_when_no_role_is_given() {
+    let h = Harness::new().await;
+    let id = spreadsheet(&h, "Budget", &[("Sheet1", vec![vec![json!("a")]])]);
+    let shared =
+        h.ok("share_spreadsheet", json!({ "spreadsheet_id": id, "recipients": [{ "email_address": BOB }] })).await;
+    assert_eq!(shared["shared"][0]["role"], json!("writer"), "{shared}");
+    assert_eq!(user_grants(&h, &id), [(USER.to_owned(), "owner".to_owned()), (BOB.to_owned(), "writer".to_owned())]);
+}
+
 #[tokio::test]
 async fn share_spreadsheet_without_notification_sends_no_email() {
     let h = Harness::new().await;

@@ -116,6 +116,22 @@ async fn copy_file_without_a_name_or_folder_stays_next_to_the_original() {
     assert_eq!(copy["name"], json!(copied.name));
 }
 
+/// As in the reference server: without folder_id the copy stays next to the original, even with
+/// DRIVE_FOLDER_ID set.
+#[tokio::test]
+async fn copy_file_without_a_folder_ignores_the_default_folder() {
+    let (h, default) = with_default_folder().await;
+    let (blob, folder) = {
+        let mut world = h.google.world();
+        let folder = world.drive.create_folder("Here", None, &h.owner());
+        (world.drive.create_blob("x.txt", "text/plain", b"x".to_vec(), Some(&folder), &h.owner()), folder)
+    };
+    let copy = h.ok("copy_file", json!({ "file_id": blob })).await;
+    let copied = h.google.world().drive.get(copy["id"].as_str().unwrap()).unwrap().parent.clone();
+    assert_eq!(copied.as_deref(), Some(folder.as_str()));
+    assert_ne!(copied.as_deref(), Some(default.as_str()));
+}
+
 #[tokio::test]
 async fn move_file_changes_the_folder() {
     let h = Harness::new().await;

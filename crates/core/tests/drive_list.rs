@@ -145,6 +145,17 @@ async fn list_folders_lists_one_level_sorted_by_name() {
     assert_eq!(names(&inside, "folders"), ["Nested"]);
 }
 
+/// As in the reference server: without parent_folder_id it is the top of My Drive, even with
+/// DRIVE_FOLDER_ID set (only the tools that create something use the default folder).
+#[tokio::test]
+async fn list_folders_without_a_parent_lists_my_drive_even_with_a_default_folder() {
+    let (h, default) = with_default_folder().await;
+    h.google.world().drive.create_folder("Inside", Some(&default), &h.owner());
+    let top = h.ok("list_folders", json!({})).await;
+    assert_eq!(names(&top, "folders"), ["Default"]);
+    assert_eq!(top["parent_folder_id"], json!("root"));
+}
+
 #[tokio::test]
 async fn list_files_lists_a_folder_folders_first_with_a_type_filter() {
     let h = Harness::new().await;
@@ -171,6 +182,21 @@ async fn list_files_lists_a_folder_folders_first_with_a_type_filter() {
     assert_eq!(sheets["files"][0]["mime_type"], json!(SHEET));
     let message = h.err("list_files", json!({ "folder_id": folder, "mime_type": "sheets of paper" })).await;
     assert!(message.contains("mime_type"), "{message}");
+}
+
+/// As in the reference server: without folder_id the search covers everything, even with DRIVE_FOLDER_ID set.
+#[tokio::test]
+async fn search_files_without_a_folder_searches_everywhere_even_with_a_default_folder() {
+    let (h, default) = with_default_folder().await;
+    {
+        let mut world = h.google.world();
+        world.drive.create_blob("in.txt", "text/plain", b"quarterly".to_vec(), Some(&default), &h.owner());
+        world.drive.create_blob("out.txt", "text/plain", b"quarterly".to_vec(), None, &h.owner());
+    }
+    let found = h.ok("search_files", json!({ "query": "quarterly" })).await;
+    let mut listed = names(&found, "files");
+    listed.sort();
+    assert_eq!(listed, ["in.txt", "out.txt"]);
 }
 
 #[tokio::test]

@@ -70,6 +70,24 @@ async fn share_file_grants_each_permission_and_notifies_people() {
     assert_eq!(notified, [BOB, CAROL]);
 }
 
+/// As in the reference server, a grant without a role gets reader.
+#[tokio::test]
+async fn share_file_grants_reader_when_no_role_is_given() {
+    let h = Harness::new().await;
+    let id = blob(&h);
+    let shared = h
+        .ok(
+            "share_file",
+            json!({ "file_id": id, "permissions": [
+                { "type": "user", "email_address": BOB },
+                { "type": "anyone" },
+            ] }),
+        )
+        .await;
+    assert_eq!(shared["shared"][0]["role"], json!("reader"), "{shared}");
+    assert_eq!(grants(&h, &id), [pair("owner", USER), pair("reader", "anyone"), pair("reader", BOB)]);
+}
+
 #[tokio::test]
 async fn share_file_without_notification_sends_no_email() {
     let h = Harness::new().await;

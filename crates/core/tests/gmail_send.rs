@@ -30,14 +30,16 @@ async fn send_message_puts_a_well_formed_message_in_sent() {
                 "body": "Bonjour,\nà demain.",
                 "body_html": "<p>Bonjour,<br>à demain.</p>",
                 "attachments": [
-                    { "path": "notes.csv" },
-                    { "filename": "hello.txt", "content_base64": "aGVsbG8=" }
+                    { "local_path": "notes.csv" },
+                    { "filename": "hello.txt", "content_base64": "aGVsbG8=" },
+                    { "content_base64": "aGk=" }
                 ]
             }),
         )
         .await;
     assert_eq!(reply["to"], json!(["zoe@example.com", "bob@example.com"]));
-    assert_eq!(reply["attachments"], json!(["notes.csv", "hello.txt"]));
+    // As in the reference server: local_path names a local file, and unnamed inline content is "attachment".
+    assert_eq!(reply["attachments"], json!(["notes.csv", "hello.txt", "attachment"]));
     let message = sent(&h, reply["message_id"].as_str().unwrap());
     assert_eq!(message.label_ids, ["SENT"]);
     assert_eq!(message.thread_id, message.id, "a new message starts its own thread");
@@ -49,7 +51,7 @@ async fn send_message_puts_a_well_formed_message_in_sent() {
     assert!(message.raw.contains("Subject: =?UTF-8?B?"), "{}", message.raw);
     assert_eq!(message.text.as_deref(), Some("Bonjour,\r\nà demain."), "lines end CRLF on the wire");
     assert!(message.raw.contains("multipart/alternative") && message.raw.contains("text/html"));
-    assert_eq!(message.attachments, ["notes.csv", "hello.txt"]);
+    assert_eq!(message.attachments, ["notes.csv", "hello.txt", "attachment"]);
     assert!(message.raw.contains("Content-Type: text/csv; name=\"notes.csv\""), "type from the extension");
 }
 
@@ -117,7 +119,7 @@ async fn bad_recipients_and_smuggled_headers_are_refused_before_sending() {
     let error = h
         .err("send_message", json!({ "to": "ann@example.com", "subject": "Hi", "body": "x", "attachments": [{}] }))
         .await;
-    assert!(error.contains("attachments[0]: give either path"), "{error}");
+    assert!(error.contains("attachments[0]: give either local_path"), "{error}");
     let error = h
         .err(
             "send_message",

@@ -118,6 +118,28 @@ async fn bar_combo_and_pie_charts() {
     assert_eq!(all[2]["position"]["overlayPosition"]["widthPixels"], 300);
 }
 
+/// The reference server's chart types include HISTOGRAM: every column is one series of values.
+#[tokio::test]
+async fn histogram_charts_take_every_column_as_a_series() {
+    let h = Harness::new().await;
+    let id = seed(&h, "Sales", &[("Data", sales())]);
+    let got = h
+        .ok(
+            "add_chart",
+            json!({ "spreadsheet_id": id, "sheet": "Data", "chart_type": "histogram", "data_range": "B1:C4" }),
+        )
+        .await;
+    assert_eq!(got["chart_type"], "HISTOGRAM");
+    let all = charts(&h, &id).await;
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0]["chartId"], got["chart_id"]);
+    let series = all[0]["spec"]["histogramChart"]["series"].as_array().unwrap();
+    // Each column's values, below the header row.
+    assert_eq!(series.len(), 2);
+    assert_eq!(sources(&series[0]["data"]), json!([grid(0, 1, 4, 1, 2)]));
+    assert_eq!(sources(&series[1]["data"]), json!([grid(0, 1, 4, 2, 3)]));
+}
+
 #[tokio::test]
 async fn bad_charts_are_refused_before_anything_is_added() {
     let h = Harness::new().await;
@@ -136,7 +158,9 @@ async fn bad_charts_are_refused_before_anything_is_added() {
     let message = h.err("add_chart", call("PIE", "A1:C4", json!({}))).await;
     assert!(message.contains("has 3 columns") && message.contains("slice labels"), "{message}");
     let message = h.err("add_chart", call("PIE", "A1:B4", json!({ "x_axis_label": "x" }))).await;
-    assert!(message.contains("no axes"), "{message}");
+    assert!(message.contains("no axis titles"), "{message}");
+    let message = h.err("add_chart", call("HISTOGRAM", "A1:C4", json!({ "y_axis_label": "y" }))).await;
+    assert!(message.contains("HISTOGRAM") && message.contains("no axis titles"), "{message}");
     let message = h.err("add_chart", call("LINE", "A1:C1", json!({}))).await;
     assert!(message.contains("has 1 row"), "{message}");
     let message = h.err("add_chart", call("LINE", "A1:C4", json!({ "width": 0 }))).await;

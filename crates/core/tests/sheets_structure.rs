@@ -104,6 +104,10 @@ async fn duplicate_sheet_copies_values_with_a_name_and_position() {
     let name = got["title"].as_str().unwrap();
     assert!(name.contains("Other") && name != "Other", "{got}");
     assert_eq!(values(&h, &id, name), strings(&[&["r1c1"]]));
+    // Without insert_index the copy goes right after the original (as in the reference server), not last.
+    let got = h.ok("duplicate_sheet", json!({ "spreadsheet_id": id, "sheet": "Data", "new_name": "Data again" })).await;
+    assert_eq!(got["index"], 2);
+    assert_eq!(titles(&h, &id), ["Data copy", "Data", "Data again", "Other", name]);
 }
 
 #[tokio::test]
@@ -146,8 +150,10 @@ async fn delete_sheet_removes_the_tab() {
     assert!(message.contains("no sheet named \"Old Data\"") && message.contains("\"Keep\""), "{message}");
 }
 
+/// As in the reference server: start_row is a 0-based index to insert before, and omitted means 0 (the
+/// top), not the end; the row count itself appends at the end.
 #[tokio::test]
-async fn add_rows_inserts_at_a_0_based_index_or_appends() {
+async fn add_rows_inserts_at_a_0_based_index_or_at_the_top() {
     let h = Harness::new().await;
     let id = seed(&h, "Budget", &[("Data", grid(3, 2))]);
     let (rows, _) = size(&h, &id, "Data").await;
@@ -158,10 +164,20 @@ async fn add_rows_inserts_at_a_0_based_index_or_appends() {
     assert_eq!(values(&h, &id, "Data"), strings(&[&["r1c1", "r1c2"], &[], &[], &["r2c1", "r2c2"], &["r3c1", "r3c2"]]));
     assert_eq!(size(&h, &id, "Data").await.0, rows + 2);
 
-    let got = h.ok("add_rows", json!({ "spreadsheet_id": id, "sheet": "Data", "count": 10 })).await;
-    assert_eq!(got["row_count"], rows + 12);
-    assert_eq!(size(&h, &id, "Data").await.0, rows + 12);
-    assert_eq!(values(&h, &id, "Data").len(), 5, "appending leaves the values where they are");
+    let got = h.ok("add_rows", json!({ "spreadsheet_id": id, "sheet": "Data", "count": 1 })).await;
+    assert_eq!(got["new_rows"], "1:1");
+    assert_eq!(size(&h, &id, "Data").await.0, rows + 3);
+    assert_eq!(
+        values(&h, &id, "Data"),
+        strings(&[&[], &["r1c1", "r1c2"], &[], &[], &["r2c1", "r2c2"], &["r3c1", "r3c2"]]),
+        "without start_row the row goes above row 1"
+    );
+
+    let end = rows + 3;
+    let got = h.ok("add_rows", json!({ "spreadsheet_id": id, "sheet": "Data", "count": 10, "start_row": end })).await;
+    assert_eq!(got["row_count"], end + 10);
+    assert_eq!(size(&h, &id, "Data").await.0, end + 10);
+    assert_eq!(values(&h, &id, "Data").len(), 6, "inserting at the row count leaves the values where they are");
 
     let message =
         h.err("add_rows", json!({ "spreadsheet_id": id, "sheet": "Data", "count": 1, "start_row": rows + 100 })).await;
@@ -171,16 +187,23 @@ async fn add_rows_inserts_at_a_0_based_index_or_appends() {
 }
 
 #[tokio::test]
-async fn add_columns_inserts_at_a_0_based_index_or_appends() {
+async fn add_columns_inserts_at_a_0_based_index_or_at_the_left() {
     let h = Harness::new().await;
     let id = seed(&h, "Budget", &[("Data", grid(2, 3))]);
     let (_, cols) = size(&h, &id, "Data").await;
     let got =
-        h.ok("add_columns", json!({ "spreadsheet_id": id, "sheet": "Data", "count": 1, "start_column": 0 })).await;
+        h.ok("add_columns", json!({ "spreadsheet_id": id, "sheet": "Data", "count": 1, "start_column": 1 })).await;
+    assert_eq!(got["new_columns"], "B:B");
+    assert_eq!(values(&h, &id, "Data"), strings(&[&["r1c1", "", "r1c2", "r1c3"], &["r2c1", "", "r2c2", "r2c3"]]));
+    let got = h.ok("add_columns", json!({ "spreadsheet_id": id, "sheet": "Data", "count": 1 })).await;
     assert_eq!(got["new_columns"], "A:A");
-    assert_eq!(values(&h, &id, "Data"), strings(&[&["", "r1c1", "r1c2", "r1c3"], &["", "r2c1", "r2c2", "r2c3"]]));
-    h.ok("add_columns", json!({ "spreadsheet_id": id, "sheet": "Data", "count": 4 })).await;
-    assert_eq!(size(&h, &id, "Data").await.1, cols + 5);
+    assert_eq!(
+        values(&h, &id, "Data"),
+        strings(&[&["", "r1c1", "", "r1c2", "r1c3"], &["", "r2c1", "", "r2c2", "r2c3"]]),
+        "without start_column the column goes before column A"
+    );
+    h.ok("add_columns", json!({ "spreadsheet_id": id, "sheet": "Data", "count": 4, "start_column": cols + 2 })).await;
+    assert_eq!(size(&h, &id, "Data").await.1, cols + 6);
 }
 
 /// As in the reference server (and as hide_rows and resize_rows here): `end_row` is the last row deleted.

@@ -229,13 +229,14 @@ pub struct CopyFileArgs {
     /// The copy's name (default: Drive's, usually "Copy of …").
     #[serde(default)]
     pub new_name: Option<String>,
-    /// The folder for the copy (default: DRIVE_FOLDER_ID if set, else next to the original).
+    /// The folder for the copy (default: next to the original, whatever DRIVE_FOLDER_ID says).
     #[serde(default)]
     pub folder_id: Option<String>,
 }
 
 async fn copy_file(ctx: ToolContext, args: CopyFileArgs) -> Result<Value, ToolError> {
-    let folder = folder_or_default(&ctx, args.folder_id);
+    // As in the reference server, no folder means next to the original, not the configured default folder.
+    let folder = args.folder_id.filter(|id| !id.trim().is_empty());
     let body = metadata(&[("name", json!(args.new_name)), ("parents", parents(folder.as_deref()))]);
     let copy = ctx.google.drive().copy(&args.file_id, &body, FILE_FIELDS).await?;
     let mut out = file_json(&copy);

@@ -169,7 +169,7 @@ async fn spreadsheets(ctx: &ToolContext, query: Query, max_results: u32) -> Resu
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListFoldersArgs {
-    /// The folder to look in (default: DRIVE_FOLDER_ID if set, else the top of My Drive; a shared drive's id lists its top).
+    /// The folder to look in (default: the top of My Drive, whatever DRIVE_FOLDER_ID says; a shared drive's id lists its top).
     #[serde(default)]
     pub parent_folder_id: Option<String>,
     /// How many folders to return at most.
@@ -179,7 +179,8 @@ pub struct ListFoldersArgs {
 }
 
 async fn list_folders(ctx: ToolContext, args: ListFoldersArgs) -> Result<Value, ToolError> {
-    let parent = folder_or_default(&ctx, args.parent_folder_id).unwrap_or_else(|| "root".to_owned());
+    // As in the reference server, no parent means the top of My Drive, not the configured default folder.
+    let parent = args.parent_folder_id.filter(|id| !id.trim().is_empty()).unwrap_or_else(|| "root".to_owned());
     let query = Query::new().and_mime_type(mime::FOLDER).and_in_parents(&parent).and_not_trashed();
     let spec = ListSpec::new(query, FOLDER_FIELDS, args.max_results).order_by("name");
     let mut out = list(
@@ -224,7 +225,7 @@ pub struct SearchFilesArgs {
     /// Only files of this type: a MIME type, or folder, document, spreadsheet, presentation, pdf, text, csv.
     #[serde(default)]
     pub mime_type: Option<String>,
-    /// Only files directly in this folder (default: DRIVE_FOLDER_ID if set, else everywhere).
+    /// Only files directly in this folder (default: everywhere, whatever DRIVE_FOLDER_ID says).
     #[serde(default)]
     pub folder_id: Option<String>,
     /// How many files to return at most.
@@ -242,7 +243,8 @@ async fn search_files(ctx: ToolContext, args: SearchFilesArgs) -> Result<Value, 
     // fullText covers the name, description and content, so one term finds names and contents alike.
     let query = Query::new().and_full_text_contains(&args.query).and_not_trashed();
     let mut query = and_mime_type_arg(query, args.mime_type.as_deref())?;
-    if let Some(folder) = folder_or_default(&ctx, args.folder_id) {
+    // As in the reference server, no folder means everywhere, not the configured default folder.
+    if let Some(folder) = args.folder_id.filter(|id| !id.trim().is_empty()) {
         query = query.and_in_parents(&folder);
     }
     list(&ctx, ListSpec::new(query, FILE_FIELDS, args.max_results), "files", file_json).await

@@ -121,8 +121,10 @@ pub struct ShareSpec {
     /// user, group, domain or anyone (default: user, or domain when only domain is given).
     #[serde(default, rename = "type")]
     pub kind: Option<String>,
-    /// reader, commenter or writer (fileOrganizer, organizer in shared drives).
-    pub role: String,
+    /// reader, commenter or writer (fileOrganizer, organizer in shared drives); default reader in share_file,
+    /// writer in share_spreadsheet.
+    #[serde(default)]
+    pub role: Option<String>,
     /// The person's or group's email (type user or group).
     #[serde(default)]
     pub email_address: Option<String>,
@@ -134,10 +136,21 @@ pub struct ShareSpec {
     pub domain: Option<String>,
 }
 
+/// The role a `share_file` grant without one gets (as in the reference server).
+const SHARE_FILE_ROLE: &str = "reader";
+/// The role a `share_spreadsheet` recipient without one gets (as in the reference server).
+const SHARE_SPREADSHEET_ROLE: &str = "writer";
+
 impl ShareSpec {
-    /// The `Permission` to create, or what is missing in words.
-    fn to_permission(&self) -> Result<Permission, ToolError> {
-        check_role(&self.role)?;
+    /// The role asked for, else `default`.
+    fn role<'a>(&'a self, default: &'a str) -> &'a str {
+        self.role.as_deref().unwrap_or(default)
+    }
+
+    /// The `Permission` to create (`default_role` when the grant names none), or what is missing in words.
+    fn to_permission(&self, default_role: &str) -> Result<Permission, ToolError> {
+        let role = self.role(default_role);
+        check_role(role)?;
         let email = self.email().map(str::trim).filter(|e| !e.is_empty());
         let domain = self.domain.as_deref().map(str::trim).filter(|d| !d.is_empty());
         let kind = match (self.kind.as_deref(), email, domain) {
@@ -146,7 +159,7 @@ impl ShareSpec {
             (None, _, _) => "user",
         };
         let mut permission =
-            Permission { kind: Some(kind.to_owned()), role: Some(self.role.clone()), ..Permission::default() };
+            Permission { kind: Some(kind.to_owned()), role: Some(role.to_owned()), ..Permission::default() };
         match kind {
             "user" | "group" => {
                 let email =
@@ -201,18 +214,18 @@ pub struct ShareFileArgs {
 /// Whom `share_file` would share with, read with the tool's own checks ([`ShareSpec::to_permission`]), for
 /// the `email_domain` evaluator; the tool's own refusal, in words, when it would share with no one.
 fn recipients(args: &ShareFileArgs) -> Result<Vec<Recipient>, String> {
-    recipients_of(&args.permissions, "permissions")
+    recipients_of(&args.permissions, "permissions", SHARE_FILE_ROLE)
 }
 
 /// Whom the grants `specs` (the argument `arg`) share with, as [`recipients`] reads them.
-fn recipients_of(specs: &[ShareSpec], arg: &str) -> Result<Vec<Recipient>, String> {
+fn recipients_of(specs: &[ShareSpec], arg: &str, default_role: &str) -> Result<Vec<Recipient>, String> {
     if specs.is_empty() {
         return Err(format!("{arg} is empty: the call shares with no one."));
     }
     specs
         .iter()
         .map(|spec| {
-            let permission = spec.to_permission().map_err(|error| error.to_string())?;
+            let permission = spec.to_permission(default_role).map_err(|error| error.to_string())?;
             let kind = permission.kind.unwrap_or_default();
             Ok(match (kind.as_str(), permission.email_address) {
                 ("user" | "group", Some(email)) => Recipient::Email(email),
@@ -223,16 +236,17 @@ fn recipients_of(specs: &[ShareSpec], arg: &str) -> Result<Vec<Recipient>, Strin
 }
 
 async fn share_file(ctx: ToolContext, args: ShareFileArgs) -> Result<Value, ToolError> {
-    share(&ctx, &args.file_id, &args.permissions, "permissions", args.send_notification).await
+    share(&ctx, &args.file_id, &args.permissions, "permissions", SHARE_FILE_ROLE, args.send_notification).await
 }
 
-/// Makes the grants `specs` (the argument `arg`) on `file_id`: every grant is checked before any is made,
-/// and the answer lists what was shared and what failed.
+/// Makes the grants `specs` (the argument `arg`, `default_role` where a grant names none) on `file_id`:
+/// every grant is checked before any is made, and the answer lists what was shared and what failed.
 async fn share(
     ctx: &ToolContext,
     file_id: &str,
     specs: &[ShareSpec],
     arg: &str,
+    default_role: &str,
     send_notification: bool,
 ) -> Result<Value, ToolError> {
     if specs.is_empty() {
@@ -241,7 +255,7 @@ async fn share(
         )));
     }
     // Check every grant before making any, so a typo doesn't leave the file half shared.
-    let grants = specs.iter().map(ShareSpec::to_permission).collect::<Result<Vec<_>, _>>()?;
+    let grants = specs.iter().map(|spec| spec.to_permission(default_role)).collect::<Result<Vec<_>, _>>()?;
     let drive = ctx.google.drive();
     let (mut shared, mut failed) = (Vec::new(), Vec::new());
     let mut last_error = None;
@@ -251,7 +265,7 @@ async fn share(
         match drive.create_permission(file_id, grant, notify, false, PERMISSION_FIELDS).await {
             Ok(permission) => shared.push(permission_json(&permission)),
             Err(error) => {
-                failed.push(json!({ "who": spec.who(), "role": spec.role, "error": error.to_string() }));
+                failed.push(json!({ "who": spec.who(), "role": spec.role(default_role), "error": error.to_string() }));
                 last_error = Some(error);
             }
         }
@@ -285,7 +299,9 @@ pub(super) fn share_spreadsheet_tool() -> ToolDef {
             false,
         ),
         share_spreadsheet,
-        [Evaluator::email_domain(|a: &ShareSpreadsheetArgs| recipients_of(&a.recipients, "recipients"))],
+        [Evaluator::email_domain(|a: &ShareSpreadsheetArgs| {
+            recipients_of(&a.recipients, "recipients", SHARE_SPREADSHEET_ROLE)
+        })],
     )
 }
 
@@ -307,7 +323,7 @@ async fn share_spreadsheet(ctx: ToolContext, args: ShareSpreadsheetArgs) -> Resu
         return Err(ToolError::invalid("recipients is empty: give at least one {email_address, role} to share with."));
     }
     for spec in &args.recipients {
-        spec.to_permission()?;
+        spec.to_permission(SHARE_SPREADSHEET_ROLE)?;
     }
     let file = ctx.google.drive().get(&args.spreadsheet_id, "id,name,mimeType").await?;
     if file.mime_type != crate::google::drive::mime::SPREADSHEET {
@@ -316,7 +332,15 @@ async fn share_spreadsheet(ctx: ToolContext, args: ShareSpreadsheetArgs) -> Resu
             file.name, file.mime_type
         )));
     }
-    let mut out = share(&ctx, &args.spreadsheet_id, &args.recipients, "recipients", args.send_notification).await?;
+    let mut out = share(
+        &ctx,
+        &args.spreadsheet_id,
+        &args.recipients,
+        "recipients",
+        SHARE_SPREADSHEET_ROLE,
+        args.send_notification,
+    )
+    .await?;
     out["spreadsheet_id"] = json!(args.spreadsheet_id);
     out["name"] = json!(file.name);
     Ok(out)
@@ -414,7 +438,7 @@ mod tests {
     fn spec(kind: Option<&str>, role: &str, email: Option<&str>, domain: Option<&str>) -> ShareSpec {
         ShareSpec {
             kind: kind.map(str::to_owned),
-            role: role.to_owned(),
+            role: Some(role.to_owned()),
             email_address: email.map(str::to_owned),
             email_address_drive: None,
             domain: domain.map(str::to_owned),
@@ -423,26 +447,43 @@ mod tests {
 
     #[test]
     fn grants_are_checked_and_completed() {
-        let user = spec(None, "writer", Some("ann@example.com"), None).to_permission().unwrap();
+        let user = spec(None, "writer", Some("ann@example.com"), None).to_permission("reader").unwrap();
         assert_eq!(user.kind.as_deref(), Some("user"));
-        let domain = spec(None, "reader", None, Some("example.com")).to_permission().unwrap();
+        let domain = spec(None, "reader", None, Some("example.com")).to_permission("reader").unwrap();
         assert_eq!(domain.kind.as_deref(), Some("domain"));
         assert!(
-            spec(Some("user"), "writer", None, None).to_permission().unwrap_err().to_string().contains("email_address")
+            spec(Some("user"), "writer", None, None)
+                .to_permission("reader")
+                .unwrap_err()
+                .to_string()
+                .contains("email_address")
         );
         assert!(
             spec(None, "owner", Some("a@b.c"), None)
-                .to_permission()
+                .to_permission("reader")
                 .unwrap_err()
                 .to_string()
                 .contains("transfer_ownership")
         );
-        assert!(spec(None, "editor", Some("a@b.c"), None).to_permission().unwrap_err().to_string().contains("writer"));
+        assert!(
+            spec(None, "editor", Some("a@b.c"), None)
+                .to_permission("reader")
+                .unwrap_err()
+                .to_string()
+                .contains("writer")
+        );
+    }
+
+    #[test]
+    fn a_grant_without_a_role_gets_the_tools_default() {
+        let spec: ShareSpec = serde_json::from_value(json!({ "email_address": "a@b.c" })).unwrap();
+        assert_eq!(spec.to_permission(SHARE_FILE_ROLE).unwrap().role.as_deref(), Some("reader"));
+        assert_eq!(spec.to_permission(SHARE_SPREADSHEET_ROLE).unwrap().role.as_deref(), Some("writer"));
     }
 
     #[test]
     fn email_address_accepts_drive_spelling() {
         let spec: ShareSpec = serde_json::from_value(json!({ "role": "reader", "emailAddress": "a@b.c" })).unwrap();
-        assert_eq!(spec.to_permission().unwrap().email_address.as_deref(), Some("a@b.c"));
+        assert_eq!(spec.to_permission("reader").unwrap().email_address.as_deref(), Some("a@b.c"));
     }
 }

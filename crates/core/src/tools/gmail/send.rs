@@ -27,17 +27,18 @@ const MAX_MESSAGE_BYTES: usize = 25 * 1024 * 1024;
 pub const REPLY_ALWAYS_ASKS: &str = "Replying always asks: the recipients come from the original message, not from the call, so no standing approval can be checked against them.";
 pub const SEND_DRAFT_ALWAYS_ASKS: &str = "Sending a draft always asks: the recipients are in the saved draft, not in the call, so no standing approval can be checked against them.";
 
-/// A file to attach: a local file (`path`) or content given inline (`content_base64` with `filename`).
+/// A file to attach: a local file (`local_path`, as the reference server names it; `path` is accepted too) or
+/// content given inline (`content_base64`, named `attachment` unless `filename` says otherwise).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AttachmentSpec {
     /// A local file to attach (relative paths are inside the export folder).
-    #[serde(default)]
-    pub path: Option<String>,
-    /// The content, base64-encoded, instead of path.
+    #[serde(default, alias = "path")]
+    pub local_path: Option<String>,
+    /// The content, base64-encoded, instead of local_path.
     #[serde(default)]
     pub content_base64: Option<String>,
-    /// The name the recipient sees (default: the file's name).
+    /// The name the recipient sees (default: the file's name, or "attachment" for content_base64).
     #[serde(default)]
     pub filename: Option<String>,
     /// The MIME type (default: from the name's extension).
@@ -63,7 +64,7 @@ pub struct ComposeArgs {
     /// An HTML version of the body, sent alongside the plain text.
     #[serde(default)]
     pub body_html: Option<String>,
-    /// Files to attach: [{"path": "report.pdf"}] or [{"filename": "a.txt", "content_base64": "…"}].
+    /// Files to attach: [{"local_path": "report.pdf"}] or [{"filename": "a.txt", "content_base64": "…"}].
     #[serde(default)]
     pub attachments: Option<Vec<AttachmentSpec>>,
 }
@@ -110,7 +111,7 @@ async fn attachments(ctx: &ToolContext, specs: &[AttachmentSpec]) -> Result<Vec<
     let mut out = Vec::with_capacity(specs.len());
     let mut total = 0;
     for (i, spec) in specs.iter().enumerate() {
-        let (bytes, default_name) = match (&spec.path, &spec.content_base64) {
+        let (bytes, default_name) = match (&spec.local_path, &spec.content_base64) {
             (Some(path), None) => {
                 let path = ctx.local.allowed(path)?;
                 let bytes = tokio::fs::read(&path)
@@ -123,11 +124,12 @@ async fn attachments(ctx: &ToolContext, specs: &[AttachmentSpec]) -> Result<Vec<
                 let bytes = STANDARD
                     .decode(content.trim())
                     .map_err(|e| ToolError::invalid(format!("attachments[{i}].content_base64 is not base64 ({e}).")))?;
-                (bytes, String::new())
+                // Unnamed inline content is called "attachment", as in the reference server.
+                (bytes, "attachment".to_owned())
             }
             _ => {
                 return Err(ToolError::invalid(format!(
-                    "attachments[{i}]: give either path (a local file) or content_base64 with a filename."
+                    "attachments[{i}]: give either local_path (a local file) or content_base64 (the content, base64-encoded)."
                 )));
             }
         };

@@ -3,7 +3,8 @@
 //! The block is read the way the Sheets UI reads a selection: the first row holds the series names, the
 //! first column the categories (x values), each further column one series. Bar, line, area, column,
 //! scatter, combo and stepped-area charts are Sheets' `BasicChartSpec`; pie charts are `PieChartSpec`
-//! (first column the slice labels, second their values).
+//! (first column the slice labels, second their values); histograms are `HistogramChartSpec` (every column
+//! one series of values, as in the reference server).
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -15,8 +16,8 @@ use super::target::grid_target;
 use crate::a1::A1Range;
 use crate::tools::{ToolContext, ToolError};
 
-/// `BasicChartSpec.chartType` (without its `*_UNSPECIFIED` member), then `PIE`.
-const CHART_TYPES: &[&str] = &["BAR", "LINE", "AREA", "COLUMN", "SCATTER", "COMBO", "STEPPED_AREA", "PIE"];
+/// `BasicChartSpec.chartType` (without its `*_UNSPECIFIED` member), then `PIE` and `HISTOGRAM`.
+const CHART_TYPES: &[&str] = &["BAR", "LINE", "AREA", "COLUMN", "SCATTER", "COMBO", "STEPPED_AREA", "PIE", "HISTOGRAM"];
 
 fn default_width() -> u32 {
     600
@@ -33,7 +34,7 @@ pub struct AddChartArgs {
     pub spreadsheet_id: String,
     /// The sheet (tab) holding the data; the chart is placed on it.
     pub sheet: String,
-    /// BAR, LINE, AREA, COLUMN, SCATTER, COMBO, STEPPED_AREA or PIE.
+    /// BAR, LINE, AREA, COLUMN, SCATTER, COMBO, STEPPED_AREA, PIE or HISTOGRAM.
     pub chart_type: String,
     /// A1 range of the data, e.g. A1:C13: first row the series names, first column the categories (x values).
     pub data_range: String,
@@ -64,10 +65,10 @@ pub(super) async fn add_chart(ctx: ToolContext, args: AddChartArgs) -> Result<Va
     let chart_type = choice("chart_type", &args.chart_type, CHART_TYPES)?;
     let label = |v: &Option<String>| v.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned);
     let (title, x_label, y_label) = (label(&args.title), label(&args.x_axis_label), label(&args.y_axis_label));
-    if chart_type == "PIE" && (x_label.is_some() || y_label.is_some()) {
-        return Err(ToolError::invalid(
-            "A PIE chart has no axes: omit x_axis_label and y_axis_label, or choose another chart_type.",
-        ));
+    if matches!(chart_type, "PIE" | "HISTOGRAM") && (x_label.is_some() || y_label.is_some()) {
+        return Err(ToolError::invalid(format!(
+            "A {chart_type} chart has no axis titles: omit x_axis_label and y_axis_label, or choose another chart_type."
+        )));
     }
     if args.width == 0 || args.height == 0 {
         return Err(ToolError::invalid("width and height must be at least 1 pixel (defaults: 600 x 400)."));
@@ -75,12 +76,12 @@ pub(super) async fn add_chart(ctx: ToolContext, args: AddChartArgs) -> Result<Va
     let target = grid_target(&ctx, &args.spreadsheet_id, &args.sheet, &args.data_range).await?;
     let (r0, r1, c0, c1) = target.bounds();
     let sheet_id = target.sheet.sheet_id;
-    let needed_columns = if chart_type == "PIE" {
-        "two columns: the slice labels, then their values"
-    } else {
-        "at least two columns: the categories (x values), then one column per series"
+    let (needed_columns, fits) = match chart_type {
+        "PIE" => ("two columns: the slice labels, then their values", c1 - c0 == 2),
+        "HISTOGRAM" => ("at least one column of values", c1 > c0),
+        _ => ("at least two columns: the categories (x values), then one column per series", c1 - c0 >= 2),
     };
-    if c1 - c0 < 2 || (chart_type == "PIE" && c1 - c0 != 2) {
+    if !fits {
         return Err(ToolError::invalid(format!(
             "data_range {:?} has {} column{}, but a {chart_type} chart takes {needed_columns}.",
             args.data_range,
@@ -107,7 +108,11 @@ pub(super) async fn add_chart(ctx: ToolContext, args: AddChartArgs) -> Result<Va
         };
         json!({ "sourceRange": { "sources": [range.to_grid_range(sheet_id)] } })
     };
-    let mut spec = if chart_type == "PIE" {
+    let mut spec = if chart_type == "HISTOGRAM" {
+        // Every column is one series of values; like a pie, its data starts below the header row.
+        let series: Vec<Value> = (c0..c1).map(|col| json!({ "data": column(col, r0 + 1) })).collect();
+        json!({ "histogramChart": { "legendPosition": "RIGHT_LEGEND", "series": series } })
+    } else if chart_type == "PIE" {
         // A pie has no header row setting: its data starts below the header.
         json!({ "pieChart": {
             "legendPosition": "RIGHT_LEGEND",

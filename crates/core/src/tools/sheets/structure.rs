@@ -89,7 +89,7 @@ pub struct AddRowsArgs {
     pub sheet: String,
     /// How many rows to insert.
     pub count: u32,
-    /// 0-based index to insert before (0 = above row 1); omit to append at the end.
+    /// 0-based index to insert before (0 = above row 1); omit to insert at the top, as 0 does.
     #[serde(default)]
     pub start_row: Option<u32>,
 }
@@ -103,7 +103,7 @@ pub struct AddColumnsArgs {
     pub sheet: String,
     /// How many columns to insert.
     pub count: u32,
-    /// 0-based index to insert before (0 = before column A); omit to append at the end.
+    /// 0-based index to insert before (0 = before column A); omit to insert at the left, as 0 does.
     #[serde(default)]
     pub start_column: Option<u32>,
 }
@@ -185,9 +185,10 @@ pub(super) async fn duplicate_sheet(ctx: ToolContext, args: DuplicateSheetArgs) 
     if let Some(name) = args.new_name.as_deref().filter(|n| !n.trim().is_empty()) {
         request["newSheetName"] = json!(name.trim());
     }
-    if let Some(index) = args.insert_index {
-        request["insertSheetIndex"] = json!(index);
-    }
+    // Omitted means right after the original, sent explicitly (as the reference server does) rather than
+    // left to Google, which documents no default.
+    let index = args.insert_index.map_or(source.index + 1, i64::from);
+    request["insertSheetIndex"] = json!(index);
     let reply = one_reply(&ctx, &args.spreadsheet_id, json!({ "duplicateSheet": request })).await?;
     let copy = reply.duplicate_sheet.map(|r| r.properties).unwrap_or_default();
     let mut result = sheet_result(&args.spreadsheet_id, &copy);
@@ -257,26 +258,22 @@ async fn insert(
     }
     let sheet = resolve_sheet(ctx, spreadsheet_id, title).await?;
     let size = dim.size(&sheet);
-    let at = start.unwrap_or(size);
+    // Omitted means the top (or the left), as in the reference server: its default is index 0.
+    let at = start.unwrap_or(0);
     if at > size {
         return Err(ToolError::invalid(format!(
-            "{} {at} is past the end of sheet {:?}, which has {size} {}s (indexes are 0-based). Use 0 to {size}, or omit it to append at the end.",
+            "{} {at} is past the end of sheet {:?}, which has {size} {}s (indexes are 0-based). Use 0 to {size} ({size} adds them at the end).",
             dim.arg(),
             sheet.title,
             dim.noun(),
         )));
     }
     let end = at.checked_add(count).ok_or_else(|| ToolError::invalid("count is too large."))?;
-    let request = match start {
-        Some(start) => json!({ "insertDimension": {
-            "range": { "sheetId": sheet.sheet_id, "dimension": dim.api(), "startIndex": start, "endIndex": end },
-            // New rows take the formatting of the row above, as inserting in the UI does (none above row 1).
-            "inheritFromBefore": start > 0,
-        } }),
-        None => {
-            json!({ "appendDimension": { "sheetId": sheet.sheet_id, "dimension": dim.api(), "length": count } })
-        }
-    };
+    let request = json!({ "insertDimension": {
+        "range": { "sheetId": sheet.sheet_id, "dimension": dim.api(), "startIndex": at, "endIndex": end },
+        // New rows take the formatting of the row above, as inserting in the UI does (none above row 1).
+        "inheritFromBefore": at > 0,
+    } });
     one_reply(ctx, spreadsheet_id, request).await?;
     let noun = dim.noun();
     Ok(json!({
