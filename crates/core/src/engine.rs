@@ -19,7 +19,7 @@ use crate::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
 use crate::limits::local_files::LocalFiles;
 use crate::limits::response_cap;
 use crate::tools::registry::{Output, Scope};
-use crate::tools::{StartError, ToolContext, ToolDef, ToolError, enabled_tools};
+use crate::tools::{Progress, StartError, ToolContext, ToolDef, ToolError, enabled_tools};
 
 /// A call the engine could not even start: the MCP layer answers these as protocol errors.
 #[derive(Debug, thiserror::Error)]
@@ -171,7 +171,7 @@ impl Engine {
         let names = Arc::new(DriveNames(google.clone()));
         let cache = ResponseCache::new(approvals.store.clone(), google.clone());
         let approvals = Arc::new(Approvals::new(approvals.store, approvals.policy, &tools).with_target_names(names));
-        let ctx = ToolContext { google, config: Arc::new(config), local, cache };
+        let ctx = ToolContext { google, config: Arc::new(config), local, cache, progress: Progress::none() };
         let (assistants, _) = tokio::sync::watch::channel(0);
         Ok(Arc::new(Self { auth, approvals, tools, index, ctx, sandbox, assistants }))
     }
@@ -235,6 +235,18 @@ impl Engine {
         name: &str,
         arguments: Option<serde_json::Map<String, Value>>,
     ) -> Result<Reply, CallError> {
+        self.call_reporting(meta, name, arguments, Progress::none()).await
+    }
+
+    /// [`Engine::call_as`], the tool reporting how far it has come to `progress` (an MCP client's
+    /// `progressToken`, see [`crate::tools::progress`]).
+    pub async fn call_reporting(
+        &self,
+        meta: &CallMeta,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+        progress: Progress,
+    ) -> Result<Reply, CallError> {
         let tool = self.tool(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
         let arguments = Value::Object(arguments.unwrap_or_default());
         let started = std::time::Instant::now();
@@ -264,7 +276,7 @@ impl Engine {
             Ok(()) => {
                 let permit = self.approvals.permit(tool, &arguments, meta, account.as_deref()).await;
                 unfinished.decided(&permit);
-                self.carry_out(tool, arguments, permit).await
+                self.carry_out(tool, arguments, permit, progress).await
             }
             Err(error) => {
                 let text = error.to_string();
@@ -287,12 +299,13 @@ impl Engine {
         tool: &ToolDef,
         arguments: Value,
         permit: Permit,
+        progress: Progress,
     ) -> (Reply, Verdict, DecisionSource, CallOutcome) {
         match permit {
             Permit::Refuse { source, message } => {
                 (Reply { text: message, is_error: true }, Verdict::Denied, source, CallOutcome::Refused)
             }
-            Permit::Run { source } => match self.run(tool, arguments).await {
+            Permit::Run { source } => match self.run(tool, arguments, progress).await {
                 Ok(text) => (Reply { text, is_error: false }, Verdict::Allowed, source, CallOutcome::Ok),
                 Err(error) => {
                     let text = error.to_string();
@@ -323,20 +336,21 @@ impl Engine {
 
     /// Runs the tool through the response cache (see [`crate::cache`]): a cached read may be answered from it,
     /// and a write drops what it may change, before and after it runs (also when it fails: it may have done part).
-    async fn run_cached(&self, tool: &ToolDef, arguments: Value) -> Result<Output, ToolError> {
+    async fn run_cached(&self, tool: &ToolDef, arguments: Value, progress: Progress) -> Result<Output, ToolError> {
         let cache = &self.ctx.cache;
+        let ctx = self.ctx.reporting(progress);
         if let Some(changed) = cache::changed_by(tool, &arguments) {
             cache.forget_changed(&changed).await;
-            let output = tool.run(self.ctx.clone(), arguments).await;
+            let output = tool.run(ctx, arguments).await;
             cache.forget_changed(&changed).await;
             return output;
         }
         let auth = self.auth.current();
         match cache.lookup(&tool.meta, &arguments, auth.account.as_deref(), auth.granted_scopes.as_deref()).await {
-            Lookup::Off => tool.run(self.ctx.clone(), arguments).await,
+            Lookup::Off => tool.run(ctx, arguments).await,
             Lookup::Hit(text) => Ok(Output::Text(text)),
             Lookup::Miss(pending) => {
-                let output = tool.run(self.ctx.clone(), arguments).await?;
+                let output = tool.run(ctx, arguments).await?;
                 match &output {
                     Output::Json(value) => cache.keep(pending, &value.to_string(), self.ctx.max_chars()).await,
                     Output::Text(text) => cache.keep(pending, text, self.ctx.max_chars()).await,
@@ -346,14 +360,14 @@ impl Engine {
         }
     }
 
-    async fn run(&self, tool: &ToolDef, arguments: Value) -> Result<String, ToolError> {
+    async fn run(&self, tool: &ToolDef, arguments: Value, progress: Progress) -> Result<String, ToolError> {
         self.check_scope(tool).await?;
         // A bad local_path fails before any Google call.
         let local_target = match (tool.meta.local_path, arguments.get("local_path")) {
             (true, Some(Value::String(path))) => Some(self.ctx.local.export_target(path)?),
             _ => None,
         };
-        let output = self.run_cached(tool, arguments).await?;
+        let output = self.run_cached(tool, arguments, progress).await?;
         match local_target {
             Some(path) => {
                 let text = match output {

@@ -161,7 +161,9 @@ fn a_service_account_cannot_store_files_or_own_them_and_is_told_what_else_to_do(
     assert_eq!(status["is_service_account_identity"], true);
     assert_eq!(categories, ["no_drive_storage_quota", "no_personal_drive_identity", "no_mailbox"]);
     let quota = names(&status["limitations"][0]["tools"]);
-    for tool in ["create_spreadsheet", "create_doc", "copy_file", "upload_file", "upload_local_file"] {
+    for tool in
+        ["create_spreadsheet", "create_doc", "copy_file", "upload_file", "upload_local_file", "upload_local_folder"]
+    {
         assert!(quota.contains(&tool.to_owned()), "{tool} missing from {quota:?}");
     }
     assert_eq!(names(&status["limitations"][1]["tools"]), ["transfer_ownership"]);
@@ -247,6 +249,8 @@ struct Fixture {
     other_book: String,
     doc: String,
     blob: String,
+    /// A PNG in the shared folder (insert_inline_image).
+    image: String,
     shared_folder: String,
     robot_folder: String,
     robot_target: String,
@@ -314,6 +318,10 @@ fn arguments(tool: &str, f: &Fixture, h: &PermissionIds) -> Value {
         "download_file" => json!({ "file_id": f.blob, "local_path": "downloaded.txt" }),
         "upload_file" => json!({ "name": "note.txt", "content": "hi" }),
         "upload_local_file" => json!({ "local_path": "upload.txt", "parent_folder_id": f.shared_folder }),
+        "upload_local_folder" => json!({ "local_path": "upload-folder", "parent_folder_id": f.shared_folder }),
+        "download_folder" => json!({ "folder_id": f.shared_folder, "local_path": "downloaded-folder" }),
+        // The export folder holds upload.txt: uploading it into the owner's folder meets the quota.
+        "sync_folder" => json!({ "folder_id": f.shared_folder, "local_path": ".", "direction": "upload" }),
         "share_file" => {
             json!({ "file_id": f.blob, "permissions": [{ "role": "reader", "email_address": "dan@example.com" }], "send_notification": false })
         }
@@ -321,6 +329,9 @@ fn arguments(tool: &str, f: &Fixture, h: &PermissionIds) -> Value {
         "remove_permission" => json!({ "file_id": f.blob, "permission_id": h.carol }),
         "transfer_ownership" => json!({ "file_id": f.robot_folder, "new_owner_email": USER }),
         "create_doc" => json!({ "title": "Robot's doc" }),
+        "create_doc_from_file" => json!({ "local_path": "notes.md" }),
+        "write_doc_content" => json!({ "doc_id": f.doc, "content": "Hello", "content_format": "text" }),
+        "update_doc_from_file" => json!({ "doc_id": f.doc, "local_path": "notes.md" }),
         "insert_doc_text" => json!({ "doc_id": f.doc, "insertions": [{ "index": 1, "text": "Hi " }] }),
         "delete_doc_range" => json!({ "doc_id": f.doc, "deletions": [{ "start_index": 1, "end_index": 2 }] }),
         "insert_page_break" => json!({ "doc_id": f.doc, "index": 1 }),
@@ -338,6 +349,11 @@ fn arguments(tool: &str, f: &Fixture, h: &PermissionIds) -> Value {
         "create_header" => json!({ "doc_id": f.doc, "content": "Shared" }),
         "create_footer" => json!({ "doc_id": f.doc }),
         "create_named_range" => json!({ "doc_id": f.doc, "name": "start", "start_index": 1, "end_index": 2 }),
+        "create_bookmark" => json!({ "doc_id": f.doc, "name": "here", "index": 1 }),
+        "insert_inline_image" => json!({ "doc_id": f.doc, "index": 1, "drive_file_id": f.image }),
+        "insert_local_images" => {
+            json!({ "doc_id": f.doc, "images": [{ "local_path": "dot.png", "index": 1 }], "folder_id": f.shared_folder })
+        }
         "style_doc_range" => json!({ "doc_id": f.doc, "ranges": [{ "start_index": 1, "end_index": 2, "bold": true }] }),
         "create_paragraph_bullets" | "delete_paragraph_bullets" => {
             json!({ "doc_id": f.doc, "ranges": [{ "start_index": 1, "end_index": 2 }] })
@@ -374,6 +390,13 @@ fn arguments(tool: &str, f: &Fixture, h: &PermissionIds) -> Value {
     }
 }
 
+/// A 2×2 PNG.
+fn dot_png() -> Vec<u8> {
+    let mut bytes = Vec::new();
+    image::RgbImage::new(2, 2).write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png).unwrap();
+    bytes
+}
+
 /// Ids only the tools can tell: two permissions on the blob, its first revision, and a comment on the doc.
 struct PermissionIds {
     bob: String,
@@ -399,6 +422,7 @@ async fn every_tool_that_hits_the_storage_quota_is_declared_so() {
         let doc = world.create_document("Shared doc", "Hello world", &owner);
         let shared_folder = world.drive.create_folder("Shared with the robot", None, &owner);
         let blob = world.drive.create_blob("notes.txt", "text/plain", b"notes".to_vec(), Some(&shared_folder), &owner);
+        let image = world.drive.create_blob("dot.png", "image/png", dot_png(), Some(&shared_folder), &owner);
         for id in [&book, &other_book, &doc, &shared_folder, &blob] {
             world.drive.share_with(id, ROBOT, "writer");
         }
@@ -418,9 +442,13 @@ async fn every_tool_that_hits_the_storage_quota_is_declared_so() {
         drop(world);
         std::fs::create_dir_all(&config.export_dir).unwrap();
         std::fs::write(config.export_dir.join("upload.txt"), "from disk").unwrap();
+        std::fs::write(config.export_dir.join("dot.png"), dot_png()).unwrap();
+        std::fs::create_dir_all(config.export_dir.join("upload-folder")).unwrap();
+        std::fs::write(config.export_dir.join("upload-folder/in-folder.txt"), "from disk").unwrap();
+        std::fs::write(config.export_dir.join("notes.md"), "# Notes\n\nfrom disk").unwrap();
         std::fs::write(config.export_dir.join("import.csv"), "a,b\n1,2\n").unwrap();
         fixture =
-            Some(Fixture { book, other_book, doc, blob, shared_folder, robot_folder, robot_target, robot_trashed });
+            Some(Fixture { book, other_book, doc, blob, image, shared_folder, robot_folder, robot_target, robot_trashed });
     })
     .await;
     let fixture = fixture.unwrap();

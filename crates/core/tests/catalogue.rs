@@ -238,6 +238,16 @@ fn the_foundation_tools_are_all_declared() {
     assert!(missing.is_empty(), "missing tools: {missing:?}");
 }
 
+/// The whole catalogue: a user of the reference server loses no tool by switching.
+#[test]
+fn every_reference_tool_is_declared() {
+    let declared: BTreeSet<&str> = all_tools().iter().map(|t| t.meta.name).collect();
+    let reference = reference();
+    let missing: Vec<&String> = reference.keys().filter(|name| !declared.contains(name.as_str())).collect();
+    assert!(missing.is_empty(), "tools of the reference catalogue not declared: {missing:?}");
+    assert_eq!(reference.len(), 139, "the reference catalogue lists 139 tools");
+}
+
 #[test]
 fn tool_names_are_unique() {
     let tools = all_tools();

@@ -95,14 +95,11 @@ async fn autolink_can_be_turned_off_and_text_stays_literal() {
 }
 
 #[tokio::test]
-async fn html_is_refused_before_anything_is_created() {
+async fn the_format_matters_only_with_content() {
     let h = Harness::new().await;
-    let message = h.err("create_doc", json!({"title": "Web", "content": "<h1>Hi</h1>"})).await;
-    assert!(message.contains("HTML content is not supported yet"), "{message}");
-    assert!(message.contains("content_format \"markdown\"") && message.contains("\"text\""), "{message}");
-    assert_eq!(h.google.world().count_requests("/v1/documents"), 0);
-    // Without content the format doesn't matter: an empty document is made.
-    let created = h.ok("create_doc", json!({"title": "Empty"})).await;
+    // HTML content is converted (tests/docs_html.rs); an unknown format is refused there before
+    // anything is created. Without content the format doesn't matter: an empty document is made.
+    let created = h.ok("create_doc", json!({"title": "Empty", "content_format": "rtf"})).await;
     assert_eq!(h.google.world().docs.plain_text(created["document_id"].as_str().unwrap()).unwrap(), "\n");
 }
 

@@ -26,6 +26,7 @@ use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
 use crate::approval::model::{Constraint, Grant};
 use crate::approval::store::{Assistant, AuditQuery, AuditRecord, NeverAllow, NewAssistant};
+use crate::tools::Progress;
 
 /// How long a request waits for its answer (for an export: for each line).
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
@@ -115,12 +116,31 @@ impl Client {
         meta: CallMeta,
         tools: Option<String>,
     ) -> Result<(String, bool), ControlError> {
-        self.send(&Request::Call { name: name.to_owned(), arguments, meta, tools }).await?;
-        let line = self.receive(CALL_WITHIN).await?;
-        match serde_json::from_slice::<Response>(&line) {
-            Ok(Response::Called { text, is_error }) => Ok((text, is_error)),
-            Ok(other) => Err(self.unexpected(&other)),
-            Err(e) => Err(ControlError::Protocol { pid: self.pid, detail: e.to_string() }),
+        self.call_reporting(name, arguments, meta, tools, &Progress::none()).await
+    }
+
+    /// [`Client::call_within`], passing the call's progress steps on to `progress` as the server sends them
+    /// (it sends none unless `progress` is wanted).
+    pub async fn call_reporting(
+        &mut self,
+        name: &str,
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+        meta: CallMeta,
+        tools: Option<String>,
+        progress: &Progress,
+    ) -> Result<(String, bool), ControlError> {
+        let wanted = progress.is_wanted();
+        self.send(&Request::Call { name: name.to_owned(), arguments, meta, tools, progress: wanted }).await?;
+        loop {
+            let line = self.receive(CALL_WITHIN).await?;
+            match serde_json::from_slice::<Response>(&line) {
+                Ok(Response::Progress { progress: step, total, message }) => {
+                    progress.report(step, total, message.unwrap_or_default()).await;
+                }
+                Ok(Response::Called { text, is_error }) => return Ok((text, is_error)),
+                Ok(other) => return Err(self.unexpected(&other)),
+                Err(e) => return Err(ControlError::Protocol { pid: self.pid, detail: e.to_string() }),
+            }
         }
     }
 

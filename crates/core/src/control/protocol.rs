@@ -5,8 +5,9 @@
 //!
 //! Requests are tagged by `op`: `{"op":"pending"}`, `{"op":"answer","id":3,"answer":"Deny"}`. Responses are
 //! tagged by their one key: `{"pending":[…]}`, `{"error":{"kind":"not_pending","message":"…"}}`. The
-//! `export` request is the one that answers with many lines: one audit record per line, oldest first, then
-//! `{"exported":N}` (or an `error` line).
+//! `export` request answers with many lines: one audit record per line, oldest first, then
+//! `{"exported":N}` (or an `error` line). A `call` whose relay asked for progress is answered with a `progress`
+//! line per step of the call, then its `called` line.
 
 use serde::{Deserialize, Serialize};
 
@@ -96,6 +97,10 @@ pub enum Request {
         /// [`ToolSelection`](crate::tools::sets::ToolSelection)): the host refuses a call outside them too.
         #[serde(default)]
         tools: Option<String>,
+        /// The relayed assistant asked to hear how far the call has come: the host sends a `progress` line
+        /// per step before the `called` line.
+        #[serde(default)]
+        progress: bool,
     },
     /// Reads an MCP resource (`server://auth-status`, `spreadsheet://ID/info`) for a relayed assistant.
     ReadResource { uri: String },
@@ -252,6 +257,15 @@ pub enum Response {
     Called {
         text: String,
         is_error: bool,
+    },
+    /// One step of a call still running, for a relay whose assistant asked (see `Request::Call`); the
+    /// call's `called` line follows the last.
+    Progress {
+        progress: f64,
+        #[serde(default)]
+        total: Option<f64>,
+        #[serde(default)]
+        message: Option<String>,
     },
     /// A resource's JSON text.
     Resource(String),

@@ -30,9 +30,11 @@ use super::socket::{binding_path, check_length, prepare_folder, probe, remove_qu
 #[cfg(unix)]
 use super::{ControlError, control_dir};
 use crate::Engine;
+use crate::approval::CallMeta;
 use crate::approval::model::Constraint;
 use crate::approval::store::{AuditQuery, Store, StoreError};
 use crate::never_rules::{self, NeverAddError, NeverRequest};
+use crate::tools::progress::{Progress, Step};
 
 /// How often the grant index drops grants another process revoked (another `gatehouse serve`, the settings
 /// window). `gatehouse grants revoke` also tells every running server at once; this catches the rest.
@@ -241,8 +243,21 @@ where
             Ok(Request::Export) => export(&engine, &mut write).await,
             // A relay hangs up when its assistant cancels the call or goes away (or it is killed): the call is
             // then dropped, which withdraws its card at once and records it as withdrawn.
-            Ok(request @ Request::Call { .. }) => {
-                match unless_hung_up(&mut reader, handle(&engine, &http, request)).await {
+            Ok(Request::Call { name, arguments, meta, tools, progress }) => {
+                // Steps the call reports go out as `progress` lines while it runs, before its answer.
+                let (steps, mut heard) = tokio::sync::mpsc::unbounded_channel();
+                let progress = if progress {
+                    Progress::to(move |step: Step| {
+                        let line =
+                            Response::Progress { progress: step.progress, total: step.total, message: step.message };
+                        let _ = steps.send(line);
+                        Box::pin(std::future::ready(()))
+                    })
+                } else {
+                    Progress::none()
+                };
+                let work = call(&engine, name, arguments, meta, tools, progress);
+                match unless_hung_up(&mut reader, passing_on(&mut write, &mut heard, work)).await {
                     Some(response) => send(&mut write, &response).await,
                     None => return,
                 }
@@ -252,6 +267,55 @@ where
         if sent.is_err() {
             return;
         }
+    }
+}
+
+/// Runs `work`, writing each line `heard` gets meanwhile (a call's progress steps), the last of them before
+/// `work`'s own answer.
+async fn passing_on<W: AsyncWrite + Unpin, T>(
+    write: &mut W,
+    heard: &mut tokio::sync::mpsc::UnboundedReceiver<Response>,
+    work: impl Future<Output = T>,
+) -> T {
+    let mut work = std::pin::pin!(work);
+    loop {
+        tokio::select! {
+            biased;
+            Some(line) = heard.recv() => {
+                let _ = send(write, &line).await;
+            }
+            done = &mut work => {
+                while let Ok(line) = heard.try_recv() {
+                    let _ = send(write, &line).await;
+                }
+                return done;
+            }
+        }
+    }
+}
+
+/// Runs a relayed assistant's call through this host's approvals, refused when outside the relay's tools.
+async fn call(
+    engine: &Engine,
+    name: String,
+    arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    meta: CallMeta,
+    tools: Option<String>,
+    progress: Progress,
+) -> Response {
+    let outside = match tools.as_deref().map(crate::tools::sets::ToolSelection::parse) {
+        None => None,
+        Some(Ok(selection)) => {
+            (!selection.allows(&name)).then(|| selection.refusal(&name, &crate::tools::sets::Chosen::Serve))
+        }
+        Some(Err(error)) => Some(format!("This assistant's `--tools` cannot be read by the Gatehouse app: {error}")),
+    };
+    if let Some(text) = outside {
+        return Response::Called { text, is_error: true };
+    }
+    match engine.call_reporting(&meta, &name, arguments, progress).await {
+        Ok(reply) => Response::Called { text: reply.text, is_error: reply.is_error },
+        Err(error) => Response::error(FailureKind::UnknownTool, error.to_string()),
     }
 }
 
@@ -289,23 +353,8 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
             engine.assistant_connected();
             Response::Tools(engine.tools().iter().filter_map(|tool| serde_json::to_value(tool.to_mcp()).ok()).collect())
         }
-        Request::Call { name, arguments, meta, tools } => {
-            let outside = match tools.as_deref().map(crate::tools::sets::ToolSelection::parse) {
-                None => None,
-                Some(Ok(selection)) => {
-                    (!selection.allows(&name)).then(|| selection.refusal(&name, &crate::tools::sets::Chosen::Serve))
-                }
-                Some(Err(error)) => {
-                    Some(format!("This assistant's `--tools` cannot be read by the Gatehouse app: {error}"))
-                }
-            };
-            if let Some(text) = outside {
-                return Response::Called { text, is_error: true };
-            }
-            match engine.call_as(&meta, &name, arguments).await {
-                Ok(reply) => Response::Called { text: reply.text, is_error: reply.is_error },
-                Err(error) => Response::error(FailureKind::UnknownTool, error.to_string()),
-            }
+        Request::Call { name, arguments, meta, tools, progress: _ } => {
+            call(engine, name, arguments, meta, tools, Progress::none()).await
         }
         Request::ReadResource { uri } => match crate::resources::read(engine, &uri).await {
             Ok(text) => Response::Resource(text),

@@ -1,8 +1,9 @@
 //! Inline Markdown (emphasis, links, code spans, escapes) → styled spans of plain text.
 //!
 //! A small hand-written subset of CommonMark, enough for what assistants write: `**bold**`,
-//! `*italic*` / `_italic_`, `***both***`, `[text](url)`, `<https://autolinks>`, `` `code` `` (kept as
-//! plain text) and backslash escapes. Anything it cannot pair up stays literal text, never an error.
+//! `*italic*` / `_italic_`, `***both***`, `~~strikethrough~~` (GFM), `[text](url)`,
+//! `<https://autolinks>`, `` `code` `` (a span with [`Style::code`]) and backslash escapes. Anything it
+//! cannot pair up stays literal text, never an error.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -16,6 +17,12 @@ const MAX_DEPTH: usize = 16;
 pub struct Style {
     pub bold: bool,
     pub italic: bool,
+    /// Struck through (`~~text~~`).
+    pub strike: bool,
+    /// Underlined: HTML's `<u>` (Markdown has no way to write it).
+    pub underline: bool,
+    /// Inline code (`` `text` ``): written in a monospace font, its text taken literally.
+    pub code: bool,
     pub link: Option<String>,
 }
 
@@ -70,7 +77,9 @@ impl Parser {
                     let n = self.run_len(i, end);
                     match self.code_close(i + n, end, n) {
                         Some(close) => {
-                            buf.push_str(&code_content(&self.chars[i + n..close]));
+                            flush(&mut buf, style, out);
+                            let code = Style { code: true, ..style.clone() };
+                            push(out, code_content(&self.chars[i + n..close]), code);
                             i = close + n;
                         }
                         None => {
@@ -100,11 +109,8 @@ impl Parser {
                     match self.emphasis_at(i, m, end, depth) {
                         Some((k, close)) => {
                             flush(&mut buf, style, out);
-                            let inner = Style {
-                                bold: style.bold || k >= 2,
-                                italic: style.italic || k != 2,
-                                link: style.link.clone(),
-                            };
+                            let inner =
+                                Style { bold: style.bold || k >= 2, italic: style.italic || k != 2, ..style.clone() };
                             self.parse(i + k, close, &inner, depth + 1, out);
                             i = close + k;
                         }
@@ -114,6 +120,18 @@ impl Parser {
                         }
                     }
                 }
+                '~' if depth < MAX_DEPTH && self.run_len(i, end) == 2 => match self.strike_close(i, end) {
+                    Some(close) => {
+                        flush(&mut buf, style, out);
+                        let inner = Style { strike: true, ..style.clone() };
+                        self.parse(i + 2, close, &inner, depth + 1, out);
+                        i = close + 2;
+                    }
+                    None => {
+                        buf.push_str("~~");
+                        i += 2;
+                    }
+                },
                 _ => {
                     buf.push(c);
                     i += 1;
@@ -121,6 +139,33 @@ impl Parser {
             }
         }
         flush(&mut buf, style, out);
+    }
+
+    /// Where `~~` at `i` closes: the next run of exactly two `~` after non-space text, skipping
+    /// escapes and code spans. The opener must be followed by a non-space.
+    fn strike_close(&self, i: usize, end: usize) -> Option<usize> {
+        if self.at(i + 2).is_none_or(char::is_whitespace) {
+            return None;
+        }
+        let mut j = i + 2;
+        while j < end {
+            match self.chars[j] {
+                '\\' => j += 2,
+                '`' => {
+                    let n = self.run_len(j, end);
+                    j = self.code_close(j + n, end, n).map_or(j + n, |close| close + n);
+                }
+                '~' => {
+                    let m = self.run_len(j, end);
+                    if m == 2 && j > i + 2 && !self.chars[j - 1].is_whitespace() {
+                        return Some(j);
+                    }
+                    j += m;
+                }
+                _ => j += 1,
+            }
+        }
+        None
     }
 
     /// For a delimiter run of length `m` at `i`, the marker length used and where it closes.
@@ -342,7 +387,7 @@ mod tests {
         Span::plain(t)
     }
     fn styled(t: &str, bold: bool, italic: bool, link: Option<&str>) -> Span {
-        Span { text: t.into(), style: Style { bold, italic, link: link.map(str::to_string) } }
+        Span { text: t.into(), style: Style { bold, italic, link: link.map(str::to_string), ..Style::default() } }
     }
 
     #[test]
@@ -409,11 +454,30 @@ mod tests {
 
     #[test]
     fn code_and_escapes_are_literal() {
-        assert_eq!(parse_inline("run `a *b* c` now"), vec![plain("run a *b* c now")]);
-        assert_eq!(parse_inline("`` a`b ``"), vec![plain("a`b")]);
+        let code = |t: &str| Span { text: t.into(), style: Style { code: true, ..Style::default() } };
+        assert_eq!(parse_inline("run `a *b* c` now"), vec![plain("run "), code("a *b* c"), plain(" now")]);
+        assert_eq!(parse_inline("`` a`b ``"), vec![code("a`b")]);
         assert_eq!(parse_inline("`open"), vec![plain("`open")]);
         assert_eq!(parse_inline(r"\*not\* \[x\] \\ \a"), vec![plain(r"*not* [x] \ \a")]);
         assert_eq!(parse_inline(r"**a\*b**"), vec![styled("a*b", true, false, None)]);
+    }
+
+    #[test]
+    fn strikethrough_and_code_inside_emphasis() {
+        let strike = Style { strike: true, ..Style::default() };
+        assert_eq!(parse_inline("~~gone~~"), vec![Span { text: "gone".into(), style: strike.clone() }]);
+        assert_eq!(
+            parse_inline("~~a **b**~~"),
+            vec![
+                Span { text: "a ".into(), style: strike.clone() },
+                Span { text: "b".into(), style: Style { bold: true, ..strike } },
+            ]
+        );
+        for text in ["~one~", "a ~~ b ~~", "~~~x~~~", "~~open"] {
+            assert_eq!(parse_inline(text), vec![plain(text)], "{text}");
+        }
+        let bold_code = Style { bold: true, code: true, ..Style::default() };
+        assert_eq!(parse_inline("**`x`**"), vec![Span { text: "x".into(), style: bold_code }]);
     }
 
     #[test]

@@ -1,21 +1,22 @@
-//! Markdown → Google Docs v1 `batchUpdate` requests.
-//!
-//! All text goes in with one `insertText`, then paragraph and text styles are set over it, and the
-//! bullets come last: `createParagraphBullets` reads nesting from leading tabs and deletes them, which
-//! shifts every later index, so the lists are bulleted from the end of the document backwards.
+//! Markdown → the blocks of [`Para`], which [`Layout`] turns into Google Docs v1 `batchUpdate`
+//! requests (see [`super::layout`]).
 //!
 //! Supported: ATX and setext headings, paragraphs (lines joined by a space; a line ending in `\` or
-//! two spaces breaks the line), `**bold**`, `*italic*`, `[links](url)`, `` `code` `` as plain text,
-//! `-`/`*`/`+` and `1.`/`1)` lists nested by indentation, `>` quotes as plain paragraphs, fenced code
-//! as plain lines, table rows as plain lines. Horizontal rules are dropped.
+//! two spaces breaks the line), `**bold**`, `*italic*`, `~~strikethrough~~`, `[links](url)`,
+//! `` `code` `` in a monospace font, `-`/`*`/`+` and `1.`/`1)` lists nested by indentation, `>` quotes
+//! as plain paragraphs, fenced code blocks as shaded monospace lines (see [`super::code`]; the info
+//! string is not kept), GFM pipe tables as Docs tables (other `|` lines stay plain lines). Horizontal
+//! rules are dropped.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::inline::{Span, Style, parse_inline};
-use super::utf16::utf16_len;
+use super::inline::{Span, parse_inline};
+pub(crate) use super::layout::Layout;
+use super::layout::insert_text;
+use super::table::Table;
 
 /// Docs allows list nesting levels 0 to 8.
-const MAX_NESTING: usize = 8;
+pub(crate) const MAX_NESTING: usize = 8;
 
 /// Where `insert_at` sits, which decides how the inserted text is joined to what is already there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,15 +58,23 @@ pub fn plain_text_to_requests(text: &str, insert_at: u32) -> Vec<Value> {
     vec![insert_text(insert_at, &text)]
 }
 
-/// What a paragraph is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a block is.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Kind {
     Normal,
     Heading(u8),
-    Item { ordered: bool, level: usize },
+    Item {
+        ordered: bool,
+        level: usize,
+    },
+    /// One line of a code block: its spans hold the line as it is (usually one plain span); the
+    /// whole line is written in the code font on a shaded paragraph. An empty line has no spans.
+    Code,
+    /// A whole table (the block's own `spans` are empty and ignored).
+    Table(Table),
 }
 
-/// A paragraph to insert.
+/// A block to insert: a paragraph, or with [`Kind::Table`] a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Para {
     pub kind: Kind,
@@ -78,7 +87,7 @@ fn normalise_newlines(text: &str) -> String {
 
 /// Drops characters `insertText` strips (most C0 controls and the private use area), so the indexes
 /// we compute match the document's. Tab, newline and vertical tab (a line break) are kept.
-fn sanitize(text: &str) -> String {
+pub(crate) fn sanitize(text: &str) -> String {
     text.chars()
         .filter(|&c| {
             let control = (c < ' ' && !matches!(c, '\t' | '\n' | '\u{b}')) || c == '\u{7f}';
@@ -108,6 +117,8 @@ struct Blocks {
     list_indents: Vec<usize>,
     /// The open code fence: its character and length.
     fence: Option<(char, usize)>,
+    /// The `|` lines read so far: a table if the second is a delimiter row.
+    table: Vec<String>,
     after_blank: bool,
 }
 
@@ -119,10 +130,19 @@ impl Blocks {
             if fence_marker(line).is_some_and(|(c, l)| c == ch && l >= len) {
                 self.fence = None;
             } else {
-                self.push(Kind::Normal, vec![Span::plain(raw.to_string())]);
+                self.push(Kind::Code, vec![Span::plain(raw.to_string())]);
             }
             return;
         }
+        if line.starts_with('|') && indent < 4 {
+            if self.table.is_empty() {
+                self.flush();
+                self.list_indents.clear();
+            }
+            self.table.push(line.to_string());
+            return;
+        }
+        self.flush_table();
         if line.is_empty() {
             self.flush();
             self.after_blank = true;
@@ -150,13 +170,6 @@ impl Blocks {
             self.flush();
             let level = self.level_for(indent);
             self.open = Some((Kind::Item { ordered, level }, vec![text.to_string()]));
-        } else if line.starts_with('|') {
-            self.flush();
-            self.list_indents.clear();
-            if !is_table_delimiter(line) {
-                self.open = Some((Kind::Normal, vec![line.to_string()]));
-                self.flush();
-            }
         } else {
             let text = line.strip_prefix('>').map_or(raw, str::trim_start);
             match self.open.as_mut() {
@@ -197,7 +210,24 @@ impl Blocks {
         (self.list_indents.len() - 1).min(MAX_NESTING)
     }
 
+    /// Ends the `|` lines: a table, or else plain paragraphs (delimiter rows dropped).
+    fn flush_table(&mut self) {
+        let lines = std::mem::take(&mut self.table);
+        if lines.is_empty() {
+            return;
+        }
+        match Table::from_markdown(&lines) {
+            Some(table) => self.paras.push(Para { kind: Kind::Table(table), spans: Vec::new() }),
+            None => {
+                for line in lines.iter().filter(|l| !is_table_delimiter(l)) {
+                    self.push(Kind::Normal, parse_inline(line.trim_end()));
+                }
+            }
+        }
+    }
+
     fn flush(&mut self) {
+        self.flush_table();
         if let Some((kind, lines)) = self.open.take() {
             self.push(kind, parse_inline(&join_lines(&lines)));
         }
@@ -237,7 +267,9 @@ fn indent_width(line: &str) -> usize {
 fn fence_marker(line: &str) -> Option<(char, usize)> {
     let c = line.chars().next().filter(|c| *c == '`' || *c == '~')?;
     let len = line.chars().take_while(|x| *x == c).count();
-    (len >= 3).then_some((c, len))
+    // A backtick fence's info string has no backticks (else it is a code span).
+    let info_ok = c == '~' || !line[len..].contains('`');
+    (len >= 3 && info_ok).then_some((c, len))
 }
 
 fn is_rule(line: &str) -> bool {
@@ -270,149 +302,13 @@ fn list_item(line: &str) -> Option<(bool, &str)> {
 }
 
 fn is_table_delimiter(line: &str) -> bool {
-    line.contains('-') && line.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
-}
-
-/// Where each paragraph lands, in UTF-16 document indexes.
-struct Layout {
-    insert_at: u32,
-    text: String,
-    /// Start index and text length (without its newline, with its leading tabs) of each paragraph.
-    spots: Vec<(u32, u32)>,
-}
-
-impl Layout {
-    fn new(paras: &[Para], insert_at: u32, placement: Placement) -> Layout {
-        let mut text = String::new();
-        if placement == Placement::ParagraphEnd {
-            text.push('\n');
-        }
-        let mut spots = Vec::with_capacity(paras.len());
-        for (i, para) in paras.iter().enumerate() {
-            if i > 0 {
-                text.push('\n');
-            }
-            let start = insert_at + utf16_len(&text) as u32;
-            if let Kind::Item { level, .. } = para.kind {
-                text.extend(std::iter::repeat_n('\t', level));
-            }
-            para.spans.iter().for_each(|s| text.push_str(&s.text));
-            spots.push((start, insert_at + utf16_len(&text) as u32 - start));
-        }
-        if placement == Placement::ParagraphStart {
-            text.push('\n');
-        }
-        Layout { insert_at, text, spots }
-    }
-
-    /// A range over paragraph `i`: its text, or its newline when it has none.
-    fn para_range(&self, i: usize) -> Value {
-        let (start, len) = self.spots[i];
-        range(start, start + len.max(1))
-    }
-
-    fn requests(&self, paras: &[Para]) -> Vec<Value> {
-        let mut out = vec![insert_text(self.insert_at, &self.text)];
-        let (first, _) = self.spots[0];
-        let (last, last_len) = self.spots[self.spots.len() - 1];
-        let all = range(first, last + last_len.max(1));
-        // Inserted paragraphs inherit the style and bullet of the one they were split from.
-        out.push(json!({"deleteParagraphBullets": {"range": all}}));
-        out.push(json!({"updateParagraphStyle": {
-            "range": all,
-            "paragraphStyle": {"namedStyleType": "NORMAL_TEXT"},
-            "fields": "namedStyleType,indentStart,indentFirstLine",
-        }}));
-        if self.spots.iter().any(|&(_, len)| len > 0) {
-            out.push(json!({"updateTextStyle": {
-                "range": range(first, last + last_len),
-                "textStyle": {},
-                "fields": "bold,italic,underline,strikethrough,link",
-            }}));
-        }
-        for (i, para) in paras.iter().enumerate() {
-            if let Kind::Heading(level) = para.kind {
-                out.push(json!({"updateParagraphStyle": {
-                    "range": self.para_range(i),
-                    "paragraphStyle": {"namedStyleType": format!("HEADING_{level}")},
-                    "fields": "namedStyleType",
-                }}));
-            }
-        }
-        for (i, para) in paras.iter().enumerate() {
-            let (start, len) = self.spots[i];
-            let mut at = start + len - para.spans.iter().map(|s| utf16_len(&s.text) as u32).sum::<u32>();
-            for span in &para.spans {
-                let end = at + utf16_len(&span.text) as u32;
-                if let Some(request) = text_style(at, end, &span.style) {
-                    out.push(request);
-                }
-                at = end;
-            }
-        }
-        for (kind_ordered, from, to) in list_groups(paras).into_iter().rev() {
-            let (start, _) = self.spots[from];
-            let (last, last_len) = self.spots[to];
-            let preset = if kind_ordered { "NUMBERED_DECIMAL_ALPHA_ROMAN" } else { "BULLET_DISC_CIRCLE_SQUARE" };
-            out.push(json!({"createParagraphBullets": {
-                "range": range(start, last + last_len.max(1)),
-                "bulletPreset": preset,
-            }}));
-        }
-        out
-    }
-}
-
-/// Runs of consecutive list items, split where a top-level item switches between bullets and
-/// numbers: `(numbered, first paragraph, last paragraph)`.
-fn list_groups(paras: &[Para]) -> Vec<(bool, usize, usize)> {
-    let mut groups: Vec<(bool, usize, usize)> = Vec::new();
-    for (i, para) in paras.iter().enumerate() {
-        let Kind::Item { ordered, level } = para.kind else {
-            continue;
-        };
-        match groups.last_mut() {
-            Some((o, _, last)) if *last + 1 == i && (level > 0 || *o == ordered) => *last = i,
-            _ => groups.push((ordered, i, i)),
-        }
-    }
-    groups
-}
-
-fn text_style(start: u32, end: u32, style: &Style) -> Option<Value> {
-    let mut text_style = serde_json::Map::new();
-    let mut fields = Vec::new();
-    if style.bold {
-        text_style.insert("bold".into(), json!(true));
-        fields.push("bold");
-    }
-    if style.italic {
-        text_style.insert("italic".into(), json!(true));
-        fields.push("italic");
-    }
-    if let Some(url) = &style.link {
-        text_style.insert("link".into(), json!({"url": url}));
-        fields.push("link");
-    }
-    (!fields.is_empty() && end > start).then(|| {
-        json!({"updateTextStyle": {
-            "range": range(start, end),
-            "textStyle": text_style,
-            "fields": fields.join(","),
-        }})
-    })
-}
-
-fn insert_text(index: u32, text: &str) -> Value {
-    json!({"insertText": {"location": {"index": index}, "text": text}})
-}
-
-fn range(start: u32, end: u32) -> Value {
-    json!({"startIndex": start, "endIndex": end})
+    super::table::is_delimiter(line)
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn kinds(md: &str) -> Vec<(Kind, String)> {
@@ -452,14 +348,21 @@ mod tests {
         assert_eq!(
             kinds(md),
             vec![
-                (Kind::Normal, "let x = *y*;".into()),
-                (Kind::Normal, "".into()),
-                (Kind::Normal, "  indented".into()),
-                (Kind::Normal, "| a | b |".into()),
-                (Kind::Normal, "| 1 | 2 |".into()),
+                (Kind::Code, "let x = *y*;".into()),
+                (Kind::Code, "".into()),
+                (Kind::Code, "  indented".into()),
+                (
+                    Kind::Table(
+                        Table::from_markdown(&["| a | b |".into(), "|---|:-:|".into(), "| 1 | **2** |".into()])
+                            .unwrap()
+                    ),
+                    "".into()
+                ),
                 (Kind::Normal, "line one\u{b}line two\u{b}line three #hashtag".into()),
             ]
         );
+        // `|` lines without a delimiter row stay text.
+        assert_eq!(kinds("| a |\n| b |"), vec![(Kind::Normal, "| a |".into()), (Kind::Normal, "| b |".into())]);
     }
 
     #[test]
@@ -481,7 +384,7 @@ mod tests {
         assert_eq!(reqs[0], json!({"insertText": {"location": {"index": 1}, "text": text}}));
         assert_eq!(reqs[1], json!({"deleteParagraphBullets": {"range": {"startIndex": 1, "endIndex": 23}}}));
         assert_eq!(reqs[2]["updateParagraphStyle"]["range"], json!({"startIndex": 1, "endIndex": 23}));
-        assert_eq!(reqs[3]["updateTextStyle"]["fields"], "bold,italic,underline,strikethrough,link");
+        assert_eq!(reqs[3]["updateTextStyle"]["fields"], "bold,italic,underline,strikethrough,link,weightedFontFamily");
         assert_eq!(
             reqs[4],
             json!({"updateParagraphStyle": {"range": {"startIndex": 1, "endIndex": 6},

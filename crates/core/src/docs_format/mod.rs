@@ -1,8 +1,12 @@
-//! Converting between the person's text formats (Markdown, plain text) and Google Docs structure.
+//! Converting between the person's text formats (Markdown, HTML, plain text) and Google Docs structure.
 
+mod code;
+pub mod html;
 mod inline;
+mod layout;
 pub mod markdown;
 mod render;
+mod table;
 pub mod to_markdown;
 pub mod utf16;
 

@@ -5,19 +5,34 @@
 //! markers must not fuse into a different run (`**a**_b_`, not `**a***b*`).
 
 /// A stretch of paragraph text with the styles Markdown can carry.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Run {
     pub text: String,
     pub bold: bool,
     pub italic: bool,
+    /// Struck through: `~~text~~`.
+    pub strike: bool,
+    /// Monospace: a code span, its text written literally.
+    pub code: bool,
     pub link: Option<String>,
+}
+
+impl Run {
+    /// Whether two runs look the same in Markdown (and so are written as one).
+    fn same_marks(&self, other: &Run) -> bool {
+        (self.bold, self.italic, self.strike, self.code, &self.link)
+            == (other.bold, other.italic, other.strike, other.code, &other.link)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mark {
     Bold,
     Italic,
+    Strike,
 }
+
+const MARKS: [Mark; 3] = [Mark::Bold, Mark::Italic, Mark::Strike];
 
 enum Tok {
     Text(String),
@@ -28,6 +43,16 @@ enum Tok {
 /// Renders a paragraph's runs as inline Markdown. Line breaks inside the paragraph (vertical tab or
 /// newline) become `\` at the end of a line.
 pub fn render_runs(runs: &[Run]) -> String {
+    // Runs Docs keeps apart for styles Markdown cannot show are one run here (two code spans side by
+    // side would read back as one span holding backticks).
+    let mut merged: Vec<Run> = Vec::with_capacity(runs.len());
+    for run in runs {
+        match merged.last_mut() {
+            Some(last) if last.same_marks(run) => last.text.push_str(&run.text),
+            _ => merged.push(run.clone()),
+        }
+    }
+    let runs = merged.as_slice();
     let mut out = String::new();
     let mut i = 0;
     while i < runs.len() {
@@ -55,18 +80,18 @@ fn emphasis(runs: &[Run]) -> String {
     let mut toks = Vec::new();
     let mut open: Vec<Mark> = Vec::new();
     for run in runs {
-        let text = escape(&run.text);
+        let text = if run.code { code_span(&run.text) } else { escape(&run.text) };
         // Styles on spaces alone cannot be written; they take the surrounding style.
-        let blank = run.text.chars().all(char::is_whitespace);
+        let blank = !run.code && run.text.chars().all(char::is_whitespace);
         let wanted = |m: Mark| match m {
             Mark::Bold => run.bold,
             Mark::Italic => run.italic,
+            Mark::Strike => run.strike,
         };
         if !blank && let Some(pos) = open.iter().position(|&m| !wanted(m)) {
             close(&mut toks, &mut open, pos);
         }
-        let missing: Vec<Mark> =
-            [Mark::Bold, Mark::Italic].into_iter().filter(|&m| !blank && wanted(m) && !open.contains(&m)).collect();
+        let missing: Vec<Mark> = MARKS.into_iter().filter(|&m| !blank && wanted(m) && !open.contains(&m)).collect();
         let mut text = text.as_str();
         if !missing.is_empty() {
             let rest = text.trim_start();
@@ -137,9 +162,26 @@ fn render_tokens(toks: &[Tok]) -> String {
                 out.push_str(italic);
             }
             Tok::Close(Mark::Italic) => out.push_str(italic),
+            Tok::Open(Mark::Strike) | Tok::Close(Mark::Strike) => out.push_str("~~"),
         }
     }
     out
+}
+
+/// A code span holding `text` literally: fenced by more backticks than any run inside, padded with
+/// a space where the text would otherwise touch the fence or lose its own edge spaces.
+fn code_span(text: &str) -> String {
+    let mut longest = 0;
+    let mut current = 0;
+    for c in text.chars() {
+        current = if c == '`' { current + 1 } else { 0 };
+        longest = longest.max(current);
+    }
+    let fence = "`".repeat(longest + 1);
+    let spaced = text.starts_with(' ') && text.ends_with(' ') && !text.trim().is_empty();
+    let pad = text.starts_with('`') || text.ends_with('`') || spaced;
+    let pad = if pad { " " } else { "" };
+    format!("{fence}{pad}{text}{pad}{fence}")
 }
 
 /// Escapes the characters inline Markdown would read as syntax.
@@ -149,7 +191,8 @@ fn escape(text: &str) -> String {
     for (i, &c) in chars.iter().enumerate() {
         let alnum_at = |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|c| c.is_alphanumeric());
         let escape = match c {
-            '\\' | '*' | '`' | '[' | ']' => true,
+            // `~` too: two strike through, and a lone one can meet a neighbouring run's.
+            '\\' | '*' | '`' | '[' | ']' | '~' => true,
             '_' => !(alnum_at(i.checked_sub(1)) && alnum_at(Some(i + 1))),
             '<' => {
                 let rest: String = chars[i + 1..].iter().take(7).collect::<String>().to_lowercase();
@@ -170,7 +213,8 @@ fn escape_line_start(line: &str) -> String {
     let body = line.trim_start();
     let ws = &line[..line.len() - body.len()];
     let digits = body.chars().take_while(char::is_ascii_digit).count();
-    if body.starts_with(['#', '>', '-', '+', '=', '|', '~']) {
+    // `~~` opens strikethrough; three make a code fence.
+    if body.starts_with(['#', '>', '-', '+', '=', '|']) || body.starts_with("~~~") {
         format!("{ws}\\{body}")
     } else if digits > 0 && body[digits..].starts_with(['.', ')']) {
         format!("{ws}{}\\{}", &body[..digits], &body[digits..])
@@ -215,7 +259,20 @@ mod tests {
     use proptest::prelude::*;
 
     fn run(text: &str, bold: bool, italic: bool, link: Option<&str>) -> Run {
-        Run { text: text.into(), bold, italic, link: link.map(str::to_string) }
+        Run { text: text.into(), bold, italic, link: link.map(str::to_string), ..Run::default() }
+    }
+
+    #[test]
+    fn renders_code_and_strikethrough() {
+        let code = |t: &str| Run { text: t.into(), code: true, ..Run::default() };
+        let strike = |t: &str| Run { text: t.into(), strike: true, ..Run::default() };
+        assert_eq!(render_runs(&[run("run ", false, false, None), code("a *b*"), code(" c")]), "run `a *b* c`");
+        assert_eq!(render_runs(&[code("a`b")]), "``a`b``");
+        assert_eq!(render_runs(&[code("`x")]), "`` `x ``");
+        assert_eq!(render_runs(&[code(" x ")]), "`  x  `");
+        assert_eq!(render_runs(&[Run { bold: true, ..code("x") }]), "**`x`**");
+        assert_eq!(render_runs(&[strike("gone"), run(" here", false, false, None)]), "~~gone~~ here");
+        assert_eq!(render_runs(&[run("a ~~ b ~", false, false, None)]), "a \\~\\~ b \\~");
     }
 
     #[test]
@@ -252,28 +309,44 @@ mod tests {
     fn to_runs(spans: Vec<Span>) -> Vec<Run> {
         spans
             .into_iter()
-            .map(|s| Run { text: s.text, bold: s.style.bold, italic: s.style.italic, link: s.style.link })
+            .map(|s| Run {
+                text: s.text,
+                bold: s.style.bold,
+                italic: s.style.italic,
+                strike: s.style.strike,
+                code: s.style.code,
+                link: s.style.link,
+            })
             .collect()
     }
 
     /// Runs as per-character styles, the way Markdown can express them: emphasis on spaces is
     /// not kept, links are.
-    fn normalise(runs: &[Run]) -> Vec<(char, bool, bool, Option<String>)> {
+    fn normalise(runs: &[Run]) -> Vec<(char, [bool; 4], Option<String>)> {
         runs.iter()
             .flat_map(|r| {
                 r.text.chars().map(move |c| {
-                    let blank = c.is_whitespace();
-                    (c, r.bold && !blank, r.italic && !blank, r.link.clone())
+                    let blank = c.is_whitespace() && !r.code;
+                    (c, [r.bold && !blank, r.italic && !blank, r.strike && !blank, r.code], r.link.clone())
                 })
             })
             .collect()
     }
 
     fn arb_runs() -> impl Strategy<Value = Vec<Run>> {
-        let text = "[a-c1 *_`\\[\\]\\\\<#!()|é😀.-]{1,6}";
+        let text = "[a-c1 *_`~\\[\\]\\\\<#!()|é😀.-]{1,6}";
         let link = prop_oneof![3 => Just(None), 1 => "[a-z()]{1,4}".prop_map(|s| Some(format!("https://x.test/{s}")))];
-        proptest::collection::vec((text, any::<bool>(), any::<bool>(), link), 1..6)
-            .prop_map(|v| v.into_iter().map(|(text, bold, italic, link)| Run { text, bold, italic, link }).collect())
+        let marks = (
+            any::<bool>(),
+            any::<bool>(),
+            prop_oneof![3 => Just(false), 1 => Just(true)],
+            prop_oneof![3 => Just(false), 1 => Just(true)],
+        );
+        proptest::collection::vec((text, marks, link), 1..6).prop_map(|v| {
+            v.into_iter()
+                .map(|(text, (bold, italic, strike, code), link)| Run { text, bold, italic, strike, code, link })
+                .collect()
+        })
     }
 
     /// The block parser trims paragraphs, so runs are compared without edge spaces.
@@ -346,6 +419,6 @@ mod tests {
     #[test]
     fn span_and_run_agree() {
         let spans = parse_inline("**a** [b](u)");
-        assert_eq!(spans[0], Span { text: "a".into(), style: Style { bold: true, italic: false, link: None } });
+        assert_eq!(spans[0], Span { text: "a".into(), style: Style { bold: true, ..Style::default() } });
     }
 }

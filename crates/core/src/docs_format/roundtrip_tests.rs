@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
+use super::code::CODE_FONT;
 use super::markdown::{Placement, markdown_to_requests, markdown_to_requests_placed};
 use super::render::{Run, render_runs};
 use super::to_markdown::{structure, to_markdown, to_plain_text};
@@ -18,10 +19,16 @@ struct Unit {
     u: u16,
     bold: bool,
     italic: bool,
+    strike: bool,
+    code: bool,
     link: Option<String>,
-    /// Set on newlines: the paragraph's named style and bullet (list id, nesting level).
-    para: Option<(String, Option<(String, usize)>)>,
+    /// Set on newlines: the paragraph's attributes.
+    para: Option<Attrs>,
 }
+
+/// A paragraph's named style, bullet (list id, nesting level) and whether it is shaded.
+#[derive(Clone, Debug, PartialEq)]
+struct Attrs(String, Option<(String, usize)>, bool);
 
 #[derive(Default)]
 struct Sim {
@@ -49,10 +56,19 @@ impl Sim {
         match kind.as_str() {
             "insertText" => self.insert(idx(&body["location"]["index"]), body["text"].as_str().unwrap()),
             "updateParagraphStyle" => {
-                let named = body["paragraphStyle"]["namedStyleType"].as_str().unwrap_or("NORMAL_TEXT");
-                assert!(fields(body).contains(&"namedStyleType"), "{body}");
+                let style = &body["paragraphStyle"];
+                let named = style["namedStyleType"].as_str().unwrap_or("NORMAL_TEXT");
+                let shaded = style.pointer("/shading/backgroundColor/color").is_some();
                 for (_, nl) in self.overlapping(&body["range"]) {
-                    self.units[nl].para.as_mut().unwrap().0 = named.to_string();
+                    let attrs = self.units[nl].para.as_mut().unwrap();
+                    for field in fields(body) {
+                        match field {
+                            "namedStyleType" => attrs.0 = named.to_string(),
+                            "shading" => attrs.2 = shaded,
+                            "indentStart" | "indentFirstLine" => {}
+                            other => panic!("unexpected paragraph style field {other}"),
+                        }
+                    }
                 }
             }
             "updateTextStyle" => {
@@ -64,7 +80,11 @@ impl Sim {
                             "bold" => unit.bold = style["bold"].as_bool().unwrap_or(false),
                             "italic" => unit.italic = style["italic"].as_bool().unwrap_or(false),
                             "link" => unit.link = style["link"]["url"].as_str().map(str::to_string),
-                            "underline" | "strikethrough" => {}
+                            "strikethrough" => unit.strike = style["strikethrough"].as_bool().unwrap_or(false),
+                            "weightedFontFamily" => {
+                                unit.code = style["weightedFontFamily"]["fontFamily"].as_str() == Some(CODE_FONT);
+                            }
+                            "underline" => {}
                             other => panic!("unexpected text style field {other}"),
                         }
                     }
@@ -105,6 +125,8 @@ impl Sim {
                 u,
                 bold: from.bold,
                 italic: from.italic,
+                strike: from.strike,
+                code: from.code,
                 link: None,
                 para: (u == u16::from(b'\n')).then(|| para.clone().unwrap()),
             })
@@ -148,7 +170,7 @@ impl Sim {
             let mut elements = Vec::new();
             let mut i = start;
             while i <= nl {
-                let key = |u: &Unit| (u.bold, u.italic, u.link.clone());
+                let key = |u: &Unit| (u.bold, u.italic, u.strike, u.code, u.link.clone());
                 let len = self.units[i..=nl].iter().take_while(|u| key(u) == key(&self.units[i])).count();
                 let unit = &self.units[i];
                 let mut style = Map::new();
@@ -158,6 +180,12 @@ impl Sim {
                 if unit.italic {
                     style.insert("italic".into(), json!(true));
                 }
+                if unit.strike {
+                    style.insert("strikethrough".into(), json!(true));
+                }
+                if unit.code {
+                    style.insert("weightedFontFamily".into(), json!({"fontFamily": CODE_FONT, "weight": 400}));
+                }
                 if let Some(url) = &unit.link {
                     style.insert("link".into(), json!({"url": url}));
                 }
@@ -166,8 +194,12 @@ impl Sim {
                     "textRun": {"content": String::from_utf16(&units).unwrap(), "textStyle": style}}));
                 i += len;
             }
-            let (named, bullet) = self.units[nl].para.clone().unwrap();
+            let Attrs(named, bullet, shaded) = self.units[nl].para.clone().unwrap();
             let mut paragraph = json!({"elements": elements, "paragraphStyle": {"namedStyleType": named}});
+            if shaded {
+                paragraph["paragraphStyle"]["shading"] =
+                    json!({"backgroundColor": {"color": {"rgbColor": {"red": 0.9, "green": 0.9, "blue": 0.9}}}});
+            }
             if let Some((list, level)) = bullet {
                 paragraph["bullet"] = json!({"listId": list, "nestingLevel": level});
             }
@@ -191,7 +223,15 @@ impl Sim {
 }
 
 fn newline(style: &str, bullet: Option<(String, usize)>) -> Unit {
-    Unit { u: u16::from(b'\n'), bold: false, italic: false, link: None, para: Some((style.to_string(), bullet)) }
+    Unit {
+        u: u16::from(b'\n'),
+        bold: false,
+        italic: false,
+        strike: false,
+        code: false,
+        link: None,
+        para: Some(Attrs(style.to_string(), bullet, false)),
+    }
 }
 
 fn idx(v: &Value) -> usize {
@@ -312,20 +352,24 @@ enum Gen {
     Normal,
     Heading(usize),
     Item(bool, usize),
+    /// A code-block line: shaded, all in the code font, its text taken as it is.
+    Code,
 }
 
 fn arb_paragraphs() -> impl Strategy<Value = Vec<(Gen, Vec<Run>)>> {
     let word = "[a-z0-9*_`\\[\\]\\\\<#!()|é😀.=~+-]{1,5}";
     let link = prop_oneof![4 => Just(None), 1 => "[a-z()]{1,3}".prop_map(|s| Some(format!("https://x.test/{s}")))];
-    let runs = proptest::collection::vec((word, any::<bool>(), any::<bool>(), link), 1..4).prop_map(|v| {
+    let rare = || prop_oneof![4 => Just(false), 1 => Just(true)];
+    let marks = (any::<bool>(), any::<bool>(), rare(), rare());
+    let runs = proptest::collection::vec((word, marks, link), 1..4).prop_map(|v| {
         let n = v.len();
         v.into_iter()
             .enumerate()
-            .map(|(i, (mut text, bold, italic, link))| {
+            .map(|(i, (mut text, (bold, italic, strike, code), link))| {
                 if i + 1 < n {
                     text.push(' ');
                 }
-                Run { text, bold, italic, link }
+                Run { text, bold, italic, strike, code, link }
             })
             .collect::<Vec<_>>()
     });
@@ -333,6 +377,7 @@ fn arb_paragraphs() -> impl Strategy<Value = Vec<(Gen, Vec<Run>)>> {
         Just(Gen::Normal),
         (1usize..=6).prop_map(Gen::Heading),
         (any::<bool>(), 0usize..3).prop_map(|(o, l)| Gen::Item(o, l)),
+        Just(Gen::Code),
     ];
     proptest::collection::vec((kind, runs), 1..8).prop_map(|mut paras| {
         // Lists nest one level at a time and keep one kind throughout.
@@ -361,13 +406,22 @@ fn document_of(paras: &[(Gen, Vec<Run>)]) -> Value {
     sim.units.clear();
     let mut list: Option<String> = None;
     for (kind, runs) in paras {
+        let code = matches!(kind, Gen::Code);
         for run in runs {
             for u in run.text.encode_utf16() {
-                sim.units.push(Unit { u, bold: run.bold, italic: run.italic, link: run.link.clone(), para: None });
+                sim.units.push(Unit {
+                    u,
+                    bold: run.bold && !code,
+                    italic: run.italic && !code,
+                    strike: run.strike && !code,
+                    code: run.code || code,
+                    link: run.link.clone().filter(|_| !code),
+                    para: None,
+                });
             }
         }
         let (style, bullet) = match kind {
-            Gen::Normal => ("NORMAL_TEXT".to_string(), None),
+            Gen::Normal | Gen::Code => ("NORMAL_TEXT".to_string(), None),
             Gen::Heading(n) => (format!("HEADING_{n}"), None),
             Gen::Item(ordered, level) => {
                 let id = list.get_or_insert_with(|| format!("gen{}", sim.lists.len())).clone();
@@ -378,14 +432,16 @@ fn document_of(paras: &[(Gen, Vec<Run>)]) -> Value {
         if !matches!(kind, Gen::Item(..)) {
             list = None;
         }
-        sim.units.push(newline(&style, bullet));
+        let mut newline = newline(&style, bullet);
+        newline.para.as_mut().unwrap().2 = code;
+        sim.units.push(newline);
     }
     sim.document()
 }
 
 /// Per paragraph: its kind and per-character styles, ignoring emphasis on spaces and list ids.
-/// A character with its bold, italic and link.
-type Styled = (char, bool, bool, Option<String>);
+/// A character with its bold, italic, strikethrough, code and link.
+type Styled = (char, [bool; 4], Option<String>);
 
 fn summary(doc: &Value) -> Vec<(String, Vec<Styled>)> {
     let lists = &doc["lists"];
@@ -400,6 +456,7 @@ fn summary(doc: &Value) -> Vec<(String, Vec<Styled>)> {
                     let numbered = list["listProperties"]["nestingLevels"][0].get("glyphType").is_some();
                     format!("item {numbered} {}", b["nestingLevel"])
                 }
+                None if p["paragraphStyle"].get("shading").is_some() => "code".to_string(),
                 None => p["paragraphStyle"]["namedStyleType"].as_str().unwrap().to_string(),
             };
             let mut chars = Vec::new();
@@ -408,7 +465,9 @@ fn summary(doc: &Value) -> Vec<(String, Vec<Styled>)> {
                 let style = &run["textStyle"];
                 for c in run["content"].as_str().unwrap().chars().filter(|&c| c != '\n') {
                     let emph = |k: &str| !c.is_whitespace() && style[k].as_bool().unwrap_or(false);
-                    chars.push((c, emph("bold"), emph("italic"), style["link"]["url"].as_str().map(str::to_string)));
+                    let code = style.get("weightedFontFamily").is_some();
+                    let marks = [emph("bold"), emph("italic"), emph("strikethrough"), code];
+                    chars.push((c, marks, style["link"]["url"].as_str().map(str::to_string)));
                 }
             }
             (kind, chars)
@@ -430,8 +489,9 @@ proptest! {
         prop_assert_eq!(to_markdown(&rebuilt), md);
     }
 
+    /// (Tables are left to the emulator tests: the simulator has no tables.)
     #[test]
-    fn any_markdown_gives_valid_requests(md in "[a-c #*_\\-+1.`>\\[\\]()|\n\t=😀]{0,60}") {
+    fn any_markdown_gives_valid_requests(md in "[a-c #*_\\-+1.`~>\\[\\]()\n\t=😀]{0,60}") {
         let mut sim = Sim::new();
         sim.apply_all(&markdown_to_requests(&md, 1));
         let mut end = Sim::new();
@@ -443,6 +503,6 @@ proptest! {
 
 #[test]
 fn render_runs_is_what_paragraphs_use() {
-    let runs = vec![Run { text: "a".into(), bold: true, italic: false, link: None }];
+    let runs = vec![Run { text: "a".into(), bold: true, ..Run::default() }];
     assert_eq!(render_runs(&runs), "**a**");
 }

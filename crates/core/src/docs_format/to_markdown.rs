@@ -1,15 +1,18 @@
 //! A Docs v1 `Document` (as `documents.get` returns it) → Markdown, plain text, or an outline.
 //!
 //! Markdown is what assistants read best, and it is written so that [`super::markdown`] reads it
-//! back to the same headings, lists, bold, italic and links. Tables become GFM tables; images,
-//! page breaks and other objects without a Markdown form are left out. Documents fetched with
+//! back to the same headings, lists, bold, italic, strikethrough, links and code. Tables become GFM
+//! tables ([`super::table`]), shaded monospace paragraphs fenced code blocks ([`super::code`]);
+//! images, page breaks and other objects without a Markdown form are left out. Documents fetched with
 //! `includeTabsContent` are read from their first tab.
 
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
+use super::code::{code_line_text, fenced, is_code_line, is_monospace};
 use super::render::{Run, render_runs};
+use super::table;
 
 /// How many characters of a paragraph `structure` shows.
 const PREVIEW_CHARS: usize = 80;
@@ -20,7 +23,18 @@ pub fn to_markdown(doc: &Value) -> String {
     // Each block with the list it belongs to, if any: items of one list sit on consecutive lines.
     let mut blocks: Vec<(String, Option<&str>)> = Vec::new();
     let mut lists = ListState::default();
+    // The lines of the code block being read.
+    let mut code: Vec<String> = Vec::new();
     for element in doc.content {
+        let code_line = element.get("paragraph").filter(|p| is_code_line(p));
+        if let Some(paragraph) = code_line {
+            code.push(code_line_text(paragraph));
+            lists.indents.clear();
+            continue;
+        }
+        if !code.is_empty() {
+            blocks.push((fenced(&std::mem::take(&mut code)), None));
+        }
         if let Some(paragraph) = element.get("paragraph") {
             let (text, list) = paragraph_markdown(paragraph, &doc, &mut lists);
             if !text.is_empty() {
@@ -34,12 +48,23 @@ pub fn to_markdown(doc: &Value) -> String {
             lists.indents.clear();
         }
     }
+    if !code.is_empty() {
+        blocks.push((fenced(&code), None));
+    }
     let mut out = String::new();
+    // The lists of the items on the lines just written: a nested list of another kind is another
+    // Docs list, and it and its parent's next items still sit on consecutive lines.
+    let mut run: Vec<&str> = Vec::new();
     for (i, (text, list)) in blocks.iter().enumerate() {
         if i > 0 {
-            let tight = list.is_some() && *list == blocks[i - 1].1;
+            let nested = text.starts_with(' ');
+            let tight = list.is_some_and(|l| blocks[i - 1].1.is_some() && (nested || run.contains(&l)));
+            if !tight {
+                run.clear();
+            }
             out.push_str(if tight { "\n" } else { "\n\n" });
         }
+        run.extend(*list);
         out.push_str(text);
     }
     if !out.is_empty() {
@@ -215,14 +240,21 @@ fn runs(paragraph: &Value) -> Vec<Run> {
             let title = props.and_then(|p| p.get("title").or_else(|| p.get("uri")));
             let uri = props.and_then(|p| p.get("uri")).and_then(Value::as_str);
             let text = title.and_then(Value::as_str).unwrap_or("").to_string();
-            out.push(Run { text, bold: false, italic: false, link: uri.map(str::to_string) });
+            out.push(Run { text, link: uri.map(str::to_string), ..Run::default() });
             continue;
         } else {
             continue;
         };
         let flag = |key: &str| style.and_then(|s| s.get(key)).and_then(Value::as_bool).unwrap_or(false);
         let link = style.and_then(|s| s.pointer("/link/url")).and_then(Value::as_str);
-        out.push(Run { text, bold: flag("bold"), italic: flag("italic"), link: link.map(str::to_string) });
+        out.push(Run {
+            text,
+            bold: flag("bold"),
+            italic: flag("italic"),
+            strike: flag("strikethrough"),
+            code: is_monospace(style),
+            link: link.map(str::to_string),
+        });
     }
     if let Some(last) = out.last_mut()
         && last.text.ends_with('\n')
@@ -232,37 +264,16 @@ fn runs(paragraph: &Value) -> Vec<Run> {
     out
 }
 
+/// A table as a pipe table: each cell's paragraphs' runs.
 fn table_markdown(table: &Value) -> String {
-    let rows: Vec<Vec<String>> = table_rows(table)
+    let rows: Vec<Vec<Vec<Vec<Run>>>> = table_rows(table)
         .map(|cells| {
             cells
-                .map(|cell| {
-                    let mut texts = Vec::new();
-                    for element in content_of(Some(cell)) {
-                        if let Some(p) = element.get("paragraph") {
-                            texts.push(render_runs(&runs(p)));
-                        }
-                    }
-                    let joined = texts.join(" ").replace('\u{b}', " ").replace("\\\n", " ");
-                    joined.replace('|', "\\|").trim().to_string()
-                })
+                .map(|cell| content_of(Some(cell)).iter().filter_map(|e| e.get("paragraph")).map(runs).collect())
                 .collect()
         })
         .collect();
-    let width = rows.iter().map(Vec::len).max().unwrap_or(0).max(1);
-    let line = |cells: &[String]| {
-        let mut padded: Vec<&str> = cells.iter().map(String::as_str).collect();
-        padded.resize(width, "");
-        format!("| {} |", padded.join(" | "))
-    };
-    let mut lines = Vec::new();
-    for (i, row) in rows.iter().enumerate() {
-        lines.push(line(row));
-        if i == 0 {
-            lines.push(format!("|{}", " --- |".repeat(width)));
-        }
-    }
-    lines.join("\n")
+    table::table_markdown(&rows)
 }
 
 /// Each row of a table as an iterator over its cells.

@@ -369,6 +369,41 @@ impl Drive<'_> {
     ) -> Result<File, GoogleError> {
         let start =
             Call::post(Api::DriveUpload, "files").query("uploadType", "resumable").file_fields(fields).json(metadata);
+        self.resumable_session(start, "files".to_owned(), content_type, content).await
+    }
+
+    /// `files.update` with new content (Drive keeps the content it replaces as a revision) and metadata:
+    /// one multipart request up to 5 MB, a resumable session above, like [`Drive::upload_any`].
+    pub async fn update_content(
+        &self,
+        file_id: &str,
+        metadata: &Value,
+        content_type: &str,
+        content: &[u8],
+        fields: &str,
+    ) -> Result<File, GoogleError> {
+        let path = file_path(file_id);
+        if content.len() <= MULTIPART_MAX_BYTES {
+            let call =
+                Call::patch(Api::DriveUpload, path).file_fields(fields).multipart(metadata, content_type, content);
+            return self.0.json(call).await;
+        }
+        let start = Call::patch(Api::DriveUpload, path.clone())
+            .query("uploadType", "resumable")
+            .file_fields(fields)
+            .json(metadata);
+        self.resumable_session(start, path, content_type, content).await
+    }
+
+    /// Opens a resumable session with `start`, then sends the content in one PUT to `path` with the
+    /// session's query.
+    async fn resumable_session(
+        &self,
+        start: Call,
+        path: String,
+        content_type: &str,
+        content: &[u8],
+    ) -> Result<File, GoogleError> {
         let reply = self.0.bytes(start).await?;
         let missing =
             || GoogleError::Decode { api: Api::DriveUpload.name(), detail: "no upload session URI in Location".into() };
@@ -377,7 +412,7 @@ impl Drive<'_> {
         let session = url::Url::parse(location).map_err(|_| missing())?;
         // The session URI is the upload path with the session's own query (upload_id and the original
         // parameters): replay that query on the same path under our endpoint.
-        let mut call = Call::put(Api::DriveUpload, "files");
+        let mut call = Call::put(Api::DriveUpload, path);
         for (name, value) in session.query_pairs() {
             call = call.query(&name, value);
         }

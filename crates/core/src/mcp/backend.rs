@@ -9,6 +9,7 @@ use rmcp::model::{JsonObject, Tool};
 use crate::approval::CallMeta;
 use crate::engine::{CallError, Reply};
 use crate::resources::{self, ResourceError};
+use crate::tools::Progress;
 use crate::{Engine, auth};
 
 /// The source of an MCP connection's tools, calls and resources.
@@ -24,6 +25,18 @@ pub trait Backend: Send + Sync + 'static {
         name: String,
         arguments: Option<JsonObject>,
     ) -> BoxFuture<'_, Result<Reply, CallError>>;
+    /// [`Backend::call`], the tool reporting how far it has come to `progress` (MCP progress notifications). A
+    /// backend that cannot pass progress on runs the call without it.
+    fn call_reporting(
+        &self,
+        meta: CallMeta,
+        name: String,
+        arguments: Option<JsonObject>,
+        progress: Progress,
+    ) -> BoxFuture<'_, Result<Reply, CallError>> {
+        drop(progress);
+        self.call(meta, name, arguments)
+    }
     /// Reads a resource's JSON text.
     fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<String, ResourceError>>;
     /// Yields whenever `server://auth-status` changes.
@@ -48,6 +61,16 @@ impl Backend for Engine {
         arguments: Option<JsonObject>,
     ) -> BoxFuture<'_, Result<Reply, CallError>> {
         Box::pin(async move { self.call_as(&meta, &name, arguments).await })
+    }
+
+    fn call_reporting(
+        &self,
+        meta: CallMeta,
+        name: String,
+        arguments: Option<JsonObject>,
+        progress: Progress,
+    ) -> BoxFuture<'_, Result<Reply, CallError>> {
+        Box::pin(async move { self.call_reporting(&meta, &name, arguments, progress).await })
     }
 
     fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<String, ResourceError>> {

@@ -17,6 +17,7 @@ use crate::control::protocol::{FailureKind, ServerInfo};
 use crate::control::{Client, ControlError};
 use crate::engine::{CallError, Reply};
 use crate::resources::{AUTH_STATUS_URI, ResourceError};
+use crate::tools::Progress;
 
 /// How often a relay looks at the host's `server://auth-status` for its subscribers.
 const AUTH_POLL: Duration = Duration::from_secs(2);
@@ -106,9 +107,20 @@ impl Backend for Relay {
         name: String,
         arguments: Option<JsonObject>,
     ) -> BoxFuture<'_, Result<Reply, CallError>> {
+        self.call_reporting(meta, name, arguments, Progress::none())
+    }
+
+    /// The host sends the call's progress steps over the control socket; they are passed on as they come.
+    fn call_reporting(
+        &self,
+        meta: CallMeta,
+        name: String,
+        arguments: Option<JsonObject>,
+        progress: Progress,
+    ) -> BoxFuture<'_, Result<Reply, CallError>> {
         Box::pin(async move {
             let answer = match self.connection().await {
-                Ok(mut host) => host.call_within(&name, arguments, meta, self.within.clone()).await,
+                Ok(mut host) => host.call_reporting(&name, arguments, meta, self.within.clone(), &progress).await,
                 Err(error) => Err(error),
             };
             match answer {

@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeRequestParams,
     InitializeResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
-    ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig, SubscribeRequestParams,
-    UnsubscribeRequestParams,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -20,6 +20,7 @@ use crate::approval::CallMeta;
 use crate::approval::model::Caller;
 use crate::engine::{CallError, SANDBOX_NOTE};
 use crate::mcp::http::{AssistantToken, RequestGone};
+use crate::tools::Progress;
 use crate::tools::sets::{Chosen, ToolSelection};
 
 /// The `_meta` key a client sets to `true` on a call that retries one the person already answered.
@@ -155,6 +156,26 @@ impl McpServer {
     }
 }
 
+/// Where a call's progress goes: `notifications/progress` to this client when its request carried a
+/// `progressToken` in `_meta`, else nowhere.
+fn progress_for(request: &CallToolRequestParams, context: &RequestContext<RoleServer>) -> Progress {
+    let token =
+        request.meta.as_ref().and_then(|meta| meta.get_progress_token()).or_else(|| context.meta.get_progress_token());
+    let Some(token) = token else { return Progress::none() };
+    let peer = context.peer.clone();
+    Progress::to(move |step| {
+        let (peer, token) = (peer.clone(), token.clone());
+        Box::pin(async move {
+            let mut param = ProgressNotificationParam::new(token, step.progress);
+            param.total = step.total;
+            param.message = step.message;
+            if let Err(error) = peer.notify_progress(param).await {
+                tracing::debug!(%error, "could not send a progress notification");
+            }
+        })
+    })
+}
+
 /// The assistant whose token the HTTP request carried (see [`AssistantToken`]).
 fn bound_assistant(context: &RequestContext<RoleServer>) -> Option<&AssistantToken> {
     context.extensions.get::<axum::http::request::Parts>().and_then(|parts| parts.extensions.get::<AssistantToken>())
@@ -211,6 +232,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let meta = self.call_meta(&request, &context);
+        let progress = progress_for(&request, &context);
         let name = request.name.to_string();
         // A tool outside the assistant's selection is refused before anything else: not run, not asked about.
         if let Some((selection, chosen)) =
@@ -222,7 +244,7 @@ impl ServerHandler for McpServer {
         }
         // Dropping the call when the client stops waiting withdraws its card and records it as withdrawn.
         let reply = tokio::select! {
-            reply = self.backend.call(meta, name.clone(), request.arguments) => reply,
+            reply = self.backend.call_reporting(meta, name.clone(), request.arguments, progress) => reply,
             () = self.stopped_waiting(&context) => {
                 let text = format!(
                     "The assistant stopped waiting for {name}: if it was still waiting for the person, it was withdrawn and not run."

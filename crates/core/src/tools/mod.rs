@@ -8,6 +8,7 @@ pub mod docs;
 pub mod drive;
 pub mod error;
 pub mod gmail;
+pub mod progress;
 pub mod registry;
 pub(crate) mod schema;
 pub mod scopes;
@@ -16,6 +17,7 @@ pub mod sheets;
 
 pub use context::ToolContext;
 pub use error::ToolError;
+pub use progress::Progress;
 pub use registry::{Access, Cap, Output, Service, ToolDef, ToolMeta, all_tools};
 
 /// Why the tool set could not be built.

@@ -67,9 +67,13 @@ const NON_DISCOVERY_ROUTES: [(&str, &str); 9] = [
 /// Why the check skips `path`, if it does: the routes in [`NON_DISCOVERY_ROUTES`], and the APIs' batch
 /// endpoints (`batchPath`), whose `multipart/mixed` bodies wrap requests discovery does not see whole.
 pub fn non_discovery_route(path: &str) -> Option<&'static str> {
-    // Drive's revision export links live on docs.google.com, outside the Drive API.
-    if let Some((_, why)) =
-        NON_DISCOVERY_ROUTES.iter().chain(crate::drive::EXPORT_ROUTES.iter()).find(|(route, _)| *route == path)
+    // Drive's revision export links live on docs.google.com, and its download link on drive.google.com,
+    // outside the Drive API.
+    if let Some((_, why)) = NON_DISCOVERY_ROUTES
+        .iter()
+        .chain(crate::drive::EXPORT_ROUTES.iter())
+        .chain([crate::drive::LINK_ROUTE].iter())
+        .find(|(route, _)| *route == path)
     {
         return Some(why);
     }

@@ -5,6 +5,7 @@ use axum::http::{Method, Uri};
 use serde_json::{Value, json};
 
 use super::edit;
+use super::images::{self, Images};
 use super::model::{Document, new_revision};
 use super::{MIME_TYPE, Store};
 use crate::call::Reply;
@@ -40,10 +41,19 @@ pub(super) async fn create(call: Call, body: Bytes) -> Reply {
 
 /// `GET /v1/documents/{id}` and `POST /v1/documents/{id}:batchUpdate`.
 pub(super) async fn dispatch(method: Method, uri: Uri, call: Call, body: Bytes) -> Reply {
-    call.run(|world, who, query| route(world, &who, &method, uri.path(), query, &body))
+    // Images to insert are fetched first, with the world unlocked (the URI may be the emulator's own).
+    let images = if method == Method::POST { images::prefetch(&body).await } else { Images::new() };
+    call.run(|world, who, query| route(world, &who, (&method, uri.path()), query, &body, &images))
 }
 
-fn route(world: &mut World, who: &Identity, method: &Method, path: &str, query: &Query, body: &[u8]) -> Reply {
+fn route(
+    world: &mut World,
+    who: &Identity,
+    (method, path): (&Method, &str),
+    query: &Query,
+    body: &[u8],
+    images: &Images,
+) -> Reply {
     let rest = path.strip_prefix("/v1/documents/").unwrap_or_default();
     if rest.contains('/') {
         return Err(unknown_path(path));
@@ -59,15 +69,15 @@ fn route(world: &mut World, who: &Identity, method: &Method, path: &str, query: 
             let doc = world.docs.doc(&id)?;
             respond(doc.json(query.flag("includeTabsContent")), query)
         }
-        (Some("batchUpdate"), &Method::POST) => batch_update(world, who, &id, query, body),
+        (Some("batchUpdate"), &Method::POST) => batch_update(world, who, &id, query, body, images),
         _ => Err(unknown_path(path)),
     }
 }
 
-fn batch_update(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8]) -> Reply {
+fn batch_update(world: &mut World, who: &Identity, id: &str, query: &Query, body: &[u8], images: &Images) -> Reply {
     let body = checked_body(Api::Docs, &["documents", "batchUpdate"], query, "BatchUpdateDocumentRequest", body)?;
     world.require_native_access(id, who, Access::Write)?;
-    let (out, changed) = world.docs.apply_batch(id, &body)?;
+    let (out, changed) = world.docs.apply_batch(id, &body, images)?;
     if changed {
         world.native_edited(id, who);
     }
@@ -77,15 +87,17 @@ fn batch_update(world: &mut World, who: &Identity, id: &str, query: &Query, body
 impl Store {
     /// `documents.batchUpdate` in process (seeding, tests): `request` is a `BatchUpdateDocumentRequest`,
     /// checked against the discovery document and applied exactly as the HTTP method applies it (no
-    /// access check, and Drive is not told). Returns the `BatchUpdateDocumentResponse`.
+    /// access check, and Drive is not told; no image is fetched, so `insertInlineImage` fails). Returns the
+    /// `BatchUpdateDocumentResponse`.
     pub fn batch_update(&mut self, id: &str, request: &Value) -> Result<Value, ApiError> {
         check_body(Api::Docs, "BatchUpdateDocumentRequest", request)?;
-        self.apply_batch(id, request).map(|(out, _)| out)
+        self.apply_batch(id, request, &Images::new()).map(|(out, _)| out)
     }
 
     /// The one implementation of `documents.batchUpdate` on a checked request body: all requests apply
-    /// or none do. Also returns whether the document changed (there was at least one request).
-    fn apply_batch(&mut self, id: &str, body: &Value) -> Result<(Value, bool), ApiError> {
+    /// or none do. Also returns whether the document changed (there was at least one request). `images` are
+    /// the images the request inserts, fetched beforehand ([`images::prefetch`]).
+    fn apply_batch(&mut self, id: &str, body: &Value, images: &Images) -> Result<(Value, bool), ApiError> {
         let original = self.doc(id)?;
         let control = body_object(body.get("writeControl").unwrap_or(&Value::Null));
         let required = control.get("requiredRevisionId").and_then(Value::as_str);
@@ -105,8 +117,9 @@ impl Store {
         }
         let requests = body.get("requests").and_then(Value::as_array).cloned().unwrap_or_default();
         let mut doc = original.clone();
-        let replies = apply_requests(&requests, "request", "documents.batchUpdate", |kind, inner| {
-            edit::apply(&mut doc, kind, inner)
+        let replies = apply_requests(&requests, "request", "documents.batchUpdate", |kind, inner| match kind {
+            "insertInlineImage" => images::insert(&mut doc, inner, images),
+            _ => edit::apply(&mut doc, kind, inner),
         })?;
         let changed = !requests.is_empty();
         if changed {

@@ -5,7 +5,8 @@
 //! `updateTextStyle`, `updateParagraphStyle`, `createParagraphBullets`, `deleteParagraphBullets` and
 //! `insertPageBreak`, the table requests of [`tables`] and the header and footer requests of
 //! [`segments`], `createNamedRange` ([`named_ranges`]), `updateNamedStyle`
-//! ([`named_styles`]); `writeControl.requiredRevisionId` is honoured. Every index is a UTF-16 code
+//! ([`named_styles`]), `insertInlineImage` ([`images`]: the image is fetched from its URI as Google
+//! does); `writeControl.requiredRevisionId` is honoured. Every index is a UTF-16 code
 //! unit, as Google counts them. Other request kinds answer 501. Access follows the caller's Drive role on
 //! the file ([`World::require_native_access`]); edits move the Drive file on and are recorded in Drive
 //! Activity. [`Store::batch_update`] applies the same requests in process (seeding, tests).
@@ -13,6 +14,7 @@
 mod edit;
 mod export;
 mod http;
+mod images;
 mod model;
 mod named_ranges;
 mod named_styles;

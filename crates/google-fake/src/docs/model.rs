@@ -23,6 +23,8 @@ pub(crate) enum Kind {
     CellStart,
     /// Where a table ends: zero-width, it only closes the table.
     TableEnd,
+    /// An inline image (`insertInlineImage`), by the id of its entry in [`Document::inline_objects`].
+    InlineObject(String),
 }
 
 /// The attributes of a paragraph.
@@ -64,7 +66,7 @@ impl Unit {
     pub(crate) fn width(&self) -> u32 {
         match self.kind {
             Kind::Char(c) => c.len_utf16() as u32,
-            Kind::PageBreak | Kind::TableStart | Kind::RowStart | Kind::CellStart => 1,
+            Kind::PageBreak | Kind::TableStart | Kind::RowStart | Kind::CellStart | Kind::InlineObject(_) => 1,
             Kind::TableEnd => 0,
         }
     }
@@ -103,6 +105,8 @@ pub(crate) struct Document {
     pub named_ranges: BTreeMap<String, String>,
     /// Named styles changed by `updateNamedStyle`, as whole `NamedStyle` JSON by type.
     pub named_styles: BTreeMap<String, Value>,
+    /// Inline images (`InlineObject` JSON) by id; only those still in the body are shown.
+    pub inline_objects: BTreeMap<String, Value>,
 }
 
 pub(crate) fn new_revision() -> String {
@@ -131,6 +135,7 @@ impl Document {
             footers: BTreeMap::new(),
             named_ranges: BTreeMap::new(),
             named_styles: BTreeMap::new(),
+            inline_objects: BTreeMap::new(),
         }
     }
 
@@ -212,6 +217,7 @@ impl Document {
         });
         super::segments::add_json(self, &mut tab);
         super::named_ranges::add_json(self, &starts, &mut tab);
+        super::images::add_json(self, &mut tab);
         let lists: Map<String, Value> =
             self.lists.iter().map(|(id, list)| (id.clone(), list_json(&list.preset))).collect();
         if !lists.is_empty() {
@@ -261,6 +267,15 @@ impl Document {
                     "startIndex": starts[i],
                     "endIndex": starts[i + 1],
                     "pageBreak": { "textStyle": Value::Object((*unit.style).clone()) }
+                }));
+                i += 1;
+                continue;
+            }
+            if let Kind::InlineObject(id) = &unit.kind {
+                elements.push(json!({
+                    "startIndex": starts[i],
+                    "endIndex": starts[i + 1],
+                    "inlineObjectElement": { "inlineObjectId": id, "textStyle": Value::Object((*unit.style).clone()) }
                 }));
                 i += 1;
                 continue;

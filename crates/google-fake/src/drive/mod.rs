@@ -15,6 +15,7 @@ mod access;
 mod comments;
 mod fields;
 mod files;
+mod link;
 mod list;
 mod model;
 mod native;
@@ -43,6 +44,9 @@ pub(crate) use native::Access;
 /// Drive's query and body readers, shared with Calendar (the same legacy error dialect).
 pub(crate) use params::{Params, bool_field, json_body, new_page_token, str_field};
 pub(crate) use revisions::EXPORT_ROUTES;
+
+/// Drive's download link (`webContentLink`) on drive.google.com, outside the Drive API.
+pub(crate) const LINK_ROUTE: (&str, &str) = (link::PATH, "drive.google.com download link (webContentLink), no sign-in");
 
 /// A Drive request: its query read as Drive reads it, its caller answered in Drive's legacy error shape.
 type Call = crate::call::Call<params::Params>;
@@ -290,6 +294,7 @@ pub fn routes() -> Router<Shared> {
         .route("/drive/v3/files/{fileId}/revisions/{revisionId}", get(revisions::get))
         .route("/spreadsheets/export", get(revisions::export_sheet))
         .route("/feeds/download/documents/export/Export", get(revisions::export_document))
+        .route(link::PATH, get(link::download))
         .route("/drive/v3/files/{fileId}/permissions", get(permissions::list).post(permissions::create))
         .route(
             "/drive/v3/files/{fileId}/permissions/{permissionId}",

@@ -2,8 +2,8 @@
 //! when a person types one.
 //!
 //! Works on the requests the converters produce: it finds URLs in the `insertText` and adds link
-//! styles for those not already inside a link, before any `createParagraphBullets` (which deletes
-//! leading tabs and so shifts later indexes).
+//! styles for those not already inside a link or code, before any `createParagraphBullets` (which
+//! deletes leading tabs and so shifts later indexes) or `insertTable`.
 
 use std::sync::LazyLock;
 
@@ -16,10 +16,14 @@ static URL: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r#"https?://[^
 
 /// Adds a link style over every bare URL in the requests' inserted text.
 pub(super) fn autolink(requests: &mut Vec<Value>) {
-    let Some((at, text)) = inserted_text(requests) else {
+    // Requests from the first bullets or table on use shifted indexes (and a table's cell text is
+    // not linked).
+    let shifting = |r: &Value| r.get("createParagraphBullets").is_some() || r.get("insertTable").is_some();
+    let before_bullets = requests.iter().position(shifting).unwrap_or(requests.len());
+    let Some((at, text)) = inserted_text(&requests[..before_bullets]) else {
         return;
     };
-    let linked = linked_ranges(requests);
+    let linked = linked_ranges(&requests[..before_bullets]);
     let links: Vec<Value> = find_urls(&text)
         .into_iter()
         .map(|(start, end, url)| (at + start, at + end, url))
@@ -32,8 +36,6 @@ pub(super) fn autolink(requests: &mut Vec<Value>) {
             }})
         })
         .collect();
-    let before_bullets =
-        requests.iter().position(|r| r.get("createParagraphBullets").is_some()).unwrap_or(requests.len());
     requests.splice(before_bullets..before_bullets, links);
 }
 
@@ -44,12 +46,14 @@ fn inserted_text(requests: &[Value]) -> Option<(u64, String)> {
     Some((at, insert.get("text")?.as_str()?.to_owned()))
 }
 
-/// The ranges the requests already make links.
+/// The ranges the requests already make links, or code (a monospace font).
 fn linked_ranges(requests: &[Value]) -> Vec<(u64, u64)> {
     requests
         .iter()
         .filter_map(|r| r.get("updateTextStyle"))
-        .filter(|style| style.pointer("/textStyle/link").is_some())
+        .filter(|style| {
+            style.pointer("/textStyle/link").or_else(|| style.pointer("/textStyle/weightedFontFamily")).is_some()
+        })
         .filter_map(|style| {
             let start = style.pointer("/range/startIndex").and_then(Value::as_u64)?;
             let end = style.pointer("/range/endIndex").and_then(Value::as_u64)?;

@@ -64,7 +64,7 @@ pub struct InsertSoftbreakParagraphArgs {
 }
 
 /// A caller's index as a body index (1 or more).
-fn body_index(name: &str, index: i64) -> Result<u64, ToolError> {
+pub(super) fn body_index(name: &str, index: i64) -> Result<u64, ToolError> {
     match u64::try_from(index) {
         Ok(index) if index >= 1 => Ok(index),
         _ => Err(ToolError::invalid(format!(

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::autolink::autolink;
 use super::doc_url;
+use crate::docs_format::html::html_to_requests_placed;
 use crate::docs_format::markdown::{Placement, markdown_to_requests_placed, plain_text_to_requests};
 use crate::tools::{ToolContext, ToolError};
 
@@ -31,7 +32,8 @@ pub struct CreateDocArgs {
     /// The Drive folder to put the document in (default: the configured folder, else My Drive).
     #[serde(default)]
     pub folder_id: Option<String>,
-    /// "markdown" or "text" (plain text). "html" is not supported yet: send Markdown instead.
+    /// "html" (headings, paragraphs, bold, italic, underline, strikethrough, links, lists, tables, code;
+    /// content without any HTML tag is plain text, one paragraph per line), "markdown", or "text".
     #[serde(default = "default_format")]
     pub content_format: String,
     /// Turn bare http(s) addresses in the content into links.
@@ -49,29 +51,28 @@ pub struct CreateDocArgs {
 
 /// How the content is converted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
+pub(super) enum Format {
+    Html,
     Markdown,
     Text,
 }
 
-fn parse_format(name: &str) -> Result<Format, ToolError> {
+pub(super) fn parse_format(name: &str) -> Result<Format, ToolError> {
     match name.trim().to_ascii_lowercase().as_str() {
         "markdown" | "md" => Ok(Format::Markdown),
         "text" | "plain" | "plain_text" | "txt" => Ok(Format::Text),
-        "html" | "htm" => Err(ToolError::invalid(
-            "HTML content is not supported yet. Send the content as Markdown with content_format \"markdown\" \
-             (headings, bold, italic, links and lists become real Docs formatting), or as plain text with \
-             content_format \"text\".",
-        )),
+        "html" | "htm" => Ok(Format::Html),
         other => Err(ToolError::invalid(format!(
-            "content_format {other:?} is not one Gatehouse knows. Use \"markdown\" or \"text\"."
+            "content_format {other:?} is not one Gatehouse knows. Use \"html\", \"markdown\" or \"text\"."
         ))),
     }
 }
 
-/// The requests that fill a new, empty document with `content`.
-fn content_requests(content: &str, format: Format, autolink_urls: bool) -> Vec<Value> {
+/// The requests that fill a new, empty document with `content` (also a body just emptied by
+/// `write_doc_content`): the one place content becomes Docs requests.
+pub(super) fn content_requests(content: &str, format: Format, autolink_urls: bool) -> Vec<Value> {
     let mut requests = match format {
+        Format::Html => html_to_requests_placed(content, BODY_START, Placement::EmptyParagraph),
         Format::Markdown => markdown_to_requests_placed(content, BODY_START, Placement::EmptyParagraph),
         Format::Text => plain_text_to_requests(content, BODY_START),
     };
@@ -127,17 +128,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn html_is_refused_with_the_way_out() {
-        let message = parse_format("html").unwrap_err().to_string();
-        assert!(message.contains("not supported yet") && message.contains("\"markdown\""), "{message}");
+    fn formats_are_named_and_unknown_ones_refused() {
+        assert_eq!(parse_format(" HTML").unwrap(), Format::Html);
+        assert_eq!(parse_format("htm").unwrap(), Format::Html);
         assert_eq!(parse_format("Markdown").unwrap(), Format::Markdown);
         assert_eq!(parse_format("plain").unwrap(), Format::Text);
-        assert!(parse_format("rtf").unwrap_err().to_string().contains("\"text\""));
+        let message = parse_format("rtf").unwrap_err().to_string();
+        assert!(message.contains("\"html\", \"markdown\" or \"text\""), "{message}");
     }
 
     #[test]
     fn text_content_is_inserted_as_is_at_the_body_start() {
         let requests = content_requests("a *b*", Format::Text, false);
         assert_eq!(requests, vec![json!({"insertText": {"location": {"index": 1}, "text": "a *b*"}})]);
+    }
+
+    #[test]
+    fn html_content_goes_through_the_shared_renderer() {
+        let requests = content_requests("<h2>Hi</h2><p>see <b>x</b></p>", Format::Html, false);
+        assert_eq!(requests[0], json!({"insertText": {"location": {"index": 1}, "text": "Hi\nsee x"}}));
+        assert!(requests.iter().any(|r| r["updateParagraphStyle"]["paragraphStyle"]["namedStyleType"] == "HEADING_2"));
+        assert!(requests.iter().any(|r| r["updateTextStyle"]["textStyle"] == json!({"bold": true})));
     }
 }

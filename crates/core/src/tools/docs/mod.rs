@@ -11,7 +11,9 @@ mod comments;
 mod create;
 mod edit;
 mod find;
+mod from_file;
 mod headers;
+mod images;
 mod named_ranges;
 mod named_styles;
 mod read;
@@ -19,6 +21,10 @@ mod resolve;
 mod styles;
 mod tables;
 mod theme;
+mod write;
+
+/// Emptying a document's body, for the tools outside Docs that replace one (sync's Markdown).
+pub(crate) use write::{body_end, clearing_requests};
 
 use serde_json::Value;
 
@@ -35,7 +41,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Service::Docs,
                 "create_doc",
                 "Create document",
-                "Create a Google Doc, optionally with content in Markdown (headings, bold, italic, links, lists become real Docs formatting) or plain text; returns its id and URL.",
+                "Create a Google Doc, optionally with content in HTML (the default), Markdown or plain text: headings, bold, italic, underline (HTML), strikethrough, links, lists, code and tables become real Docs formatting; returns its id and URL.",
                 false,
                 false,
             )
@@ -43,6 +49,19 @@ pub fn tools() -> Vec<ToolDef> {
             create::create_doc,
             // Without folder_id it goes to the configured folder or My Drive: no folder constraint then.
             [Evaluator::folder_or_default(|a: &create::CreateDocArgs| a.folder_id.as_deref())],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "create_doc_from_file",
+                "Create document from file",
+                "Create a Google Doc from a local .md, .markdown, .txt, .html or .htm file (inside the export folder or an allowed folder), converted as create_doc converts content.",
+                false,
+                false,
+            )
+            .failing_for(&[Limitation::NoDriveStorageQuota]),
+            from_file::create_doc_from_file,
+            [Evaluator::folder_or_default(|a: &from_file::CreateDocFromFileArgs| a.folder_id.as_deref())],
         ),
         ToolDef::new(
             ToolMeta::read(
@@ -55,6 +74,34 @@ pub fn tools() -> Vec<ToolDef> {
             .with_local_path()
             .cached("file_id"),
             read::get_doc_content,
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "write_doc_content",
+                "Replace document content",
+                "Replace a Google Doc's whole body with HTML, Markdown or plain text in one atomic update, after saving a backup copy of the document (unless allow_no_backup).",
+                true,
+                false,
+            )
+            // The backup copy takes storage: without allow_no_backup a service account is refused.
+            .failing_for(&[Limitation::NoDriveStorageQuota]),
+            write::write_doc_content,
+            [Evaluator::document(|a: &write::WriteDocContentArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "update_doc_from_file",
+                "Replace document from file",
+                "Replace a Google Doc's whole body with a local .md, .txt or .html file's content, after saving a backup copy of the document (unless allow_no_backup).",
+                true,
+                false,
+            )
+            // The backup copy takes storage: without allow_no_backup a service account is refused.
+            .failing_for(&[Limitation::NoDriveStorageQuota]),
+            from_file::update_doc_from_file,
+            [Evaluator::document(|a: &from_file::UpdateDocFromFileArgs| &a.doc_id)],
         ),
         ToolDef::new(
             ToolMeta::read(
@@ -126,6 +173,36 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             breaks::insert_softbreak_paragraph,
             [Evaluator::document(|a: &breaks::InsertSoftbreakParagraphArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "insert_inline_image",
+                "Insert image",
+                "Insert a PNG, JPEG or GIF image at an index of a Google Doc, from a public URL or a Drive file (shared by link only while Google fetches it, then unshared).",
+                false,
+                false,
+            ),
+            images::insert_inline_image,
+            [Evaluator::document(|a: &images::InsertInlineImageArgs| &a.doc_id)],
+        ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "insert_local_images",
+                "Insert local images",
+                "Upload images from the computer to Drive and insert them at indexes of a Google Doc in one update; their temporary link sharing is removed afterwards unless revoke_sharing=false.",
+                false,
+                false,
+            )
+            .with_scope(Scope::Drive)
+            .failing_for(&[Limitation::NoDriveStorageQuota]),
+            images::insert_local_images,
+            // Without folder_id the uploads go to DRIVE_FOLDER_ID or My Drive: no folder constraint then.
+            [
+                Evaluator::document(|a: &images::InsertLocalImagesArgs| &a.doc_id),
+                Evaluator::folder_or_default(|a: &images::InsertLocalImagesArgs| a.folder_id.as_deref()),
+            ],
         ),
         ToolDef::evaluated(
             ToolMeta::write(
@@ -317,6 +394,18 @@ pub fn tools() -> Vec<ToolDef> {
             named_ranges::create_named_range,
             [Evaluator::document(|a: &named_ranges::CreateNamedRangeArgs| &a.doc_id)],
         ),
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Docs,
+                "create_bookmark",
+                "Mark a place",
+                "Google's API can't make a Docs bookmark; this marks the place with a named range of that name on the character at index, which stays on that text as the document is edited.",
+                false,
+                false,
+            ),
+            named_ranges::create_bookmark,
+            [Evaluator::document(|a: &named_ranges::CreateBookmarkArgs| &a.doc_id)],
+        ),
         ToolDef::new(
             ToolMeta::read(
                 Service::Docs,
@@ -359,7 +448,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Service::Docs,
                 "get_doc_as_markdown",
                 "Read document as Markdown",
-                "Read a Google Doc as Markdown (headings, lists, bold, italic, links, tables), optionally followed by its comments.",
+                "Read a Google Doc as Markdown (headings, lists, bold, italic, strikethrough, links, code, tables), optionally followed by its comments.",
                 Cap::Narrower,
             )
             .with_local_path(),

@@ -41,7 +41,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
 }
 
 /// Short format names → (MIME type, file extension).
-const FORMATS: &[(&str, &str, &str)] = &[
+pub(super) const FORMATS: &[(&str, &str, &str)] = &[
     ("txt", "text/plain", "txt"),
     ("text", "text/plain", "txt"),
     ("md", "text/markdown", "md"),
@@ -67,7 +67,7 @@ const FORMATS: &[(&str, &str, &str)] = &[
 ];
 
 /// What `download_file` saves a Google file as when no `export_format` is given: the editable Office twin.
-const DOWNLOAD_DEFAULTS: &[(&str, &str)] = &[
+pub(super) const DOWNLOAD_DEFAULTS: &[(&str, &str)] = &[
     (mime::DOCUMENT, "docx"),
     (mime::SPREADSHEET, "xlsx"),
     (mime::PRESENTATION, "pptx"),
@@ -75,7 +75,7 @@ const DOWNLOAD_DEFAULTS: &[(&str, &str)] = &[
     ("application/vnd.google-apps.script", "json"),
 ];
 
-const EXPORT_FIELDS: &str = "id,name,mimeType,size,exportLinks";
+pub(super) const EXPORT_FIELDS: &str = "id,name,mimeType,size,exportLinks";
 
 /// An `export_format` argument (a short name or a MIME type) as a MIME type.
 fn format_mime(format: &str) -> String {
@@ -112,7 +112,7 @@ fn offered(file: &File) -> String {
 }
 
 /// The MIME type to export a Google file to, checked against the formats Drive offers for it.
-fn export_target(file: &File, format: &str) -> Result<String, ToolError> {
+pub(super) fn export_target(file: &File, format: &str) -> Result<String, ToolError> {
     let target = format_mime(format);
     match &file.export_links {
         Some(links) if !links.contains_key(&target) => Err(ToolError::invalid(format!(

@@ -2,16 +2,20 @@
 //! activity. Every Drive call goes through [`crate::google::drive`], which sends `supportsAllDrives=true`.
 
 mod activity;
+mod download_folder;
 mod drives;
 mod export;
 mod files;
 mod list;
+pub(crate) mod local_tree;
 mod revisions;
 mod sharing;
 mod shortcut;
 mod star;
+mod sync;
 mod trash;
 pub(crate) mod upload;
+mod upload_folder;
 
 use serde_json::{Map, Value, json};
 
@@ -39,6 +43,9 @@ pub fn tools() -> Vec<ToolDef> {
     insert_after(&mut tools, "restore_file", trash::tools());
     insert_after(&mut tools, "empty_trash", vec![sharing::share_spreadsheet_tool()]);
     insert_after(&mut tools, "export_file", revisions::tools());
+    insert_after(&mut tools, "upload_local_file", upload_folder::tools());
+    insert_after(&mut tools, "download_file", download_folder::tools());
+    insert_after(&mut tools, "download_folder", sync::tools());
     tools
 }
 

@@ -16,7 +16,7 @@ use super::super::registry::{Limitation, Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
 use super::{file_json, folder_or_default, metadata, parents};
 
-const UPLOAD_FIELDS: &str = "id,name,mimeType,size,parents,webViewLink";
+pub(super) const UPLOAD_FIELDS: &str = "id,name,mimeType,size,parents,webViewLink";
 
 pub(super) fn tools() -> Vec<ToolDef> {
     vec![
@@ -93,7 +93,7 @@ pub struct UploadFileArgs {
     pub convert_to_doc: bool,
 }
 
-fn upload_json(file: &File, bytes: usize, converted: bool) -> Value {
+pub(super) fn upload_json(file: &File, bytes: usize, converted: bool) -> Value {
     let mut out = file_json(file);
     out["bytes_uploaded"] = json!(bytes);
     out["converted"] = json!(converted);
@@ -173,6 +173,13 @@ pub(crate) fn by_extension(path: &Path) -> (&'static str, Option<&'static str>) 
         .map_or(("application/octet-stream", None), |(_, m, to)| (*m, *to))
 }
 
+/// The name a local file takes in Drive: its file name; converted files take it without the extension, as
+/// Drive's own upload does.
+pub(super) fn drive_name(path: &Path, converted: bool) -> String {
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if converted { path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or(file_name) } else { file_name }
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UploadLocalFileArgs {
@@ -211,12 +218,9 @@ async fn upload_local_file(ctx: ToolContext, args: UploadLocalFileArgs) -> Resul
             )));
         }
     };
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let name = match args.name.filter(|n| !n.trim().is_empty()) {
         Some(name) => name,
-        // Converted files take the name without the extension, as Drive's own upload does.
-        None if target.is_some() => path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or(file_name),
-        None => file_name,
+        None => drive_name(&path, target.is_some()),
     };
     if args.skip_if_exists {
         let q = Query::new().and_name_equals(&name).and_in_parents(&args.parent_folder_id).and_not_trashed().render();
