@@ -468,6 +468,30 @@ impl Drive<'_> {
         self.0.json(call).await
     }
 
+    /// `files.list`, every page (the largest pages Drive gives), in all drives: `file_fields` of each file
+    /// `q` matches, in `order_by`'s order when given.
+    pub async fn list_all(&self, q: &str, file_fields: &str, order_by: Option<&str>) -> Result<Vec<File>, GoogleError> {
+        let fields = format!("nextPageToken,files({file_fields})");
+        let mut out = Vec::new();
+        let mut token: Option<String> = None;
+        loop {
+            let request = ListRequest {
+                q,
+                fields: &fields,
+                page_size: MAX_PAGE_SIZE,
+                page_token: token.as_deref(),
+                order_by,
+                corpora: Corpora::AllDrives,
+            };
+            let page = self.list(&request).await?;
+            out.extend(page.files);
+            match page.next_page_token {
+                Some(next) if !next.is_empty() => token = Some(next),
+                _ => return Ok(out),
+            }
+        }
+    }
+
     /// `permissions.list`, every page.
     pub async fn permissions(&self, file_id: &str, fields: &str) -> Result<Vec<Permission>, GoogleError> {
         let mut out = Vec::new();

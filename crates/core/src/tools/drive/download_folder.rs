@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::approval::evaluator::Evaluator;
 use crate::drive_query::Query;
-use crate::google::drive::{Corpora, File, ListRequest, MAX_PAGE_SIZE};
+use crate::google::drive::File;
 
 use super::super::registry::{Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
@@ -80,25 +80,7 @@ const LIST_FIELDS: &str = "id,name,mimeType,size,exportLinks";
 /// Everything directly in the Drive folder `folder_id` (not trashed), every page, with `fields` of each.
 pub(super) async fn children(ctx: &ToolContext, folder_id: &str, fields: &str) -> Result<Vec<File>, ToolError> {
     let q = Query::new().and_in_parents(folder_id).and_not_trashed().render();
-    let fields = format!("nextPageToken,files({fields})");
-    let mut files = Vec::new();
-    let mut token: Option<String> = None;
-    loop {
-        let request = ListRequest {
-            q: &q,
-            fields: &fields,
-            page_size: MAX_PAGE_SIZE,
-            page_token: token.as_deref(),
-            order_by: None,
-            corpora: Corpora::AllDrives,
-        };
-        let page = ctx.google.drive().list(&request).await?;
-        files.extend(page.files);
-        match page.next_page_token.filter(|t| !t.is_empty()) {
-            Some(next) => token = Some(next),
-            None => return Ok(files),
-        }
-    }
+    Ok(ctx.google.drive().list_all(&q, fields, None).await?)
 }
 
 /// The Drive folder `id` (named by the argument `argument`), refused when it is a file.

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::drive_query::Query;
-use crate::google::drive::{Corpora, File, ListRequest, MAX_PAGE_SIZE, mime};
+use crate::google::drive::{File, mime};
 use crate::tools::{ToolContext, ToolError};
 
 use super::super::export::{DOWNLOAD_DEFAULTS, export_target, file_name, short_name};
@@ -133,25 +133,7 @@ pub(super) async fn scan(
 /// Every child of a folder, trashed ones included.
 async fn list_children(ctx: &ToolContext, folder_id: &str) -> Result<Vec<File>, ToolError> {
     let q = Query::new().and_in_parents(folder_id).render();
-    let fields = format!("nextPageToken,files({FIELDS})");
-    let mut out = Vec::new();
-    let mut token: Option<String> = None;
-    loop {
-        let request = ListRequest {
-            q: &q,
-            fields: &fields,
-            page_size: MAX_PAGE_SIZE,
-            page_token: token.as_deref(),
-            order_by: Some("name"),
-            corpora: Corpora::AllDrives,
-        };
-        let page = ctx.google.drive().list(&request).await?;
-        out.extend(page.files);
-        match page.next_page_token {
-            Some(next) if !next.is_empty() => token = Some(next),
-            _ => return Ok(out),
-        }
-    }
+    Ok(ctx.google.drive().list_all(&q, FIELDS, Some("name")).await?)
 }
 
 /// The export of a Google file: `export_format` where Drive offers it for the file, else the file type's
