@@ -17,7 +17,6 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
-use base64::Engine as _;
 use rmcp::RoleClient;
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Implementation};
@@ -335,6 +334,7 @@ impl Desktop {
         let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse()?;
         let mut env = app_env(home.path(), &display.display, &bus.address, http);
         env.extend(extra.iter().map(|(k, v)| (OsString::from(k), Some(v.to_os_string()))));
+        let x_display = display.display.clone();
 
         let tauri_driver = require("tauri-driver", "cargo install tauri-driver --locked")?;
         require("WebKitWebDriver", "Debian package webkit2gtk-driver")?;
@@ -367,7 +367,7 @@ impl Desktop {
         let application = desktop_bin();
         let url = desktop.driver_url.clone();
         desktop.launched = Instant::now();
-        desktop.session = Some(tokio::spawn(WebDriver::new_session(url, application)));
+        desktop.session = Some(tokio::spawn(WebDriver::new_session(url, application, x_display)));
         let deadline = Instant::now() + Duration::from_secs(60);
         while !host_ready(&desktop.home).await {
             if let Some(session) = &desktop.session
@@ -490,11 +490,74 @@ pub async fn call(peer: &Peer<RoleClient>, tool: &str, arguments: Value) -> Resu
     Ok(peer.call_tool(params).await?)
 }
 
+/// The id of the app's visible X window on `display` whose inside is `width` x `height` pixels (xdotool): the
+/// app's windows are titled "Gatehouse…", and never two of the same size at once in the tests.
+async fn x_window(display: &str, (width, height): (u64, u64)) -> Result<String> {
+    let xdotool = require("xdotool", "Debian package xdotool")?;
+    let xdotool = |args: Vec<&str>| {
+        let mut command = tokio::process::Command::new(&xdotool);
+        command.args(args).env("DISPLAY", display);
+        command
+    };
+    let found = xdotool(vec!["search", "--onlyvisible", "--name", "^Gatehouse"]).output().await?;
+    let mut sized = Vec::new();
+    for id in String::from_utf8_lossy(&found.stdout).split_whitespace() {
+        let geometry = xdotool(vec!["getwindowgeometry", "--shell", id]).output().await?;
+        let geometry = String::from_utf8_lossy(&geometry.stdout).into_owned();
+        let value = |key: &str| geometry.lines().find_map(|line| line.strip_prefix(key)?.parse::<u64>().ok());
+        if value("WIDTH=") == Some(width) && value("HEIGHT=") == Some(height) {
+            sized.push(id.to_owned());
+        }
+    }
+    match sized.as_slice() {
+        [id] => Ok(id.clone()),
+        [] => bail!("no visible window of the app is {width}x{height} on {display}"),
+        _ => bail!("{} visible windows of the app are {width}x{height} on {display}: {sized:?}", sized.len()),
+    }
+}
+
+/// The app's windows on `display` as X has them (which are mapped, and their sizes), for a failure's message.
+async fn x_windows(display: &str) -> String {
+    let Some(xwininfo) = find_program("xwininfo") else { return "no xwininfo to list the windows".to_owned() };
+    let tree = tokio::process::Command::new(xwininfo).args(["-root", "-tree"]).env("DISPLAY", display).output().await;
+    let tree = tree.map(|out| String::from_utf8_lossy(&out.stdout).into_owned()).unwrap_or_default();
+    let ours: Vec<&str> = tree.lines().filter(|line| line.contains("\"Gatehouse")).map(str::trim).collect();
+    let mut listed = Vec::new();
+    for line in ours {
+        let Some(id) = line.split_whitespace().next() else { continue };
+        let info = tokio::process::Command::new("xwininfo").args(["-id", id]).env("DISPLAY", display).output().await;
+        let info = info.map(|out| String::from_utf8_lossy(&out.stdout).into_owned()).unwrap_or_default();
+        let state = info.lines().find_map(|l| l.trim().strip_prefix("Map State: ")).unwrap_or("?").to_owned();
+        listed.push(format!("{line} [{state}]"));
+    }
+    format!("the app's X windows: {listed:?}")
+}
+
+/// A PNG of X window `window` on `display`, as the screen shows it (ImageMagick's `import`).
+async fn x_screenshot(display: &str, window: &str) -> Result<Vec<u8>> {
+    let import = require("import", "Debian package imagemagick")?;
+    let shot = tokio::process::Command::new(import)
+        // 8-bit RGB, without the time it was taken: the same picture gives the same file.
+        .args(["-silent", "-window", window, "-strip", "png24:-"])
+        .env("DISPLAY", display)
+        .output()
+        .await
+        .context("running import")?;
+    ensure!(
+        shot.status.success() && shot.stdout.starts_with(b"\x89PNG"),
+        "import took no picture of window {window}: {}",
+        String::from_utf8_lossy(&shot.stderr)
+    );
+    Ok(shot.stdout)
+}
+
 /// A small W3C WebDriver client: only what the tests use.
 #[derive(Clone)]
 pub struct WebDriver {
     http: reqwest::Client,
     session: String,
+    /// The X display the app's windows are on: screenshots are taken from it.
+    display: String,
 }
 
 /// An element of the current window.
@@ -509,8 +572,9 @@ impl Element {
 }
 
 impl WebDriver {
-    /// Asks for a session whose browser is the app at `application` (tauri-driver's capability).
-    pub async fn new_session(driver_url: String, application: PathBuf) -> Result<Self> {
+    /// Asks for a session whose browser is the app at `application` (tauri-driver's capability), which shows
+    /// its windows on the X display `display`.
+    pub async fn new_session(driver_url: String, application: PathBuf, display: String) -> Result<Self> {
         let http = reqwest::Client::new();
         let body = json!({ "capabilities": { "alwaysMatch": {
             "tauri:options": { "application": application },
@@ -520,7 +584,7 @@ impl WebDriver {
             .as_str()
             .with_context(|| format!("no WebDriver session: {response}"))?
             .to_owned();
-        Ok(Self { http, session: format!("{driver_url}/session/{id}") })
+        Ok(Self { http, session: format!("{driver_url}/session/{id}"), display })
     }
 
     async fn command(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Result<Value> {
@@ -594,8 +658,13 @@ impl WebDriver {
                 let shot = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
                     .join("../target/e2e-failures")
                     .join(format!("{}.png", what.replace(|c: char| !c.is_ascii_alphanumeric(), "-")));
-                let saved = self.screenshot(&shot).await.map(|()| format!(" (the window: {})", shot.display()));
-                bail!("{what}: not within {timeout:?}{}", saved.unwrap_or_default());
+                let saved = match self.screenshot(&shot).await {
+                    Ok(()) => format!("the window: {}", shot.display()),
+                    Err(error) => format!("no screenshot: {error}; {}", x_windows(&self.display).await),
+                };
+                let page = self.execute("return [document.URL, document.visibilityState]", json!([])).await;
+                let page = page.map(|page| page.to_string()).unwrap_or_else(|error| error.to_string());
+                bail!("{what}: not within {timeout:?} ({saved}; the page {page} returned {value})");
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -633,19 +702,34 @@ impl WebDriver {
         self.text(&element).await
     }
 
-    /// A PNG of the current window, written to `path`, once the window has painted what its page holds now
-    /// (a snapshot taken right after a change could show the frame before it).
+    /// A PNG of the current window as it is on the screen, written to `path`, once the window has painted what
+    /// its page holds now (a snapshot taken right after a change could show the frame before it).
+    ///
+    /// Taken from the X display (ImageMagick's `import` of the app's window the page fills), not with
+    /// WebDriver's `/screenshot`: WebKitWebDriver's snapshots stop answering at random for pages drawn without
+    /// WebKit's GPU compositor, which is how the app draws them (src-tauri/src/main.rs).
     pub async fn screenshot(&self, path: &Path) -> Result<()> {
         let painted = "const done = arguments[arguments.length - 1];
             requestAnimationFrame(() => requestAnimationFrame(() => done(true)));
             setTimeout(() => done(false), 500);";
         self.post("/execute/async", json!({ "script": painted, "args": [] })).await?;
-        let encoded = self.get("/screenshot").await?;
-        let png = base64::engine::general_purpose::STANDARD.decode(encoded.as_str().context("no screenshot")?)?;
+        let size = "return [innerWidth, innerHeight].map((css) => Math.round(css * devicePixelRatio))";
+        let size = serde_json::from_value(self.execute(size, json!([])).await?).context("the window's size")?;
+        let window = x_window(&self.display, size).await?;
+        // The page's frame reaches the X window a moment later: the shot is taken once two in a row agree.
+        let mut shot = x_screenshot(&self.display, &window).await?;
+        for _ in 0..20 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let again = x_screenshot(&self.display, &window).await?;
+            if again == shot {
+                break;
+            }
+            shot = again;
+        }
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        std::fs::write(path, png).with_context(|| format!("writing {}", path.display()))
+        std::fs::write(path, shot).with_context(|| format!("writing {}", path.display()))
     }
 
     /// Presses and releases Escape on whatever has the keyboard focus.
