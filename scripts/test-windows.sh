@@ -23,6 +23,8 @@ x86_64-w64-mingw32-gcc -shared -O2 -o "$prefix/drive_c/windows/system32/bcryptpr
   scripts/wine/bcryptprimitives.c -lbcrypt
 
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
+# Built once per run: incremental files would only take disk space (gigabytes for a second target).
+export CARGO_INCREMENTAL=0
 status=0
 # The pipe module's own tests, among them the access list the control folder is given.
 cargo test --locked -p gatehouse-core --target "$target" --lib control::pipe || status=1
