@@ -49,19 +49,24 @@ pub(super) async fn create_named_range(ctx: ToolContext, args: CreateNamedRangeA
             args.start_index, args.end_index
         )));
     }
+    create(&ctx, &args.doc_id, &args.name, u64::from(args.start_index), u64::from(args.end_index)).await
+}
+
+/// Sends `createNamedRange` for `start`..`end` and says what was made.
+async fn create(ctx: &ToolContext, doc_id: &str, name: &str, start: u64, end: u64) -> Result<Value, ToolError> {
     let request = json!({"createNamedRange": {
-        "name": args.name,
-        "range": {"startIndex": args.start_index, "endIndex": args.end_index},
+        "name": name,
+        "range": {"startIndex": start, "endIndex": end},
     }});
-    let reply = ctx.google.docs().batch_update(&args.doc_id, &[request]).await?;
+    let reply = ctx.google.docs().batch_update(doc_id, &[request]).await?;
     let id = reply.replies.first().and_then(|r| r["createNamedRange"]["namedRangeId"].as_str()).map(str::to_owned);
     Ok(json!({
-        "document_id": args.doc_id,
-        "url": doc_url(&args.doc_id),
-        "name": args.name,
+        "document_id": doc_id,
+        "url": doc_url(doc_id),
+        "name": name,
         "named_range_id": id,
-        "start_index": args.start_index,
-        "end_index": args.end_index,
+        "start_index": start,
+        "end_index": end,
     }))
 }
 
@@ -79,19 +84,9 @@ pub struct CreateBookmarkArgs {
 pub(super) async fn create_bookmark(ctx: ToolContext, args: CreateBookmarkArgs) -> Result<Value, ToolError> {
     check_name(&args.name)?;
     let index = body_index("index", args.index)?;
-    let request = json!({"createNamedRange": {
-        "name": args.name,
-        "range": {"startIndex": index, "endIndex": index + 1},
-    }});
-    let reply = ctx.google.docs().batch_update(&args.doc_id, &[request]).await?;
-    let id = reply.replies.first().and_then(|r| r["createNamedRange"]["namedRangeId"].as_str()).map(str::to_owned);
-    Ok(json!({
-        "document_id": args.doc_id,
-        "url": doc_url(&args.doc_id),
-        "name": args.name,
-        "named_range_id": id,
-        "start_index": index,
-        "end_index": index + 1,
-        "note": "Google's API can't create a Docs bookmark: this is a named range of that name on the character at index, not a bookmark a link can point to.",
-    }))
+    let mut made = create(&ctx, &args.doc_id, &args.name, index, index + 1).await?;
+    made["note"] = json!(
+        "Google's API can't create a Docs bookmark: this is a named range of that name on the character at index, not a bookmark a link can point to."
+    );
+    Ok(made)
 }
