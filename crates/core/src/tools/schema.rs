@@ -11,6 +11,12 @@ use serde_json::{Map, Value};
 
 use rmcp::model::JsonObject;
 
+/// The default of a yes/no argument that is on unless the assistant turns it off
+/// (`#[serde(default = "crate::tools::schema::default_true")]`); schemars writes it into the schema as `true`.
+pub(crate) fn default_true() -> bool {
+    true
+}
+
 /// What one cell of a written row may be: text (a formula when it starts with `=`), a number,
 /// true/false, or null to leave the cell as it is. Only its schema is used; cells are read as JSON values.
 #[derive(JsonSchema)]

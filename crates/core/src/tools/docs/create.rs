@@ -17,10 +17,6 @@ fn default_format() -> String {
     "html".to_owned()
 }
 
-fn yes() -> bool {
-    true
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateDocArgs {
@@ -37,10 +33,10 @@ pub struct CreateDocArgs {
     #[serde(default = "default_format")]
     pub content_format: String,
     /// Turn bare http(s) addresses in the content into links.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub autolink_urls: bool,
     /// Concerns embedded images, which this version does not insert: accepted, no effect.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     #[allow(dead_code, reason = "accepted for compatibility; no images are uploaded")]
     pub revoke_sharing: bool,
     /// Concerns embedded images, which this version does not insert: accepted, no effect.

@@ -18,10 +18,6 @@ const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 const EXTENSIONS: &[(&str, &str)] =
     &[("md", "markdown"), ("markdown", "markdown"), ("txt", "text"), ("html", "html"), ("htm", "html")];
 
-fn yes() -> bool {
-    true
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateDocFromFileArgs {
@@ -34,10 +30,10 @@ pub struct CreateDocFromFileArgs {
     #[serde(default)]
     pub folder_id: Option<String>,
     /// Turn bare http(s) addresses in the content into links.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub autolink_urls: bool,
     /// Concerns embedded images, which this version does not insert: accepted, no effect.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub revoke_sharing: bool,
     /// Concerns embedded images, which this version does not insert: accepted, no effect.
     #[serde(default)]
@@ -55,10 +51,10 @@ pub struct UpdateDocFromFileArgs {
     #[serde(default)]
     pub content_format: Option<String>,
     /// Turn bare http(s) addresses in the content into links.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub autolink_urls: bool,
     /// Concerns embedded images, which this version does not insert: accepted, no effect.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     #[allow(dead_code, reason = "accepted for compatibility; no images are uploaded")]
     pub revoke_sharing: bool,
     /// Concerns embedded images, which this version does not insert: accepted, no effect.

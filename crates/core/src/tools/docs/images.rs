@@ -72,10 +72,6 @@ struct LocalImage {
     height: Option<f64>,
 }
 
-fn yes() -> bool {
-    true
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InsertLocalImagesArgs {
@@ -90,7 +86,7 @@ pub struct InsertLocalImagesArgs {
     pub folder_id: Option<String>,
     /// Remove the link sharing the upload needed once the images are in (false leaves the uploaded files
     /// readable by anyone with their link).
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub revoke_sharing: bool,
     /// Scale an image over Google's limits (50 MB, 25 megapixels) down to fit before uploading; without
     /// it such an image is refused.

@@ -20,10 +20,6 @@ const MAX_COLUMNS: i64 = 20;
 /// `TableCellStyle.contentAlignment` without its unspecified members.
 const CONTENT_ALIGNMENTS: [&str; 3] = ["TOP", "MIDDLE", "BOTTOM"];
 
-fn yes() -> bool {
-    true
-}
-
 fn one() -> i64 {
     1
 }
@@ -52,7 +48,7 @@ pub struct InsertTableRowArgs {
     /// The row to insert next to, from 0.
     pub row_index: i64,
     /// Insert below that row (true) or above it (false).
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub insert_below: bool,
 }
 
@@ -77,7 +73,7 @@ pub struct InsertTableColumnArgs {
     /// The column to insert next to, from 0.
     pub column_index: i64,
     /// Insert right of that column (true) or left of it (false).
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub insert_right: bool,
 }
 

@@ -38,10 +38,6 @@ pub(super) fn tools() -> Vec<ToolDef> {
     )]
 }
 
-fn yes() -> bool {
-    true
-}
-
 fn files_unit() -> String {
     "files".to_owned()
 }
@@ -61,7 +57,7 @@ pub struct DownloadFolderArgs {
     #[serde(default)]
     pub mime_type_filter: Option<String>,
     /// Leave local files that already exist as they are.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub skip_if_exists: bool,
     /// What progress notifications count: files or bytes.
     #[serde(default = "files_unit")]

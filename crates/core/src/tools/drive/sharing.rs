@@ -195,10 +195,6 @@ impl ShareSpec {
     }
 }
 
-fn yes() -> bool {
-    true
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShareFileArgs {
@@ -207,7 +203,7 @@ pub struct ShareFileArgs {
     /// The grants: [{"type": "user", "role": "writer", "email_address": "ann@example.com"}, …].
     pub permissions: Vec<ShareSpec>,
     /// Email the people and groups about the share.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub send_notification: bool,
 }
 
@@ -313,7 +309,7 @@ pub struct ShareSpreadsheetArgs {
     /// Whom to share with: [{"email_address": "ann@example.com", "role": "writer"}, …] (type user by default).
     pub recipients: Vec<ShareSpec>,
     /// Email the people and groups about the share.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub send_notification: bool,
 }
 
@@ -404,7 +400,7 @@ pub struct TransferOwnershipArgs {
     /// The new owner's email.
     pub new_owner_email: String,
     /// Email the new owner (Google always does for ownership transfers, so false has no effect).
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub send_notification: bool,
 }
 

@@ -71,10 +71,6 @@ fn text_default() -> String {
     "text".to_owned()
 }
 
-fn yes() -> bool {
-    true
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UploadFileArgs {
@@ -191,7 +187,7 @@ pub struct UploadLocalFileArgs {
     #[serde(default)]
     pub name: Option<String>,
     /// Do nothing when the folder already has a file of that name.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub skip_if_exists: bool,
     /// Convert into a Google Doc, Sheet or Slides file (from Office, OpenDocument, text, csv, html files).
     #[serde(default)]

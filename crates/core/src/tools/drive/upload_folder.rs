@@ -36,10 +36,6 @@ pub(super) fn tools() -> Vec<ToolDef> {
     )]
 }
 
-fn yes() -> bool {
-    true
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UploadLocalFolderArgs {
@@ -48,10 +44,10 @@ pub struct UploadLocalFolderArgs {
     /// The Drive folder to put it in; a folder of the same name already there is reused.
     pub parent_folder_id: String,
     /// Leave out files whose name the Drive folder already has.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub skip_if_exists: bool,
     /// Leave out system files (.DS_Store, Thumbs.db, desktop.ini, ._*, .git, …).
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub skip_system_files: bool,
     /// Convert Office, OpenDocument, text, csv and html files into Google Docs, Sheets or Slides.
     #[serde(default)]

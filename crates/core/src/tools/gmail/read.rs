@@ -25,10 +25,6 @@ fn fifty() -> u32 {
     50
 }
 
-fn yes() -> bool {
-    true
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListArgs {
@@ -77,7 +73,7 @@ pub struct GetMessageArgs {
     #[allow(dead_code, reason = "the engine writes the result to local_path")]
     pub local_path: Option<String>,
     /// Include the body text (false: headers, snippet and attachments only).
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub include_body: bool,
 }
 
@@ -91,7 +87,7 @@ pub struct GetThreadArgs {
     #[allow(dead_code, reason = "the engine writes the result to local_path")]
     pub local_path: Option<String>,
     /// Include each message's body text (false: headers, snippets and attachments only).
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub include_body: bool,
 }
 

@@ -16,10 +16,6 @@ use super::{on_sheet, range_arg, sheet_name};
 use crate::a1::A1Range;
 use crate::tools::{ToolContext, ToolError};
 
-fn yes() -> bool {
-    true
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AddDataValidationArgs {
@@ -38,10 +34,10 @@ pub struct AddDataValidationArgs {
     #[serde(default)]
     pub input_message: Option<String>,
     /// Reject invalid input (false only warns).
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub strict: bool,
     /// Show a dropdown for lists and a checkbox for BOOLEAN.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub show_custom_ui: bool,
 }
 

@@ -67,10 +67,6 @@ fn bidirectional() -> String {
     "bidirectional".to_owned()
 }
 
-fn yes() -> bool {
-    true
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SyncFolderArgs {
@@ -91,7 +87,7 @@ pub struct SyncFolderArgs {
     #[serde(default)]
     pub use_checksum: bool,
     /// Leave out system files (.DS_Store, Thumbs.db, desktop.ini, ._*, ~$*, .git …).
-    #[serde(default = "yes")]
+    #[serde(default = "crate::tools::schema::default_true")]
     pub skip_system_files: bool,
     /// Only answer the plan and its plan_id; change nothing.
     #[serde(default)]
