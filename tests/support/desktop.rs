@@ -78,7 +78,15 @@ fn require(name: &str, package: &str) -> Result<PathBuf> {
 
 /// A loopback port nobody listens on right now.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+    let [port] = free_ports();
+    port
+}
+
+/// `N` different free ports on 127.0.0.1: all are held while the others are picked, so no two are the same (a
+/// port let go can be the next one handed out).
+pub fn free_ports<const N: usize>() -> [u16; N] {
+    let listeners: Vec<TcpListener> = (0..N).map(|_| TcpListener::bind("127.0.0.1:0").expect("a free port")).collect();
+    std::array::from_fn(|i| listeners[i].local_addr().map(|a| a.port()).expect("a bound port"))
 }
 
 /// `pid` and every process below it, children last. Read from /proc.
@@ -295,13 +303,23 @@ pub async fn mcp_ready(client: &reqwest::Client, home: &Path, http: SocketAddr) 
 /// socket (as `gatehouse approvals` asks). Unlike [`mcp_ready`] this is no MCP client connecting, so the app
 /// does not get ready for an assistant's cards (it makes its card window when the first assistant connects).
 pub async fn host_ready(home: &Path) -> bool {
+    host_http(home).await.is_some()
+}
+
+/// Where the app that runs as this user's host (see [`host_ready`]) serves MCP over HTTP, once it does.
+pub async fn host_http(home: &Path) -> Option<SocketAddr> {
     match gatehouse_core::control::Client::connect_host(home).await {
-        Ok(Some(mut host)) => host.info().await.is_ok_and(|info| info.host && info.http_url.is_some()),
-        Ok(None) | Err(_) => false,
+        Ok(Some(mut host)) => {
+            let info = host.info().await.ok().filter(|info| info.host)?;
+            let url = info.http_url?;
+            url.strip_prefix("http://")?.strip_suffix("/mcp")?.parse().ok()
+        }
+        Ok(None) | Err(_) => None,
     }
 }
 
-/// One running desktop app, started by WebKitWebDriver through tauri-driver.
+/// One running desktop app, started by WebKitWebDriver through tauri-driver. The apps of one test binary run one
+/// at a time (see [`one_at_a_time`]).
 pub struct Desktop {
     home: PathBuf,
     env: Vec<(OsString, Option<OsString>)>,
@@ -309,12 +327,24 @@ pub struct Desktop {
     driver_url: String,
     session: Option<tokio::task::JoinHandle<Result<WebDriver>>>,
     webdriver: Option<WebDriver>,
-    /// Where the app serves MCP over HTTP.
-    pub http: SocketAddr,
     /// When tauri-driver was asked for the session that starts the app.
     pub launched: Instant,
     _bus: SessionBus,
     _display: Xvfb,
+    /// Held until everything above is gone (fields drop in order).
+    _alone: tokio::sync::OwnedMutexGuard<()>,
+}
+
+/// Waits until no other app of this test binary runs. Each app's TCP ports — tauri-driver's two, the app's HTTP
+/// port, and the inspector server's port that WebKitWebDriver picks for the app it starts — are chosen free and
+/// bound only later (the inspector's only when the app makes its first window), so two apps starting together
+/// could be given the same one. Seen in parallel runs: "Failed to start remote inspector server … Address already
+/// in use" (WebDriver never attached), the app's HTTP port taken, and a WebDriver attached to the other test's
+/// app, whose card was hidden. Tests of different binaries never overlap: cargo runs those one after the other.
+async fn one_at_a_time() -> tokio::sync::OwnedMutexGuard<()> {
+    static ONE: std::sync::LazyLock<std::sync::Arc<tokio::sync::Mutex<()>>> =
+        std::sync::LazyLock::new(Default::default);
+    ONE.clone().lock_owned().await
 }
 
 impl Desktop {
@@ -329,16 +359,19 @@ impl Desktop {
     /// Starts the app like [`Desktop::launch`] but waits only until it runs as this user's host, asking over the
     /// control socket ([`host_ready`]): no MCP client connects, so the app stays as it is with no assistant.
     pub async fn launch_idle(home: &Home, extra: &[(&str, &OsStr)]) -> Result<Self> {
+        let alone = one_at_a_time().await;
         let display = Xvfb::start()?;
         let bus = SessionBus::start()?;
-        let http: SocketAddr = format!("127.0.0.1:{}", free_port()).parse()?;
+        // The app picks its own HTTP port (port 0) and says which over its control socket: a port picked here and
+        // let go could be taken again before the app binds it (WebKitWebDriver picks its inspector's port so).
+        let http: SocketAddr = "127.0.0.1:0".parse()?;
         let mut env = app_env(home.path(), &display.display, &bus.address, http);
         env.extend(extra.iter().map(|(k, v)| (OsString::from(k), Some(v.to_os_string()))));
         let x_display = display.display.clone();
 
         let tauri_driver = require("tauri-driver", "cargo install tauri-driver --locked")?;
         require("WebKitWebDriver", "Debian package webkit2gtk-driver")?;
-        let (port, native_port) = (free_port(), free_port());
+        let [port, native_port] = free_ports();
         let mut command = Command::new(tauri_driver);
         command
             .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
@@ -358,10 +391,10 @@ impl Desktop {
             driver_url,
             session: None,
             webdriver: None,
-            http,
             launched: Instant::now(),
             _bus: bus,
             _display: display,
+            _alone: alone,
         };
         desktop.wait_for_driver().await?;
         let application = desktop_bin();
@@ -369,7 +402,7 @@ impl Desktop {
         desktop.launched = Instant::now();
         desktop.session = Some(tokio::spawn(WebDriver::new_session(url, application, x_display)));
         let deadline = Instant::now() + Duration::from_secs(60);
-        while !host_ready(&desktop.home).await {
+        while host_http(&desktop.home).await.is_none() {
             if let Some(session) = &desktop.session
                 && session.is_finished()
             {
@@ -403,7 +436,11 @@ impl Desktop {
         let client = reqwest::Client::builder().timeout(Duration::from_secs(5)).build()?;
         let deadline = Instant::now() + timeout;
         loop {
-            if mcp_ready(&client, &self.home, self.http).await {
+            // Asked each time: an app that restarted itself serves on a port of its own choosing again.
+            let http = host_http(&self.home).await;
+            if let Some(http) = http
+                && mcp_ready(&client, &self.home, http).await
+            {
                 return Ok(self.launched.elapsed());
             }
             if let Some(session) = &self.session
@@ -411,7 +448,7 @@ impl Desktop {
             {
                 bail!("the app stopped before it served MCP (the WebDriver session ended)");
             }
-            ensure!(Instant::now() < deadline, "the app did not serve MCP at {} within {timeout:?}", self.http);
+            ensure!(Instant::now() < deadline, "the app did not serve MCP (at {http:?}) within {timeout:?}");
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
