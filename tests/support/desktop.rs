@@ -335,12 +335,13 @@ pub struct Desktop {
     _alone: tokio::sync::OwnedMutexGuard<()>,
 }
 
-/// Waits until no other app of this test binary runs. Each app's TCP ports — tauri-driver's two, the app's HTTP
-/// port, and the inspector server's port that WebKitWebDriver picks for the app it starts — are chosen free and
-/// bound only later (the inspector's only when the app makes its first window), so two apps starting together
-/// could be given the same one. Seen in parallel runs: "Failed to start remote inspector server … Address already
-/// in use" (WebDriver never attached), the app's HTTP port taken, and a WebDriver attached to the other test's
-/// app, whose card was hidden. Tests of different binaries never overlap: cargo runs those one after the other.
+/// Waits until no other app of this test binary runs. Ports picked free and bound only later — tauri-driver's
+/// two, picked here, and the inspector server's that WebKitWebDriver picks for the app it starts, bound when the
+/// app makes its first window — could be given to two apps starting together. (The app's own HTTP port is no
+/// longer one of them: it picks it itself.) Seen in parallel runs: "Failed to start remote inspector server …
+/// Address already in use" (WebDriver never attached), the app's HTTP port taken, and a WebDriver attached to
+/// the other test's app, whose card was hidden. Tests of different binaries never overlap: cargo runs those one
+/// after the other.
 async fn one_at_a_time() -> tokio::sync::OwnedMutexGuard<()> {
     static ONE: std::sync::LazyLock<std::sync::Arc<tokio::sync::Mutex<()>>> =
         std::sync::LazyLock::new(Default::default);
@@ -556,13 +557,13 @@ async fn x_window(display: &str, (width, height): (u64, u64)) -> Result<String> 
 /// The app's windows on `display` as X has them (which are mapped, and their sizes), for a failure's message.
 async fn x_windows(display: &str) -> String {
     let Some(xwininfo) = find_program("xwininfo") else { return "no xwininfo to list the windows".to_owned() };
-    let tree = tokio::process::Command::new(xwininfo).args(["-root", "-tree"]).env("DISPLAY", display).output().await;
+    let tree = tokio::process::Command::new(&xwininfo).args(["-root", "-tree"]).env("DISPLAY", display).output().await;
     let tree = tree.map(|out| String::from_utf8_lossy(&out.stdout).into_owned()).unwrap_or_default();
     let ours: Vec<&str> = tree.lines().filter(|line| line.contains("\"Gatehouse")).map(str::trim).collect();
     let mut listed = Vec::new();
     for line in ours {
         let Some(id) = line.split_whitespace().next() else { continue };
-        let info = tokio::process::Command::new("xwininfo").args(["-id", id]).env("DISPLAY", display).output().await;
+        let info = tokio::process::Command::new(&xwininfo).args(["-id", id]).env("DISPLAY", display).output().await;
         let info = info.map(|out| String::from_utf8_lossy(&out.stdout).into_owned()).unwrap_or_default();
         let state = info.lines().find_map(|l| l.trim().strip_prefix("Map State: ")).unwrap_or("?").to_owned();
         listed.push(format!("{line} [{state}]"));
