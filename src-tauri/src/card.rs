@@ -1,10 +1,14 @@
 //! The approval card window: it appears when a call waits for the person, shows the queue the core holds, and
 //! goes away when nothing waits.
 //!
-//! The window is made, hidden, when the first assistant connects to the core (or when the first card waits, if
-//! that comes first) and hidden (not destroyed) when the queue empties, so a card shows at once. Not at launch:
-//! the window brings WebKit's processes (≈ 300 MB), which an app no assistant uses should not hold. It is placed at the bottom-right of the primary monitor's work area, computed from
-//! the monitor: on Linux the tray reports no position to place it against.
+//! The window is made hidden ahead of its first card, once cards become likely, and hidden (not destroyed)
+//! when the queue empties, so a card shows at once (docs/benchmarks.md). Cards become likely at launch in a
+//! home assistants used before, when the person connects an assistant or gives one a token, and when an
+//! assistant connects; a card arriving before any of these makes the window itself. Not at launch on a fresh
+//! install: the window brings WebKit's processes (≈ 250 MB), which an app no assistant uses should not hold.
+//!
+//! It is placed at the bottom-right of the primary monitor's work area, computed from the monitor: on Linux the
+//! tray reports no position to place it against.
 
 use std::sync::Arc;
 
@@ -15,7 +19,7 @@ use tauri::{
     WebviewWindowBuilder,
 };
 use tokio::sync::broadcast::error::RecvError;
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 
 use crate::Cards;
 
@@ -32,6 +36,25 @@ pub const HEIGHT: f64 = 400.0;
 /// The gap between the card and the screen's edges (and the panel).
 pub const MARGIN: f64 = 16.0;
 
+/// What tells the card task to make the card window before its first card (see the module documentation).
+pub struct Ahead {
+    /// The core's count of assistant connections ([`gatehouse_core::Engine::assistant_connections`]).
+    pub connections: watch::Receiver<u64>,
+    /// Assistants used this home before ([`gatehouse_core::Engine::used_by_assistants`]): make it at launch.
+    pub used_before: bool,
+}
+
+/// Asks for the card window to be made now, ahead of its first card: the person just connected an assistant
+/// or gave one a token. Does nothing where no card task prepares the window ([`watch`]).
+pub fn prepare<R: Runtime>(app: &AppHandle<R>) {
+    if let Some(asked) = app.try_state::<PrepareAsked>() {
+        asked.0.notify_one();
+    }
+}
+
+/// [`prepare`]'s signal to the card task, in the app's managed state.
+struct PrepareAsked(Arc<Notify>);
+
 /// Follows the core's pending approvals for as long as the app runs: shows the card when one arrives, tells the
 /// card window about every change, keeps the tray's count, hides the card when nothing waits, and announces a
 /// card not in view with an OS notification (crate::notify).
@@ -39,19 +62,18 @@ pub fn watch<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals>) {
     watch_and_prepare(app, approvals, None);
 }
 
-/// [`watch`], and also makes the card window (hidden, placed, its page loading) as soon as `connections` (the
-/// core's [`gatehouse_core::Engine::assistant_connections`]) counts a first assistant, so that assistant's
-/// first card only has to be shown. Making the window in the same task that shows cards means the two never
-/// race to make it twice; a card arriving while the page still loads is shown and told the queue like any
-/// other, and the page asks for the queue itself once it has loaded.
-pub fn watch_and_prepare<R: Runtime>(
-    app: AppHandle<R>,
-    approvals: Arc<Approvals>,
-    connections: Option<watch::Receiver<u64>>,
-) {
+/// [`watch`], and also makes the card window (hidden, placed, its page loading) as soon as `ahead` says cards
+/// are likely, so the first card only has to be shown. Making the window in the same task that shows cards
+/// means the two never race to make it twice; a card arriving while the page still loads is shown and told the
+/// queue like any other, and the page asks for the queue itself once it has loaded.
+pub fn watch_and_prepare<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals>, ahead: Option<Ahead>) {
     // Subscribed before the task starts, so nothing added in between is missed.
     let mut events = approvals.broker().subscribe();
-    let mut connections = connections;
+    let asked = Arc::new(Notify::new());
+    if ahead.is_some() {
+        app.manage(PrepareAsked(asked.clone()));
+    }
+    let mut ahead = ahead;
     tauri::async_runtime::spawn(async move {
         let mut notices = crate::notify::Notices::default();
         loop {
@@ -59,10 +81,10 @@ pub fn watch_and_prepare<R: Runtime>(
                 // A waiting card goes first: it makes the window itself if needed.
                 biased;
                 event = events.recv() => event,
-                connected = first_assistant(&mut connections) => {
-                    connections = None;
-                    if connected {
-                        tracing::debug!("an assistant connected: making the card window ahead of its first card");
+                why = cards_likely(&mut ahead, &asked) => {
+                    ahead = None;
+                    if let Some(why) = why {
+                        tracing::debug!("making the card window ahead of its first card: {why}");
                         let _ = window(&app);
                     }
                     continue;
@@ -107,12 +129,18 @@ pub fn show_if_pending<R: Runtime>(app: &AppHandle<R>) -> bool {
     true
 }
 
-/// The first assistant's connection, once: `true` when `connections` counts one (at once if one already
-/// connected), `false` when the core is gone. Never resolves once `connections` is `None`.
-async fn first_assistant(connections: &mut Option<watch::Receiver<u64>>) -> bool {
-    match connections {
-        Some(connections) => connections.wait_for(|count| *count > 0).await.is_ok(),
-        None => std::future::pending().await,
+/// Resolves once, when `ahead` says cards became likely, with why (for the log); `None` when the core is gone
+/// first. Never resolves once `ahead` is `None`.
+async fn cards_likely(ahead: &mut Option<Ahead>, asked: &Notify) -> Option<&'static str> {
+    let Some(ahead) = ahead else { return std::future::pending().await };
+    if ahead.used_before {
+        return Some("assistants used this home before");
+    }
+    tokio::select! {
+        connected = ahead.connections.wait_for(|count| *count > 0) => {
+            connected.is_ok().then_some("an assistant connected")
+        }
+        () = asked.notified() => Some("the person connected an assistant"),
     }
 }
 
@@ -179,7 +207,7 @@ fn place<R: Runtime>(window: &WebviewWindow<R>) {
     }
 }
 
-/// Makes the card visible with `pending` in it, creating the window if no assistant's connection did.
+/// Makes the card visible with `pending` in it, creating the window if nothing made it ahead.
 fn show<R: Runtime>(app: &AppHandle<R>, pending: &[PendingCard]) {
     let Some(window) = window(app) else { return };
     let already_visible = window.is_visible().unwrap_or(false);

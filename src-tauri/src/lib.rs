@@ -81,8 +81,12 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
         .setup(move |app| {
             let started = tauri::async_runtime::block_on(startup::start(&options))?;
             let approvals = started.host.engine().approvals().clone();
-            // The card window is made when the first assistant connects, not at launch (see `card`).
-            let connections = started.host.engine().assistant_connections();
+            // The card window is made once cards are likely, not at launch on a fresh install (see `card`).
+            let engine = started.host.engine();
+            let ahead = card::Ahead {
+                connections: engine.assistant_connections(),
+                used_before: tauri::async_runtime::block_on(engine.used_by_assistants()),
+            };
             app.manage(Cards::new(approvals.clone()));
             tray::create(app.handle(), &started.mode)?;
             app.manage(settings::assistants::Connector::from_process());
@@ -93,7 +97,7 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
                 http: started.http,
             });
             app.manage(startup::Hosted::new(started.host));
-            card::watch_and_prepare(app.handle().clone(), approvals, Some(connections));
+            card::watch_and_prepare(app.handle().clone(), approvals, Some(ahead));
             startup::quit_on_signal(app.handle().clone());
             Ok(())
         })

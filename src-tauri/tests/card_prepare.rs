@@ -1,8 +1,9 @@
-//! The card window is made ahead of the first card when the first assistant connects to the core, and not
-//! before: a real sandbox core (its control socket accepting relays) and a relay attaching as `gatehouse serve`
-//! does, with the app on Tauri's mock runtime and the app's real configuration and capabilities. (The mock
-//! runtime reports every window visible, so that the prepared window is hidden is checked in real WebKit by the
-//! desktop benchmark, tests/bench/desktop.rs.)
+//! The card window is made ahead of the first card once cards become likely, and not before: at launch in a
+//! home assistants used before, when the person gives an assistant a token, and when the first assistant
+//! connects. A real sandbox core (its control socket accepting relays, its store on disk) and a relay attaching
+//! as `gatehouse serve` does, with the app on Tauri's mock runtime and the app's real configuration and
+//! capabilities. (The mock runtime reports every window visible, so that the prepared window is hidden is
+//! checked in real WebKit by the desktop benchmark, tests/bench/desktop.rs.)
 
 mod mock;
 
@@ -15,6 +16,8 @@ use gatehouse_core::approval::{CallMeta, Permit};
 use gatehouse_core::config::Config;
 use gatehouse_core::host::{Host, HostOptions};
 use gatehouse_core::mcp::relay::Relay;
+use gatehouse_desktop::settings::{self, Core};
+use gatehouse_desktop::startup::Mode;
 use gatehouse_desktop::{Cards, card, context, with_commands};
 use mock::invoke;
 use serde_json::json;
@@ -27,12 +30,20 @@ async fn sandbox_host(home: &std::path::Path) -> Host {
     host
 }
 
-/// The app as `run` sets it up for cards: the queue's commands and the card watcher with the core's signal.
-fn app(engine: &Engine) -> App<MockRuntime> {
+/// The app as `run` sets it up for cards: the queue's commands and the card watcher with the core's signals.
+async fn app(engine: &Engine) -> App<MockRuntime> {
     let app = with_commands(mock_builder()).build(context()).expect("the app builds on the mock runtime");
     app.manage(Cards::new(engine.approvals().clone()));
-    card::watch_and_prepare(app.handle().clone(), engine.approvals().clone(), Some(engine.assistant_connections()));
+    let ahead =
+        card::Ahead { connections: engine.assistant_connections(), used_before: engine.used_by_assistants().await };
+    card::watch_and_prepare(app.handle().clone(), engine.approvals().clone(), Some(ahead));
     app
+}
+
+/// Waits a while and checks no card window was made.
+async fn no_card_window_yet(app: &App<MockRuntime>) {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(app.get_webview_window(card::LABEL).is_none(), "the card window was made with no card likely");
 }
 
 async fn until_card_window(app: &App<MockRuntime>, what: &str) -> tauri::WebviewWindow<MockRuntime> {
@@ -67,11 +78,10 @@ async fn a_relay_attaching_makes_the_card_window_before_any_card_and_the_card_th
     let home = tempfile::tempdir().expect("temp dir");
     let host = sandbox_host(home.path()).await;
     let engine = host.engine().clone();
-    let app = app(&engine);
+    let app = app(&engine).await;
 
-    // No assistant yet: no window (and none of WebKit's processes, in the real app).
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(app.get_webview_window(card::LABEL).is_none(), "the card window was made with no assistant connected");
+    // A fresh home and no assistant yet: no window (and none of WebKit's processes, in the real app).
+    no_card_window_yet(&app).await;
 
     // An assistant starts `gatehouse serve`, which attaches to this app over the control socket.
     let _relay = Relay::connect(home.path().to_owned()).await.expect("the relay connects").expect("the host runs");
@@ -100,9 +110,8 @@ async fn an_http_initialize_makes_the_card_window_and_a_card_arriving_with_it_ge
     let host = sandbox_host(home.path()).await;
     let engine = host.engine().clone();
     let (addr, _served) = host.serve_http("127.0.0.1:0".parse().expect("an address")).await.expect("HTTP");
-    let app = app(&engine);
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(app.get_webview_window(card::LABEL).is_none(), "the card window was made with no assistant connected");
+    let app = app(&engine).await;
+    no_card_window_yet(&app).await;
 
     // An MCP `initialize` over HTTP, with the server's token, and a card at the same moment: the window being
     // made for the assistant and the card's own never make two windows, and the card shows.
@@ -133,5 +142,48 @@ async fn an_http_initialize_makes_the_card_window_and_a_card_arriving_with_it_ge
     assert_eq!(app.webview_windows().len(), 1, "two card windows: {:?}", app.webview_windows().keys());
     engine.approvals().broker().dismiss_all(Dismissal::ShuttingDown);
     waiting.await.expect("the call ends");
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn in_a_home_assistants_used_before_the_card_window_is_made_at_launch() {
+    let home = tempfile::tempdir().expect("temp dir");
+    // A first run: an assistant's call lands in the audit log.
+    let host = sandbox_host(home.path()).await;
+    let reply = host.engine().call("list_spreadsheets", None).await.expect("a known tool");
+    assert!(!reply.is_error, "{reply:?}");
+    host.engine().approvals().settle().await;
+    host.shutdown().await;
+
+    // The next launch makes the window with no assistant connected yet.
+    let host = sandbox_host(home.path()).await;
+    let engine = host.engine().clone();
+    let app = app(&engine).await;
+    let prepared = until_card_window(&app, "at launch in a used home").await;
+    assert_eq!(*engine.assistant_connections().borrow(), 0, "an assistant connected after all");
+    assert!(listed(&prepared).is_empty(), "the window was made with no card waiting");
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn giving_an_assistant_a_token_makes_the_card_window() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let host = sandbox_host(home.path()).await;
+    let engine = host.engine().clone();
+    let app = app(&engine).await;
+    app.manage(Core {
+        engine: engine.clone(),
+        config: Config::with_home(home.path()),
+        mode: Mode::Sandbox { because_signed_out: false },
+        http: None,
+    });
+    no_card_window_yet(&app).await;
+
+    // The person adds an assistant on the *Assistants* page.
+    let settings_window = mock::window(&app, settings::LABEL);
+    let made = invoke(&settings_window, "assistants_create_token", json!({ "name": "my-notebook" })).expect("made");
+    assert!(made["token"].as_str().is_some_and(|token| !token.is_empty()), "{made}");
+    let prepared = until_card_window(&app, "after a token was made").await;
+    assert!(listed(&prepared).is_empty(), "the window was made with no card waiting");
     host.shutdown().await;
 }

@@ -13,8 +13,9 @@
 //!    visibility state and the card's text, polled in a loop whose round trip sets the resolution (reported).
 //!    As in real use the assistant connects first (the app makes the card window then): the first card comes
 //!    once that window is ready, the next ones show the hidden window again. Separately, in another app, the
-//!    worst case: an assistant whose very first action, right as it connected, is a write — its card arrives
-//!    while the card window is still being made.
+//!    worst case: an assistant whose very first action, right as it connected, is a write — in a fresh home its
+//!    card arrives while the card window is still being made; at the next launch in that home, which
+//!    assistants have used by then, the app makes the card window at launch (its idle memory is measured too).
 //!
 //! Prints a Markdown table to paste into docs/benchmarks.md.
 
@@ -183,10 +184,15 @@ struct Cards {
     prepared_in: Duration,
     /// The first card of an assistant whose first action, right as it connected, is a write.
     at_once: Duration,
-    /// The longest WebDriver poll round trip: first card / later cards / the write right at connection.
+    /// The same at the next launch in that home (used by assistants by then: the card window made at launch).
+    at_once_used: Duration,
+    /// That launch's idle memory before any assistant connected.
+    used_idle: Memory,
+    /// The longest WebDriver poll round trip: first card / later cards / the writes right at connection.
     first_resolution: Duration,
     resolution: Duration,
     at_once_resolution: Duration,
+    at_once_used_resolution: Duration,
     /// The first card as its page saw it, in ms after the call was sent: the page visible, the card drawn, the
     /// frame after that.
     first_page: (Option<f64>, Option<f64>, Option<f64>),
@@ -274,10 +280,9 @@ async fn card_round(
     Ok((seen - sent, longest))
 }
 
-/// The worst case: the assistant's first action, right as it connected, is a write.
-async fn card_at_once() -> Result<(Duration, Duration)> {
-    let home = Home::new();
-    let (app, webdriver, mut known) = app_with_settings(&home).await?;
+/// The worst case: the assistant's first action, right as it connected, is a write. In `home`, new.
+async fn card_at_once(home: &Home) -> Result<(Duration, Duration)> {
+    let (app, webdriver, mut known) = app_with_settings(home).await?;
     let (assistant, id) = assistant_and_budget(&app).await?;
     let mut card_window = false;
     let (time, resolution) =
@@ -286,8 +291,32 @@ async fn card_at_once() -> Result<(Duration, Duration)> {
     Ok((time, resolution))
 }
 
+/// The same worst case at the next launch in `home`, which assistants have used by then: the app makes the card
+/// window at launch. Also the app's idle memory then, before any assistant connects.
+async fn card_at_once_used(home: &Home) -> Result<(Duration, Duration, Memory)> {
+    let mut app = Desktop::launch_idle(home, &[]).await?;
+    // The card window is the app's only window: WebDriver attaches to it.
+    let webdriver = app.webdriver().await?.clone();
+    webdriver.switch_to_page("card.html", Duration::from_secs(30)).await?;
+    let ready = "return document.readyState === 'complete' && !!window.__TAURI__";
+    webdriver.wait_for("the card page made at launch loaded", ready, Duration::from_secs(30)).await?;
+    let state = webdriver.execute("return document.visibilityState", json!([])).await?;
+    ensure!(state == "hidden", "the card window made at launch is not hidden: {state}");
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let idle = tree_memory(app.app_pid().context("the app's process")?);
+    let (assistant, id) = assistant_and_budget(&app).await?;
+    let mut known = webdriver.window_handles().await?;
+    let mut card_window = true;
+    let (time, resolution) =
+        card_round(&webdriver, &assistant, &id, "bench at once, used home", &mut known, &mut card_window).await?;
+    assistant.cancel().await?;
+    Ok((time, resolution, idle))
+}
+
 async fn cards() -> Result<Cards> {
-    let (at_once, at_once_resolution) = card_at_once().await?;
+    let used = Home::new();
+    let (at_once, at_once_resolution) = card_at_once(&used).await?;
+    let (at_once_used, at_once_used_resolution, used_idle) = card_at_once_used(&used).await?;
 
     let home = Home::new();
     let (app, webdriver, mut known) = app_with_settings(&home).await?;
@@ -353,9 +382,12 @@ async fn cards() -> Result<Cards> {
         later: times[1..].to_vec(),
         prepared_in,
         at_once,
+        at_once_used,
+        used_idle,
         first_resolution: resolutions[0],
         resolution: resolutions[1..].iter().copied().max().unwrap_or_default(),
         at_once_resolution,
+        at_once_used_resolution,
         first_page,
         later_frame,
         after,
@@ -400,6 +432,10 @@ async fn main() -> Result<()> {
     let memory = |m: &Memory| format!("{:.0} MB / {:.0} MB ({})", m.rss_mib, m.pss_mib, m.each.join(", "));
     println!("| idle memory, no assistant ever connected (10 s after ready): RSS / PSS | {} |", memory(&launches.idle));
     println!(
+        "| idle memory, next launch in a home assistants used (card window made at launch, hidden; 10 s after it loaded): RSS / PSS | {} |",
+        memory(&cards.used_idle)
+    );
+    println!(
         "| idle memory, one assistant connected over HTTP (10 s later; card window made, hidden): RSS / PSS | {} |",
         memory(&launches.connected)
     );
@@ -432,14 +468,19 @@ async fn main() -> Result<()> {
         ms(*later.last().unwrap_or(&Duration::ZERO)),
     );
     println!(
-        "| call to card visible, a write sent right as the assistant connected (card window still being made) | {:.0} ms |",
+        "| call to card visible, a write sent right as the first assistant connected, fresh home (card window still being made) | {:.0} ms |",
         ms(cards.at_once)
     );
     println!(
-        "| polling resolution (longest WebDriver poll round trip): first card / next cards / write at connection | {:.0} ms / {:.0} ms / {:.0} ms |",
+        "| call to card visible, a write sent right as an assistant connected, next launch (card window made at launch) | {:.0} ms |",
+        ms(cards.at_once_used)
+    );
+    println!(
+        "| polling resolution (longest WebDriver poll round trip): first card / next cards / write at connection, fresh / used home | {:.0} ms / {:.0} ms / {:.0} ms / {:.0} ms |",
         ms(cards.first_resolution),
         ms(cards.resolution),
-        ms(cards.at_once_resolution)
+        ms(cards.at_once_resolution),
+        ms(cards.at_once_used_resolution)
     );
     Ok(())
 }

@@ -213,6 +213,18 @@ impl Engine {
         self.assistants.subscribe()
     }
 
+    /// Whether assistants used this home before, in an earlier run or this one
+    /// ([`crate::approval::store::Store::used_by_assistants`]): a shell expecting them again gets ready for
+    /// cards at launch. `false` with no approvals store, or one that can't be read (logged: only readiness
+    /// depends on it).
+    pub async fn used_by_assistants(&self) -> bool {
+        let Some(store) = self.approvals.store() else { return false };
+        store.used_by_assistants().await.unwrap_or_else(|error| {
+            tracing::warn!("{error}");
+            false
+        })
+    }
+
     pub fn context(&self) -> &ToolContext {
         &self.ctx
     }

@@ -40,17 +40,7 @@ async fn until_count(connections: &mut watch::Receiver<u64>, count: u64) {
 async fn an_http_initialize_and_a_relay_attaching_each_signal_an_assistant_and_nothing_else_does() {
     let google = FakeGoogle::start().await.expect("the emulator starts");
     let home = tempfile::tempdir().expect("a temp home");
-    let store = Store::open(&home.path().join(DATABASE_FILE)).await.expect("the store opens");
-    let mut config = Config::with_home(home.path());
-    config.google_endpoint = Some(google.url().parse().expect("the emulator's URL"));
-    let engine = Engine::new(EngineOptions {
-        config,
-        tokens: Arc::new(StaticToken::new(google.issue_token(Identity::user(USER)), Some(USER.to_owned()))),
-        sandbox: false,
-        retry: RetryPolicy::default(),
-        approvals: ApprovalSetup { store: Some(store), policy: Policy::default() },
-    })
-    .expect("the engine starts");
+    let (engine, _store) = engine_in(home.path(), &google).await;
     let cancel = CancellationToken::new();
     let control = control::serve(Arc::clone(&engine), home.path(), cancel.clone()).await.expect("the control socket");
     control.accept_relays();
@@ -101,4 +91,51 @@ async fn an_http_initialize_and_a_relay_attaching_each_signal_an_assistant_and_n
     client.cancel().await.expect("the HTTP session closes");
     control.shutdown().await;
     cancel.cancel();
+}
+
+/// The engine over the store in `home`, as a run of the app makes it.
+async fn engine_in(home: &std::path::Path, google: &FakeGoogle) -> (Arc<Engine>, Store) {
+    let store = Store::open(&home.join(DATABASE_FILE)).await.expect("the store opens");
+    let mut config = Config::with_home(home);
+    config.google_endpoint = Some(google.url().parse().expect("the emulator's URL"));
+    let engine = Engine::new(EngineOptions {
+        config,
+        tokens: Arc::new(StaticToken::new(google.issue_token(Identity::user(USER)), Some(USER.to_owned()))),
+        sandbox: false,
+        retry: RetryPolicy::default(),
+        approvals: ApprovalSetup { store: Some(store.clone()), policy: Policy::default() },
+    })
+    .expect("the engine starts");
+    (engine, store)
+}
+
+/// The desktop app makes its card window at launch in a home assistants used before
+/// ([`Engine::used_by_assistants`]), so it must survive a restart: a call in the audit log, or an assistant
+/// registered for HTTP, says so; a fresh home does not.
+#[tokio::test]
+async fn a_home_remembers_across_runs_that_assistants_used_it() {
+    let google = FakeGoogle::start().await.expect("the emulator starts");
+
+    // A call, then a new run over the same file.
+    let home = tempfile::tempdir().expect("a temp home");
+    let (engine, store) = engine_in(home.path(), &google).await;
+    assert!(!engine.used_by_assistants().await, "a fresh home says assistants used it");
+    let reply = engine.call("list_spreadsheets", None).await.expect("a known tool");
+    assert!(!reply.is_error, "the call failed: {reply:?}");
+    engine.approvals().settle().await;
+    assert!(engine.used_by_assistants().await, "a call in the audit log did not count");
+    store.close().await;
+    drop(engine);
+    let (engine, store) = engine_in(home.path(), &google).await;
+    assert!(engine.used_by_assistants().await, "the next run forgot the call");
+    store.close().await;
+
+    // An assistant registered for HTTP that has not called anything yet; revoked, it still counts.
+    let home = tempfile::tempdir().expect("a temp home");
+    let (engine, store) = engine_in(home.path(), &google).await;
+    let added = store.add_assistant("nightly-report", false, chrono::Utc::now()).await.expect("added");
+    assert!(engine.used_by_assistants().await, "a registered assistant did not count");
+    store.revoke_assistant(&added.assistant.id, chrono::Utc::now()).await.expect("revoked");
+    assert!(engine.used_by_assistants().await, "a revoked assistant stopped counting");
+    store.close().await;
 }

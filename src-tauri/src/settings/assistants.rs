@@ -15,7 +15,7 @@ use gatehouse_core::connect::{
 };
 use gatehouse_core::tools::sets::{NamedSet, ToolSelection};
 use serde::Serialize;
-use tauri::State;
+use tauri::{AppHandle, Runtime, State};
 
 use super::Core;
 
@@ -454,13 +454,17 @@ pub async fn assistants_list(core: State<'_, Core>, connector: State<'_, Connect
 /// *Connect*: writes Gatehouse into `client`'s own config file (`claude-desktop`, `cursor`, …), offering it
 /// only `tools` when given (a comma list of tool sets and tool names).
 #[tauri::command]
-pub async fn assistants_connect(
+pub async fn assistants_connect<R: Runtime>(
+    app: AppHandle<R>,
     core: State<'_, Core>,
     connector: State<'_, Connector>,
     client: String,
     tools: Option<String>,
 ) -> Result<Changed, String> {
-    core.connect_assistant(&connector, &client, tools.as_deref())
+    let changed = core.connect_assistant(&connector, &client, tools.as_deref())?;
+    // Its cards are likely soon: get the card window ready before the first.
+    crate::card::prepare(&app);
+    Ok(changed)
 }
 
 /// *Disconnect*: takes only Gatehouse's entry out of `client`'s config file.
@@ -481,8 +485,14 @@ pub async fn assistants_tokens(core: State<'_, Core>) -> Result<Tokens, String> 
 
 /// Makes a token for the assistant `name`; the token is in the answer and nowhere else.
 #[tauri::command]
-pub async fn assistants_create_token(core: State<'_, Core>, name: String) -> Result<NewToken, String> {
-    core.create_assistant_token(&name).await
+pub async fn assistants_create_token<R: Runtime>(
+    app: AppHandle<R>,
+    core: State<'_, Core>,
+    name: String,
+) -> Result<NewToken, String> {
+    let token = core.create_assistant_token(&name).await?;
+    crate::card::prepare(&app);
+    Ok(token)
 }
 
 /// Ends the token of the assistant with this `id`.

@@ -122,6 +122,17 @@ impl Store {
         &self.inner.path
     }
 
+    /// Whether assistants have used this store before: a call in the audit log, or an assistant registered for
+    /// HTTP (revoked ones too). A shell gets ready for them at launch when they have (the desktop app makes its
+    /// card window then).
+    pub async fn used_by_assistants(&self) -> Result<bool, StoreError> {
+        let inner = &self.inner;
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM audit) OR EXISTS (SELECT 1 FROM assistants)")
+            .fetch_one(&inner.pool)
+            .await
+            .map_err(StoreError::query(&inner.path, "tell whether assistants used it before"))
+    }
+
     /// Closes every connection, folding the write-ahead log into the file. Calls made afterwards fail.
     pub async fn close(&self) {
         self.inner.pool.close().await;
