@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the Windows control-channel test (crates/core/tests/control_windows.rs: the named pipe that only this
-# user's SID may open, end to end with a real engine and store) built for x86_64-pc-windows-gnu and run under
-# Wine. It is the one part of Gatehouse that is Windows-only code; everything else runs in the Linux tests.
+# Runs the tests of Gatehouse's Windows-only code, built for x86_64-pc-windows-gnu and run under Wine: the control
+# channel (crates/core/tests/control_windows.rs: the named pipe that only this user's SID may open, end to end with
+# a real engine and store) and *Start at login*'s Run key value (crates/core/src/autostart/run_key.rs). Everything
+# else runs in the Linux tests.
 # Needs Debian's gcc-mingw-w64-x86-64 and wine (scripts/install-deps.sh --validators installs them) and the Rust target
 # (installed here with rustup when missing).
 set -euo pipefail
@@ -28,6 +29,8 @@ export CARGO_INCREMENTAL=0
 status=0
 # The pipe module's own tests, among them the access list the control folder is given.
 cargo test --locked -p gatehouse-core --target "$target" --lib control::pipe || status=1
+# *Start at login*: the Run key value, read back and switched off with reg.exe.
+cargo test --locked -p gatehouse-core --target "$target" --lib autostart::run_key || status=1
 # End to end. One test reads the folder's access list back from the file system: Windows keeps it, Wine 8
 # accepts it and forgets it (it reports its default list), so that test is for a real Windows machine only.
 cargo test --locked -p gatehouse-core --target "$target" --test control_windows -- \

@@ -42,7 +42,7 @@ cargo_passed=$(grep -Eo 'test result: [A-Za-z]+\. [0-9]+ passed' "$log" | awk '{
 cargo_failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
 if [ "$cargo_status" != 0 ] && [ "$cargo_failed" = 0 ]; then cargo_failed=1; fi
 
-echo "== Windows control channel (x86_64-pc-windows-gnu under Wine)" >&2
+echo "== Windows-only code: control channel, Start at login (x86_64-pc-windows-gnu under Wine)" >&2
 bash scripts/test-windows.sh 2>&1 | tee "$log" >&2
 windows_status=${PIPESTATUS[0]}
 windows_passed=$(grep -Eo 'test result: [A-Za-z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')

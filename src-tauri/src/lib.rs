@@ -11,10 +11,8 @@
 //! - [`card`]: the card window: when it appears, where, and what it is told;
 //! - [`notify`]: the OS notification announcing a card not in view;
 //! - [`settings`]: the settings window, a module per page;
-//! - [`autostart`]: *Start at login* (an XDG autostart entry on Linux, a launchd agent on macOS);
 //! - [`tray`]: the tray menu.
 
-pub mod autostart;
 pub mod card;
 pub mod commands;
 pub mod headless;

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gatehouse_core::approval::policy::Policy;
+use gatehouse_core::autostart::{Autostart, Entry, FILE_NAME};
 use gatehouse_core::config::Config;
 use gatehouse_core::engine::ApprovalSetup;
 use gatehouse_core::google::RetryPolicy;
@@ -20,7 +21,6 @@ use gatehouse_core::host::{Host, HostOptions};
 use gatehouse_core::settings::PersonSettings;
 use gatehouse_core::tools::all_tools;
 use gatehouse_core::{Engine, EngineOptions};
-use gatehouse_desktop::autostart::{Autostart, Entry, FILE_NAME};
 use gatehouse_desktop::settings::Core;
 use gatehouse_desktop::settings::advanced::Environment;
 use gatehouse_desktop::startup::Mode;
@@ -51,7 +51,7 @@ fn app(home: &Path, engine: Arc<Engine>, config: Config, env: &[(&str, &str)]) -
     app.manage(Core { engine, config, mode: Mode::Sandbox { because_signed_out: false }, http: None });
     let map: HashMap<String, String> = env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
     app.manage(Environment(Arc::new(move |name| map.get(name).cloned())));
-    app.manage(Autostart::at(Entry::Xdg, home.join("config").join("autostart"), PROGRAM));
+    app.manage(Autostart::at(Entry::Xdg { dir: home.join("config").join("autostart") }, PROGRAM));
     app
 }
 

@@ -224,7 +224,7 @@
         { class: "hint", id: `${id}-hint` },
         view.start_at_login.supported
           ? "Gatehouse then waits in the tray from the moment you log in. This applies at once."
-          : "Starting at login is not supported yet on this operating system."
+          : "Gatehouse can't set this up on this operating system: add it to your startup apps yourself."
       ),
       messageBox("start_at_login", messages)
     );

@@ -7,6 +7,7 @@
 pub mod a1;
 pub mod approval;
 pub mod auth;
+pub mod autostart;
 pub mod cache;
 pub mod config;
 pub mod connect;

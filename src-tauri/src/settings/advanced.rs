@@ -4,7 +4,7 @@
 //! The settings are the core's ([`gatehouse_core::settings`]): it keeps them, checks what the person typed,
 //! and says which ones the administrator's policy or the environment decides. They apply when Gatehouse
 //! starts, so the page says which values wait for a restart and offers *Restart now*. *Start at login* is OS
-//! integration ([`crate::autostart`]) and applies at once.
+//! integration ([`gatehouse_core::autostart`]) and applies at once.
 
 use std::sync::Arc;
 
@@ -14,7 +14,7 @@ use serde_json::Value;
 use tauri::{AppHandle, Manager, Runtime, State};
 
 use super::Core;
-use crate::autostart::Autostart;
+use gatehouse_core::autostart::Autostart;
 
 /// Reads one environment variable.
 pub type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
