@@ -3,8 +3,8 @@
 //!
 //! The window is made hidden ahead of its first card, once cards become likely, and hidden (not destroyed)
 //! when the queue empties, so a card shows at once (docs/benchmarks.md). Cards become likely at launch in a
-//! home assistants used before, when the person connects an assistant or gives one a token, and when an
-//! assistant connects; a card arriving before any of these makes the window itself. Not at launch on a fresh
+//! home assistants used before, when the person opens the *Assistants* page (to connect one, give one a token
+//! or copy the snippet), and when an assistant connects; a card arriving before any of these makes the window itself. Not at launch on a fresh
 //! install: the window brings WebKit's processes (≈ 250 MB), which an app no assistant uses should not hold.
 //!
 //! It is placed at the bottom-right of the primary monitor's work area, computed from the monitor: on Linux the
@@ -44,8 +44,8 @@ pub struct Ahead {
     pub used_before: bool,
 }
 
-/// Asks for the card window to be made now, ahead of its first card: the person just connected an assistant
-/// or gave one a token. Does nothing where no card task prepares the window ([`watch`]).
+/// Asks for the card window to be made now, ahead of its first card: the person is connecting an assistant
+/// (the *Assistants* page). Does nothing where no card task prepares the window ([`watch`]).
 pub fn prepare<R: Runtime>(app: &AppHandle<R>) {
     if let Some(asked) = app.try_state::<PrepareAsked>() {
         asked.0.notify_one();
@@ -140,7 +140,7 @@ async fn cards_likely(ahead: &mut Option<Ahead>, asked: &Notify) -> Option<&'sta
         connected = ahead.connections.wait_for(|count| *count > 0) => {
             connected.is_ok().then_some("an assistant connected")
         }
-        () = asked.notified() => Some("the person connected an assistant"),
+        () = asked.notified() => Some("the person is connecting an assistant"),
     }
 }
 

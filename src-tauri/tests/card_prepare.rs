@@ -1,9 +1,9 @@
 //! The card window is made ahead of the first card once cards become likely, and not before: at launch in a
-//! home assistants used before, when the person gives an assistant a token, and when the first assistant
-//! connects. A real sandbox core (its control socket accepting relays, its store on disk) and a relay attaching
-//! as `gatehouse serve` does, with the app on Tauri's mock runtime and the app's real configuration and
-//! capabilities. (The mock runtime reports every window visible, so that the prepared window is hidden is
-//! checked in real WebKit by the desktop benchmark, tests/bench/desktop.rs.)
+//! home assistants used before, when the person opens the *Assistants* page or connects an assistant there,
+//! and when the first assistant connects. A real sandbox core (its control socket accepting relays, its store
+//! on disk) and a relay attaching as `gatehouse serve` does, with the app on Tauri's mock runtime and the app's
+//! real configuration and capabilities. (The mock runtime reports every window visible, so that the prepared
+//! window is hidden is checked in real WebKit by the desktop benchmark, tests/bench/desktop.rs.)
 
 mod mock;
 
@@ -16,6 +16,7 @@ use gatehouse_core::approval::{CallMeta, Permit};
 use gatehouse_core::config::Config;
 use gatehouse_core::host::{Host, HostOptions};
 use gatehouse_core::mcp::relay::Relay;
+use gatehouse_desktop::settings::assistants::Connector;
 use gatehouse_desktop::settings::{self, Core};
 use gatehouse_desktop::startup::Mode;
 use gatehouse_desktop::{Cards, card, context, with_commands};
@@ -165,25 +166,39 @@ async fn in_a_home_assistants_used_before_the_card_window_is_made_at_launch() {
     host.shutdown().await;
 }
 
+/// Each of the *Assistants* page's ways to connect an assistant makes the card window: opening the page (its
+/// snippet may be copied into an assistant by hand), *Connect*, and a token.
 #[tokio::test(flavor = "multi_thread")]
-async fn giving_an_assistant_a_token_makes_the_card_window() {
-    let home = tempfile::tempdir().expect("temp dir");
-    let host = sandbox_host(home.path()).await;
-    let engine = host.engine().clone();
-    let app = app(&engine).await;
-    app.manage(Core {
-        engine: engine.clone(),
-        config: Config::with_home(home.path()),
-        mode: Mode::Sandbox { because_signed_out: false },
-        http: None,
-    });
-    no_card_window_yet(&app).await;
+async fn the_assistants_page_makes_the_card_window() {
+    let commands = [
+        ("assistants_list", json!({})),
+        ("assistants_connect", json!({ "client": "cursor" })),
+        ("assistants_create_token", json!({ "name": "my-notebook" })),
+    ];
+    for (command, args) in commands {
+        let home = tempfile::tempdir().expect("temp dir");
+        let host = sandbox_host(home.path()).await;
+        let engine = host.engine().clone();
+        let app = app(&engine).await;
+        app.manage(Core {
+            engine: engine.clone(),
+            config: Config::with_home(home.path()),
+            mode: Mode::Sandbox { because_signed_out: false },
+            http: None,
+        });
+        // The assistants' config files in a folder of the test's own, and a `gatehouse` program for the entry.
+        let user_home = home.path().join("user");
+        std::fs::create_dir_all(&user_home).expect("a HOME");
+        let program = format!("gatehouse{}", std::env::consts::EXE_SUFFIX);
+        std::fs::write(home.path().join(program), "#!/bin/sh\n").expect("a gatehouse program");
+        let env = user_home.display().to_string();
+        app.manage(Connector::new(move |name| (name == "HOME").then(|| env.clone()), home.path()));
+        no_card_window_yet(&app).await;
 
-    // The person adds an assistant on the *Assistants* page.
-    let settings_window = mock::window(&app, settings::LABEL);
-    let made = invoke(&settings_window, "assistants_create_token", json!({ "name": "my-notebook" })).expect("made");
-    assert!(made["token"].as_str().is_some_and(|token| !token.is_empty()), "{made}");
-    let prepared = until_card_window(&app, "after a token was made").await;
-    assert!(listed(&prepared).is_empty(), "the window was made with no card waiting");
-    host.shutdown().await;
+        let settings_window = mock::window(&app, settings::LABEL);
+        invoke(&settings_window, command, args).unwrap_or_else(|error| panic!("{command} failed: {error}"));
+        let prepared = until_card_window(&app, command).await;
+        assert!(listed(&prepared).is_empty(), "{command}: the window was made with no card waiting");
+        host.shutdown().await;
+    }
 }

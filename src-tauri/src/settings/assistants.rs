@@ -447,7 +447,14 @@ impl Core {
 
 /// Each assistant Gatehouse can configure and whether it is connected; the snippet and URL for others.
 #[tauri::command]
-pub async fn assistants_list(core: State<'_, Core>, connector: State<'_, Connector>) -> Result<Overview, String> {
+pub async fn assistants_list<R: Runtime>(
+    app: AppHandle<R>,
+    core: State<'_, Core>,
+    connector: State<'_, Connector>,
+) -> Result<Overview, String> {
+    // The person is looking at how to connect one, perhaps to copy the snippet into an assistant by hand:
+    // its cards are likely soon.
+    crate::card::prepare(&app);
     Ok(core.assistants(&connector))
 }
 
