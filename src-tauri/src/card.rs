@@ -4,8 +4,9 @@
 //! The window is made hidden ahead of its first card, once cards become likely, and hidden (not destroyed)
 //! when the queue empties, so a card shows at once (docs/benchmarks.md). Cards become likely at launch in a
 //! home assistants used before, when the person opens the *Assistants* page (to connect one, give one a token
-//! or copy the snippet), and when an assistant connects; a card arriving before any of these makes the window itself. Not at launch on a fresh
-//! install: the window brings WebKit's processes (≈ 250 MB), which an app no assistant uses should not hold.
+//! or copy the snippet), and when an assistant connects; a card arriving before any of these makes the window
+//! itself. Not at launch on a fresh install: the window brings WebKit's processes (≈ 250 MB), which an app no
+//! assistant uses should not hold.
 //!
 //! It is placed at the bottom-right of the primary monitor's work area, computed from the monitor: on Linux the
 //! tray reports no position to place it against.
