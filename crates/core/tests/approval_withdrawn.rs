@@ -6,21 +6,19 @@
 //! A real engine with a SQLite store, the Google emulator, the real control socket and the real streamable HTTP
 //! server with rmcp's client (or plain HTTP, to drop a request mid-call).
 
+#[path = "common/store_engine.rs"]
+mod store_engine;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use gatehouse_core::approval::broker::{AnswerError, BrokerEvent, PendingCard};
 use gatehouse_core::approval::card::RawAnswer;
 use gatehouse_core::approval::model::{AuditEntry, CallOutcome, Caller, DecisionSource, Verdict};
-use gatehouse_core::approval::policy::Policy;
-use gatehouse_core::approval::store::{AuditQuery, DATABASE_FILE, Store};
+use gatehouse_core::approval::store::{AuditQuery, Store};
 use gatehouse_core::approval::{CallMeta, Permit};
-use gatehouse_core::config::Config;
 use gatehouse_core::control::{Client, ControlHandle};
-use gatehouse_core::engine::ApprovalSetup;
-use gatehouse_core::google::RetryPolicy;
-use gatehouse_core::google::auth::StaticToken;
-use gatehouse_core::{Engine, EngineOptions, mcp};
+use gatehouse_core::{Engine, mcp};
 use google_fake::{FakeGoogle, Fault, Identity};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, Implementation, ServerResult,
@@ -60,17 +58,7 @@ async fn setup() -> Setup {
     let google = FakeGoogle::start().await.unwrap();
     let home = tempfile::tempdir().unwrap();
     let sheet = google.world().create_spreadsheet("Budget", &[("Sales", vec![vec![json!("a")]])], &Identity::user(ADA));
-    let store = Store::open(&home.path().join(DATABASE_FILE)).await.unwrap();
-    let mut config = Config::with_home(home.path());
-    config.google_endpoint = Some(google.url().parse().unwrap());
-    let engine = Engine::new(EngineOptions {
-        config,
-        tokens: Arc::new(StaticToken::new(google.issue_token(Identity::user(ADA)), Some(ADA.to_owned()))),
-        sandbox: false,
-        retry: RetryPolicy::default(),
-        approvals: ApprovalSetup { store: Some(store.clone()), policy: Policy::default() },
-    })
-    .unwrap();
+    let (engine, store) = store_engine::engine_over_store(&google, home.path(), ADA, |_| {}).await;
     let events = engine.approvals().broker().subscribe();
     Setup { google, home, engine, store, sheet, events, cancel: CancellationToken::new() }
 }

@@ -4,19 +4,17 @@
 //! terminal's `gatehouse approvals`): an MCP `initialize` and a relay attaching each count once; a refused HTTP
 //! request and a terminal asking about approvals don't count.
 
+#[path = "common/store_engine.rs"]
+mod store_engine;
+
 use std::sync::Arc;
 use std::time::Duration;
 
-use gatehouse_core::approval::policy::Policy;
-use gatehouse_core::approval::store::{DATABASE_FILE, Store};
-use gatehouse_core::config::Config;
+use gatehouse_core::approval::store::Store;
 use gatehouse_core::control::{self, Client};
-use gatehouse_core::engine::ApprovalSetup;
-use gatehouse_core::google::RetryPolicy;
-use gatehouse_core::google::auth::StaticToken;
 use gatehouse_core::mcp::relay::Relay;
-use gatehouse_core::{Engine, EngineOptions, mcp};
-use google_fake::{FakeGoogle, Identity};
+use gatehouse_core::{Engine, mcp};
+use google_fake::FakeGoogle;
 use rmcp::ServiceExt;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -95,18 +93,7 @@ async fn an_http_initialize_and_a_relay_attaching_each_signal_an_assistant_and_n
 
 /// The engine over the store in `home`, as a run of the app makes it.
 async fn engine_in(home: &std::path::Path, google: &FakeGoogle) -> (Arc<Engine>, Store) {
-    let store = Store::open(&home.join(DATABASE_FILE)).await.expect("the store opens");
-    let mut config = Config::with_home(home);
-    config.google_endpoint = Some(google.url().parse().expect("the emulator's URL"));
-    let engine = Engine::new(EngineOptions {
-        config,
-        tokens: Arc::new(StaticToken::new(google.issue_token(Identity::user(USER)), Some(USER.to_owned()))),
-        sandbox: false,
-        retry: RetryPolicy::default(),
-        approvals: ApprovalSetup { store: Some(store.clone()), policy: Policy::default() },
-    })
-    .expect("the engine starts");
-    (engine, store)
+    store_engine::engine_over_store(google, home, USER, |_| {}).await
 }
 
 /// The desktop app makes its card window at launch in a home assistants used before

@@ -2,6 +2,9 @@
 //! HTTP client in front, the Google emulator behind. The bound name wins over the client's `clientInfo`, an
 //! automation is never asked about, and a revoked token is refused on the next request.
 
+#[path = "common/store_engine.rs"]
+mod store_engine;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,13 +12,8 @@ use chrono::Utc;
 use gatehouse_core::approval::broker::PendingCard;
 use gatehouse_core::approval::card::RawAnswer;
 use gatehouse_core::approval::model::DecisionSource;
-use gatehouse_core::approval::policy::Policy;
-use gatehouse_core::approval::store::{AuditQuery, DATABASE_FILE, Store};
-use gatehouse_core::config::Config;
-use gatehouse_core::engine::ApprovalSetup;
-use gatehouse_core::google::RetryPolicy;
-use gatehouse_core::google::auth::StaticToken;
-use gatehouse_core::{Engine, EngineOptions, mcp};
+use gatehouse_core::approval::store::{AuditQuery, Store};
+use gatehouse_core::{Engine, mcp};
 use google_fake::{FakeGoogle, Identity};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::RunningService;
@@ -52,17 +50,7 @@ async fn setup() -> Setup {
     let home = tempfile::tempdir().unwrap();
     let sheet =
         google.world().create_spreadsheet("Budget", &[("Sales", vec![vec![json!("a")]])], &Identity::user(USER));
-    let store = Store::open(&home.path().join(DATABASE_FILE)).await.unwrap();
-    let mut config = Config::with_home(home.path());
-    config.google_endpoint = Some(google.url().parse().unwrap());
-    let engine = Engine::new(EngineOptions {
-        config,
-        tokens: Arc::new(StaticToken::new(google.issue_token(Identity::user(USER)), Some(USER.to_owned()))),
-        sandbox: false,
-        retry: RetryPolicy::default(),
-        approvals: ApprovalSetup { store: Some(store.clone()), policy: Policy::default() },
-    })
-    .unwrap();
+    let (engine, store) = store_engine::engine_over_store(&google, home.path(), USER, |_| {}).await;
     let listener = mcp::http::bind("127.0.0.1:0".parse().unwrap()).await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let cancel = CancellationToken::new();

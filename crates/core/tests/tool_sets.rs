@@ -2,19 +2,17 @@
 //! assistant — an HTTP assistant's token (rmcp's HTTP client against `mcp::http::serve`, a real store, the
 //! Google emulator behind) and a relayed `gatehouse serve --tools` (the control socket's `call`).
 
+#[path = "common/store_engine.rs"]
+mod store_engine;
+
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use chrono::Utc;
-use gatehouse_core::approval::policy::Policy;
 use gatehouse_core::approval::store::{DATABASE_FILE, Store};
-use gatehouse_core::config::Config;
-use gatehouse_core::engine::ApprovalSetup;
-use gatehouse_core::google::RetryPolicy;
-use gatehouse_core::google::auth::StaticToken;
 use gatehouse_core::tools::sets::{self, SetError, ToolSelection};
 use gatehouse_core::tools::{Access, all_tools};
-use gatehouse_core::{Engine, EngineOptions, mcp};
+use gatehouse_core::{Engine, mcp};
 use google_fake::{FakeGoogle, Identity};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::RunningService;
@@ -133,18 +131,10 @@ async fn setup(enabled: Option<&[&str]>) -> Setup {
     let home = tempfile::tempdir().unwrap();
     let sheet =
         google.world().create_spreadsheet("Budget", &[("Sales", vec![vec![json!("a")]])], &Identity::user(USER));
-    let store = Store::open(&home.path().join(DATABASE_FILE)).await.unwrap();
-    let mut config = Config::with_home(home.path());
-    config.google_endpoint = Some(google.url().parse().unwrap());
-    config.enabled_tools = enabled.map(|names| names.iter().map(|name| (*name).to_owned()).collect());
-    let engine = Engine::new(EngineOptions {
-        config,
-        tokens: Arc::new(StaticToken::new(google.issue_token(Identity::user(USER)), Some(USER.to_owned()))),
-        sandbox: false,
-        retry: RetryPolicy::default(),
-        approvals: ApprovalSetup { store: Some(store.clone()), policy: Policy::default() },
+    let (engine, store) = store_engine::engine_over_store(&google, home.path(), USER, |config| {
+        config.enabled_tools = enabled.map(|names| names.iter().map(|name| (*name).to_owned()).collect())
     })
-    .unwrap();
+    .await;
     let listener = mcp::http::bind("127.0.0.1:0".parse().unwrap()).await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let cancel = CancellationToken::new();

@@ -1,0 +1,36 @@
+//! The engine of tests about approvals and assistants: signed in to the emulator, over a real approvals store
+//! on disk and with no administrator's policy, so every write asks the person — as a run of the app makes it.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use gatehouse_core::approval::policy::Policy;
+use gatehouse_core::approval::store::{DATABASE_FILE, Store};
+use gatehouse_core::config::Config;
+use gatehouse_core::engine::ApprovalSetup;
+use gatehouse_core::google::RetryPolicy;
+use gatehouse_core::google::auth::StaticToken;
+use gatehouse_core::{Engine, EngineOptions};
+use google_fake::{FakeGoogle, Identity};
+
+/// An engine acting as `user` on `google`, its home and store in `home`; `adjust` may change the config.
+pub async fn engine_over_store(
+    google: &FakeGoogle,
+    home: &Path,
+    user: &str,
+    adjust: impl FnOnce(&mut Config),
+) -> (Arc<Engine>, Store) {
+    let store = Store::open(&home.join(DATABASE_FILE)).await.expect("the store opens");
+    let mut config = Config::with_home(home);
+    config.google_endpoint = Some(google.url().parse().expect("the emulator's URL"));
+    adjust(&mut config);
+    let engine = Engine::new(EngineOptions {
+        config,
+        tokens: Arc::new(StaticToken::new(google.issue_token(Identity::user(user)), Some(user.to_owned()))),
+        sandbox: false,
+        retry: RetryPolicy::default(),
+        approvals: ApprovalSetup { store: Some(store.clone()), policy: Policy::default() },
+    })
+    .expect("the engine starts");
+    (engine, store)
+}
