@@ -8,13 +8,13 @@
 
 use std::sync::Arc;
 
+use gatehouse_core::autostart::Autostart;
 use gatehouse_core::settings::{self, Key, PersonSettings, SettingView, ToolChoice};
 use serde::Serialize;
 use serde_json::Value;
 use tauri::{AppHandle, Manager, Runtime, State};
 
 use super::Core;
-use gatehouse_core::autostart::Autostart;
 
 /// Reads one environment variable.
 pub type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
