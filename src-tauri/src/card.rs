@@ -3,10 +3,11 @@
 //!
 //! The window is made hidden ahead of its first card, once cards become likely, and hidden (not destroyed)
 //! when the queue empties, so a card shows at once (docs/benchmarks.md). Cards become likely at launch in a
-//! home assistants used before, when the person opens the *Assistants* page (to connect one, give one a token
-//! or copy the snippet), and when an assistant connects; a card arriving before any of these makes the window
-//! itself. Not at launch on a fresh install: the window brings WebKit's processes (≈ 250 MB), which an app no
-//! assistant uses should not hold.
+//! home assistants used before or with an assistant set up to start Gatehouse (its own config file has our
+//! entry), when the person opens the *Assistants* page (to connect one, give one a token or copy the snippet),
+//! and when an assistant connects; a card arriving before any of these makes the window itself. Not at launch
+//! on a fresh install no assistant is set up for: the window brings WebKit's processes (≈ 250 MB), which an app
+//! no assistant uses should not hold.
 //!
 //! It is placed at the bottom-right of the primary monitor's work area, computed from the monitor: on Linux the
 //! tray reports no position to place it against.
@@ -43,7 +44,14 @@ pub struct Ahead {
     pub connections: watch::Receiver<u64>,
     /// Assistants used this home before ([`gatehouse_core::Engine::used_by_assistants`]): make it at launch.
     pub used_before: bool,
+    /// Finds a known assistant whose own config file already starts Gatehouse, by hand or by *Connect*
+    /// ([`gatehouse_core::connect::set_up_in`]), and gives its name: make it at launch too. Run on a blocking
+    /// thread, since some of those files are large.
+    pub set_up_in: Option<SetUpIn>,
 }
+
+/// [`Ahead::set_up_in`]: the name of an assistant set up to start Gatehouse, if any.
+pub type SetUpIn = Box<dyn FnOnce() -> Option<&'static str> + Send>;
 
 /// Asks for the card window to be made now, ahead of its first card: the person is connecting an assistant
 /// (the *Assistants* page). Does nothing where no card task prepares the window ([`watch`]).
@@ -132,16 +140,29 @@ pub fn show_if_pending<R: Runtime>(app: &AppHandle<R>) -> bool {
 
 /// Resolves once, when `ahead` says cards became likely, with why (for the log); `None` when the core is gone
 /// first. Never resolves once `ahead` is `None`.
-async fn cards_likely(ahead: &mut Option<Ahead>, asked: &Notify) -> Option<&'static str> {
+async fn cards_likely(ahead: &mut Option<Ahead>, asked: &Notify) -> Option<String> {
     let Some(ahead) = ahead else { return std::future::pending().await };
     if ahead.used_before {
-        return Some("assistants used this home before");
+        return Some("assistants used this home before".into());
     }
+    // Taken, so it runs once: a card event arriving first drops this future, but that card makes the window.
+    let set_up_in = ahead.set_up_in.take();
+    let set_up = async move {
+        let found = match set_up_in {
+            Some(find) => tauri::async_runtime::spawn_blocking(find).await.ok().flatten(),
+            None => None,
+        };
+        match found {
+            Some(assistant) => format!("{assistant} is set up to start Gatehouse"),
+            None => std::future::pending().await,
+        }
+    };
     tokio::select! {
         connected = ahead.connections.wait_for(|count| *count > 0) => {
-            connected.is_ok().then_some("an assistant connected")
+            connected.is_ok().then(|| "an assistant connected".into())
         }
-        () = asked.notified() => Some("the person is connecting an assistant"),
+        () = asked.notified() => Some("the person is connecting an assistant".into()),
+        why = set_up => Some(why),
     }
 }
 

@@ -21,6 +21,7 @@ pub mod settings;
 pub mod startup;
 pub mod tray;
 
+use gatehouse_core::connect;
 use tauri::{Manager, Runtime};
 
 pub use commands::Cards;
@@ -84,6 +85,10 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
             let ahead = card::Ahead {
                 connections: engine.assistant_connections(),
                 used_before: tauri::async_runtime::block_on(engine.used_by_assistants()),
+                set_up_in: Some(Box::new(|| {
+                    let set_up = connect::set_up_in(connect::ENTRY_NAME, &|name| std::env::var(name).ok());
+                    set_up.map(|client| client.name)
+                })),
             };
             app.manage(Cards::new(approvals.clone()));
             tray::create(app.handle(), &started.mode)?;

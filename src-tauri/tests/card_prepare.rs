@@ -1,8 +1,8 @@
 //! The card window is made ahead of the first card once cards become likely, and not before: at launch in a
-//! home assistants used before, when the person opens the *Assistants* page or connects an assistant there,
-//! and when the first assistant connects. A real sandbox core (its control socket accepting relays, its store
-//! on disk) and a relay attaching as `gatehouse serve` does, with the app on Tauri's mock runtime and the app's
-//! real configuration and capabilities. (The mock runtime reports every window visible, so that the prepared
+//! home assistants used before or with an assistant set up to start Gatehouse, when the person opens the
+//! *Assistants* page or connects an assistant there, and when the first assistant connects. A real sandbox
+//! core (its control socket accepting relays, its store on disk) and a relay attaching as `gatehouse serve`
+//! does, with the app on Tauri's mock runtime and the app's real configuration and capabilities. (The mock runtime reports every window visible, so that the prepared
 //! window is hidden is checked in real WebKit by the desktop benchmark, tests/bench/desktop.rs.)
 
 mod mock;
@@ -14,6 +14,7 @@ use gatehouse_core::approval::broker::{Dismissal, PendingCard};
 use gatehouse_core::approval::model::Caller;
 use gatehouse_core::approval::{CallMeta, Permit};
 use gatehouse_core::config::Config;
+use gatehouse_core::connect;
 use gatehouse_core::host::{Host, HostOptions};
 use gatehouse_core::mcp::relay::Relay;
 use gatehouse_desktop::settings::assistants::Connector;
@@ -33,10 +34,15 @@ async fn sandbox_host(home: &std::path::Path) -> Host {
 
 /// The app as `run` sets it up for cards: the queue's commands and the card watcher with the core's signals.
 async fn app(engine: &Engine) -> App<MockRuntime> {
+    app_with(engine, None).await
+}
+
+/// [`app`], looking for assistants set up to start Gatehouse with `set_up_in`.
+async fn app_with(engine: &Engine, set_up_in: Option<card::SetUpIn>) -> App<MockRuntime> {
     let app = with_commands(mock_builder()).build(context()).expect("the app builds on the mock runtime");
     app.manage(Cards::new(engine.approvals().clone()));
-    let ahead =
-        card::Ahead { connections: engine.assistant_connections(), used_before: engine.used_by_assistants().await };
+    let connections = engine.assistant_connections();
+    let ahead = card::Ahead { connections, used_before: engine.used_by_assistants().await, set_up_in };
     card::watch_and_prepare(app.handle().clone(), engine.approvals().clone(), Some(ahead));
     app
 }
@@ -161,6 +167,46 @@ async fn in_a_home_assistants_used_before_the_card_window_is_made_at_launch() {
     let engine = host.engine().clone();
     let app = app(&engine).await;
     let prepared = until_card_window(&app, "at launch in a used home").await;
+    assert_eq!(*engine.assistant_connections().borrow(), 0, "an assistant connected after all");
+    assert!(listed(&prepared).is_empty(), "the window was made with no card waiting");
+    host.shutdown().await;
+}
+
+/// An assistant whose config file already starts Gatehouse (pasted by hand, or connected in an earlier run)
+/// will call: the window is made at launch of a fresh home too. Other servers in that file are not enough.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_assistant_set_up_to_start_gatehouse_makes_the_card_window_at_launch() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let user_home = home.path().join("user");
+    let config = user_home.join(".cursor").join("mcp.json");
+    std::fs::create_dir_all(config.parent().expect("a folder")).expect("Cursor's folder");
+    let set_up_in = |user_home: &std::path::Path| -> card::SetUpIn {
+        let env = user_home.display().to_string();
+        Box::new(move || {
+            let found = connect::set_up_in(connect::ENTRY_NAME, &|name| (name == "HOME").then(|| env.clone()));
+            found.map(|client| client.name)
+        })
+    };
+
+    // Cursor with another server only: a fresh home, so no window.
+    std::fs::write(&config, r#"{"mcpServers": {"github": {"command": "docker", "args": ["run"]}}}"#)
+        .expect("Cursor's config");
+    let host = sandbox_host(home.path()).await;
+    let app = app_with(host.engine(), Some(set_up_in(&user_home))).await;
+    no_card_window_yet(&app).await;
+    host.shutdown().await;
+    drop(app);
+
+    // The person pastes the app's snippet into Cursor's file and starts Gatehouse again.
+    let cursor = connect::find_client("cursor").expect("Cursor is known");
+    let entry =
+        connect::ServerEntry::gatehouse(std::path::Path::new("/opt/gatehouse/bin/gatehouse"), false).expect("an entry");
+    std::fs::write(&config, connect::snippet(Some(cursor), &entry)).expect("Cursor's config");
+    let host = sandbox_host(home.path()).await;
+    let engine = host.engine().clone();
+    assert!(!engine.used_by_assistants().await, "the home was used after all");
+    let app = app_with(&engine, Some(set_up_in(&user_home))).await;
+    let prepared = until_card_window(&app, "at launch with Cursor set up").await;
     assert_eq!(*engine.assistant_connections().borrow(), 0, "an assistant connected after all");
     assert!(listed(&prepared).is_empty(), "the window was made with no card waiting");
     host.shutdown().await;

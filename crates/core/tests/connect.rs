@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use gatehouse_core::connect::{
     CLIENTS, Client, ConnectError, ConnectOutcome, Connection, DisconnectOutcome, ENTRY_NAME, Format, Os, ServerEntry,
-    connect, disconnect, find_client, http_snippet, snippet, status, url_with_token,
+    connect, disconnect, find_client, http_snippet, set_up_in, snippet, status, url_with_token,
 };
 use serde_json::Value;
 
@@ -366,6 +366,26 @@ fn disconnect_without_a_file_has_nothing_to_remove_and_creates_nothing() {
         let disconnected = home.disconnect(client).unwrap();
         assert_eq!(disconnected.outcome, DisconnectOutcome::NothingToRemove);
         assert!(!home.path(client).exists(), "{}", client.id);
+    }
+}
+
+/// The app makes its card window ahead when an assistant's own file already starts Gatehouse, however the entry
+/// got there: here it is pasted by hand (the snippet the app shows), not written by `connect`.
+#[test]
+fn an_entry_set_up_by_hand_in_any_clients_file_is_found() {
+    for client in &CLIENTS {
+        let home = Home::new();
+        assert!(set_up_in(ENTRY_NAME, &home.lookup()).is_none(), "{}: found in an empty HOME", client.id);
+        // Other servers only, and a broken file elsewhere: still not set up.
+        home.write(client, existing(client));
+        let other = CLIENTS.iter().find(|other| other.id != client.id).unwrap();
+        home.write(other, broken(other).0);
+        assert!(set_up_in(ENTRY_NAME, &home.lookup()).is_none(), "{}: found among other servers", client.id);
+
+        // The file as a person leaves it after pasting the snippet the app shows for this client.
+        let path = home.path(client);
+        fs::write(&path, snippet(Some(client), &entry(false))).unwrap();
+        assert_eq!(set_up_in(ENTRY_NAME, &home.lookup()).map(|found| found.id), Some(client.id), "{}", path.display());
     }
 }
 

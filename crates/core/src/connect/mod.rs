@@ -179,10 +179,7 @@ pub fn status(client: &Client, name: &str, binary: &Path, lookup: Lookup) -> Res
     let os = Os::current();
     let path = client.config_path(os, lookup)?;
     let installed = client.installed_path(os, lookup)?.exists();
-    let found = file::read(&path)
-        .and_then(|original| decode(client, &path, original.as_deref()))
-        .and_then(|text| current_entry(client, &path, &text, name));
-    let connection = match found {
+    let connection = match read_entry(client, &path, name) {
         Ok(None) => Connection::NotConnected,
         Ok(Some(existing)) => {
             let (command, args) = entry::command_of(&existing);
@@ -192,6 +189,23 @@ pub fn status(client: &Client, name: &str, binary: &Path, lookup: Lookup) -> Res
         Err(error) => Connection::Unreadable(error),
     };
     Ok(Status { client: client.id, path, installed, connection })
+}
+
+/// The first known assistant whose own config file already has the entry `name`: Gatehouse was set up there,
+/// by *Connect* or by hand, so that assistant will call. A file that can't be read counts as not set up. Reads
+/// every client's file (Claude Code's can be megabytes): call it off any thread that draws.
+pub fn set_up_in(name: &str, lookup: Lookup) -> Option<&'static Client> {
+    CLIENTS.iter().find(|client| {
+        let found = client.config_path(Os::current(), lookup).and_then(|path| read_entry(client, &path, name));
+        matches!(found, Ok(Some(_)))
+    })
+}
+
+/// The entry `name` in `client`'s config file at `path`, if the file and the entry are there.
+fn read_entry(client: &Client, path: &Path, name: &str) -> Result<Option<Value>, ConnectError> {
+    let original = file::read(path)?;
+    let text = decode(client, path, original.as_deref())?;
+    current_entry(client, path, &text, name)
 }
 
 /// The file's text; a missing file reads as empty.
