@@ -134,8 +134,13 @@ impl World {
 
     /// *Sign in with Google* as `email`, the test playing the browser on the emulator's consent page.
     async fn sign_in_as(&self, email: &str) -> Value {
+        self.sign_in_choosing(email, json!({})).await
+    }
+
+    /// [`World::sign_in_as`], with `account_sign_in_start`'s arguments (the products chosen).
+    async fn sign_in_choosing(&self, email: &str, args: Value) -> Value {
         let settings = self.window("settings");
-        let started = invoke(&settings, "account_sign_in_start", json!({})).expect("the sign-in starts");
+        let started = invoke(&settings, "account_sign_in_start", args).expect("the sign-in starts");
         let url = started["url"].as_str().expect("the sign-in URL").to_owned();
         assert_eq!(started["browser_opened"], true);
         assert_eq!(self.opened.lock().expect("lock").last(), Some(&url), "the browser was opened on it");
@@ -230,6 +235,53 @@ async fn signing_in_from_the_sandbox_keeps_the_account_for_the_restart() {
     let after = world.status();
     assert_eq!(emails(&after), [(USER.to_owned(), true)]);
     assert_eq!(after["signing_in"], false);
+}
+
+/// Google's consent page lists every permission asked for: the page offers the products the enabled tools use,
+/// suggests Sheets, Docs and Drive but not mail or calendars, and the sign-in asks for the ticked ones only.
+/// The tools of the others are then listed as not allowed, with how to allow them.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sign_in_asks_only_for_the_products_ticked() {
+    let (mode, auth) = signed_out_sandbox();
+    let world = world(mode, auth, None, true).await;
+    let offered = world.status()["products"].clone();
+    let keys = |filter: &dyn Fn(&Value) -> bool| -> Vec<String> {
+        offered
+            .as_array()
+            .expect("products")
+            .iter()
+            .filter(|p| filter(p))
+            .map(|p| p["key"].as_str().expect("key").to_owned())
+            .collect()
+    };
+    assert_eq!(keys(&|_| true), ["sheets", "drive", "docs", "calendar", "gmail"], "{offered}");
+    assert_eq!(keys(&|p| p["suggested"] == true), ["sheets", "drive", "docs"], "{offered}");
+    assert_eq!(offered[0]["name"], "Google Sheets");
+    assert_eq!(offered[0]["allows"], "read and change your spreadsheets");
+
+    // Nothing, or something no enabled tool uses: refused in words, nothing started.
+    let settings = world.window("settings");
+    let refused = error_text(invoke(&settings, "account_sign_in_start", json!({ "products": [] })));
+    assert_eq!(refused, "Choose at least one Google product for your assistants to use, then sign in.");
+    let refused = error_text(invoke(&settings, "account_sign_in_start", json!({ "products": ["photos"] })));
+    assert!(refused.starts_with("\"photos\" is not a Google product"), "{refused}");
+    assert!(world.google.world().oauth.authorize_requests.is_empty(), "a refused choice reached Google");
+
+    let signed_in = world.sign_in_choosing(USER, json!({ "products": ["sheets", "docs"] })).await;
+    assert_eq!(signed_in["missing_scopes"], json!([]), "{signed_in}");
+    let asked = world.google.world().oauth.authorize_requests.last().cloned().expect("an authorize request");
+    let scope = asked.iter().find(|(key, _)| key == "scope").map(|(_, value)| value.clone()).unwrap_or_default();
+    let mut scopes: Vec<&str> = scope.split(' ').collect();
+    scopes.sort();
+    assert_eq!(
+        scopes,
+        [
+            "email",
+            "https://www.googleapis.com/auth/documents",
+            "https://www.googleapis.com/auth/spreadsheets",
+            "openid"
+        ]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -192,6 +192,41 @@ async fn the_opt_in_token_file_is_warned_about() {
     assert!(stdout.contains("Warning: Google sign-in tokens are kept in the file"), "{stdout}");
 }
 
+/// `gatehouse login --products`: Google is asked only for the products named; an unknown one is refused before
+/// anything reaches Google, naming the ones there are.
+#[tokio::test]
+async fn login_asks_only_for_the_products_named() {
+    let google = emulator().await;
+    let home = Home::new();
+    let command = |home: &Home| {
+        let mut command = signin_command(home, &google);
+        command.env("GATEHOUSE_TOKEN_STORE", "file");
+        command
+    };
+    let (ok, _, stderr) = output(command(&home), &["login", "--no-browser", "--products", "sheets,photos"]).await;
+    assert!(!ok);
+    assert!(stderr.contains("\"photos\" is not a Google product"), "{stderr}");
+    assert!(stderr.contains("sheets, drive, docs, calendar, gmail"), "{stderr}");
+    assert!(google.world().oauth.authorize_requests.is_empty(), "a refused choice reached Google");
+
+    let stderr = login_through_the_binary(command(&home), &google, &["--products", "sheets,drive"]).await;
+    assert!(stderr.contains(&format!("Signed in to Google as {USER}")), "{stderr}");
+    let asked = google.world().oauth.authorize_requests.last().cloned().expect("an authorize request");
+    let scope = asked.iter().find(|(key, _)| key == "scope").map(|(_, value)| value.clone()).unwrap_or_default();
+    let mut scopes: Vec<&str> = scope.split(' ').collect();
+    scopes.sort();
+    assert_eq!(
+        scopes,
+        [
+            "email",
+            "https://www.googleapis.com/auth/drive",
+            "https://www.googleapis.com/auth/drive.activity.readonly",
+            "https://www.googleapis.com/auth/spreadsheets",
+            "openid"
+        ]
+    );
+}
+
 #[tokio::test]
 async fn use_switches_the_active_account_among_those_signed_in() {
     let google = emulator().await;

@@ -137,6 +137,7 @@
         : view.accounts_problem
           ? null
           : el("p", { class: "muted" }, "No Google account is signed in to Gatehouse."),
+      view.sign_in_problem ? null : productsBlock(view),
       el(
         "div",
         { class: "row" },
@@ -164,6 +165,34 @@
         ? el("p", { class: "hint", id: "kept-in", title: view.kept_in_detail || undefined }, "Google sign-ins are kept ", view.kept_in, ".")
         : null,
     ];
+  }
+
+  // The Google products the next sign-in asks for: Google's page lists only these. Mail and calendars are
+  // unticked unless already allowed (the core suggests which).
+  function productsBlock(view) {
+    if (!view.products.length) return null;
+    return el(
+      "fieldset",
+      { class: "tool-group products", id: "products" },
+      el("legend", {}, "What your assistants may use"),
+      view.products.map((product) => {
+        const id = "product-" + product.key;
+        return el(
+          "div",
+          { class: "tool" },
+          el("input", { id, type: "checkbox", name: "product", value: product.key, checked: product.suggested }),
+          el(
+            "label",
+            { for: id },
+            el("strong", {}, product.name),
+            ": ",
+            product.allows,
+            product.granted ? el("span", { class: "muted" }, " (allowed)") : null
+          )
+        );
+      }),
+      el("p", { class: "hint" }, "Google asks you to allow only what is ticked. To add more later, tick it and sign in again.")
+    );
   }
 
   function limitationsBlock(view) {
@@ -206,7 +235,11 @@
     button.disabled = true;
     let started;
     try {
-      started = await invoke("account_sign_in_start");
+      // None offered (no enabled tool calls Google): the core asks for what the enabled tools need.
+      const products = section.querySelector("#products")
+        ? [...section.querySelectorAll("#products input:checked")].map((box) => box.value)
+        : null;
+      started = await invoke("account_sign_in_start", { products });
     } catch (error) {
       button.disabled = false;
       notice(section, "error", error);

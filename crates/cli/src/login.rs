@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use gatehouse_core::auth::{ClientConfig, PendingLogin, login::DEFAULT_TIMEOUT, open_browser};
+use gatehouse_core::auth::{ClientConfig, PendingLogin, login::DEFAULT_TIMEOUT, open_browser, products};
 use gatehouse_core::tools::enabled_tools;
 use tokio_util::sync::CancellationToken;
 
@@ -20,6 +20,10 @@ pub struct LoginArgs {
     /// Suggest this Google account on the sign-in page (to add a second account).
     #[arg(long, value_name = "EMAIL")]
     account: Option<String>,
+    /// Ask Google only for these products' permissions (sheets, docs, drive, calendar, gmail; comma-separated).
+    /// Without it, for every product the enabled tools use.
+    #[arg(long, value_name = "PRODUCTS", value_delimiter = ',')]
+    products: Option<Vec<String>>,
 }
 
 pub async fn run(args: LoginArgs) -> Result<()> {
@@ -29,7 +33,10 @@ pub async fn run(args: LoginArgs) -> Result<()> {
 async fn login(args: LoginArgs) -> Result<()> {
     let context = SignInContext::from_env()?;
     let client = ClientConfig::from_env()?;
-    let tools = enabled_tools(context.config.enabled_tools.as_deref())?;
+    let mut tools = enabled_tools(context.config.enabled_tools.as_deref())?;
+    if let Some(keys) = &args.products {
+        tools = products::chosen(&tools, keys)?;
+    }
     let mut options = context.login_options(client, &tools);
     options.timeout = Duration::from_secs(args.timeout.max(1));
     options.login_hint = args.account;

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use gatehouse_core::auth::login::DEFAULT_TIMEOUT;
+use gatehouse_core::auth::products::{self, Product};
 use gatehouse_core::auth::{ClientConfig, PendingLogin, SignInContext, open_browser};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager, Runtime, State};
@@ -142,6 +143,8 @@ pub struct AccountView {
     pub kept_in_detail: Option<String>,
     pub warnings: Vec<String>,
     pub limitations: Vec<Limitation>,
+    /// The Google products a sign-in may ask for, to offer as choices (ticked when `suggested`).
+    pub products: Vec<Product>,
     /// Why *Sign in with Google* can't work here (no OAuth client), in the core's words.
     pub sign_in_problem: Option<String>,
     /// A sign-in is waiting for the browser.
@@ -209,6 +212,7 @@ pub async fn account_status<R: Runtime>(app: AppHandle<R>, core: State<'_, Core>
         kept_in_detail,
         warnings,
         limitations,
+        products: products::offered(core.engine.tools(), auth.granted_scopes.as_deref()),
         sign_in_problem: sign_in.client.as_ref().err().cloned(),
         signing_in: sign_in.in_progress(),
         waiting_cards: core.engine.approvals().broker().pending().len(),
@@ -223,18 +227,24 @@ pub struct SignInStarted {
     pub browser_opened: bool,
 }
 
-/// *Sign in with Google*: opens the browser on Google's sign-in page, asking for the scopes the enabled tools
-/// need. A sign-in already waiting is cancelled first. Then call [`account_sign_in_finish`].
+/// *Sign in with Google*: opens the browser on Google's sign-in page, asking for the scopes the enabled tools of
+/// the chosen `products` need (keys of [`AccountView::products`]; all of them when none are named). A sign-in
+/// already waiting is cancelled first. Then call [`account_sign_in_finish`].
 #[tauri::command]
 pub async fn account_sign_in_start<R: Runtime>(
     app: AppHandle<R>,
     core: State<'_, Core>,
+    products: Option<Vec<String>>,
 ) -> Result<SignInStarted, String> {
+    let tools = match &products {
+        Some(keys) => products::chosen(core.engine.tools(), keys).map_err(|error| error.to_string())?,
+        None => core.engine.tools().to_vec(),
+    };
     let sign_in = sign_in(&app);
     sign_in.cancel_any();
     let context = sign_in.context()?;
     let client = sign_in.client.clone()?;
-    let mut options = context.login_options(client, core.engine.tools());
+    let mut options = context.login_options(client, &tools);
     options.timeout = sign_in.timeout;
     let pending = PendingLogin::start(options, &context.store).await.map_err(|error| error.to_string())?;
     let url = pending.authorize_url().to_owned();

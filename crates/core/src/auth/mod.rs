@@ -9,7 +9,8 @@
 //! - [`user_tokens`]: the [`TokenSource`](crate::google::TokenSource) that refreshes access tokens (kept in
 //!   memory only) and turns `invalid_grant` into a signed-out state that recovers after a new sign-in;
 //! - [`logout`]: revokes at Google and forgets the account;
-//! - [`context`]: what signing in, switching accounts and signing out share, for every shell.
+//! - [`context`]: what signing in, switching accounts and signing out share, for every shell;
+//! - [`products`]: which Google products a sign-in asks for, as the person chose.
 //!
 //! - [`resolve`]: which method serves (`AUTH_METHOD`, else oauth → service account → ADC);
 //! - [`status`]: `server://auth-status`, what the resolved identity cannot do and what to do instead.
@@ -21,6 +22,7 @@ pub mod identity;
 pub mod keychain;
 pub mod login;
 mod oauth;
+pub mod products;
 pub mod resolve;
 pub mod state;
 pub mod status;

@@ -1,0 +1,159 @@
+//! Which Google products a sign-in asks for. Google's consent page lists every permission asked, and a person
+//! who came to let assistants work in their spreadsheets should not be asked for their mail. So a shell offers
+//! the products of the enabled tools as choices, and the sign-in asks only for the scopes of the chosen ones'
+//! tools; the tools of a product left out are listed under `missing_scopes` in `server://auth-status`, with how
+//! to allow them later.
+//!
+//! A product is a permission on Google's consent page (its scope, and the narrower scopes that go with it):
+//! derived from the tools' own declarations ([`ToolMeta::scope`]), so a new tool is offered under the product
+//! whose permission it needs, without a change here.
+
+use serde::Serialize;
+
+use crate::tools::ToolDef;
+use crate::tools::registry::{Scope, Service, ToolMeta};
+use crate::tools::sets::service_key;
+
+/// One Google product a sign-in may ask for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Product {
+    /// Its key, as tool sets spell it (`sheets`): what a shell sends back.
+    pub key: String,
+    /// Its name for people ("Google Sheets").
+    pub name: &'static str,
+    /// What allowing it lets assistants do, in plain words.
+    pub allows: &'static str,
+    /// Whether the account signed in now already allowed every scope its enabled tools need.
+    pub granted: bool,
+    /// Whether to offer it ticked: granted already, or one of the products Gatehouse is for (Sheets, Docs,
+    /// Drive). Mail and calendars are asked for only when the person ticks them.
+    pub suggested: bool,
+}
+
+/// Why a choice of products can't be signed in for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProductChoiceError {
+    #[error("Choose at least one Google product for your assistants to use, then sign in.")]
+    NoneChosen,
+    #[error("\"{key}\" is not a Google product Gatehouse's enabled tools use. Choose among: {offered}.")]
+    Unknown { key: String, offered: String },
+}
+
+/// The products whose permissions the enabled `tools` need, in a stable order, for an account that was granted
+/// `granted` (`None`: nobody signed in).
+pub fn offered(tools: &[ToolDef], granted: Option<&[String]>) -> Vec<Product> {
+    let mut products: Vec<Service> = tools.iter().filter_map(|tool| product_of(&tool.meta)).collect();
+    products.sort();
+    products.dedup();
+    products
+        .into_iter()
+        .map(|product| {
+            let granted = granted.is_some_and(|granted| of(tools, product).all(|meta| meta.scope_granted(granted)));
+            let (name, allows) = words(product);
+            let core = matches!(product, Service::Sheets | Service::Docs | Service::Drive);
+            Product { key: service_key(product), name, allows, granted, suggested: granted || core }
+        })
+        .collect()
+}
+
+/// The enabled `tools` whose permissions belong to the products `keys` chose, for the sign-in to ask their
+/// scopes; an error naming what was wrong when nothing or an unknown product was chosen.
+pub fn chosen(tools: &[ToolDef], keys: &[String]) -> Result<Vec<ToolDef>, ProductChoiceError> {
+    let products = offered(tools, None);
+    if let Some(unknown) = keys.iter().find(|key| !products.iter().any(|product| &product.key == *key)) {
+        let offered = products.iter().map(|product| product.key.as_str()).collect::<Vec<_>>().join(", ");
+        return Err(ProductChoiceError::Unknown { key: unknown.clone(), offered });
+    }
+    let picked: Vec<ToolDef> = tools
+        .iter()
+        .filter(|tool| product_of(&tool.meta).is_some_and(|product| keys.contains(&service_key(product))))
+        .cloned()
+        .collect();
+    if picked.is_empty() {
+        return Err(ProductChoiceError::NoneChosen);
+    }
+    Ok(picked)
+}
+
+/// The product whose permission a tool's Google calls need: the one Google's consent page names for its scope
+/// (listing spreadsheets is a Drive search, so it needs Drive). `None` for a tool that calls no Google API.
+fn product_of(meta: &ToolMeta) -> Option<Service> {
+    meta.scope.map(|scope| match scope {
+        Scope::Sheets => Service::Sheets,
+        Scope::Docs => Service::Docs,
+        Scope::Drive | Scope::DriveActivity => Service::Drive,
+        Scope::Calendar | Scope::CalendarAcl => Service::Calendar,
+        Scope::Gmail => Service::Gmail,
+    })
+}
+
+fn of(tools: &[ToolDef], product: Service) -> impl Iterator<Item = &ToolMeta> {
+    tools.iter().map(|tool| &tool.meta).filter(move |meta| product_of(meta) == Some(product))
+}
+
+/// A product's name and what allowing it lets assistants do.
+const fn words(service: Service) -> (&'static str, &'static str) {
+    match service {
+        Service::Sheets => ("Google Sheets", "read and change your spreadsheets"),
+        Service::Docs => ("Google Docs", "read and change your documents"),
+        Service::Drive => ("Google Drive", "find, read, upload, share and organize your files"),
+        Service::Calendar => ("Google Calendar", "read and change your calendars and events"),
+        Service::Gmail => ("Gmail", "read, draft, send and label your email"),
+        Service::Cache => ("Gatehouse's cache", "nothing at Google"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::{all_tools, scopes};
+
+    fn keys(products: &[Product]) -> Vec<&str> {
+        products.iter().map(|product| product.key.as_str()).collect()
+    }
+
+    #[test]
+    fn every_product_of_the_catalogue_is_offered_and_mail_and_calendars_are_not_suggested() {
+        let products = offered(&all_tools(), None);
+        assert_eq!(keys(&products), ["sheets", "drive", "docs", "calendar", "gmail"]);
+        let suggested: Vec<&str> =
+            products.iter().filter(|product| product.suggested).map(|product| product.key.as_str()).collect();
+        assert_eq!(suggested, ["sheets", "drive", "docs"]);
+        assert!(products.iter().all(|product| !product.granted));
+    }
+
+    #[test]
+    fn only_the_products_of_enabled_tools_are_offered() {
+        let tools: Vec<ToolDef> = all_tools().into_iter().filter(|tool| tool.meta.service == Service::Gmail).collect();
+        assert_eq!(keys(&offered(&tools, None)), ["gmail"]);
+    }
+
+    #[test]
+    fn a_product_already_granted_is_suggested_and_marked() {
+        let granted = vec!["https://www.googleapis.com/auth/gmail.modify".to_owned()];
+        let products = offered(&all_tools(), Some(&granted));
+        let gmail = products.iter().find(|product| product.key == "gmail").expect("gmail");
+        assert!(gmail.granted && gmail.suggested);
+        let calendar = products.iter().find(|product| product.key == "calendar").expect("calendar");
+        assert!(!calendar.granted && !calendar.suggested);
+    }
+
+    #[test]
+    fn a_choice_asks_only_for_its_products_scopes() {
+        let picked = chosen(&all_tools(), &["sheets".into(), "docs".into()]).expect("a choice");
+        assert_eq!(
+            scopes::needed(&picked),
+            ["https://www.googleapis.com/auth/spreadsheets", "https://www.googleapis.com/auth/documents"]
+        );
+    }
+
+    #[test]
+    fn an_empty_or_unknown_choice_says_what_to_do() {
+        assert_eq!(chosen(&all_tools(), &[]).err(), Some(ProductChoiceError::NoneChosen));
+        let Err(unknown) = chosen(&all_tools(), &["photos".into()]) else { panic!("an unknown product was accepted") };
+        assert_eq!(
+            unknown.to_string(),
+            "\"photos\" is not a Google product Gatehouse's enabled tools use. Choose among: sheets, drive, docs, calendar, gmail."
+        );
+    }
+}
