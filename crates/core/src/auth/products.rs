@@ -49,7 +49,8 @@ pub fn offered(tools: &[ToolDef], granted: Option<&[String]>) -> Vec<Product> {
         .into_iter()
         .map(|product| {
             let granted = granted.is_some_and(|granted| of(tools, product).all(|meta| meta.scope_granted(granted)));
-            let (name, allows) = words(product);
+            let writes = of(tools, product).any(|meta| !meta.is_read_only());
+            let (name, allows) = words(product, writes);
             let core = matches!(product, Service::Sheets | Service::Docs | Service::Drive);
             Product { key: service_key(product), name, allows, granted, suggested: granted || core }
         })
@@ -91,15 +92,22 @@ fn of(tools: &[ToolDef], product: Service) -> impl Iterator<Item = &ToolMeta> {
     tools.iter().map(|tool| &tool.meta).filter(move |meta| product_of(meta) == Some(product))
 }
 
-/// A product's name and what allowing it lets assistants do.
-const fn words(service: Service) -> (&'static str, &'static str) {
-    match service {
-        Service::Sheets => ("Google Sheets", "read and change your spreadsheets"),
-        Service::Docs => ("Google Docs", "read and change your documents"),
-        Service::Drive => ("Google Drive", "find, read, upload, share and organize your files"),
-        Service::Calendar => ("Google Calendar", "read and change your calendars and events"),
-        Service::Gmail => ("Gmail", "read, draft, send and label your email"),
-        Service::Cache => ("Gatehouse's cache", "nothing at Google"),
+/// A product's name and what allowing it lets assistants do: only read, when none of its enabled tools writes
+/// (the sign-in then asks for its read-only scope).
+const fn words(product: Service, writes: bool) -> (&'static str, &'static str) {
+    match (product, writes) {
+        (Service::Sheets, true) => ("Google Sheets", "read and change your spreadsheets"),
+        (Service::Sheets, false) => ("Google Sheets", "read your spreadsheets"),
+        (Service::Docs, true) => ("Google Docs", "read and change your documents"),
+        (Service::Docs, false) => ("Google Docs", "read your documents"),
+        (Service::Drive, true) => ("Google Drive", "find, read, upload, share and organize your files"),
+        (Service::Drive, false) => ("Google Drive", "find and read your files"),
+        (Service::Calendar, true) => ("Google Calendar", "read and change your calendars and events"),
+        (Service::Calendar, false) => ("Google Calendar", "read your calendars and events"),
+        (Service::Gmail, true) => ("Gmail", "read, draft, send and label your email"),
+        (Service::Gmail, false) => ("Gmail", "read your email"),
+        // Never offered: the cache calls no Google API.
+        (Service::Cache, _) => ("Gatehouse's cache", "nothing at Google"),
     }
 }
 
@@ -126,6 +134,14 @@ mod tests {
     fn only_the_products_of_enabled_tools_are_offered() {
         let tools: Vec<ToolDef> = all_tools().into_iter().filter(|tool| tool.meta.service == Service::Gmail).collect();
         assert_eq!(keys(&offered(&tools, None)), ["gmail"]);
+    }
+
+    #[test]
+    fn a_product_whose_enabled_tools_only_read_says_so() {
+        let tools: Vec<ToolDef> = all_tools().into_iter().filter(|tool| tool.meta.name == "get_sheet_data").collect();
+        let products = offered(&tools, None);
+        assert_eq!(products.len(), 1);
+        assert_eq!((products[0].name, products[0].allows), ("Google Sheets", "read your spreadsheets"));
     }
 
     #[test]
