@@ -254,8 +254,8 @@ async fn the_sign_in_asks_only_for_the_products_ticked() {
             .map(|p| p["key"].as_str().expect("key").to_owned())
             .collect()
     };
-    assert_eq!(keys(&|_| true), ["sheets", "drive", "docs", "calendar", "gmail"], "{offered}");
-    assert_eq!(keys(&|p| p["suggested"] == true), ["sheets", "drive", "docs"], "{offered}");
+    assert_eq!(keys(&|_| true), ["sheets", "docs", "drive", "calendar", "gmail"], "{offered}");
+    assert_eq!(keys(&|p| p["suggested"] == true), ["sheets", "docs", "drive"], "{offered}");
     assert_eq!(offered[0]["name"], "Google Sheets");
     assert_eq!(offered[0]["allows"], "read and change your spreadsheets");
 

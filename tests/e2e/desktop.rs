@@ -7,20 +7,15 @@
 //! Needs Xvfb, WebKitWebDriver, tauri-driver, xdotool and ImageMagick (the screenshots are taken from the X
 //! display): `bash scripts/install-deps.sh --validators`.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use gatehouse_e2e::Home;
-use gatehouse_e2e::desktop::{Desktop, Element, WebDriver, call};
+use gatehouse_e2e::desktop::{Desktop, Element, WebDriver, call, screenshot_path};
 use rmcp::RoleClient;
 use rmcp::service::Peer;
 use serde_json::{Value, json};
 
 const ASSISTANT: &str = "Claude Desktop";
-
-fn screenshot_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/screenshots").join(format!("{name}.png"))
-}
 
 fn text(result: &rmcp::model::CallToolResult) -> String {
     result.content.iter().find_map(|block| block.as_text().map(|t| t.text.clone())).unwrap_or_default()

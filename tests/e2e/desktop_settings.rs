@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use gatehouse_e2e::Home;
-use gatehouse_e2e::desktop::{Desktop, WebDriver, call, process_name, process_tree};
+use gatehouse_e2e::desktop::{Desktop, WebDriver, call, process_name, process_tree, screenshot_path};
 use google_fake::{Account, ConsentMode, FakeGoogle, Identity, OAuthClient};
 use serde_json::json;
 
@@ -146,6 +146,12 @@ async fn signing_in_from_the_sandbox_restarts_the_app_as_the_person() {
     open_page(&webdriver, "account").await;
     let said = webdriver.text_of("#page-account .who h3").await.unwrap();
     assert_eq!(said, "You're in the sandbox");
+
+    // The products Google will be asked for: Sheets, Drive and Docs ticked, mail and calendars not.
+    let ticked = r##"return [...document.querySelectorAll("#products input")].map((box) => box.value + "=" + box.checked).join(" ")"##;
+    let ticked = webdriver.execute(ticked, json!([])).await.unwrap();
+    assert_eq!(ticked, "sheets=true docs=true drive=true calendar=false gmail=false");
+    webdriver.screenshot(&screenshot_path("settings-account-sign-in")).await.unwrap();
 
     // Sign in with Google: the address of Google's page is shown (and handed to the browser, when there is
     // one); the test opens it as the person's browser would.

@@ -206,7 +206,7 @@ async fn login_asks_only_for_the_products_named() {
     let (ok, _, stderr) = output(command(&home), &["login", "--no-browser", "--products", "sheets,photos"]).await;
     assert!(!ok);
     assert!(stderr.contains("\"photos\" is not a Google product"), "{stderr}");
-    assert!(stderr.contains("sheets, drive, docs, calendar, gmail"), "{stderr}");
+    assert!(stderr.contains("sheets, docs, drive, calendar, gmail"), "{stderr}");
     assert!(google.world().oauth.authorize_requests.is_empty(), "a refused choice reached Google");
 
     let stderr = login_through_the_binary(command(&home), &google, &["--products", "sheets,drive"]).await;

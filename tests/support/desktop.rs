@@ -789,3 +789,8 @@ impl WebDriver {
         self.post("/window/rect", json!({ "width": width, "height": height })).await.map(drop)
     }
 }
+
+/// Where the end-to-end tests keep a screenshot for the docs: `docs/screenshots/NAME.png`.
+pub fn screenshot_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/screenshots").join(format!("{name}.png"))
+}

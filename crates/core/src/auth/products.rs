@@ -39,14 +39,15 @@ pub enum ProductChoiceError {
     Unknown { key: String, offered: String },
 }
 
+/// The order products are offered in: Gatehouse's own first, as the app names them ("Sheets, Docs and Drive").
+const ORDER: [Service; 5] = [Service::Sheets, Service::Docs, Service::Drive, Service::Calendar, Service::Gmail];
+
 /// The products whose permissions the enabled `tools` need, in a stable order, for an account that was granted
 /// `granted` (`None`: nobody signed in).
 pub fn offered(tools: &[ToolDef], granted: Option<&[String]>) -> Vec<Product> {
-    let mut products: Vec<Service> = tools.iter().filter_map(|tool| product_of(&tool.meta)).collect();
-    products.sort();
-    products.dedup();
-    products
+    ORDER
         .into_iter()
+        .filter(|product| of(tools, *product).next().is_some())
         .map(|product| {
             let granted = granted.is_some_and(|granted| of(tools, product).all(|meta| meta.scope_granted(granted)));
             let writes = of(tools, product).any(|meta| !meta.is_read_only());
@@ -123,10 +124,10 @@ mod tests {
     #[test]
     fn every_product_of_the_catalogue_is_offered_and_mail_and_calendars_are_not_suggested() {
         let products = offered(&all_tools(), None);
-        assert_eq!(keys(&products), ["sheets", "drive", "docs", "calendar", "gmail"]);
+        assert_eq!(keys(&products), ["sheets", "docs", "drive", "calendar", "gmail"]);
         let suggested: Vec<&str> =
             products.iter().filter(|product| product.suggested).map(|product| product.key.as_str()).collect();
-        assert_eq!(suggested, ["sheets", "drive", "docs"]);
+        assert_eq!(suggested, ["sheets", "docs", "drive"]);
         assert!(products.iter().all(|product| !product.granted));
     }
 
@@ -169,7 +170,7 @@ mod tests {
         let Err(unknown) = chosen(&all_tools(), &["photos".into()]) else { panic!("an unknown product was accepted") };
         assert_eq!(
             unknown.to_string(),
-            "\"photos\" is not a Google product Gatehouse's enabled tools use. Choose among: sheets, drive, docs, calendar, gmail."
+            "\"photos\" is not a Google product Gatehouse's enabled tools use. Choose among: sheets, docs, drive, calendar, gmail."
         );
     }
 }
