@@ -138,7 +138,7 @@ fn an_oauth_user_is_limited_only_by_scopes_not_granted() {
         reason.contains("Google Docs, Google Drive, Drive activity") && reason.contains("auth/documents"),
         "{reason}"
     );
-    assert!(alternatives_of(&status, "missing_scopes").contains("Sign in again"));
+    assert!(alternatives_of(&status, "missing_scopes").contains("sign in again from the Gatehouse app"));
 
     // Read-only grants keep the reads.
     let readonly = vec!["https://www.googleapis.com/auth/spreadsheets.readonly".to_owned()];

@@ -240,7 +240,7 @@ fn missing_scopes(method: AuthMethod, class: IdentityClass, granted: &[String], 
     );
     let alternatives = match (method, class) {
         (AuthMethod::OAuth, _) => vec![Alternative::stay(
-            "Sign in again from the Gatehouse app (tray menu › Open Gatehouse › Account) or with `gatehouse login` and allow every permission Google's consent page asks for.",
+            "To use them, sign in again from the Gatehouse app (tray menu › Open Gatehouse › Account) with these products ticked, or with `gatehouse login`, and allow them on Google's consent page.",
         )],
         (AuthMethod::Adc, IdentityClass::User) => vec![
             Alternative::stay(format!(
