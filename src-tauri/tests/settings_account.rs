@@ -269,10 +269,7 @@ async fn the_sign_in_asks_only_for_the_products_ticked() {
 
     let signed_in = world.sign_in_choosing(USER, json!({ "products": ["sheets", "docs"] })).await;
     assert_eq!(signed_in["missing_scopes"], json!([]), "{signed_in}");
-    let asked = world.google.world().oauth.authorize_requests.last().cloned().expect("an authorize request");
-    let scope = asked.iter().find(|(key, _)| key == "scope").map(|(_, value)| value.clone()).unwrap_or_default();
-    let mut scopes: Vec<&str> = scope.split(' ').collect();
-    scopes.sort();
+    let scopes = world.google.world().oauth.last_scopes_asked();
     assert_eq!(
         scopes,
         [

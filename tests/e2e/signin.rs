@@ -211,10 +211,7 @@ async fn login_asks_only_for_the_products_named() {
 
     let stderr = login_through_the_binary(command(&home), &google, &["--products", "sheets,drive"]).await;
     assert!(stderr.contains(&format!("Signed in to Google as {USER}")), "{stderr}");
-    let asked = google.world().oauth.authorize_requests.last().cloned().expect("an authorize request");
-    let scope = asked.iter().find(|(key, _)| key == "scope").map(|(_, value)| value.clone()).unwrap_or_default();
-    let mut scopes: Vec<&str> = scope.split(' ').collect();
-    scopes.sort();
+    let scopes = google.world().oauth.last_scopes_asked();
     assert_eq!(
         scopes,
         [

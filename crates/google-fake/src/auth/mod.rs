@@ -235,6 +235,19 @@ pub struct OAuthStore {
     pub authorize_requests: Vec<Vec<(String, String)>>,
 }
 
+impl OAuthStore {
+    /// The scopes the last authorization request asked for, sorted (empty when none came).
+    pub fn last_scopes_asked(&self) -> Vec<String> {
+        let asked = self.authorize_requests.last().into_iter().flatten();
+        let mut scopes: Vec<String> = asked
+            .filter(|(key, _)| key == "scope")
+            .flat_map(|(_, value)| value.split(' ').map(str::to_owned))
+            .collect();
+        scopes.sort();
+        scopes
+    }
+}
+
 impl World {
     /// Seconds an access token issued now lives: [`World::token_lifetime_secs`], or Google's 3599.
     pub fn token_lifetime(&self) -> u64 {
