@@ -176,6 +176,8 @@ fn window<R: Runtime>(app: &AppHandle<R>) -> Option<WebviewWindow<R>> {
         .title("Gatehouse — approval needed")
         .inner_size(WIDTH, HEIGHT)
         .min_inner_size(300.0, 220.0)
+        // Ctrl+= / Ctrl+- / Ctrl+0 zoom the card, as in a browser.
+        .zoom_hotkeys_enabled(true)
         .always_on_top(true)
         .visible(false)
         .build();

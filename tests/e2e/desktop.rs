@@ -221,6 +221,10 @@ const FIND_REVOCABLE: &str = r##"
 /// Shows a settings page by its tab, and waits until it has drawn itself.
 async fn open_page(webdriver: &WebDriver, page: &str) {
     webdriver.click_on(&format!("#tab-{page}")).await.unwrap();
+    until_page_drawn(webdriver, page).await;
+}
+
+async fn until_page_drawn(webdriver: &WebDriver, page: &str) {
     let drawn = format!(
         "const s = document.getElementById('page-{page}'); return !s.hidden && !!s.querySelector('h2') && s.innerText.length > 40"
     );
@@ -309,4 +313,64 @@ async fn the_card_follows_a_dark_desktop_theme() {
     webdriver.click_on("#deny").await.unwrap();
     let refused = tokio::time::timeout(Duration::from_secs(30), waiting).await.expect("the call returns").unwrap();
     assert!(refused.unwrap().is_error.unwrap_or(false));
+}
+
+/// Whether the page fits its window's width: nothing to scroll sideways for (what is wider, like a long address,
+/// wraps or scrolls inside its own box); otherwise the page's and the window's widths in CSS pixels.
+const FITS: &str = r#"
+const page = document.documentElement;
+return page.scrollWidth <= page.clientWidth + 1 ? true : [page.scrollWidth, page.clientWidth];
+"#;
+
+/// Zooms the current window's page to 200% as a person does, pressing Ctrl+= (20% a press) until the page is
+/// half as many CSS pixels wide. Pressed one at a time: a press made while the window takes the focus is lost.
+async fn zoom_to_200(webdriver: &WebDriver) {
+    let width =
+        || async { webdriver.execute("return innerWidth", json!([])).await.unwrap().as_f64().expect("a width") };
+    let before = width().await;
+    for _ in 0..10 {
+        let was = width().await;
+        if (was - before / 2.0).abs() <= 1.0 {
+            return;
+        }
+        webdriver.zoom_in(1).await.unwrap();
+        let changed = format!("return innerWidth !== {was}");
+        let _ = webdriver.wait_for("the page zoomed in", &changed, Duration::from_secs(2)).await;
+    }
+    panic!("the page did not reach 200% zoom: {} CSS pixels wide, from {before}", width().await);
+}
+
+/// At 200% zoom (Ctrl+=) the card and every settings page still fit their windows' width, so nothing needs
+/// scrolling sideways, and the card still answers from the keyboard. Screenshots for a look.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_card_and_the_settings_pages_fit_their_windows_at_200_percent_zoom() {
+    let home = Home::new();
+    let mut app = Desktop::launch(&home, &[]).await.expect("the app starts");
+    let assistant = app.assistant(ASSISTANT, &["--sandbox"]).await.expect("an assistant through gatehouse serve");
+    let peer = assistant.peer().clone();
+    let budget = spreadsheet_id(&peer, "Budget 2026").await;
+    let waiting = start_write(&peer, write(&budget, "Summary", "D1", "zoomed"));
+    let webdriver = app.webdriver().await.expect("WebDriver attaches to the card window").clone();
+    card_on_screen(&webdriver).await;
+    zoom_to_200(&webdriver).await;
+    assert_eq!(webdriver.execute(FITS, json!([])).await.unwrap(), json!(true), "the card at 200%");
+    webdriver.screenshot_zoomed(&screenshot_path("card-zoom-200"), 2.0).await.unwrap();
+    webdriver.press_escape().await.unwrap();
+    let refused = tokio::time::timeout(Duration::from_secs(30), waiting).await.expect("the call returns").unwrap();
+    assert!(refused.unwrap().is_error.unwrap_or(false));
+
+    app.launch_again().await.unwrap();
+    webdriver.switch_to_page("settings.html", Duration::from_secs(30)).await.unwrap();
+    zoom_to_200(&webdriver).await;
+    for page in ["account", "assistants", "permissions", "activity", "advanced"] {
+        // WebDriver's pointer misses under page zoom: the tab is pressed from the page, as Enter on it would.
+        let press = format!("document.getElementById('tab-{page}').click(); return true");
+        webdriver.execute(&press, json!([])).await.unwrap();
+        until_page_drawn(&webdriver, page).await;
+        let fits = webdriver.execute(FITS, json!([])).await.unwrap();
+        if page == "activity" {
+            webdriver.screenshot_zoomed(&screenshot_path("settings-activity-zoom-200"), 2.0).await.unwrap();
+        }
+        assert_eq!(fits, json!(true), "the {page} page at 200%");
+    }
 }

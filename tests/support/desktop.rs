@@ -747,12 +747,18 @@ impl WebDriver {
     /// WebDriver's `/screenshot`: WebKitWebDriver's snapshots stop answering at random for pages drawn without
     /// WebKit's GPU compositor, which is how the app draws them (src-tauri/src/main.rs).
     pub async fn screenshot(&self, path: &Path) -> Result<()> {
+        self.screenshot_zoomed(path, 1.0).await
+    }
+
+    /// [`WebDriver::screenshot`] of a page zoomed to `zoom` (Ctrl+=): its CSS pixels are then `zoom` screen
+    /// pixels each, which the page itself can't tell.
+    pub async fn screenshot_zoomed(&self, path: &Path, zoom: f64) -> Result<()> {
         let painted = "const done = arguments[arguments.length - 1];
             requestAnimationFrame(() => requestAnimationFrame(() => done(true)));
             setTimeout(() => done(false), 500);";
         self.post("/execute/async", json!({ "script": painted, "args": [] })).await?;
-        let size = "return [innerWidth, innerHeight].map((css) => Math.round(css * devicePixelRatio))";
-        let size = serde_json::from_value(self.execute(size, json!([])).await?).context("the window's size")?;
+        let size = "return [innerWidth, innerHeight].map((css) => Math.round(css * devicePixelRatio * arguments[0]))";
+        let size = serde_json::from_value(self.execute(size, json!([zoom])).await?).context("the window's size")?;
         let window = x_window(&self.display, size).await?;
         // The page's frame reaches the X window a moment later: the shot is taken once two in a row agree.
         let mut shot = x_screenshot(&self.display, &window).await?;
@@ -776,6 +782,18 @@ impl WebDriver {
             { "type": "keyDown", "value": "\u{E00C}" },
             { "type": "keyUp", "value": "\u{E00C}" },
         ] }] });
+        self.post("/actions", keys).await.map(drop)
+    }
+
+    /// Presses Ctrl+= `times` times on whatever has the keyboard focus: the page zooms in 20% each time.
+    pub async fn zoom_in(&self, times: usize) -> Result<()> {
+        let mut actions = vec![json!({ "type": "keyDown", "value": "\u{E009}" })];
+        for _ in 0..times {
+            actions.push(json!({ "type": "keyDown", "value": "=" }));
+            actions.push(json!({ "type": "keyUp", "value": "=" }));
+        }
+        actions.push(json!({ "type": "keyUp", "value": "\u{E009}" }));
+        let keys = json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] });
         self.post("/actions", keys).await.map(drop)
     }
 

@@ -79,6 +79,8 @@ pub fn open<R: Runtime>(app: &AppHandle<R>, page: &str) {
                 .title("Gatehouse")
                 .inner_size(900.0, 640.0)
                 .min_inner_size(520.0, 400.0)
+                // Ctrl+= / Ctrl+- / Ctrl+0 zoom the page, as in a browser.
+                .zoom_hotkeys_enabled(true)
                 .build();
             match built {
                 Ok(window) => window,
