@@ -7,10 +7,11 @@
 //! Needs Xvfb, WebKitWebDriver, tauri-driver, xdotool and ImageMagick (the screenshots are taken from the X
 //! display): `bash scripts/install-deps.sh --validators`.
 
+use std::ffi::OsStr;
 use std::time::Duration;
 
 use gatehouse_e2e::Home;
-use gatehouse_e2e::desktop::{Desktop, Element, WebDriver, call, screenshot_path};
+use gatehouse_e2e::desktop::{Assistant, Desktop, Element, WebDriver, call, screenshot_path};
 use rmcp::RoleClient;
 use rmcp::service::Peer;
 use serde_json::{Value, json};
@@ -295,24 +296,40 @@ async fn with_a_service_account_key_the_account_page_shows_its_limitations() {
 }
 
 /// With the desktop's theme dark, the card is dark too (it follows the OS, as the person set it).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_card_follows_a_dark_desktop_theme() {
+/// An app in a new home (with `env`) whose card shows a write of `value` to "Budget 2026", sent by an assistant
+/// through `gatehouse serve --sandbox`; WebDriver is on the card. The app, the assistant (kept connected), the
+/// call waiting for its answer, and WebDriver.
+async fn a_card_on_screen(
+    env: &[(&str, &OsStr)],
+    value: &str,
+) -> (Desktop, Assistant, tokio::task::JoinHandle<anyhow::Result<rmcp::model::CallToolResult>>, WebDriver) {
     let home = Home::new();
-    let mut app = Desktop::launch(&home, &[("GTK_THEME", "Adwaita:dark".as_ref())]).await.expect("the app starts");
+    let mut app = Desktop::launch(&home, env).await.expect("the app starts");
     let assistant = app.assistant(ASSISTANT, &["--sandbox"]).await.expect("an assistant through gatehouse serve");
-    let peer = assistant.peer().clone();
-    let budget = spreadsheet_id(&peer, "Budget 2026").await;
-    let waiting = start_write(&peer, write(&budget, "Summary", "D1", "in the dark"));
+    let budget = spreadsheet_id(assistant.peer(), "Budget 2026").await;
+    let waiting = start_write(assistant.peer(), write(&budget, "Summary", "D1", value));
     let webdriver = app.webdriver().await.expect("WebDriver attaches to the card window").clone();
     card_on_screen(&webdriver).await;
+    (app, assistant, waiting, webdriver)
+}
+
+/// Waits for the call the card answered to come back refused.
+async fn refused(waiting: tokio::task::JoinHandle<anyhow::Result<rmcp::model::CallToolResult>>) {
+    let refused = tokio::time::timeout(Duration::from_secs(30), waiting).await.expect("the call returns").unwrap();
+    assert!(refused.unwrap().is_error.unwrap_or(false));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_card_follows_a_dark_desktop_theme() {
+    let (_app, _assistant, waiting, webdriver) =
+        a_card_on_screen(&[("GTK_THEME", "Adwaita:dark".as_ref())], "in the dark").await;
     let dark =
         "return [matchMedia('(prefers-color-scheme: dark)').matches, getComputedStyle(document.body).backgroundColor]";
     let dark = webdriver.execute(dark, json!([])).await.unwrap();
     assert_eq!(dark, json!([true, "rgb(28, 31, 36)"]), "the card's scheme and background");
     webdriver.screenshot(&screenshot_path("card-dark")).await.unwrap();
     webdriver.click_on("#deny").await.unwrap();
-    let refused = tokio::time::timeout(Duration::from_secs(30), waiting).await.expect("the call returns").unwrap();
-    assert!(refused.unwrap().is_error.unwrap_or(false));
+    refused(waiting).await;
 }
 
 /// Whether the page fits its window's width: nothing to scroll sideways for (what is wider, like a long address,
@@ -344,20 +361,12 @@ async fn zoom_to_200(webdriver: &WebDriver) {
 /// scrolling sideways, and the card still answers from the keyboard. Screenshots for a look.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_card_and_the_settings_pages_fit_their_windows_at_200_percent_zoom() {
-    let home = Home::new();
-    let mut app = Desktop::launch(&home, &[]).await.expect("the app starts");
-    let assistant = app.assistant(ASSISTANT, &["--sandbox"]).await.expect("an assistant through gatehouse serve");
-    let peer = assistant.peer().clone();
-    let budget = spreadsheet_id(&peer, "Budget 2026").await;
-    let waiting = start_write(&peer, write(&budget, "Summary", "D1", "zoomed"));
-    let webdriver = app.webdriver().await.expect("WebDriver attaches to the card window").clone();
-    card_on_screen(&webdriver).await;
+    let (app, _assistant, waiting, webdriver) = a_card_on_screen(&[], "zoomed").await;
     zoom_to_200(&webdriver).await;
     assert_eq!(webdriver.execute(FITS, json!([])).await.unwrap(), json!(true), "the card at 200%");
     webdriver.screenshot_zoomed(&screenshot_path("card-zoom-200"), 2.0).await.unwrap();
     webdriver.press_escape().await.unwrap();
-    let refused = tokio::time::timeout(Duration::from_secs(30), waiting).await.expect("the call returns").unwrap();
-    assert!(refused.unwrap().is_error.unwrap_or(false));
+    refused(waiting).await;
 
     app.launch_again().await.unwrap();
     webdriver.switch_to_page("settings.html", Duration::from_secs(30)).await.unwrap();
