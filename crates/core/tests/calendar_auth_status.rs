@@ -43,7 +43,7 @@ fn a_sign_in_without_calendar_lists_every_calendar_tool_and_says_what_to_grant()
         reason,
         "This credential was not granted access to Google Calendar (https://www.googleapis.com/auth/calendar), so Google refuses these tools."
     );
-    assert!(entry["alternatives"][0].as_str().unwrap().contains("Sign in again"));
+    assert!(entry["alternatives"][0].as_str().unwrap().contains("sign in again from the Gatehouse app"));
 }
 
 #[test]
