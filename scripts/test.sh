@@ -11,8 +11,19 @@ export PATH="$HOME/.cargo/bin:$PATH"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
+# The debug build of every test, the Windows cross-build and the tools take about NEED_GB GB (docs/benchmarks.md,
+# "Disk"). Said up front, so a full disk reads as one, not as a linker's crash.
+need_gb=NEED_GB
+free_gb=$(df -Pk . | awk 'NR == 2 {print int($4 / 1048576)}')
+if [ "${free_gb:-0}" -lt "$need_gb" ]; then
+  echo "Only $free_gb GB is free on the disk of $(pwd); building and testing Gatehouse takes about $need_gb GB. Free some space (an old target/ folder, say) if the build fails." >&2
+fi
+
 echo "== build" >&2
 if ! cargo build --workspace --all-targets --locked >"$log" 2>&1; then
+  if grep -q "No space left on device" "$log"; then
+    echo "The disk is full: building and testing Gatehouse takes about $need_gb GB free in $(pwd). Free some space and run this again." >&2
+  fi
   # The errors, not just the last lines: what failed to build, and why.
   grep -E -A14 '^error' "$log" | head -n 120 >&2
   tail -n 5 "$log" >&2

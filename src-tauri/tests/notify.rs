@@ -4,6 +4,7 @@
 //! notify-rust always talks to the session bus named by DBUS_SESSION_BUS_ADDRESS, so this binary holds one
 //! test, which points that variable at its own bus before anything else runs (see `private_bus`).
 
+#[path = "integration/mock/mod.rs"]
 mod mock;
 
 use std::io::{BufRead, BufReader};

@@ -700,7 +700,10 @@ impl WebDriver {
                     Ok(()) => format!("the window: {}", shot.display()),
                     Err(error) => format!("no screenshot: {error}; {}", x_windows(&self.display).await),
                 };
-                let page = self.execute("return [document.URL, document.visibilityState]", json!([])).await;
+                // Its address, whether it is in view, and the start of what it says (an error notice, say).
+                let state =
+                    "return [document.URL, document.visibilityState, (document.body || {}).innerText?.slice(0, 600)]";
+                let page = self.execute(state, json!([])).await;
                 let page = page.map(|page| page.to_string()).unwrap_or_else(|error| error.to_string());
                 bail!("{what}: not within {timeout:?} ({saved}; the page {page} returned {value})");
             }

@@ -10,7 +10,9 @@
 //! current-thread runtime (so the HTTP connection's tasks run there too); the emulator serves from another
 //! runtime's worker threads and isn't counted.
 
+#[path = "integration/sheets_common/mod.rs"]
 mod sheets_common;
+#[path = "integration/support/mod.rs"]
 mod support;
 
 use std::alloc::{GlobalAlloc, Layout, System};
