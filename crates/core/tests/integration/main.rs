@@ -1,6 +1,6 @@
 //! The core's integration tests, as one test program: each file here is a module, as it would be its own
 //! program under `tests/`. One program links the core once instead of once per file (each link is ~190 MB of
-//! debug build, 12 GB for the 67 files), which is most of the build's disk and time.
+//! debug build, 12 GB for these 67 files), which was most of the build's disk.
 //!
 //! Run one file's tests with its module name: `cargo test -p gatehouse-core --test integration connect::`.
 //! `tests/control_windows.rs` (cross-built alone for Windows) and `tests/sheets_memory.rs` (it installs its
