@@ -66,10 +66,12 @@ fi
 if $want_validators; then
   tools=target/tools
   mkdir -p "$tools"
-  if [ ! -x "$tools/node_modules/.bin/conformance" ] || [ ! -x "$tools/node_modules/.bin/inspector" ]; then
-    echo "Installing the MCP validators (MCP Inspector CLI, MCP conformance suite, Node 22)…" >&2
+  if [ ! -x "$tools/node_modules/.bin/conformance" ] || [ ! -x "$tools/node_modules/.bin/inspector" ] ||
+    [ ! -x "$tools/node_modules/.bin/mcpb" ]; then
+    echo "Installing the MCP validators (MCP Inspector CLI, MCP conformance suite, the MCP Bundle CLI, Node 22)…" >&2
     [ -f "$tools/package.json" ] || (cd "$tools" && npm init -y >/dev/null)
     (cd "$tools" && npm install --no-audit --no-fund --loglevel=error \
-      node@22 @modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/conformance@0.1.16 >&2)
+      node@22 @modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/conformance@0.1.16 \
+      @anthropic-ai/mcpb@2.1.2 >&2)
   fi
 fi

@@ -30,7 +30,7 @@ check() { # check NAME COMMAND… : runs COMMAND, reports ok/not ok
   fi
 }
 
-for tool in inspector conformance; do
+for tool in inspector conformance mcpb; do
   command -v "$tool" >/dev/null || { echo "not ok validators-installed ($tool missing: run scripts/install-deps.sh --validators)"; exit 1; }
 done
 
@@ -109,5 +109,32 @@ conformance_url="$url?access_token=$token"
 for scenario in server-initialize ping tools-list dns-rebinding-protection; do
   check "conformance-$scenario" conformance server --url "$conformance_url" --scenario "$scenario"
 done
+
+# Claude Desktop's one-click bundle: packed from this binary and validated by the official MCP Bundle CLI
+# (scripts/package.sh), then unpacked and started exactly as its manifest tells Claude Desktop to start it.
+# (Each check runs in a subshell: the bundle's path passes from one to the next in a file.)
+bundle_packs() {
+  local bundle; bundle=$(bash scripts/package.sh --debug mcpb) || return 1
+  [ -f "$bundle" ] || { echo "package.sh printed no bundle: $bundle"; return 1; }
+  mcpb info "$bundle" >/dev/null && echo "$bundle" >"$home/bundle-path"
+}
+check "mcpb-bundle-validates-and-packs" bundle_packs
+
+bundle_serves_as_its_manifest_says() {
+  local bundle; bundle=$(cat "$home/bundle-path" 2>/dev/null)
+  [ -f "$bundle" ] || { echo "no bundle to unpack: packing it failed"; return 1; }
+  local dir="$home/unpacked"
+  mcpb unpack "$bundle" "$dir" >/dev/null || return 1
+  local command args listed declared
+  command=$(node -e 'const m=require(process.argv[1]);console.log(m.server.mcp_config.command.replace("${__dirname}",process.argv[2]))' "$dir/manifest.json" "$dir")
+  mapfile -t args < <(node -e 'require(process.argv[1]).server.mcp_config.args.forEach(a=>console.log(a))' "$dir/manifest.json")
+  [ -x "$command" ] || { echo "the manifest's command $command is not an executable in the bundle"; return 1; }
+  declared=$(node -e 'console.log(require(process.argv[1]).tools.length)' "$dir/manifest.json")
+  listed=$(GATEHOUSE_HOME="$home/bundle-home" inspector --cli "$command" "${args[@]}" --method tools/list |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).tools.length))') || return 1
+  [ "$listed" = "$declared" ] && [ "$declared" = "$expected_tools" ] ||
+    { echo "the bundle's server listed $listed tools, its manifest $declared, the binary declares $expected_tools"; return 1; }
+}
+check "mcpb-bundle-serves-its-manifest-tools" bundle_serves_as_its_manifest_says
 
 [ "$failures" = 0 ]

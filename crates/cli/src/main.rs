@@ -71,6 +71,10 @@ struct ToolsArgs {
     /// List the tool sets `--tools` takes, with their tools and the size of their `tools/list` answer.
     #[arg(long)]
     sets: bool,
+    /// Print the `manifest.json` of Gatehouse's MCP Bundle for Claude Desktop (`scripts/package.sh` packs it
+    /// with this binary), for this platform.
+    #[arg(long, conflicts_with = "sets")]
+    mcpb_manifest: bool,
 }
 
 #[derive(clap::Args)]
@@ -99,6 +103,15 @@ struct ServeArgs {
     tools: Option<gatehouse_core::tools::sets::ToolSelection>,
 }
 
+/// This platform as an MCP Bundle names it (Node's `process.platform`).
+fn mcpb_platform() -> &'static str {
+    match std::env::consts::OS {
+        "macos" => "darwin",
+        "windows" => "win32",
+        other => other,
+    }
+}
+
 fn init_logging() {
     // Logs go to stderr: stdout is the MCP channel in stdio mode.
     let filter = tracing_subscriber::EnvFilter::try_from_env("GATEHOUSE_LOG")
@@ -118,6 +131,9 @@ async fn main() -> Result<()> {
             let tools = gatehouse_core::tools::all_tools();
             if args.sets {
                 print!("{}", tool_sets(&tools)?);
+            } else if args.mcpb_manifest {
+                let manifest = gatehouse_core::tools::mcpb_manifest::manifest(&tools, mcpb_platform());
+                println!("{}", serde_json::to_string_pretty(&manifest)?);
             } else {
                 print!("{}", gatehouse_core::tools::catalogue_doc::markdown(&tools));
             }

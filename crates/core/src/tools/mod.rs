@@ -3,6 +3,7 @@
 pub mod cache;
 pub mod calendar;
 pub mod catalogue_doc;
+pub mod mcpb_manifest;
 pub mod context;
 pub mod docs;
 pub mod drive;
