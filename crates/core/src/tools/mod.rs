@@ -3,12 +3,12 @@
 pub mod cache;
 pub mod calendar;
 pub mod catalogue_doc;
-pub mod mcpb_manifest;
 pub mod context;
 pub mod docs;
 pub mod drive;
 pub mod error;
 pub mod gmail;
+pub mod mcpb_manifest;
 pub mod progress;
 pub mod registry;
 pub(crate) mod schema;
