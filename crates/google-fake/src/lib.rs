@@ -42,6 +42,7 @@ mod drive;
 mod errors;
 mod faults;
 mod gmail;
+pub mod mcp;
 mod rpc;
 pub mod scopes;
 mod seed;
@@ -161,8 +162,19 @@ impl FakeGoogle {
     }
 }
 
-/// The emulator's full router: every API, all under one root as Google's paths.
+/// The emulator's full router: every API and every MCP server ([`mcp`]), all under one root as Google's paths.
 pub fn router(shared: Shared) -> Router {
+    let rest = rest_router(shared.clone());
+    layered(api_routes().merge(mcp::routes(shared.clone(), rest)), shared)
+}
+
+/// The REST APIs alone: what the MCP servers' tools call.
+fn rest_router(shared: Shared) -> Router {
+    layered(api_routes(), shared)
+}
+
+/// Every REST API's routes.
+fn api_routes() -> Router<Shared> {
     Router::new()
         .merge(auth::routes())
         .merge(sheets::routes())
@@ -171,6 +183,11 @@ pub fn router(shared: Shared) -> Router {
         .merge(activity::routes())
         .merge(gmail::routes())
         .merge(calendar::routes())
+}
+
+/// `routes` with the 404 fallbacks, the fault injection and the discovery check every request goes through.
+fn layered(routes: Router<Shared>, shared: Shared) -> Router {
+    routes
         .fallback(errors::not_found_route)
         .method_not_allowed_fallback(errors::not_found_route)
         .layer(axum::middleware::from_fn_with_state(shared.clone(), faults::middleware))

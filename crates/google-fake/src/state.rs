@@ -107,6 +107,8 @@ pub struct World {
     pub activity: crate::activity::Store,
     pub gmail: crate::gmail::Store,
     pub calendar: crate::calendar::Store,
+    /// The approval forms of the MCP servers waiting for an answer (see [`crate::mcp`]).
+    pub mcp: crate::mcp::Store,
     /// Where the emulator diverged from Google's discovery documents, one line per violation (see
     /// [`crate::discovery`]).
     pub discovery_violations: Vec<String>,
