@@ -4,6 +4,8 @@
 //! Gmail v1 is emulated too: messages, threads, labels and drafts of each person's mailbox (module `gmail`).
 //! Calendar v3 is emulated too: each person's calendar list, calendars, their ACLs, events and free/busy
 //! (module `calendar`).
+//! Google's Workspace MCP servers too, over the same world: the server of product `P` (`Pmcp.googleapis.com`)
+//! at `<root>/mcp/P/v1` and `<root>/mcp/P/v1self` (see [`mcp`] and `crates/google-fake/MCP.md`).
 //!
 //! Every path, parameter and field follows Google's discovery documents (see
 //! `shared/reference/google-discovery`), with Google's own error bodies and proto3-JSON omission rules, so

@@ -142,6 +142,15 @@ impl World {
         self.grant_access(AccessToken { identity, expires_at: None, scopes, client_id: None, refresh_token: None })
     }
 
+    /// Issues a fixture access token for `identity` as if it had signed in through the registered OAuth client
+    /// `client_id` granting [`crate::auth::FIXTURE_SCOPES`]: the client decides, e.g., whether Google's MCP
+    /// servers take the token ([`crate::OAuthClient::agentic`]). It does not expire on its own.
+    pub fn issue_token_for_client(&mut self, identity: Identity, client_id: &str) -> String {
+        let scopes = crate::auth::parse_scopes(&crate::auth::FIXTURE_SCOPES.join(" "));
+        let client_id = Some(client_id.to_owned());
+        self.grant_access(AccessToken { identity, expires_at: None, scopes, client_id, refresh_token: None })
+    }
+
     /// The identity behind the request's bearer token, or Google's 401 in the API's error shape. It does
     /// not look at scopes: API handlers authenticate through `Call::run`, which does.
     pub fn authenticate(&self, headers: &HeaderMap, shape: Shape) -> Result<Identity, ApiError> {

@@ -17,15 +17,15 @@
 //! handler of our own: rmcp 3.11 serves 2026-07-28 requests statelessly whatever its session setting,
 //! validates their headers and `_meta` against the body, answers `server/discover`, carries
 //! `InputRequiredResult`s only to 2026-07-28 clients, and keeps sessions for 2025-11-25 ones. What rmcp does
-//! not decide (Google's rules) lives here: [`guard`] (bearer token, agentic client, tool scopes, before rmcp
-//! sees the request), [`server`] (the tools and the approval forms) and [`tools`] (the catalogue, with the
+//! not decide (Google's rules) lives here: `guard` (bearer token, agentic client, tool scopes, before rmcp
+//! sees the request), `server` (the tools and the approval forms) and `tools` (the catalogue, with the
 //! source of every definition).
 //!
 //! # Tools run as the REST requests they correspond to
 //!
 //! Google documents each tool as corresponding to one REST method (`get_values` is `spreadsheets.values.get`,
 //! `update_doc` is `documents.batchUpdate`, …). The emulator runs a tool as exactly that request, sent through
-//! the emulator's own REST router with the caller's bearer token ([`server`]), so there is one implementation
+//! the emulator's own REST router with the caller's bearer token (`server`), so there is one implementation
 //! of every rule (access, validation, Drive Activity, faults, the discovery check). Such a request is recorded
 //! in [`crate::World::requests`] under the MCP server's host (e.g. `sheetsmcp.googleapis.com`), next to the
 //! MCP request itself.
@@ -43,7 +43,7 @@
 //!
 //! # Approval by form elicitation
 //!
-//! See [`server`] and `crates/google-fake/MCP.md` for which calls ask, the form, and the `requestState`.
+//! See `server` and `crates/google-fake/MCP.md` for which calls ask, the form, and the `requestState`.
 
 mod approval;
 mod guard;

@@ -93,10 +93,16 @@ impl GoogleMcp {
         }
     }
 
-    /// Whether the Drive item `id` is owned by someone other than `who` (reading it asks first).
-    fn owned_outside(&self, id: &str, who: &Identity) -> bool {
+    /// Whether the item a call reads is owned by someone other than `who` (reading it asks first): a Drive
+    /// item's owner (shared-drive items have none and count as the account's), a calendar other than the
+    /// account's own.
+    fn owned_outside(&self, args: &Map<String, Value>, who: &Identity) -> bool {
+        if self.product == Product::Calendar {
+            return calendar_id(args).is_ok_and(|id| id != "primary" && !id.eq_ignore_ascii_case(&who.email));
+        }
+        let Some(id) = self.target(args) else { return false };
         let world = self.shared.lock();
-        world.drive.get(id).and_then(|file| file.owner()).is_some_and(|owner| !owner.eq_ignore_ascii_case(&who.email))
+        world.drive.get(&id).and_then(|file| file.owner()).is_some_and(|owner| !owner.eq_ignore_ascii_case(&who.email))
     }
 
     /// The name of the Drive item `id`, for the form's message.
@@ -202,8 +208,86 @@ impl GoogleMcp {
             }
             (Product::Drive, "read_file_content") => self.read_file_content(token, &id("fileId")?).await,
             (Product::Drive, "create_file") => self.create_file(token, args).await,
+            (Product::Gmail, "search_threads") => {
+                let query = {
+                    let mut query = url::form_urlencoded::Serializer::new(String::new());
+                    if let Some(q) = optional(args, "query")?.filter(|q| !q.trim().is_empty()) {
+                        query.append_pair("q", &q);
+                    }
+                    query.append_pair("maxResults", &integer(args, "pageSize")?.unwrap_or(10).to_string());
+                    if let Some(page) = optional(args, "pageToken")? {
+                        query.append_pair("pageToken", &page);
+                    }
+                    query.finish()
+                };
+                structured(
+                    self.rest_json(token, Method::GET, format!("/gmail/v1/users/me/threads?{query}"), None).await,
+                )
+            }
+            (Product::Gmail, "get_thread") => {
+                let uri = format!("/gmail/v1/users/me/threads/{}", id("threadId")?);
+                structured(self.rest_json(token, Method::GET, uri, None).await)
+            }
+            (Product::Gmail, "list_labels") => {
+                structured(self.rest_json(token, Method::GET, "/gmail/v1/users/me/labels".to_owned(), None).await)
+            }
+            (Product::Gmail, "create_draft") => {
+                let to = strings(args, "to")?.join(", ");
+                let subject = optional(args, "subject")?.unwrap_or_default();
+                if [&to, &subject].iter().any(|header| header.contains(['\r', '\n'])) {
+                    return Err("to and subject must not contain line breaks.".to_owned());
+                }
+                let body = optional(args, "body")?.unwrap_or_default();
+                let mime =
+                    format!("To: {to}\r\nSubject: {subject}\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\n{body}");
+                let raw = base64::engine::general_purpose::URL_SAFE.encode(mime.as_bytes());
+                let body = json!({ "message": { "raw": raw } });
+                structured(
+                    self.rest_json(token, Method::POST, "/gmail/v1/users/me/drafts".to_owned(), Some(body)).await,
+                )
+            }
+            (Product::Calendar, name) => self.calendar(token, name, args).await,
             _ => Err(format!("The emulator does not implement {} of {}.", tool.name, self.product.host())),
         }
+    }
+
+    /// The Calendar tools: each the `events` method of its name, on `calendarId` (default `primary`).
+    async fn calendar(&self, token: &str, name: &str, args: &Map<String, Value>) -> Outcome {
+        let calendar = encode(&calendar_id(args)?);
+        let events = format!("/calendar/v3/calendars/{calendar}/events");
+        let event_id = || required(args, "eventId").map(|id| encode(&id));
+        let event = || match field(args, "event") {
+            Some(Value::Object(event)) => Ok(Value::Object(event.clone())),
+            _ => Err("event must be an Event object.".to_owned()),
+        };
+        let answer = match name {
+            "list_events" => {
+                let query = {
+                    let mut query = url::form_urlencoded::Serializer::new(String::new());
+                    for (arg, parameter) in
+                        [("timeMin", "timeMin"), ("timeMax", "timeMax"), ("query", "q"), ("pageToken", "pageToken")]
+                    {
+                        if let Some(value) = optional(args, arg)? {
+                            query.append_pair(parameter, &value);
+                        }
+                    }
+                    query.append_pair("maxResults", &integer(args, "pageSize")?.unwrap_or(10).to_string());
+                    query.finish()
+                };
+                self.rest_json(token, Method::GET, format!("{events}?{query}"), None).await
+            }
+            "get_event" => self.rest_json(token, Method::GET, format!("{events}/{}", event_id()?), None).await,
+            "create_event" => self.rest_json(token, Method::POST, events, Some(event()?)).await,
+            "update_event" => {
+                self.rest_json(token, Method::PATCH, format!("{events}/{}", event_id()?), Some(event()?)).await
+            }
+            "delete_event" => {
+                let uri = format!("{events}/{}", event_id()?);
+                self.rest(token, Method::DELETE, uri, None).await.bytes_ok().map(|_| json!({ "deleted": true }))
+            }
+            other => Err(format!("The emulator does not implement {other} of {}.", self.product.host())),
+        };
+        answer.map(CallToolResult::structured)
     }
 
     /// `files.list` with `q`, as the endpoint allows: on `/mcp/v1self` only the account's own files (reading
@@ -302,7 +386,8 @@ impl GoogleMcp {
         let key = match self.product {
             Product::Sheets => "spreadsheetId",
             Product::Docs => "documentId",
-            _ => "fileId",
+            Product::Drive => "fileId",
+            Product::Gmail | Product::Calendar => return None,
         };
         required(args, key).ok()
     }
@@ -319,6 +404,15 @@ impl GoogleMcp {
                 format!("read the spreadsheet “{target}”{range}, owned by someone else")
             }
             "read_doc" => format!("read the document “{target}”, owned by someone else"),
+            "update_event" | "delete_event" => {
+                let verb = if tool.name == "update_event" { "change" } else { "delete" };
+                let event = optional(args, "eventId").ok().flatten().unwrap_or_default();
+                let calendar = calendar_id(args).unwrap_or_default();
+                format!("{verb} the event {event} of the calendar {calendar}")
+            }
+            "list_events" | "get_event" => {
+                format!("read the calendar {}, owned by someone else", calendar_id(args).unwrap_or_default())
+            }
             _ => format!("use {} on “{target}”, owned by someone else", tool.name),
         };
         format!("Allow an AI agent to {action}, as {}?", who.email)
@@ -449,6 +543,11 @@ fn strings(args: &Map<String, Value>, key: &str) -> Result<Vec<String>, String> 
     }
 }
 
+/// The calendar a Calendar tool works on: `calendarId`, or the account's own (`primary`).
+fn calendar_id(args: &Map<String, Value>) -> Result<String, String> {
+    Ok(optional(args, "calendarId")?.filter(|id| !id.is_empty()).unwrap_or_else(|| "primary".to_owned()))
+}
+
 fn requests(args: &Map<String, Value>) -> Result<Value, String> {
     match field(args, "requests") {
         Some(Value::Array(items)) if !items.is_empty() => Ok(Value::Array(items.clone())),
@@ -513,7 +612,7 @@ impl ServerHandler for GoogleMcp {
         let asks = match tool.gate {
             Gate::Never => false,
             Gate::Always => true,
-            Gate::OutsideAccount => self.target(&args).is_some_and(|id| self.owned_outside(&id, &who)),
+            Gate::OutsideAccount => self.owned_outside(&args, &who),
         };
         if asks {
             if self.endpoint == Endpoint::SelfService {

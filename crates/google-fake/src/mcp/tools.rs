@@ -20,6 +20,7 @@
 //! `crates/google-fake/MCP.md`): the input field names of `get_spreadsheet`, `update_spreadsheet`,
 //! `read_doc`, `update_doc` and every Drive tool but `download_file_content`; `search_files`' input (a
 //! third-party listing names the tool only); every output schema but `get_values`'; every annotation.
+//! Gmail and Calendar: tool names from a third-party listing of Google's servers; their schemas are assumed.
 //! Field names follow the REST method each tool corresponds to, in camelCase as Google's published JSON
 //! representations are; snake_case spellings are accepted too, as proto3 JSON parsers accept them.
 
@@ -82,12 +83,14 @@ pub(crate) fn catalogue(product: Product) -> &'static [ToolDef] {
     static SHEETS: LazyLock<Vec<ToolDef>> = LazyLock::new(sheets);
     static DOCS: LazyLock<Vec<ToolDef>> = LazyLock::new(docs);
     static DRIVE: LazyLock<Vec<ToolDef>> = LazyLock::new(drive);
+    static GMAIL: LazyLock<Vec<ToolDef>> = LazyLock::new(gmail);
+    static CALENDAR: LazyLock<Vec<ToolDef>> = LazyLock::new(calendar);
     match product {
         Product::Sheets => &SHEETS,
         Product::Docs => &DOCS,
         Product::Drive => &DRIVE,
-        // Google's Gmail and Calendar servers exist; the emulator serves them without tools for now.
-        Product::Gmail | Product::Calendar => &[],
+        Product::Gmail => &GMAIL,
+        Product::Calendar => &CALENDAR,
     }
 }
 
@@ -335,6 +338,167 @@ fn drive() -> Vec<ToolDef> {
                 },
                 "outputSchema": file,
                 "annotations": { "title": "Create file", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false }
+            }),
+        ),
+    ]
+}
+
+/// Gmail: tool names from a third-party listing of Google's server (`search_threads`, `get_thread`,
+/// `list_labels`, `create_draft`); every schema assumed, after the REST methods. No sending tool: its name is
+/// not published.
+fn gmail() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            "search_threads",
+            Gate::Never,
+            &["gmail.users.threads.list"],
+            json!({
+                "description": "Searches the user's mail threads with a Gmail search query (e.g. \"from:ada is:unread\"). Answers thread ids and snippets, and a next page token.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "query": string("Optional. A Gmail search query; empty for every thread."),
+                        "pageSize": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Optional. At most this many threads (default 10)." },
+                        "pageToken": string("Optional. The nextPageToken of a previous answer.")
+                    }
+                },
+                "outputSchema": { "type": "object", "properties": { "threads": { "type": "array" }, "nextPageToken": { "type": "string" } } },
+                "annotations": annotations(true, true, "Search threads")
+            }),
+        ),
+        ToolDef::new(
+            "get_thread",
+            Gate::Never,
+            &["gmail.users.threads.get"],
+            json!({
+                "description": "Gets a mail thread with its messages.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { "threadId": string("Required. The ID of the thread.") },
+                    "required": ["threadId"]
+                },
+                "outputSchema": { "type": "object", "description": "A Thread resource, as users.threads.get answers." },
+                "annotations": annotations(true, true, "Get thread")
+            }),
+        ),
+        ToolDef::new(
+            "list_labels",
+            Gate::Never,
+            &["gmail.users.labels.list"],
+            json!({
+                "description": "Lists the labels of the user's mailbox.",
+                "inputSchema": { "type": "object", "properties": {} },
+                "outputSchema": { "type": "object", "properties": { "labels": { "type": "array" } } },
+                "annotations": annotations(true, true, "List labels")
+            }),
+        ),
+        ToolDef::new(
+            "create_draft",
+            Gate::Never,
+            &["gmail.users.drafts.create"],
+            json!({
+                "description": "Creates a draft (not sent) in the user's mailbox.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "to": { "type": "array", "items": { "type": "string" }, "description": "Optional. The recipients' addresses." },
+                        "subject": string("Optional. The subject."),
+                        "body": string("Optional. The plain-text body.")
+                    }
+                },
+                "outputSchema": { "type": "object", "description": "A Draft resource." },
+                "annotations": { "title": "Create draft", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false }
+            }),
+        ),
+    ]
+}
+
+/// Calendar: tool names from a third-party listing of Google's server; every schema assumed, after the REST
+/// methods. Changing or deleting an event asks ("modifying a calendar event"); reading a calendar other than
+/// the account's own asks too (owned outside the account).
+fn calendar() -> Vec<ToolDef> {
+    let calendar_id = string("Optional. The calendar's ID (default primary, the user's own calendar).");
+    let event = json!({ "type": "object", "description": "An Event resource (summary, start, end, attendees, …)." });
+    vec![
+        ToolDef::new(
+            "list_events",
+            Gate::OutsideAccount,
+            &["calendar.events.list"],
+            json!({
+                "description": "Lists the events of a calendar, optionally between two times or matching a text query.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "calendarId": calendar_id,
+                        "timeMin": { "type": "string", "format": "date-time", "description": "Optional. Events ending after this time." },
+                        "timeMax": { "type": "string", "format": "date-time", "description": "Optional. Events starting before this time." },
+                        "query": string("Optional. Free text to match."),
+                        "pageSize": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Optional. At most this many events (default 10)." },
+                        "pageToken": string("Optional. The nextPageToken of a previous answer.")
+                    }
+                },
+                "outputSchema": { "type": "object", "properties": { "items": { "type": "array", "items": event }, "nextPageToken": { "type": "string" } } },
+                "annotations": annotations(true, true, "List events")
+            }),
+        ),
+        ToolDef::new(
+            "get_event",
+            Gate::OutsideAccount,
+            &["calendar.events.get"],
+            json!({
+                "description": "Gets one event of a calendar.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { "calendarId": calendar_id, "eventId": string("Required. The ID of the event.") },
+                    "required": ["eventId"]
+                },
+                "outputSchema": event,
+                "annotations": annotations(true, true, "Get event")
+            }),
+        ),
+        ToolDef::new(
+            "create_event",
+            Gate::Never,
+            &["calendar.events.insert"],
+            json!({
+                "description": "Creates an event on a calendar.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { "calendarId": calendar_id, "event": event },
+                    "required": ["event"]
+                },
+                "outputSchema": event,
+                "annotations": { "title": "Create event", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": true }
+            }),
+        ),
+        ToolDef::new(
+            "update_event",
+            Gate::Always,
+            &["calendar.events.patch"],
+            json!({
+                "description": "Changes an event: the fields given replace the event's.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { "calendarId": calendar_id, "eventId": string("Required. The ID of the event."), "event": event },
+                    "required": ["eventId", "event"]
+                },
+                "outputSchema": event,
+                "annotations": annotations(false, true, "Update event")
+            }),
+        ),
+        ToolDef::new(
+            "delete_event",
+            Gate::Always,
+            &["calendar.events.delete"],
+            json!({
+                "description": "Deletes an event.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { "calendarId": calendar_id, "eventId": string("Required. The ID of the event.") },
+                    "required": ["eventId"]
+                },
+                "outputSchema": { "type": "object", "properties": { "deleted": { "type": "boolean" } } },
+                "annotations": annotations(false, true, "Delete event")
             }),
         ),
     ]

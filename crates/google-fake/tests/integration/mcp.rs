@@ -387,6 +387,9 @@ async fn a_non_agentic_clients_token_is_refused_on_mcp_and_accepted_on_rest() {
     let args = json!({ "name": "get_values", "arguments": { "spreadsheetId": id, "range": "A1" } });
     let (status, _, _) = raw(&env, "/mcp/sheets/v1self", Some(&legacy_token), "tools/call", args.clone()).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "every endpoint refuses it");
+    let fixture = env.google.world().issue_token_for_client(Identity::user(ADA), &legacy.client_id);
+    let (status, _, _) = raw(&env, "/mcp/sheets/v1", Some(&fixture), "tools/list", json!({})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "a fixture token of the non-agentic client is refused too");
     let rest = env.get_as(&legacy_token, &format!("/v4/spreadsheets/{id}/values/A1"), &[]).await;
     assert_eq!(rest.status, StatusCode::OK, "REST keeps working for a non-agentic client");
 
@@ -440,4 +443,51 @@ async fn docs_and_drive_tools_share_the_rest_world() {
     assert_eq!(recent.structured_content.as_ref().expect("structured")["files"][0]["id"], json!(doc_id));
     let meta = complete(once(&drive, call("get_file_metadata", json!({ "fileId": doc_id }))).await);
     assert_eq!(meta.structured_content.as_ref().expect("structured")["name"], "Notes");
+}
+
+/// The summary of Ada's event `id`, over REST.
+async fn rest_summary(env: &Env, id: &str) -> Value {
+    env.get_as(&env.ada, &format!("/calendar/v3/calendars/primary/events/{id}"), &[]).await.json()["summary"].clone()
+}
+
+#[tokio::test]
+async fn calendar_changes_ask_and_gmail_drafts_land_in_the_mailbox() {
+    let env = Env::new().await;
+    let calendar = modern(&env, "/mcp/calendar/v1", &env.ada).await;
+    assert_eq!(
+        tool_names(&calendar).await,
+        ["list_events", "get_event", "create_event", "update_event", "delete_event"]
+    );
+    let restricted = modern(&env, "/mcp/calendar/v1self", &env.ada).await;
+    assert_eq!(tool_names(&restricted).await, ["list_events", "get_event", "create_event"]);
+
+    let event = json!({ "summary": "Tea", "start": { "dateTime": "2026-12-02T10:00:00Z" }, "end": { "dateTime": "2026-12-02T10:30:00Z" } });
+    let created = complete(once(&calendar, call("create_event", json!({ "event": event }))).await);
+    assert_ne!(created.is_error, Some(true), "{}", text(&created));
+    let event_id = created.structured_content.as_ref().expect("structured")["id"].as_str().expect("an id").to_owned();
+    assert_eq!(rest_summary(&env, &event_id).await, "Tea", "REST reads what MCP created");
+
+    let change = call("update_event", json!({ "eventId": event_id, "event": { "summary": "Coffee" } }));
+    let asked = form(once(&calendar, change.clone()).await);
+    let declined = complete(once(&calendar, answered(change.clone(), &asked, json!({ "action": "decline" }))).await);
+    assert_eq!(declined.is_error, Some(true));
+    assert_eq!(rest_summary(&env, &event_id).await, "Tea", "declined: unchanged");
+    let asked = form(once(&calendar, change.clone()).await);
+    let done = complete(once(&calendar, answered(change, &asked, json!({ "action": "accept", "content": {} }))).await);
+    assert_ne!(done.is_error, Some(true), "{}", text(&done));
+    assert_eq!(rest_summary(&env, &event_id).await, "Coffee");
+    let listed = complete(once(&calendar, call("list_events", json!({}))).await);
+    assert_eq!(listed.structured_content.as_ref().expect("structured")["items"][0]["summary"], "Coffee");
+
+    let gmail = modern(&env, "/mcp/gmail/v1", &env.ada).await;
+    let draft = call("create_draft", json!({ "to": ["bob@example.com"], "subject": "Tea?", "body": "At ten." }));
+    let made = complete(once(&gmail, draft).await);
+    assert_ne!(made.is_error, Some(true), "{}", text(&made));
+    let message_id =
+        made.structured_content.as_ref().expect("structured")["message"]["id"].as_str().expect("an id").to_owned();
+    let message = env.get_as(&env.ada, &format!("/gmail/v1/users/me/messages/{message_id}"), &[]).await.json();
+    assert!(message["labelIds"].as_array().is_some_and(|labels| labels.contains(&json!("DRAFT"))), "{message}");
+    assert_eq!(message["snippet"], "At ten.", "{message}");
+    let injected = call("create_draft", json!({ "to": ["bob@example.com\r\nBcc: eve@example.com"], "subject": "x" }));
+    assert_eq!(complete(once(&gmail, injected).await).is_error, Some(true), "no header injection");
 }
