@@ -4,7 +4,7 @@
 
 use axum::body::{Body, to_bytes};
 use axum::extract::{Request, State};
-use axum::http::Method;
+use axum::http::{HeaderValue, Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -13,7 +13,7 @@ use super::Product;
 use super::tools;
 use crate::Shared;
 use crate::errors::{ApiError, Shape};
-use crate::state::{AccessToken, World};
+use crate::state::{AccessToken, Identity, World};
 
 /// The message of the 403 an MCP server answers to a token of a client not marked agentic. Google's own
 /// wording is unknown: its release notes (2026-10-12) say only that such requests are rejected.
@@ -44,28 +44,40 @@ impl World {
     }
 }
 
+/// Who an MCP request comes from, once the guard let it through: rmcp hands the request's parts, with this in
+/// their extensions, to the server's handlers.
+#[derive(Debug, Clone)]
+pub(super) struct Caller {
+    pub(super) identity: Identity,
+    /// The request's `Authorization` header, which the tools' REST requests carry on.
+    pub(super) authorization: HeaderValue,
+}
+
 pub(super) async fn check(State(guard): State<Guard>, request: Request, next: Next) -> Response {
-    if let Err(error) = guard.shared.lock().mcp_bearer(request.headers()) {
-        return error.into_response();
+    let (mut parts, body) = request.into_parts();
+    let (caller, granted) = {
+        let world = guard.shared.lock();
+        match world.mcp_bearer(&parts.headers) {
+            Ok(access) => {
+                // `mcp_bearer` found a bearer token, so the header is there.
+                let authorization =
+                    parts.headers.get(header::AUTHORIZATION).cloned().unwrap_or(HeaderValue::from_static(""));
+                (Caller { identity: access.identity.clone(), authorization }, access.scopes.clone())
+            }
+            Err(error) => return error.into_response(),
+        }
+    };
+    parts.extensions.insert(caller);
+    if parts.method != Method::POST {
+        return next.run(Request::from_parts(parts, body)).await;
     }
-    if request.method() != Method::POST {
-        return next.run(request).await;
-    }
-    let (parts, body) = request.into_parts();
     let Ok(bytes) = to_bytes(body, MAX_BODY).await else {
         return ApiError::rpc(413, "The request body is too large.").into_response();
     };
-    if let Some(tool) = called_tool(&bytes).and_then(|name| tools::find(guard.product, &name)) {
-        let world = guard.shared.lock();
-        // The token was checked above; it can only have expired in between.
-        let granted = match world.mcp_bearer(&parts.headers) {
-            Ok(access) => access.scopes.clone(),
-            Err(error) => return error.into_response(),
-        };
-        drop(world);
-        if let Err(error) = tool.require_scopes(&granted, guard.product) {
-            return error.into_response();
-        }
+    if let Some(tool) = called_tool(&bytes).and_then(|name| tools::find(guard.product, &name))
+        && let Err(error) = tool.require_scopes(&granted, guard.product)
+    {
+        return error.into_response();
     }
     next.run(Request::from_parts(parts, Body::from(bytes))).await
 }

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use axum::Router;
 use axum::body::{Body, to_bytes};
-use axum::http::{HeaderMap, Method, Request, StatusCode, header};
+use axum::http::{HeaderValue, Method, Request, StatusCode, header};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
@@ -30,6 +30,7 @@ use serde_json::{Map, Value, json};
 use tower::ServiceExt;
 
 use super::approval::binding;
+use super::guard::Caller;
 use super::tools::{self, Gate, ToolDef};
 use super::{Endpoint, Product};
 use crate::Shared;
@@ -74,23 +75,14 @@ impl GoogleMcp {
         self.endpoint == Endpoint::Full || tool.gate != Gate::Always
     }
 
-    /// The caller: the identity behind the request's bearer token (checked by the guard), and the token.
-    fn caller(&self, context: &RequestContext<RoleServer>) -> Result<(Identity, String), ErrorData> {
-        let headers: Option<&HeaderMap> =
-            context.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.headers);
-        let token = headers
-            .and_then(|headers| headers.get(header::AUTHORIZATION))
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.strip_prefix("Bearer "))
-            .map(|token| token.trim().to_owned());
-        let world = self.shared.lock();
-        match (token, headers) {
-            (Some(token), Some(headers)) => match world.mcp_bearer(headers) {
-                Ok(access) => Ok((access.identity.clone(), token)),
-                Err(error) => Err(ErrorData::invalid_request(error.message, None)),
-            },
-            _ => Err(ErrorData::invalid_request("The request carries no bearer token.", None)),
-        }
+    /// The caller the guard let through (rmcp hands the handler the request's parts).
+    fn caller(context: &RequestContext<RoleServer>) -> Result<Caller, ErrorData> {
+        context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Caller>())
+            .cloned()
+            .ok_or_else(|| ErrorData::internal_error("The request did not pass the emulator's guard.", None))
     }
 
     /// Whether the item a call reads is owned by someone other than `who` (reading it asks first): a Drive
@@ -112,12 +104,12 @@ impl GoogleMcp {
     }
 
     /// Sends a REST request as the caller through the emulator's router, as Google's MCP server calls its API.
-    async fn rest(&self, token: &str, method: Method, uri: String, body: Option<(String, Vec<u8>)>) -> Rest {
+    async fn rest(&self, token: &HeaderValue, method: Method, uri: String, body: Option<(String, Vec<u8>)>) -> Rest {
         let mut request = Request::builder()
             .method(method)
             .uri(uri)
             .header(header::HOST, self.product.host())
-            .header(header::AUTHORIZATION, format!("Bearer {token}"));
+            .header(header::AUTHORIZATION, token.clone());
         let body = match body {
             Some((content_type, bytes)) => {
                 request = request.header(header::CONTENT_TYPE, content_type);
@@ -136,13 +128,19 @@ impl GoogleMcp {
         }
     }
 
-    async fn rest_json(&self, token: &str, method: Method, uri: String, body: Option<Value>) -> Result<Value, String> {
+    async fn rest_json(
+        &self,
+        token: &HeaderValue,
+        method: Method,
+        uri: String,
+        body: Option<Value>,
+    ) -> Result<Value, String> {
         let body = body.map(|value| ("application/json".to_owned(), value.to_string().into_bytes()));
         self.rest(token, method, uri, body).await.json()
     }
 
     /// Runs `tool` with `args` as `who` (no approval asked here).
-    async fn perform(&self, tool: &ToolDef, args: &Map<String, Value>, token: &str) -> Outcome {
+    async fn perform(&self, tool: &ToolDef, args: &Map<String, Value>, token: &HeaderValue) -> Outcome {
         let id = |key: &str| required(args, key).map(|value| utf8_percent_encode(&value, SEGMENT).to_string());
         let structured = |value: Result<Value, String>| value.map(CallToolResult::structured);
         match (self.product, tool.name) {
@@ -252,7 +250,7 @@ impl GoogleMcp {
     }
 
     /// The Calendar tools: each the `events` method of its name, on `calendarId` (default `primary`).
-    async fn calendar(&self, token: &str, name: &str, args: &Map<String, Value>) -> Outcome {
+    async fn calendar(&self, token: &HeaderValue, name: &str, args: &Map<String, Value>) -> Outcome {
         let calendar = encode(&calendar_id(args)?);
         let events = format!("/calendar/v3/calendars/{calendar}/events");
         let event_id = || required(args, "eventId").map(|id| encode(&id));
@@ -294,7 +292,7 @@ impl GoogleMcp {
     /// anyone else's would need approval).
     async fn list_files(
         &self,
-        token: &str,
+        token: &HeaderValue,
         q: &str,
         order_by: Option<&str>,
         args: &Map<String, Value>,
@@ -323,7 +321,7 @@ impl GoogleMcp {
         self.rest_json(token, Method::GET, format!("/drive/v3/files?{query}"), None).await
     }
 
-    async fn read_file_content(&self, token: &str, file_id: &str) -> Outcome {
+    async fn read_file_content(&self, token: &HeaderValue, file_id: &str) -> Outcome {
         let uri = format!("/drive/v3/files/{file_id}?fields=id,name,mimeType");
         let file = self.rest_json(token, Method::GET, uri, None).await?;
         let mime = file["mimeType"].as_str().unwrap_or_default().to_owned();
@@ -346,7 +344,7 @@ impl GoogleMcp {
         Ok(CallToolResult::structured(json!({ "fileId": file["id"], "mimeType": mime, "content": content })))
     }
 
-    async fn create_file(&self, token: &str, args: &Map<String, Value>) -> Outcome {
+    async fn create_file(&self, token: &HeaderValue, args: &Map<String, Value>) -> Outcome {
         let name = required(args, "name")?;
         let mime = required(args, "mimeType")?;
         let mut metadata = json!({ "name": name, "mimeType": mime });
@@ -607,7 +605,7 @@ impl ServerHandler for GoogleMcp {
             ))
             .into());
         }
-        let (who, token) = self.caller(&context)?;
+        let Caller { identity: who, authorization: token } = Self::caller(&context)?;
         let args = request.arguments.clone().unwrap_or_default();
         let asks = match tool.gate {
             Gate::Never => false,
