@@ -4,6 +4,8 @@
 //! Gmail v1 is emulated too: messages, threads, labels and drafts of each person's mailbox (module `gmail`).
 //! Calendar v3 is emulated too: each person's calendar list, calendars, their ACLs, events and free/busy
 //! (module `calendar`).
+//! Google's Workspace MCP servers too, over the same world: the server of product `P` (`Pmcp.googleapis.com`)
+//! at `<root>/mcp/P/v1` and `<root>/mcp/P/v1self` (see [`mcp`] and `crates/google-fake/MCP.md`).
 //!
 //! Every path, parameter and field follows Google's discovery documents (see
 //! `shared/reference/google-discovery`), with Google's own error bodies and proto3-JSON omission rules, so
@@ -42,6 +44,7 @@ mod drive;
 mod errors;
 mod faults;
 mod gmail;
+pub mod mcp;
 mod rpc;
 pub mod scopes;
 mod seed;
@@ -161,8 +164,19 @@ impl FakeGoogle {
     }
 }
 
-/// The emulator's full router: every API, all under one root as Google's paths.
+/// The emulator's full router: every API and every MCP server ([`mcp`]), all under one root as Google's paths.
 pub fn router(shared: Shared) -> Router {
+    let rest = rest_router(shared.clone());
+    layered(api_routes().merge(mcp::routes(shared.clone(), rest)), shared)
+}
+
+/// The REST APIs alone: what the MCP servers' tools call.
+fn rest_router(shared: Shared) -> Router {
+    layered(api_routes(), shared)
+}
+
+/// Every REST API's routes.
+fn api_routes() -> Router<Shared> {
     Router::new()
         .merge(auth::routes())
         .merge(sheets::routes())
@@ -171,6 +185,11 @@ pub fn router(shared: Shared) -> Router {
         .merge(activity::routes())
         .merge(gmail::routes())
         .merge(calendar::routes())
+}
+
+/// `routes` with the 404 fallbacks, the fault injection and the discovery check every request goes through.
+fn layered(routes: Router<Shared>, shared: Shared) -> Router {
+    routes
         .fallback(errors::not_found_route)
         .method_not_allowed_fallback(errors::not_found_route)
         .layer(axum::middleware::from_fn_with_state(shared.clone(), faults::middleware))

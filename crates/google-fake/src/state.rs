@@ -107,6 +107,8 @@ pub struct World {
     pub activity: crate::activity::Store,
     pub gmail: crate::gmail::Store,
     pub calendar: crate::calendar::Store,
+    /// The approval forms of the MCP servers waiting for an answer (see [`crate::mcp`]).
+    pub mcp: crate::mcp::Store,
     /// Where the emulator diverged from Google's discovery documents, one line per violation (see
     /// [`crate::discovery`]).
     pub discovery_violations: Vec<String>,
@@ -138,6 +140,15 @@ impl World {
     pub fn issue_token_with_scopes(&mut self, identity: Identity, scopes: &[&str]) -> String {
         let scopes = crate::auth::parse_scopes(&scopes.join(" "));
         self.grant_access(AccessToken { identity, expires_at: None, scopes, client_id: None, refresh_token: None })
+    }
+
+    /// Issues a fixture access token for `identity` as if it had signed in through the registered OAuth client
+    /// `client_id` granting [`crate::auth::FIXTURE_SCOPES`]: the client decides, e.g., whether Google's MCP
+    /// servers take the token ([`crate::OAuthClient::agentic`]). It does not expire on its own.
+    pub fn issue_token_for_client(&mut self, identity: Identity, client_id: &str) -> String {
+        let scopes = crate::auth::parse_scopes(&crate::auth::FIXTURE_SCOPES.join(" "));
+        let client_id = Some(client_id.to_owned());
+        self.grant_access(AccessToken { identity, expires_at: None, scopes, client_id, refresh_token: None })
     }
 
     /// The identity behind the request's bearer token, or Google's 401 in the API's error shape. It does

@@ -132,6 +132,11 @@ pub struct OAuthClient {
     /// Whether an authorization request must carry an S256 PKCE challenge (Google makes PKCE optional; the
     /// emulator requires it of installed clients by default, as Gatehouse always sends one).
     pub require_pkce: bool,
+    /// Marked "Use this client for an AI-powered agent" in the Cloud console. Google's Workspace MCP servers
+    /// refuse access tokens issued to a client without the mark (since 2026-11-11); the REST APIs take them.
+    /// The constructors mark clients agentic, so existing fixtures reach both; [`OAuthClient::non_agentic`]
+    /// makes the other kind.
+    pub agentic: bool,
 }
 
 impl OAuthClient {
@@ -143,6 +148,7 @@ impl OAuthClient {
             kind: ClientKind::Installed,
             redirect_uris: Vec::new(),
             require_pkce: true,
+            agentic: true,
         }
     }
 
@@ -154,7 +160,15 @@ impl OAuthClient {
             kind: ClientKind::Web,
             redirect_uris: redirect_uris.iter().map(|uri| (*uri).to_owned()).collect(),
             require_pkce: false,
+            agentic: true,
         }
+    }
+
+    /// The same client without the "AI-powered agent" mark: a client created before Google asked for it, or
+    /// kept for an app's non-agent features. Its tokens reach the REST APIs, not the MCP servers.
+    pub fn non_agentic(mut self) -> Self {
+        self.agentic = false;
+        self
     }
 
     /// Whether Google would redirect to `uri` for this client.

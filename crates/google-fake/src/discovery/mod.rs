@@ -77,6 +77,9 @@ pub fn non_discovery_route(path: &str) -> Option<&'static str> {
     {
         return Some(why);
     }
+    if crate::mcp::is_endpoint(path) {
+        return Some("a Workspace MCP server (JSON-RPC, not a discovery API)");
+    }
     let batch = model().ok()?.apis().iter().any(|api| api.batch_url_path().is_some_and(|batch| batch == path));
     batch.then_some("batch endpoint (multipart/mixed)")
 }

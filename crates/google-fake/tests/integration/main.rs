@@ -12,6 +12,7 @@ mod docs;
 mod drive;
 mod drive_revisions;
 mod gmail;
+mod mcp;
 mod oauth;
 mod scopes;
 mod sheets;

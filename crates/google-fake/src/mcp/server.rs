@@ -1,0 +1,673 @@
+//! One MCP server (a product at one endpoint): `tools/list`, and `tools/call` with Google's approval forms.
+//!
+//! A call Google would ask about ([`Gate`]) answers, on `/mcp/v1`, an `InputRequiredResult` whose
+//! `inputRequests` hold one `elicitation/create` form under the key [`APPROVAL`] (a message naming the action
+//! and its target; an empty `requestedSchema`: accepting is *Allow once*, declining *Don't allow*), with a
+//! sealed `requestState` ([`super::approval`]). The client repeats the same call with `inputResponses` and the
+//! `requestState`: `accept` runs it; `decline` and `cancel` leave everything as it was and answer a tool error
+//! in words; a `requestState` for other arguments, another tool or another account is refused (JSON-RPC
+//! `-32602`), and so is one answered before. A client that did not declare form elicitation gets
+//! `MissingRequiredClientCapability` (`-32021`), a 2025-11-25 client a tool error (the form needs
+//! 2026-07-28). On `/mcp/v1self` such calls are refused with a tool error, and the tools that always ask are
+//! not listed.
+
+use std::borrow::Cow;
+
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::http::{HeaderValue, Method, Request, StatusCode, header};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ContentBlock, ElicitationCapability,
+    FormElicitationCapability, Implementation, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler};
+use serde_json::{Map, Value, json};
+use tower::ServiceExt;
+
+use super::approval::binding;
+use super::guard::Caller;
+use super::tools::{self, Gate, ToolDef};
+use super::{Endpoint, Product};
+use crate::Shared;
+use crate::drive::{DOCUMENT, FOLDER, SPREADSHEET};
+use crate::state::Identity;
+
+/// The key of the approval form in `inputRequests` / `inputResponses`.
+pub(crate) const APPROVAL: &str = "approval";
+
+/// What the emulator's servers speak: 2026-07-28, and 2025-11-25 for older clients (Google: "backward
+/// compatible with 2025-11-25").
+const VERSIONS: &[ProtocolVersion] = &[ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25];
+
+/// The Drive fields a file is answered with (`get_file_metadata`, `create_file`, lists).
+const FILE_FIELDS: &str = "id,name,mimeType,parents,createdTime,modifiedTime,owners,lastModifyingUser,shared,starred,trashed,size,webViewLink";
+
+/// Path segments and query values are percent-encoded as Google's client libraries do.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+const MIME_PRESENTATION: &str = "application/vnd.google-apps.presentation";
+
+/// One product's server at one endpoint.
+#[derive(Clone)]
+pub(super) struct GoogleMcp {
+    shared: Shared,
+    product: Product,
+    endpoint: Endpoint,
+    /// The emulator's REST router: each tool runs as the REST request it corresponds to.
+    rest: Router,
+}
+
+/// A tool call's outcome before it becomes MCP: Google's answer, or a refusal in words.
+type Outcome = Result<CallToolResult, String>;
+
+impl GoogleMcp {
+    pub(super) fn new(shared: Shared, product: Product, endpoint: Endpoint, rest: Router) -> Self {
+        Self { shared, product, endpoint, rest }
+    }
+
+    /// Whether `endpoint` lists `tool`: `/mcp/v1self` leaves out the tools that always ask.
+    fn offers(&self, tool: &ToolDef) -> bool {
+        self.endpoint == Endpoint::Full || tool.gate != Gate::Always
+    }
+
+    /// The caller the guard let through (rmcp hands the handler the request's parts).
+    fn caller(context: &RequestContext<RoleServer>) -> Result<Caller, ErrorData> {
+        context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Caller>())
+            .cloned()
+            .ok_or_else(|| ErrorData::internal_error("The request did not pass the emulator's guard.", None))
+    }
+
+    /// Whether the item a call reads is owned by someone other than `who` (reading it asks first): a Drive
+    /// item's owner (shared-drive items have none and count as the account's), a calendar other than the
+    /// account's own.
+    fn owned_outside(&self, args: &Map<String, Value>, who: &Identity) -> bool {
+        if self.product == Product::Calendar {
+            return calendar_id(args).is_ok_and(|id| id != "primary" && !id.eq_ignore_ascii_case(&who.email));
+        }
+        let Some(id) = self.target(args) else { return false };
+        let world = self.shared.lock();
+        world.drive.get(&id).and_then(|file| file.owner()).is_some_and(|owner| !owner.eq_ignore_ascii_case(&who.email))
+    }
+
+    /// The name of the Drive item `id`, for the form's message.
+    fn item_name(&self, id: &str) -> String {
+        let world = self.shared.lock();
+        world.drive.get(id).map(|file| file.name.clone()).unwrap_or_else(|| id.to_owned())
+    }
+
+    /// Sends a REST request as the caller through the emulator's router, as Google's MCP server calls its API.
+    async fn rest(&self, token: &HeaderValue, method: Method, uri: String, body: Option<(String, Vec<u8>)>) -> Rest {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header(header::HOST, self.product.host())
+            .header(header::AUTHORIZATION, token.clone());
+        let body = match body {
+            Some((content_type, bytes)) => {
+                request = request.header(header::CONTENT_TYPE, content_type);
+                Body::from(bytes)
+            }
+            None => Body::empty(),
+        };
+        let Ok(request) = request.body(body) else {
+            return Rest::failed("The emulator could not build the REST request for this call.");
+        };
+        let Ok(response) = self.rest.clone().oneshot(request).await;
+        let status = response.status();
+        match to_bytes(response.into_body(), usize::MAX).await {
+            Ok(bytes) => Rest { status, bytes: bytes.to_vec() },
+            Err(_) => Rest::failed("The emulator's REST answer could not be read."),
+        }
+    }
+
+    async fn rest_json(
+        &self,
+        token: &HeaderValue,
+        method: Method,
+        uri: String,
+        body: Option<Value>,
+    ) -> Result<Value, String> {
+        let body = body.map(|value| ("application/json".to_owned(), value.to_string().into_bytes()));
+        self.rest(token, method, uri, body).await.json()
+    }
+
+    /// Runs `tool` with `args` as `who` (no approval asked here).
+    async fn perform(&self, tool: &ToolDef, args: &Map<String, Value>, token: &HeaderValue) -> Outcome {
+        let id = |key: &str| required(args, key).map(|value| utf8_percent_encode(&value, SEGMENT).to_string());
+        let structured = |value: Result<Value, String>| value.map(CallToolResult::structured);
+        match (self.product, tool.name) {
+            (Product::Sheets, "get_values") => {
+                let uri = format!("/v4/spreadsheets/{}/values/{}", id("spreadsheetId")?, id("range")?);
+                structured(self.rest_json(token, Method::GET, uri, None).await)
+            }
+            (Product::Sheets, "get_spreadsheet") => {
+                // The serializer is not `Send`: it ends before the request is awaited.
+                let query = {
+                    let mut query = url::form_urlencoded::Serializer::new(String::new());
+                    for range in strings(args, "ranges")? {
+                        query.append_pair("ranges", &range);
+                    }
+                    if boolean(args, "includeGridData")? {
+                        query.append_pair("includeGridData", "true");
+                    }
+                    query.finish()
+                };
+                let uri = format!("/v4/spreadsheets/{}?{query}", id("spreadsheetId")?);
+                structured(self.rest_json(token, Method::GET, uri, None).await)
+            }
+            (Product::Sheets, "update_values") => {
+                let values = field(args, "values").cloned().ok_or_else(|| missing("values"))?;
+                let uri =
+                    format!("/v4/spreadsheets/{}/values/{}?valueInputOption=RAW", id("spreadsheetId")?, id("range")?);
+                structured(self.rest_json(token, Method::PUT, uri, Some(json!({ "values": values }))).await)
+            }
+            (Product::Sheets, "update_spreadsheet") => {
+                let body = json!({ "requests": requests(args)? });
+                let uri = format!("/v4/spreadsheets/{}:batchUpdate", id("spreadsheetId")?);
+                structured(self.rest_json(token, Method::POST, uri, Some(body)).await)
+            }
+            (Product::Docs, "read_doc") => {
+                let uri = format!("/v1/documents/{}", id("documentId")?);
+                structured(self.rest_json(token, Method::GET, uri, None).await)
+            }
+            (Product::Docs, "update_doc") => {
+                let body = json!({ "requests": requests(args)? });
+                let uri = format!("/v1/documents/{}:batchUpdate", id("documentId")?);
+                structured(self.rest_json(token, Method::POST, uri, Some(body)).await)
+            }
+            (Product::Drive, "search_files") => {
+                let query = optional(args, "query")?.unwrap_or_default();
+                structured(self.list_files(token, query.trim(), None, args).await)
+            }
+            (Product::Drive, "list_recent_files") => {
+                let order = match optional(args, "orderBy")?.as_deref() {
+                    None | Some("recency") => "recency desc",
+                    Some("lastModified") => "modifiedTime desc",
+                    Some("lastModifiedByMe") => "modifiedByMeTime desc",
+                    Some(other) => {
+                        return Err(format!(
+                            "orderBy must be recency, lastModified or lastModifiedByMe, not {other:?}."
+                        ));
+                    }
+                };
+                structured(self.list_files(token, "trashed = false", Some(order), args).await)
+            }
+            (Product::Drive, "get_file_metadata") => {
+                let uri = format!("/drive/v3/files/{}?fields={}", id("fileId")?, encode(FILE_FIELDS));
+                structured(self.rest_json(token, Method::GET, uri, None).await)
+            }
+            (Product::Drive, "read_file_content") => self.read_file_content(token, &id("fileId")?).await,
+            (Product::Drive, "create_file") => self.create_file(token, args).await,
+            (Product::Gmail, "search_threads") => {
+                let query = {
+                    let mut query = url::form_urlencoded::Serializer::new(String::new());
+                    if let Some(q) = optional(args, "query")?.filter(|q| !q.trim().is_empty()) {
+                        query.append_pair("q", &q);
+                    }
+                    query.append_pair("maxResults", &integer(args, "pageSize")?.unwrap_or(10).to_string());
+                    if let Some(page) = optional(args, "pageToken")? {
+                        query.append_pair("pageToken", &page);
+                    }
+                    query.finish()
+                };
+                structured(
+                    self.rest_json(token, Method::GET, format!("/gmail/v1/users/me/threads?{query}"), None).await,
+                )
+            }
+            (Product::Gmail, "get_thread") => {
+                let uri = format!("/gmail/v1/users/me/threads/{}", id("threadId")?);
+                structured(self.rest_json(token, Method::GET, uri, None).await)
+            }
+            (Product::Gmail, "list_labels") => {
+                structured(self.rest_json(token, Method::GET, "/gmail/v1/users/me/labels".to_owned(), None).await)
+            }
+            (Product::Gmail, "create_draft") => {
+                let to = strings(args, "to")?.join(", ");
+                let subject = optional(args, "subject")?.unwrap_or_default();
+                if [&to, &subject].iter().any(|header| header.contains(['\r', '\n'])) {
+                    return Err("to and subject must not contain line breaks.".to_owned());
+                }
+                let body = optional(args, "body")?.unwrap_or_default();
+                let mime =
+                    format!("To: {to}\r\nSubject: {subject}\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\n{body}");
+                let raw = base64::engine::general_purpose::URL_SAFE.encode(mime.as_bytes());
+                let body = json!({ "message": { "raw": raw } });
+                structured(
+                    self.rest_json(token, Method::POST, "/gmail/v1/users/me/drafts".to_owned(), Some(body)).await,
+                )
+            }
+            (Product::Calendar, name) => self.calendar(token, name, args).await,
+            _ => Err(format!("The emulator does not implement {} of {}.", tool.name, self.product.host())),
+        }
+    }
+
+    /// The Calendar tools: each the `events` method of its name, on `calendarId` (default `primary`).
+    async fn calendar(&self, token: &HeaderValue, name: &str, args: &Map<String, Value>) -> Outcome {
+        let calendar = encode(&calendar_id(args)?);
+        let events = format!("/calendar/v3/calendars/{calendar}/events");
+        let event_id = || required(args, "eventId").map(|id| encode(&id));
+        let event = || match field(args, "event") {
+            Some(Value::Object(event)) => Ok(Value::Object(event.clone())),
+            _ => Err("event must be an Event object.".to_owned()),
+        };
+        let answer = match name {
+            "list_events" => {
+                let query = {
+                    let mut query = url::form_urlencoded::Serializer::new(String::new());
+                    for (arg, parameter) in
+                        [("timeMin", "timeMin"), ("timeMax", "timeMax"), ("query", "q"), ("pageToken", "pageToken")]
+                    {
+                        if let Some(value) = optional(args, arg)? {
+                            query.append_pair(parameter, &value);
+                        }
+                    }
+                    query.append_pair("maxResults", &integer(args, "pageSize")?.unwrap_or(10).to_string());
+                    query.finish()
+                };
+                self.rest_json(token, Method::GET, format!("{events}?{query}"), None).await
+            }
+            "get_event" => self.rest_json(token, Method::GET, format!("{events}/{}", event_id()?), None).await,
+            "create_event" => self.rest_json(token, Method::POST, events, Some(event()?)).await,
+            "update_event" => {
+                self.rest_json(token, Method::PATCH, format!("{events}/{}", event_id()?), Some(event()?)).await
+            }
+            "delete_event" => {
+                let uri = format!("{events}/{}", event_id()?);
+                self.rest(token, Method::DELETE, uri, None).await.bytes_ok().map(|_| json!({ "deleted": true }))
+            }
+            other => Err(format!("The emulator does not implement {other} of {}.", self.product.host())),
+        };
+        answer.map(CallToolResult::structured)
+    }
+
+    /// `files.list` with `q`, as the endpoint allows: on `/mcp/v1self` only the account's own files (reading
+    /// anyone else's would need approval).
+    async fn list_files(
+        &self,
+        token: &HeaderValue,
+        q: &str,
+        order_by: Option<&str>,
+        args: &Map<String, Value>,
+    ) -> Result<Value, String> {
+        let q = match (self.endpoint, q.is_empty()) {
+            (Endpoint::Full, _) => q.to_owned(),
+            (Endpoint::SelfService, true) => "'me' in owners".to_owned(),
+            (Endpoint::SelfService, false) => format!("({q}) and 'me' in owners"),
+        };
+        let query = {
+            let mut query = url::form_urlencoded::Serializer::new(String::new());
+            if !q.is_empty() {
+                query.append_pair("q", &q);
+            }
+            if let Some(order) = order_by {
+                query.append_pair("orderBy", order);
+            }
+            let page_size = integer(args, "pageSize")?.unwrap_or(10);
+            query.append_pair("pageSize", &page_size.to_string());
+            if let Some(page) = optional(args, "pageToken")? {
+                query.append_pair("pageToken", &page);
+            }
+            query.append_pair("fields", &format!("nextPageToken,files({FILE_FIELDS})"));
+            query.finish()
+        };
+        self.rest_json(token, Method::GET, format!("/drive/v3/files?{query}"), None).await
+    }
+
+    async fn read_file_content(&self, token: &HeaderValue, file_id: &str) -> Outcome {
+        let uri = format!("/drive/v3/files/{file_id}?fields=id,name,mimeType");
+        let file = self.rest_json(token, Method::GET, uri, None).await?;
+        let mime = file["mimeType"].as_str().unwrap_or_default().to_owned();
+        let uri = match mime.as_str() {
+            DOCUMENT | MIME_PRESENTATION => format!("/drive/v3/files/{file_id}/export?mimeType=text%2Fplain"),
+            SPREADSHEET => format!("/drive/v3/files/{file_id}/export?mimeType=text%2Fcsv"),
+            text if text.starts_with("text/") || text == "application/json" => {
+                format!("/drive/v3/files/{file_id}?alt=media")
+            }
+            other => {
+                return Err(format!(
+                    "The file {:?} ({other}) has no natural-language representation.",
+                    file["name"].as_str().unwrap_or(file_id)
+                ));
+            }
+        };
+        let answer = self.rest(token, Method::GET, uri, None).await;
+        let bytes = answer.bytes_ok()?;
+        let content = String::from_utf8_lossy(&bytes).into_owned();
+        Ok(CallToolResult::structured(json!({ "fileId": file["id"], "mimeType": mime, "content": content })))
+    }
+
+    async fn create_file(&self, token: &HeaderValue, args: &Map<String, Value>) -> Outcome {
+        let name = required(args, "name")?;
+        let mime = required(args, "mimeType")?;
+        let mut metadata = json!({ "name": name, "mimeType": mime });
+        if let Some(parent) = optional(args, "parentId")? {
+            metadata["parents"] = json!([parent]);
+        }
+        let fields = encode(FILE_FIELDS);
+        let Some(content) = optional(args, "content")? else {
+            let uri = format!("/drive/v3/files?fields={fields}");
+            return self.rest_json(token, Method::POST, uri, Some(metadata)).await.map(CallToolResult::structured);
+        };
+        if mime == FOLDER {
+            return Err("A folder has no content: leave content out.".to_owned());
+        }
+        let bytes = STANDARD.decode(content.trim()).map_err(|_| "content is not valid base64.".to_owned())?;
+        if !boolean(args, "disableConversionToGoogleType")? {
+            match mime.as_str() {
+                "text/plain" => metadata["mimeType"] = json!(DOCUMENT),
+                "text/csv" => metadata["mimeType"] = json!(SPREADSHEET),
+                _ => {}
+            }
+        }
+        let boundary = format!("mcp-{}", crate::World::new_id(24));
+        let mut body = format!(
+            "--{boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n{metadata}\r\n--{boundary}\r\nContent-Type: {mime}\r\n\r\n"
+        )
+        .into_bytes();
+        body.extend_from_slice(&bytes);
+        body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+        let uri = format!("/upload/drive/v3/files?uploadType=multipart&fields={fields}");
+        let content_type = format!("multipart/related; boundary={boundary}");
+        self.rest(token, Method::POST, uri, Some((content_type, body))).await.json().map(CallToolResult::structured)
+    }
+
+    /// The Drive item a call reads, for [`Gate::OutsideAccount`].
+    fn target(&self, args: &Map<String, Value>) -> Option<String> {
+        let key = match self.product {
+            Product::Sheets => "spreadsheetId",
+            Product::Docs => "documentId",
+            Product::Drive => "fileId",
+            Product::Gmail | Product::Calendar => return None,
+        };
+        required(args, key).ok()
+    }
+
+    /// The form's message: the action in words, with its target by name.
+    fn message(&self, tool: &ToolDef, args: &Map<String, Value>, who: &Identity) -> String {
+        let target = self.target(args).map(|id| self.item_name(&id)).unwrap_or_default();
+        let range = optional(args, "range").ok().flatten().map(|range| format!(" ({range})")).unwrap_or_default();
+        let action = match tool.name {
+            "update_values" => format!("update values in the spreadsheet “{target}”{range}"),
+            "update_spreadsheet" => format!("change the spreadsheet “{target}”"),
+            "update_doc" => format!("edit the document “{target}”"),
+            "get_values" | "get_spreadsheet" => {
+                format!("read the spreadsheet “{target}”{range}, owned by someone else")
+            }
+            "read_doc" => format!("read the document “{target}”, owned by someone else"),
+            "update_event" | "delete_event" => {
+                let verb = if tool.name == "update_event" { "change" } else { "delete" };
+                let event = optional(args, "eventId").ok().flatten().unwrap_or_default();
+                let calendar = calendar_id(args).unwrap_or_default();
+                format!("{verb} the event {event} of the calendar {calendar}")
+            }
+            "list_events" | "get_event" => {
+                format!("read the calendar {}, owned by someone else", calendar_id(args).unwrap_or_default())
+            }
+            _ => format!("use {} on “{target}”, owned by someone else", tool.name),
+        };
+        format!("Allow an AI agent to {action}, as {}?", who.email)
+    }
+
+    /// The approval form for this call, with a fresh state bound to it.
+    fn ask(&self, tool: &ToolDef, args: &Map<String, Value>, who: &Identity, bound: &str) -> CallToolResponse {
+        let state = self.shared.lock().mcp.issue(bound);
+        let requests = json!({
+            APPROVAL: {
+                "method": "elicitation/create",
+                "params": {
+                    "mode": "form",
+                    "message": self.message(tool, args, who),
+                    "requestedSchema": { "type": "object", "properties": {} }
+                }
+            }
+        });
+        match serde_json::from_value(requests) {
+            Ok(requests) => CallToolResponse::InputRequired(InputRequiredResult::new(Some(requests), Some(state))),
+            Err(error) => CallToolResponse::Complete(refusal(format!("The emulator built an invalid form: {error}"))),
+        }
+    }
+
+    /// `/mcp/P/v1` or `/mcp/P/v1self` on Google's host, what a form's state is bound to besides the call.
+    fn server_id(&self) -> String {
+        format!("{}/mcp/{}", self.product.host(), self.endpoint.segment())
+    }
+}
+
+/// A REST answer as the tools read it.
+struct Rest {
+    status: StatusCode,
+    bytes: Vec<u8>,
+}
+
+impl Rest {
+    fn failed(message: &str) -> Self {
+        let body = json!({ "error": { "code": 500, "message": message } });
+        Self { status: StatusCode::INTERNAL_SERVER_ERROR, bytes: body.to_string().into_bytes() }
+    }
+
+    /// The body, or Google's error in words.
+    fn bytes_ok(self) -> Result<Vec<u8>, String> {
+        if self.status.is_success() {
+            return Ok(self.bytes);
+        }
+        let body: Value = serde_json::from_slice(&self.bytes).unwrap_or(Value::Null);
+        let message = body["error"]["message"].as_str().unwrap_or("no message").to_owned();
+        Err(format!("Google answered {}: {message}", self.status.as_u16()))
+    }
+
+    fn json(self) -> Result<Value, String> {
+        let bytes = self.bytes_ok()?;
+        serde_json::from_slice(&bytes).map_err(|_| "Google's answer was not JSON.".to_owned())
+    }
+}
+
+fn refusal(text: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+fn encode(value: &str) -> String {
+    utf8_percent_encode(value, SEGMENT).to_string()
+}
+
+/// An argument by its camelCase name, or its snake_case spelling (proto3 JSON accepts both).
+fn field<'a>(args: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    args.get(key).or_else(|| args.get(&snake(key))).filter(|value| !value.is_null())
+}
+
+fn snake(camel: &str) -> String {
+    let mut out = String::with_capacity(camel.len() + 4);
+    for ch in camel.chars() {
+        if ch.is_ascii_uppercase() {
+            out.push('_');
+            out.push(ch.to_ascii_lowercase());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+fn missing(key: &str) -> String {
+    format!("{key} is required.")
+}
+
+fn optional(args: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match field(args, key) {
+        None => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err(format!("{key} must be a string.")),
+    }
+}
+
+fn required(args: &Map<String, Value>, key: &str) -> Result<String, String> {
+    optional(args, key)?.filter(|text| !text.is_empty()).ok_or_else(|| missing(key))
+}
+
+fn boolean(args: &Map<String, Value>, key: &str) -> Result<bool, String> {
+    match field(args, key) {
+        None => Ok(false),
+        Some(Value::Bool(flag)) => Ok(*flag),
+        Some(_) => Err(format!("{key} must be true or false.")),
+    }
+}
+
+fn integer(args: &Map<String, Value>, key: &str) -> Result<Option<u64>, String> {
+    match field(args, key) {
+        None => Ok(None),
+        Some(value) => value
+            .as_u64()
+            .filter(|n| (1..=100).contains(n))
+            .map(Some)
+            .ok_or_else(|| format!("{key} must be a whole number from 1 to 100.")),
+    }
+}
+
+fn strings(args: &Map<String, Value>, key: &str) -> Result<Vec<String>, String> {
+    match field(args, key) {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned).ok_or_else(|| format!("{key} must hold strings only.")))
+            .collect(),
+        Some(_) => Err(format!("{key} must be an array of strings.")),
+    }
+}
+
+/// The calendar a Calendar tool works on: `calendarId`, or the account's own (`primary`).
+fn calendar_id(args: &Map<String, Value>) -> Result<String, String> {
+    Ok(optional(args, "calendarId")?.filter(|id| !id.is_empty()).unwrap_or_else(|| "primary".to_owned()))
+}
+
+fn requests(args: &Map<String, Value>) -> Result<Value, String> {
+    match field(args, "requests") {
+        Some(Value::Array(items)) if !items.is_empty() => Ok(Value::Array(items.clone())),
+        _ => Err("requests must be a non-empty array of batch update requests.".to_owned()),
+    }
+}
+
+/// Whether the request's client can show a form: a 2026-07-28 request declares it in its `_meta`.
+fn can_show_forms(capabilities: Option<&ClientCapabilities>) -> bool {
+    capabilities
+        .and_then(|capabilities| capabilities.elicitation.as_ref())
+        .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none())
+}
+
+impl ServerHandler for GoogleMcp {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.server_info = Implementation::new(self.product.host(), env!("CARGO_PKG_VERSION"))
+            .with_title(format!("Google {} MCP server (emulated)", self.product.name()));
+        info.instructions = Some(match self.endpoint {
+            Endpoint::Full => "Consequential actions ask the person for approval with a form.".to_owned(),
+            Endpoint::SelfService => {
+                "This endpoint cannot ask the person: tools that always need approval are not offered, and calls that would need it are refused.".to_owned()
+            }
+        });
+        info
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(VERSIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools =
+            tools::catalogue(self.product).iter().filter(|tool| self.offers(tool)).map(|tool| tool.tool.clone());
+        Ok(ListToolsResult::with_all_items(tools.collect()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(tool) = tools::find(self.product, &request.name) else {
+            return Err(ErrorData::invalid_params(format!("Unknown tool: {}", request.name), None));
+        };
+        if !self.offers(tool) {
+            return Ok(refusal(format!(
+                "{} always needs the person's approval, which {} cannot ask for: call it on {} instead.",
+                tool.name,
+                super::path(self.product, Endpoint::SelfService),
+                super::path(self.product, Endpoint::Full),
+            ))
+            .into());
+        }
+        let Caller { identity: who, authorization: token } = Self::caller(&context)?;
+        let args = request.arguments.clone().unwrap_or_default();
+        let asks = match tool.gate {
+            Gate::Never => false,
+            Gate::Always => true,
+            Gate::OutsideAccount => self.owned_outside(&args, &who),
+        };
+        if asks {
+            if self.endpoint == Endpoint::SelfService {
+                return Ok(refusal(format!(
+                    "This call needs the person's approval (the item belongs to someone else), which {} cannot ask for: call it on {} instead.",
+                    super::path(self.product, Endpoint::SelfService),
+                    super::path(self.product, Endpoint::Full),
+                ))
+                .into());
+            }
+            // rmcp moves the request's `_meta` into the context (and falls back to the session's handshake).
+            let modern = context
+                .protocol_version()
+                .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+            if !modern {
+                return Ok(refusal(format!(
+                    "{} needs the person's approval by a form, which Google's servers ask for in MCP 2026-07-28 only: connect with that revision.",
+                    tool.name
+                ))
+                .into());
+            }
+            let bound = binding(&who.email, &self.server_id(), tool.name, &Value::Object(args.clone()));
+            let Some(state) = request.request_state.as_deref() else {
+                if !can_show_forms(context.client_capabilities().as_ref()) {
+                    let mut form = ElicitationCapability::default();
+                    form.form = Some(FormElicitationCapability::default());
+                    let mut required = ClientCapabilities::default();
+                    required.elicitation = Some(form);
+                    return Err(ErrorData::missing_required_client_capability(required));
+                }
+                return Ok(self.ask(tool, &args, &who, &bound));
+            };
+            let redeemed = self.shared.lock().mcp.redeem(state, &bound);
+            if let Err(refused) = redeemed {
+                return Err(ErrorData::invalid_params(refused.0, None));
+            }
+            let answer = request.input_responses.as_ref().and_then(|responses| responses.get(APPROVAL));
+            match answer.and_then(|answer| answer.get("action")).and_then(Value::as_str) {
+                Some("accept") => {}
+                Some("decline") => {
+                    return Ok(refusal(format!(
+                        "The person declined {} (Don't allow): nothing was changed or read. Do not retry unless they ask.",
+                        tool.name
+                    ))
+                    .into());
+                }
+                Some("cancel") => {
+                    return Ok(refusal(format!(
+                        "The person dismissed the approval form for {} without answering: nothing was changed or read.",
+                        tool.name
+                    ))
+                    .into());
+                }
+                // No answer to the form: ask again (MRTR: re-request missing input rather than fail).
+                _ => return Ok(self.ask(tool, &args, &who, &bound)),
+            }
+        }
+        Ok(self.perform(tool, &args, &token).await.unwrap_or_else(refusal).into())
+    }
+}

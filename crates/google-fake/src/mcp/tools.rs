@@ -1,0 +1,524 @@
+//! The tools each MCP server offers: names, descriptions, input and output schemas and annotations, with the
+//! REST method(s) each runs and when it asks the person first ([`Gate`]).
+//!
+//! Sources (Google's MCP reference, read in its translations where the English copy was not at hand; the
+//! descriptions below are ours, in the sense of Google's):
+//!
+//! - Sheets: <https://developers.google.com/workspace/sheets/api/reference/mcp> and its tool pages
+//!   `tools_list/get_values` (input `spreadsheetId`, `range`; output `ValueRange` `range`, `values`) and
+//!   `tools_list/update_values` (input `spreadsheetId`, `range`, `values`: bool, string and double cells,
+//!   null skipped).
+//! - Docs: <https://developers.google.com/workspace/docs/api/reference/mcp> (`read_doc` is `documents.get`,
+//!   `update_doc` takes a `documents.batchUpdate` request).
+//! - Drive: <https://developers.google.com/workspace/drive/api/reference/mcp> (`create_file` with base64
+//!   `content`, native types creatable empty, `text/plain` → Doc and `text/csv` → Sheet unless
+//!   `disable_conversion_to_google_type`, folders; `get_file_metadata`; `list_recent_files` ordered by
+//!   `recency`, `lastModified` or `lastModifiedByMe`, page size 10, `next_page_token`; `read_file_content`,
+//!   a natural-language rendering) and `tools_list/download_file_content`.
+//!
+//! **Unknown** (Google publishes no full schema we could read; the emulator's choice is marked "assumed" in
+//! `crates/google-fake/MCP.md`): the input field names of `get_spreadsheet`, `update_spreadsheet`,
+//! `read_doc`, `update_doc` and every Drive tool but `download_file_content`; `search_files`' input (a
+//! third-party listing names the tool only); every output schema but `get_values`'; every annotation.
+//! Gmail and Calendar: tool names from a third-party listing of Google's servers; their schemas are assumed.
+//! Field names follow the REST method each tool corresponds to, in camelCase as Google's published JSON
+//! representations are; snake_case spellings are accepted too, as proto3 JSON parsers accept them.
+
+use std::sync::LazyLock;
+
+use rmcp::model::Tool;
+use serde_json::{Value, json};
+
+use super::Product;
+use crate::errors::ApiError;
+
+/// When a call asks the person first (on `/mcp/v1`) or is refused (on `/mcp/v1self`). Google names the actions
+/// it asks about: "sending an email, modifying a calendar event, updating or trashing a file, or reading data
+/// and metadata" owned outside the account (the MCP form elicitation guide).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Gate {
+    /// Never asks (reads of the account's own items, creating a new file).
+    Never,
+    /// Always asks: the tool updates an existing file. Left out of `/mcp/v1self`.
+    Always,
+    /// Asks when the item the call reads is owned by someone else ("owned outside the account").
+    OutsideAccount,
+}
+
+/// One tool of one server.
+pub(crate) struct ToolDef {
+    pub(crate) name: &'static str,
+    pub(crate) gate: Gate,
+    /// The discovery ids of the REST methods the tool runs: a token needs a scope each of them accepts.
+    pub(crate) methods: &'static [&'static str],
+    /// The definition `tools/list` shows.
+    pub(crate) tool: Tool,
+}
+
+impl ToolDef {
+    fn new(name: &'static str, gate: Gate, methods: &'static [&'static str], definition: Value) -> Self {
+        let mut definition = definition;
+        definition["name"] = json!(name);
+        // The catalogue is static and checked by the unit test below; a broken entry is a programming error.
+        let tool = serde_json::from_value(definition).unwrap_or_else(|error| panic!("tool {name}: {error}"));
+        Self { name, gate, methods, tool }
+    }
+
+    /// Google's 403 `insufficient_scope` unless `granted` holds a scope each of the tool's REST methods accepts.
+    pub(crate) fn require_scopes(&self, granted: &[String], product: Product) -> Result<(), ApiError> {
+        let Ok(model) = crate::discovery::model() else { return Ok(()) };
+        for id in self.methods {
+            let Some(method) = model.method(id) else { continue };
+            let accepted = &method.scopes;
+            if !accepted.is_empty() && !accepted.iter().any(|scope| granted.contains(scope)) {
+                return Err(ApiError::insufficient_scopes(&product.host(), self.name, accepted));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The tools of `product`'s server, in `tools/list` order.
+pub(crate) fn catalogue(product: Product) -> &'static [ToolDef] {
+    static SHEETS: LazyLock<Vec<ToolDef>> = LazyLock::new(sheets);
+    static DOCS: LazyLock<Vec<ToolDef>> = LazyLock::new(docs);
+    static DRIVE: LazyLock<Vec<ToolDef>> = LazyLock::new(drive);
+    static GMAIL: LazyLock<Vec<ToolDef>> = LazyLock::new(gmail);
+    static CALENDAR: LazyLock<Vec<ToolDef>> = LazyLock::new(calendar);
+    match product {
+        Product::Sheets => &SHEETS,
+        Product::Docs => &DOCS,
+        Product::Drive => &DRIVE,
+        Product::Gmail => &GMAIL,
+        Product::Calendar => &CALENDAR,
+    }
+}
+
+/// The tool `name` of `product`'s server.
+pub(crate) fn find(product: Product, name: &str) -> Option<&'static ToolDef> {
+    catalogue(product).iter().find(|tool| tool.name == name)
+}
+
+fn annotations(read_only: bool, idempotent: bool, title: &str) -> Value {
+    if read_only {
+        json!({ "title": title, "readOnlyHint": true, "openWorldHint": false })
+    } else {
+        json!({
+            "title": title, "readOnlyHint": false, "destructiveHint": true,
+            "idempotentHint": idempotent, "openWorldHint": false
+        })
+    }
+}
+
+fn string(description: &str) -> Value {
+    json!({ "type": "string", "description": description })
+}
+
+fn requests(of: &str) -> Value {
+    json!({
+        "type": "array",
+        "description": format!("The requests of a {of} body, applied in order; each sets exactly one kind."),
+        "items": { "type": "object" },
+        "minItems": 1
+    })
+}
+
+fn sheets() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            "get_values",
+            Gate::OutsideAccount,
+            &["sheets.spreadsheets.values.get"],
+            json!({
+                "description": "Returns a range of values from a spreadsheet. Corresponds to spreadsheets.values.get in the REST API.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "spreadsheetId": string("Required. The ID of the spreadsheet to retrieve data from."),
+                        "range": string("Required. The A1 or R1C1 notation of the range to retrieve values from.")
+                    },
+                    "required": ["spreadsheetId", "range"]
+                },
+                "outputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "range": string("The range the values cover, in A1 notation."),
+                        "majorDimension": { "type": "string" },
+                        "values": { "type": "array", "items": { "type": "array" },
+                            "description": "The data read: one inner array per row; trailing empty rows and columns are left out." }
+                    }
+                },
+                "annotations": annotations(true, true, "Get values")
+            }),
+        ),
+        ToolDef::new(
+            "get_spreadsheet",
+            Gate::OutsideAccount,
+            &["sheets.spreadsheets.get"],
+            json!({
+                "description": "Returns the spreadsheet with the given ID: its title, sheet names, grid properties and other metadata, and the full grid data when asked. Corresponds to spreadsheets.get in the REST API.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "spreadsheetId": string("Required. The ID of the spreadsheet."),
+                        "ranges": { "type": "array", "items": { "type": "string" }, "description": "Optional. The ranges to return grid data of (A1 notation)." },
+                        "includeGridData": { "type": "boolean", "description": "Optional. Whether to return grid data." }
+                    },
+                    "required": ["spreadsheetId"]
+                },
+                "outputSchema": { "type": "object", "description": "A Spreadsheet resource, as spreadsheets.get answers." },
+                "annotations": annotations(true, true, "Get spreadsheet")
+            }),
+        ),
+        ToolDef::new(
+            "update_values",
+            Gate::Always,
+            &["sheets.spreadsheets.values.update"],
+            json!({
+                "description": "Sets values in a range of a spreadsheet. Corresponds to spreadsheets.values.update in the REST API. Cells take booleans, strings and numbers, stored as given (not parsed as formulas); null cells are skipped, an empty string empties a cell.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "spreadsheetId": string("Required. The ID of the spreadsheet to update."),
+                        "range": string("Required. The A1 notation of the values to update, e.g. \"Sheet1!A1:B2\"."),
+                        "values": { "type": "array", "description": "Required. One inner array per row, one item per cell.",
+                            "items": { "type": "array", "items": { "type": ["string", "number", "boolean", "null"] } } }
+                    },
+                    "required": ["spreadsheetId", "range", "values"]
+                },
+                "outputSchema": { "type": "object", "description": "An UpdateValuesResponse, as spreadsheets.values.update answers." },
+                "annotations": annotations(false, true, "Update values")
+            }),
+        ),
+        ToolDef::new(
+            "update_spreadsheet",
+            Gate::Always,
+            &["sheets.spreadsheets.batchUpdate"],
+            json!({
+                "description": "Applies one or more updates to a spreadsheet. Corresponds to spreadsheets.batchUpdate in the REST API; takes its requests (updateSpreadsheetProperties, updateSheetProperties, repeatCell, updateCells, updateBorders, mergeCells, addNamedRange, addFilterView, findReplace, insertDimension, deleteDimension, pasteData, addConditionalFormatRule, …).",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "spreadsheetId": string("Required. The ID of the spreadsheet to update."),
+                        "requests": requests("spreadsheets.batchUpdate")
+                    },
+                    "required": ["spreadsheetId", "requests"]
+                },
+                "outputSchema": { "type": "object", "description": "A BatchUpdateSpreadsheetResponse." },
+                "annotations": annotations(false, false, "Update spreadsheet")
+            }),
+        ),
+    ]
+}
+
+fn docs() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            "read_doc",
+            Gate::OutsideAccount,
+            &["docs.documents.get"],
+            json!({
+                "description": "Retrieves the JSON representation of the Google Doc with the given document ID: its text and its structure. Corresponds to documents.get in the REST API.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { "documentId": string("Required. The ID of the document.") },
+                    "required": ["documentId"]
+                },
+                "outputSchema": { "type": "object", "description": "A Document resource, as documents.get answers." },
+                "annotations": annotations(true, true, "Read document")
+            }),
+        ),
+        ToolDef::new(
+            "update_doc",
+            Gate::Always,
+            &["docs.documents.batchUpdate"],
+            json!({
+                "description": "Updates a document with batch update requests: takes a documents.batchUpdate request (replaceAllText, insertText, updateTextStyle, createParagraphBullets, createNamedRange, updateParagraphStyle, deleteContentRange, insertInlineImage, insertTable, insertPageBreak, updateDocumentStyle, createHeader, createFooter, …). Corresponds to documents.batchUpdate in the REST API.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "documentId": string("Required. The ID of the document to update."),
+                        "requests": requests("documents.batchUpdate")
+                    },
+                    "required": ["documentId", "requests"]
+                },
+                "outputSchema": { "type": "object", "description": "A BatchUpdateDocumentResponse." },
+                "annotations": annotations(false, false, "Update document")
+            }),
+        ),
+    ]
+}
+
+fn drive() -> Vec<ToolDef> {
+    let file = json!({ "type": "object", "description": "A Drive File resource." });
+    vec![
+        ToolDef::new(
+            "search_files",
+            Gate::Never,
+            &["drive.files.list"],
+            json!({
+                "description": "Searches the user's Drive for files with a Drive search query (e.g. \"name contains 'budget' and mimeType = 'application/vnd.google-apps.spreadsheet'\"). Answers the matching files and a next page token.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "query": string("A Drive search query (the q parameter of files.list); empty for every file."),
+                        "pageSize": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Optional. At most this many files (default 10)." },
+                        "pageToken": string("Optional. The nextPageToken of a previous answer.")
+                    }
+                },
+                "outputSchema": { "type": "object", "properties": { "files": { "type": "array", "items": file }, "nextPageToken": { "type": "string" } } },
+                "annotations": annotations(true, true, "Search files")
+            }),
+        ),
+        ToolDef::new(
+            "list_recent_files",
+            Gate::Never,
+            &["drive.files.list"],
+            json!({
+                "description": "Finds the user's recent files in the given order: recency (the latest of the file's timestamps, the default), lastModified (by anyone) or lastModifiedByMe. The default page size is 10; page with nextPageToken.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "orderBy": { "type": "string", "enum": ["recency", "lastModified", "lastModifiedByMe"], "description": "Optional. The sort order (default recency)." },
+                        "pageSize": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Optional. At most this many files (default 10)." },
+                        "pageToken": string("Optional. The nextPageToken of a previous answer.")
+                    }
+                },
+                "outputSchema": { "type": "object", "properties": { "files": { "type": "array", "items": file }, "nextPageToken": { "type": "string" } } },
+                "annotations": annotations(true, true, "List recent files")
+            }),
+        ),
+        ToolDef::new(
+            "get_file_metadata",
+            Gate::OutsideAccount,
+            &["drive.files.get"],
+            json!({
+                "description": "Looks up the general metadata of a file in the user's Drive. If the file is not found, find it with another tool such as search_files.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { "fileId": string("Required. The ID of the file.") },
+                    "required": ["fileId"]
+                },
+                "outputSchema": file,
+                "annotations": annotations(true, true, "Get file metadata")
+            }),
+        ),
+        ToolDef::new(
+            "read_file_content",
+            Gate::OutsideAccount,
+            &["drive.files.get", "drive.files.export"],
+            json!({
+                "description": "Gets a natural-language representation of a Drive file: a Doc or a Slides deck as plain text, a Sheet as CSV, a text file as its text.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { "fileId": string("Required. The ID of the file.") },
+                    "required": ["fileId"]
+                },
+                "outputSchema": { "type": "object", "properties": {
+                    "fileId": { "type": "string" }, "mimeType": { "type": "string" }, "content": { "type": "string" } } },
+                "annotations": annotations(true, true, "Read file content")
+            }),
+        ),
+        ToolDef::new(
+            "create_file",
+            Gate::Never,
+            &["drive.files.create"],
+            json!({
+                "description": "Creates a file in Google Drive or uploads one. An upload's content is base64-encoded in content, whatever its MIME type. Docs, Sheets and Slides (application/vnd.google-apps.document, .spreadsheet, .presentation) can be created without content; text/plain is converted to a Doc and text/csv to a Sheet unless disableConversionToGoogleType is true; the MIME type application/vnd.google-apps.folder creates a folder. Answers the new File.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "name": string("Required. The file's name."),
+                        "mimeType": string("Required. The MIME type of the file (of the content, for an upload)."),
+                        "content": { "type": "string", "contentEncoding": "base64", "description": "Optional. The file's bytes, base64-encoded." },
+                        "parentId": string("Optional. The folder to create it in (My Drive's root when absent)."),
+                        "disableConversionToGoogleType": { "type": "boolean", "description": "Optional. Keep text/plain and text/csv uploads as they are." }
+                    },
+                    "required": ["name", "mimeType"]
+                },
+                "outputSchema": file,
+                "annotations": { "title": "Create file", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false }
+            }),
+        ),
+    ]
+}
+
+/// Gmail: tool names from a third-party listing of Google's server (`search_threads`, `get_thread`,
+/// `list_labels`, `create_draft`); every schema assumed, after the REST methods. No sending tool: its name is
+/// not published.
+fn gmail() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            "search_threads",
+            Gate::Never,
+            &["gmail.users.threads.list"],
+            json!({
+                "description": "Searches the user's mail threads with a Gmail search query (e.g. \"from:ada is:unread\"). Answers thread ids and snippets, and a next page token.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "query": string("Optional. A Gmail search query; empty for every thread."),
+                        "pageSize": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Optional. At most this many threads (default 10)." },
+                        "pageToken": string("Optional. The nextPageToken of a previous answer.")
+                    }
+                },
+                "outputSchema": { "type": "object", "properties": { "threads": { "type": "array" }, "nextPageToken": { "type": "string" } } },
+                "annotations": annotations(true, true, "Search threads")
+            }),
+        ),
+        ToolDef::new(
+            "get_thread",
+            Gate::Never,
+            &["gmail.users.threads.get"],
+            json!({
+                "description": "Gets a mail thread with its messages.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { "threadId": string("Required. The ID of the thread.") },
+                    "required": ["threadId"]
+                },
+                "outputSchema": { "type": "object", "description": "A Thread resource, as users.threads.get answers." },
+                "annotations": annotations(true, true, "Get thread")
+            }),
+        ),
+        ToolDef::new(
+            "list_labels",
+            Gate::Never,
+            &["gmail.users.labels.list"],
+            json!({
+                "description": "Lists the labels of the user's mailbox.",
+                "inputSchema": { "type": "object", "properties": {} },
+                "outputSchema": { "type": "object", "properties": { "labels": { "type": "array" } } },
+                "annotations": annotations(true, true, "List labels")
+            }),
+        ),
+        ToolDef::new(
+            "create_draft",
+            Gate::Never,
+            &["gmail.users.drafts.create"],
+            json!({
+                "description": "Creates a draft (not sent) in the user's mailbox.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "to": { "type": "array", "items": { "type": "string" }, "description": "Optional. The recipients' addresses." },
+                        "subject": string("Optional. The subject."),
+                        "body": string("Optional. The plain-text body.")
+                    }
+                },
+                "outputSchema": { "type": "object", "description": "A Draft resource." },
+                "annotations": { "title": "Create draft", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false }
+            }),
+        ),
+    ]
+}
+
+/// Calendar: tool names from a third-party listing of Google's server; every schema assumed, after the REST
+/// methods. Changing or deleting an event asks ("modifying a calendar event"); reading a calendar other than
+/// the account's own asks too (owned outside the account).
+fn calendar() -> Vec<ToolDef> {
+    let calendar_id = string("Optional. The calendar's ID (default primary, the user's own calendar).");
+    let event = json!({ "type": "object", "description": "An Event resource (summary, start, end, attendees, …)." });
+    vec![
+        ToolDef::new(
+            "list_events",
+            Gate::OutsideAccount,
+            &["calendar.events.list"],
+            json!({
+                "description": "Lists the events of a calendar, optionally between two times or matching a text query.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "calendarId": calendar_id,
+                        "timeMin": { "type": "string", "format": "date-time", "description": "Optional. Events ending after this time." },
+                        "timeMax": { "type": "string", "format": "date-time", "description": "Optional. Events starting before this time." },
+                        "query": string("Optional. Free text to match."),
+                        "pageSize": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Optional. At most this many events (default 10)." },
+                        "pageToken": string("Optional. The nextPageToken of a previous answer.")
+                    }
+                },
+                "outputSchema": { "type": "object", "properties": { "items": { "type": "array", "items": event }, "nextPageToken": { "type": "string" } } },
+                "annotations": annotations(true, true, "List events")
+            }),
+        ),
+        ToolDef::new(
+            "get_event",
+            Gate::OutsideAccount,
+            &["calendar.events.get"],
+            json!({
+                "description": "Gets one event of a calendar.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { "calendarId": calendar_id, "eventId": string("Required. The ID of the event.") },
+                    "required": ["eventId"]
+                },
+                "outputSchema": event,
+                "annotations": annotations(true, true, "Get event")
+            }),
+        ),
+        ToolDef::new(
+            "create_event",
+            Gate::Never,
+            &["calendar.events.insert"],
+            json!({
+                "description": "Creates an event on a calendar.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { "calendarId": calendar_id, "event": event },
+                    "required": ["event"]
+                },
+                "outputSchema": event,
+                "annotations": { "title": "Create event", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": true }
+            }),
+        ),
+        ToolDef::new(
+            "update_event",
+            Gate::Always,
+            &["calendar.events.patch"],
+            json!({
+                "description": "Changes an event: the fields given replace the event's.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { "calendarId": calendar_id, "eventId": string("Required. The ID of the event."), "event": event },
+                    "required": ["eventId", "event"]
+                },
+                "outputSchema": event,
+                "annotations": annotations(false, true, "Update event")
+            }),
+        ),
+        ToolDef::new(
+            "delete_event",
+            Gate::Always,
+            &["calendar.events.delete"],
+            json!({
+                "description": "Deletes an event.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { "calendarId": calendar_id, "eventId": string("Required. The ID of the event.") },
+                    "required": ["eventId"]
+                },
+                "outputSchema": { "type": "object", "properties": { "deleted": { "type": "boolean" } } },
+                "annotations": annotations(false, true, "Delete event")
+            }),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_parses_and_its_methods_exist_in_discovery() {
+        let model = crate::discovery::model().expect("discovery loads");
+        for product in Product::ALL {
+            for tool in catalogue(product) {
+                assert_eq!(tool.tool.name, tool.name);
+                assert!(tool.tool.annotations.is_some(), "{} has annotations", tool.name);
+                for id in tool.methods {
+                    assert!(model.method(id).is_some(), "{}: {id} is a discovery method", tool.name);
+                }
+            }
+        }
+    }
+}
