@@ -36,6 +36,8 @@
   function resultText(row) {
     if (row.outcome === "ok") return "Done";
     if (row.outcome === "refused") return "Not run";
+    // A call Gatehouse was stopped during (killed, crashed): it may have been done in part or whole.
+    if (row.outcome.startsWith("interrupted: ")) return row.outcome.replace(/^interrupted: /, "Interrupted: ");
     return row.outcome.replace(/^error: /, "Failed: ");
   }
 

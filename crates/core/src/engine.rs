@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::approval::gate::TargetNames;
 use crate::approval::model::{AuditEntry, CallOutcome, DecisionSource, Verdict};
 use crate::approval::policy::Policy;
-use crate::approval::store::Store;
+use crate::approval::store::{PendingAudit, Store};
 use crate::approval::{Approvals, CallMeta, Permit, redact};
 use crate::auth::state::{AuthSnapshot, AuthState};
 use crate::cache::{self, Lookup, ResponseCache};
@@ -18,8 +18,10 @@ use crate::config::Config;
 use crate::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
 use crate::limits::local_files::LocalFiles;
 use crate::limits::response_cap;
+use crate::resend::{Claim, Resends};
+use crate::resources::{self, Resource, ResourceError};
 use crate::tools::registry::{Output, Scope};
-use crate::tools::{Progress, StartError, ToolContext, ToolDef, ToolError, enabled_tools};
+use crate::tools::{Access, Progress, StartError, ToolContext, ToolDef, ToolError, enabled_tools};
 
 /// A call the engine could not even start: the MCP layer answers these as protocol errors.
 #[derive(Debug, thiserror::Error)]
@@ -63,6 +65,8 @@ pub struct Engine {
     sandbox: bool,
     /// How many assistants have connected to this core so far (see [`Engine::assistant_connected`]).
     assistants: tokio::sync::watch::Sender<u64>,
+    /// The gated requests seen lately and their replies: a re-send is answered from them, never run again.
+    resends: Resends,
 }
 
 /// Names a card's target from Drive (`files.get` with `fields=name`), a calendar from Calendar
@@ -109,9 +113,15 @@ impl TargetNames for DriveNames {
 /// The audit record of a call still under way. Dropped before [`Unfinished::finished`] — the call's future
 /// was dropped because the assistant cancelled it or went away — it records the call as the assistant left it:
 /// withdrawn before a decision (not run), or approved and stopped while it ran (perhaps done in part).
+///
+/// A call that changes something is recorded before it is sent ([`Unfinished::record_before`]): its pending
+/// record is completed by the final one, or, if the process dies first, recorded as interrupted when a store
+/// is next opened. So no write reaches Google without a record.
 struct Unfinished<'a> {
     approvals: &'a Arc<Approvals>,
     entry: Option<AuditEntry>,
+    /// The call's record written before it was sent, when it changes something.
+    pending: Option<PendingAudit>,
     started: std::time::Instant,
 }
 
@@ -125,9 +135,19 @@ impl Unfinished<'_> {
         }
     }
 
-    /// The call finished: its record is the caller's to complete and write.
-    fn finished(mut self) -> Option<AuditEntry> {
-        self.entry.take()
+    /// Records the call, let through, as pending before it is sent. An error says why it could not be
+    /// recorded: then it must not run.
+    async fn record_before(&mut self) -> Result<(), String> {
+        let Some(entry) = &self.entry else { return Ok(()) };
+        let pending = AuditEntry { time: chrono::Utc::now(), outcome: CallOutcome::Pending, ..entry.clone() };
+        self.pending = self.approvals.begin_audit(&pending).await.map_err(|error| error.to_string())?;
+        Ok(())
+    }
+
+    /// The call finished: its record (and its pending record, if any) are the caller's to complete and write.
+    fn finished(mut self) -> Option<(AuditEntry, Option<PendingAudit>)> {
+        let entry = self.entry.take()?;
+        Some((entry, self.pending.take()))
     }
 }
 
@@ -145,8 +165,16 @@ impl Drop for Unfinished<'_> {
         } else {
             tracing::warn!(tool = %entry.tool, "the assistant stopped waiting while the call ran");
         }
-        self.approvals.audit_detached(entry);
+        self.approvals.audit_detached(entry, self.pending.take());
     }
+}
+
+/// What a call runs once it is let through: the tool itself, or a resource that mirrors the tool (read
+/// through the tool's decision, deny rules and audit, answering with the resource's own text).
+#[derive(Clone, Copy)]
+enum Body<'a> {
+    Tool,
+    Resource(&'a Resource),
 }
 
 /// The note every sandbox answer carries.
@@ -173,7 +201,8 @@ impl Engine {
         let approvals = Arc::new(Approvals::new(approvals.store, approvals.policy, &tools).with_target_names(names));
         let ctx = ToolContext { google, config: Arc::new(config), local, cache, progress: Progress::none() };
         let (assistants, _) = tokio::sync::watch::channel(0);
-        Ok(Arc::new(Self { auth, approvals, tools, index, ctx, sandbox, assistants }))
+        let resends = Resends::new(crate::approval::gate::DEFAULT_RETRY_WINDOW);
+        Ok(Arc::new(Self { auth, approvals, tools, index, ctx, sandbox, assistants, resends }))
     }
 
     /// The tools this server offers, in catalogue order.
@@ -259,6 +288,40 @@ impl Engine {
         arguments: Option<serde_json::Map<String, Value>>,
         progress: Progress,
     ) -> Result<Reply, CallError> {
+        self.call_through(meta, name, arguments, progress, Body::Tool).await
+    }
+
+    /// Reads the resource at `uri` for `meta`'s caller. A resource holding the person's data is read as a
+    /// call of the read tool it mirrors ([`Resource::mirrors`]): the same decision (asked when the policy
+    /// gates reads), deny rules and audit record as that tool's call, and unavailable when the tool is left
+    /// out of this server's tools. The MCP layer applies the connection's tool selection to the same tool.
+    pub async fn read_resource(&self, meta: &CallMeta, uri: &str) -> Result<String, ResourceError> {
+        let resource = Resource::parse(uri)?;
+        let Some((tool, arguments)) = resource.mirrors() else {
+            // server://auth-status: none of the person's data, so no decision (see `Resource::AuthStatus`).
+            return Ok(resources::auth_status(self).to_string());
+        };
+        // A resource read is no tools/call: its JSON-RPC id is not one the re-send memory knows.
+        let meta = CallMeta { request: None, ..meta.clone() };
+        let reply = self
+            .call_through(&meta, tool, Some(arguments), Progress::none(), Body::Resource(&resource))
+            .await
+            .map_err(|_| ResourceError::NotOffered { uri: uri.to_owned(), tool })?;
+        match reply.is_error {
+            true => Err(ResourceError::Refused(reply.text)),
+            false => Ok(reply.text),
+        }
+    }
+
+    /// A tool's call, from its decision to its audit record, running `body` once permitted.
+    async fn call_through(
+        &self,
+        meta: &CallMeta,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+        progress: Progress,
+        body: Body<'_>,
+    ) -> Result<Reply, CallError> {
         let tool = self.tool(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
         let arguments = Value::Object(arguments.unwrap_or_default());
         let started = std::time::Instant::now();
@@ -270,6 +333,7 @@ impl Engine {
         // written, and the card has already gone with the dropped wait (see `Broker::ask`).
         let mut unfinished = Unfinished {
             approvals: &self.approvals,
+            pending: None,
             entry: Some(AuditEntry {
                 time: chrono::Utc::now(),
                 agent: meta.caller.agent.clone(),
@@ -285,11 +349,45 @@ impl Engine {
         };
         // Arguments the tool would refuse fail at once: nobody is asked to approve a call that cannot run.
         let (reply, verdict, source, outcome) = match tool.check_arguments(&arguments) {
-            Ok(()) => {
-                let permit = self.approvals.permit(tool, &arguments, meta, account.as_deref()).await;
-                unfinished.decided(&permit);
-                self.carry_out(tool, arguments, permit, progress).await
-            }
+            // Pause and deny rules come before anything, a re-send's stored reply included.
+            Ok(()) => match self.approvals.screen(tool, &arguments, meta, account.as_deref()) {
+                Some(refused) => self.carry_out(tool, arguments, refused, progress, body).await,
+                None => {
+                    let first = match self.claim(tool, &arguments, meta) {
+                        Some(Claim::Resent(resent)) => {
+                            // Not a new call: nothing runs and nothing is recorded; the first run has its record.
+                            drop(unfinished.finished());
+                            tracing::info!(tool = name, "a re-sent request: answered with the first run's reply");
+                            return Ok(resent.reply().await);
+                        }
+                        Some(Claim::First(first)) => Some(first),
+                        None => None,
+                    };
+                    let permit = self.approvals.permit(tool, &arguments, meta, account.as_deref()).await;
+                    unfinished.decided(&permit);
+                    // A change is on disk as pending before it is sent, or not sent at all.
+                    let permit = match (permit, &tool.meta.access) {
+                        (Permit::Run { source }, Access::Write { .. }) => match unfinished.record_before().await {
+                            Ok(()) => Permit::Run { source },
+                            Err(error) => {
+                                tracing::error!(tool = name, "the call could not be recorded before it ran: {error}");
+                                Permit::Refuse {
+                                    source,
+                                    message: format!(
+                                        "{name} was not run: Gatehouse could not record it in its audit log first ({error}). Ask the person to check Gatehouse's data folder (free disk space, permissions), then try again."
+                                    ),
+                                }
+                            }
+                        },
+                        (permit, _) => permit,
+                    };
+                    let carried = self.carry_out(tool, arguments, permit, progress, body).await;
+                    if let Some(first) = first {
+                        first.answered(&carried.0);
+                    }
+                    carried
+                }
+            },
             Err(error) => {
                 let text = error.to_string();
                 let reply = Reply { text: text.clone(), is_error: true };
@@ -298,11 +396,21 @@ impl Engine {
         };
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         tracing::info!(tool = name, ok = !reply.is_error, elapsed_ms = duration_ms, "tool call");
-        if let Some(entry) = unfinished.finished() {
+        if let Some((entry, pending)) = unfinished.finished() {
             let entry = AuditEntry { time: chrono::Utc::now(), verdict, source, outcome, duration_ms, ..entry };
-            self.approvals.audit(entry).await;
+            self.approvals.finish_audit(entry, pending).await;
         }
         Ok(reply)
+    }
+
+    /// Claims a gated call's request in the re-send memory; `None` for a call that is not gated (running a
+    /// read twice needs nobody's approval) or that came without a request id.
+    fn claim(&self, tool: &ToolDef, arguments: &Value, meta: &CallMeta) -> Option<Claim> {
+        let request = meta.request.as_deref()?;
+        if !self.approvals.is_gated(tool) {
+            return None;
+        }
+        Some(self.resends.claim(request, crate::approval::gate::call_key(tool.meta.name, arguments, meta)))
     }
 
     /// Runs the call when permitted; the reply and what the audit log records about it.
@@ -312,12 +420,13 @@ impl Engine {
         arguments: Value,
         permit: Permit,
         progress: Progress,
+        body: Body<'_>,
     ) -> (Reply, Verdict, DecisionSource, CallOutcome) {
         match permit {
             Permit::Refuse { source, message } => {
                 (Reply { text: message, is_error: true }, Verdict::Denied, source, CallOutcome::Refused)
             }
-            Permit::Run { source } => match self.run(tool, arguments, progress).await {
+            Permit::Run { source } => match self.run(tool, arguments, progress, body).await {
                 Ok(text) => (Reply { text, is_error: false }, Verdict::Allowed, source, CallOutcome::Ok),
                 Err(error) => {
                     let text = error.to_string();
@@ -372,8 +481,17 @@ impl Engine {
         }
     }
 
-    async fn run(&self, tool: &ToolDef, arguments: Value, progress: Progress) -> Result<String, ToolError> {
+    async fn run(
+        &self,
+        tool: &ToolDef,
+        arguments: Value,
+        progress: Progress,
+        body: Body<'_>,
+    ) -> Result<String, ToolError> {
         self.check_scope(tool).await?;
+        if let Body::Resource(resource) = body {
+            return resource.read_permitted(&self.ctx).await;
+        }
         // A bad local_path fails before any Google call.
         let local_target = match (tool.meta.local_path, arguments.get("local_path")) {
             (true, Some(Value::String(path))) => Some(self.ctx.local.export_target(path)?),

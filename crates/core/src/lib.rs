@@ -21,6 +21,7 @@ pub mod host;
 pub mod limits;
 pub mod mcp;
 pub mod never_rules;
+pub mod resend;
 pub mod resources;
 pub mod settings;
 pub mod tools;

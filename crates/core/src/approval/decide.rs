@@ -85,8 +85,8 @@ pub enum Decision {
 pub fn decide(facts: &Facts<'_>) -> Decision {
     let judge = Judge::new(facts);
     // 1. Deny rules first.
-    if let Some(deny) = facts.denies.iter().find(|deny| forbids(deny, facts, &judge)) {
-        return Decision::Refused { source: DecisionSource::Deny(deny.rule.clone()), message: forbidden(deny, facts) };
+    if let Some(refused) = denied_by(facts, &judge) {
+        return refused;
     }
     // 2. Standing approval.
     // An *always ask* tool is asked every time: like an evaluator's veto, it stops any grant from covering it.
@@ -136,6 +136,18 @@ pub fn decide(facts: &Facts<'_>) -> Decision {
     let constraint =
         if grantable { evaluator::offered_constraint(facts.evaluators, facts.args).ok().flatten() } else { None };
     Decision::Ask { grantable, constraint, why_not_grantable }
+}
+
+/// Rule 1 on its own: the refusal of the first deny rule (the policy's, then the person's *never allow*) that
+/// matches the call, if any. The gate also asks this of a re-sent request before answering it from the first
+/// run's reply (see [`crate::resend`]), so a rule added since is honoured.
+pub fn deny_rule(facts: &Facts<'_>) -> Option<Decision> {
+    denied_by(facts, &Judge::new(facts))
+}
+
+fn denied_by(facts: &Facts<'_>, judge: &Judge<'_>) -> Option<Decision> {
+    let deny = facts.denies.iter().find(|deny| forbids(deny, facts, judge))?;
+    Some(Decision::Refused { source: DecisionSource::Deny(deny.rule.clone()), message: forbidden(deny, facts) })
 }
 
 /// Whether a deny rule matches the call. An evaluator that cannot judge a deny's constraint counts as a match:

@@ -18,11 +18,16 @@ use super::fingerprint::fingerprint;
 use super::model::{AuditEntry, Caller, DecisionSource, Grant};
 use super::policy::Policy;
 use super::redact;
-use super::store::{NeverAllow, Store};
+use super::store::{NeverAllow, PendingAudit, Store, StoreError};
 use crate::tools::{Access, ToolDef};
 
 /// How long an answered question is remembered: the same call again within it is a retry.
 pub const DEFAULT_RETRY_WINDOW: Duration = Duration::from_secs(10 * 60);
+
+/// At most this many answered questions are remembered for the retry rule, the oldest forgotten first, so
+/// an assistant sending endless distinct calls can't grow the memory. A forgotten answer only means the next
+/// identical call is asked as a first one (with *Always allow…* offered again): never that it runs unasked.
+pub const MAX_REMEMBERED_ANSWERS: usize = 1024;
 
 /// What the engine knows about a call when it arrives.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -30,8 +35,9 @@ pub struct CallMeta {
     pub caller: Caller,
     /// The client marked the call as a retry (`_meta` `io.gatehouse/retry: true`).
     pub retry_marked: bool,
-    /// The transport's identity of the request (connection and JSON-RPC id): a re-send of the same request
-    /// reuses the first decision rather than counting as a retry.
+    /// The transport's identity of the request (connection and JSON-RPC id). The engine answers a re-send
+    /// of the same request with the first run's reply, never a second run (see [`crate::resend`]); the gate
+    /// itself takes no decision from it.
     pub request: Option<String>,
 }
 
@@ -42,10 +48,12 @@ impl Default for Caller {
 }
 
 /// A call as the retry rule recognises it: agent, tool, canonical arguments.
-type CallKey = (Option<String>, String, String);
+pub type CallKey = (Option<String>, String, String);
 
-/// A request's call, its decision and when it was taken.
-type Decided = (CallKey, Permit, DateTime<Utc>);
+/// The call `tool(args)` from `meta`'s caller as the retry rule and the re-send memory recognise it.
+pub fn call_key(tool: &str, args: &Value, meta: &CallMeta) -> CallKey {
+    (meta.caller.agent.clone(), tool.to_owned(), redact::canonical_text(args))
+}
 
 /// Finds the name of a target a card mentions (a spreadsheet, a document, a file, a folder), so the person
 /// reads "Budget 2026" rather than an id. `None` when it can't be found quickly: the card then shows the id.
@@ -113,8 +121,6 @@ pub struct Approvals {
     /// When each call (agent, tool, canonical arguments) was last answered by the person.
     answered: Mutex<HashMap<CallKey, DateTime<Utc>>>,
     retry_window: Duration,
-    /// The decision of each request, by [`CallMeta::request`], for transport re-sends.
-    by_request: Mutex<HashMap<String, Decided>>,
     paused: AtomicBool,
     names: Option<Arc<dyn TargetNames>>,
     /// How many audit records of abandoned calls are still being written (see [`Approvals::audit_detached`]).
@@ -150,7 +156,6 @@ impl Approvals {
             broker: Broker::new(),
             answered: Mutex::new(HashMap::new()),
             retry_window: DEFAULT_RETRY_WINDOW,
-            by_request: Mutex::new(HashMap::new()),
             paused: AtomicBool::new(false),
             names: None,
             detached: tokio::sync::watch::channel(0).0,
@@ -243,37 +248,51 @@ impl Approvals {
         matches!(tool.meta.access, Access::Write { .. }) || self.policy.gate_reads()
     }
 
-    /// Decides a call, asking the person when the rules say so.
+    /// Decides a call, asking the person when the rules say so. Every call is decided afresh: the gate
+    /// takes no decision from an earlier request, not even one with the same JSON-RPC id (the engine answers
+    /// a re-send from the first run's reply instead, after [`Approvals::screen`]).
     pub async fn permit(&self, tool: &ToolDef, args: &Value, meta: &CallMeta, account: Option<&str>) -> Permit {
         if !self.is_gated(tool) {
             return Permit::Run { source: DecisionSource::NotGated };
         }
-        let name = tool.meta.name;
-        if self.paused.load(Ordering::SeqCst) {
-            return dismissed(name, Dismissal::Paused);
+        if let Some(refused) = self.screen(tool, args, meta, account) {
+            return refused;
         }
         let now = Utc::now();
-        let key = (meta.caller.agent.clone(), name.to_owned(), redact::canonical_text(args));
-        if let Some(permit) = self.earlier_decision(meta, &key, now) {
-            return permit;
-        }
-        let permit = self.decide_call(tool, args, meta, account, key.clone(), now).await;
-        if let Some(request) = &meta.request {
-            let window = chrono::Duration::from_std(self.retry_window).unwrap_or(chrono::Duration::MAX);
-            let mut decided = self.by_request.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            decided.retain(|_, (_, _, at)| now - *at < window);
-            decided.insert(request.clone(), (key, permit.clone(), now));
-        }
-        permit
+        let key = call_key(tool.meta.name, args, meta);
+        self.decide_call(tool, args, meta, account, key, now).await
     }
 
-    /// The decision already taken for this very request (a transport re-send), if any.
-    fn earlier_decision(&self, meta: &CallMeta, key: &CallKey, now: DateTime<Utc>) -> Option<Permit> {
-        let request = meta.request.as_ref()?;
-        let window = chrono::Duration::from_std(self.retry_window).unwrap_or(chrono::Duration::MAX);
-        let decided = self.by_request.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let (earlier_key, permit, at) = decided.get(request)?;
-        (earlier_key == key && now - *at < window).then(|| permit.clone())
+    /// The refusals that come before anything else, for a gated call: every assistant paused, or a deny rule
+    /// (the policy's, or the signed-in person's *never allow*) forbidding it. `None` when neither applies or
+    /// the tool is not gated. The engine asks this before answering a re-sent request from its first run's
+    /// reply, so a pause or a rule added since the first run is honoured.
+    pub fn screen(&self, tool: &ToolDef, args: &Value, meta: &CallMeta, account: Option<&str>) -> Option<Permit> {
+        if !self.is_gated(tool) {
+            return None;
+        }
+        let name = tool.meta.name;
+        if self.paused.load(Ordering::SeqCst) {
+            return Some(dismissed(name, Dismissal::Paused));
+        }
+        let person_denies = self.person_denies(name, account);
+        let facts = Facts {
+            tool: name,
+            fingerprint: self.fingerprints.get(name).map_or("", String::as_str),
+            args,
+            evaluators: tool.evaluators(),
+            caller: &meta.caller,
+            retry: false,
+            always_ask: false,
+            account,
+            now: Utc::now(),
+            denies: person_denies.as_deref().unwrap_or(&self.denies),
+            grants: GrantStores::None,
+        };
+        match super::decide::deny_rule(&facts)? {
+            Decision::Refused { source, message } => Some(Permit::Refuse { source, message }),
+            Decision::Covered { .. } | Decision::Ask { .. } => None,
+        }
     }
 
     async fn decide_call(
@@ -492,11 +511,32 @@ impl Approvals {
         let window = chrono::Duration::from_std(self.retry_window).unwrap_or(chrono::Duration::MAX);
         let mut answered = self.answered.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         answered.retain(|_, at| now - *at < window);
+        while answered.len() >= MAX_REMEMBERED_ANSWERS {
+            let Some(oldest) = answered.iter().min_by_key(|(_, at)| **at).map(|(key, _)| key.clone()) else { break };
+            answered.remove(&oldest);
+        }
         answered.insert(key, now);
+    }
+
+    /// Records a call that changes something before it is sent (see [`Store::begin_audit`]): `Ok(None)` when
+    /// there is no store (the audit goes to the log only), an error when the record could not be written, in
+    /// which case the call must not run.
+    pub async fn begin_audit(&self, entry: &AuditEntry) -> Result<Option<PendingAudit>, StoreError> {
+        match &self.store {
+            Some(store) => store.begin_audit(entry).await.map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Appends the call's audit record. A failure is logged: the call already happened.
     pub async fn audit(&self, entry: AuditEntry) {
+        self.finish_audit(entry, None).await;
+    }
+
+    /// Appends the call's audit record, completing its pending record when it had one ([`Approvals::begin_audit`]).
+    /// A failure is logged: the call already happened (a pending record left behind is recorded as interrupted
+    /// when a store is next opened).
+    pub async fn finish_audit(&self, entry: AuditEntry, pending: Option<PendingAudit>) {
         tracing::info!(
             tool = %entry.tool,
             agent = entry.agent.as_deref().unwrap_or("unknown"),
@@ -504,16 +544,19 @@ impl Approvals {
             outcome = ?entry.outcome,
             "audit"
         );
-        if let Some(store) = &self.store
-            && let Err(error) = store.append_audit(entry).await
-        {
+        let Some(store) = &self.store else { return };
+        let written = match pending {
+            Some(pending) => store.complete_audit(pending, entry).await,
+            None => store.append_audit(entry).await,
+        };
+        if let Err(error) = written {
             tracing::error!("the audit record could not be written: {error}");
         }
     }
 
     /// Appends the record of a call whose future was dropped (its assistant cancelled it or went away), from
     /// code that cannot wait: the write runs on its own task, and [`Approvals::settle`] waits for it.
-    pub fn audit_detached(self: &Arc<Self>, entry: AuditEntry) {
+    pub fn audit_detached(self: &Arc<Self>, entry: AuditEntry, pending: Option<PendingAudit>) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             tracing::error!(tool = %entry.tool, source = %entry.source, "the audit record could not be written: no runtime");
             return;
@@ -523,7 +566,7 @@ impl Approvals {
         runtime.spawn(async move {
             // Counted down even if the task is dropped unfinished (the runtime stopping).
             let _written = DetachedWrite(&approvals.detached);
-            approvals.audit(entry).await;
+            approvals.finish_audit(entry, pending).await;
         });
     }
 
@@ -562,8 +605,13 @@ mod tests {
         panic!("no card appeared");
     }
 
+    /// Changed on purpose (issue 15, item 1): this test used to be
+    /// `a_transport_resend_reuses_the_first_decision_and_a_new_request_is_a_retry`, and asserted that the same
+    /// request id got the first decision again without a card — so a re-sent write ran twice. The gate now
+    /// takes no decision from an earlier request (the engine answers a re-send from the first run's reply,
+    /// see `crate::resend`): the same id again is decided afresh, as a retry, and a deny rule refuses it.
     #[tokio::test]
-    async fn a_transport_resend_reuses_the_first_decision_and_a_new_request_is_a_retry() {
+    async fn the_gate_takes_no_decision_from_an_earlier_request_and_a_repeat_is_a_retry() {
         let tools = all_tools();
         let approvals = Arc::new(Approvals::new(None, Policy::default(), &tools));
         let tool = tools.iter().find(|tool| tool.meta.name == "update_cells").cloned().expect("update_cells");
@@ -581,18 +629,32 @@ mod tests {
         answer_next_card(&approvals, RawAnswer::AllowOnce).await;
         assert_eq!(first.await.unwrap(), Permit::Run { source: DecisionSource::Person });
 
-        // The same request again: the first answer stands, nobody is asked.
-        let resent = approvals.permit(&tool, &args, &meta("c1/1"), Some("ada@example.com")).await;
-        assert_eq!(resent, Permit::Run { source: DecisionSource::Person });
-        assert!(approvals.broker().pending().is_empty());
+        // The same request id again: asked again, as a retry (without Always allow).
+        for request in ["c1/1", "c1/2"] {
+            let again = tokio::spawn({
+                let (approvals, tool, args, meta) = (approvals.clone(), tool.clone(), args.clone(), meta(request));
+                async move { approvals.permit(&tool, &args, &meta, Some("ada@example.com")).await }
+            });
+            let card = answer_next_card(&approvals, RawAnswer::Deny).await;
+            assert!(card.retry && !card.offer.grantable, "{card:?}");
+            assert!(matches!(again.await.unwrap(), Permit::Refuse { source: DecisionSource::Person, .. }));
+        }
 
-        // A new request with the same call is a retry: asked again, without Always allow.
-        let retried = tokio::spawn({
-            let (approvals, tool, args, meta) = (approvals.clone(), tool.clone(), args.clone(), meta("c1/2"));
-            async move { approvals.permit(&tool, &args, &meta, Some("ada@example.com")).await }
-        });
-        let card = answer_next_card(&approvals, RawAnswer::Deny).await;
-        assert!(card.retry && !card.offer.grantable, "{card:?}");
-        assert!(matches!(retried.await.unwrap(), Permit::Refuse { source: DecisionSource::Person, .. }));
+        // Paused: refused before anything, by the same screen the engine asks before answering a re-send.
+        approvals.set_paused(true);
+        let screened = approvals.screen(&tool, &args, &meta("c1/1"), Some("ada@example.com"));
+        assert!(matches!(screened, Some(Permit::Refuse { source: DecisionSource::Paused, .. })), "{screened:?}");
+    }
+
+    #[test]
+    fn the_retry_memory_is_bounded() {
+        let tools = all_tools();
+        let approvals = Approvals::new(None, Policy::default(), &tools);
+        let now = Utc::now();
+        for i in 0..MAX_REMEMBERED_ANSWERS + 50 {
+            approvals.remember_answer((None, "update_cells".into(), i.to_string()), now);
+        }
+        let answered = approvals.answered.lock().unwrap();
+        assert_eq!(answered.len(), MAX_REMEMBERED_ANSWERS);
     }
 }

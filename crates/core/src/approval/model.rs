@@ -139,6 +139,11 @@ pub enum CallOutcome {
     Error(String),
     /// The approval decision refused it.
     Refused,
+    /// Recorded before it was sent and still running (only outside the chain: see `Store::begin_audit`).
+    Pending,
+    /// It was let through and sent, and Gatehouse stopped (was killed, crashed, lost power) before it ended:
+    /// the change may have been made, in part or whole.
+    Interrupted,
 }
 
 /// One audit record before it is chained: one per tool call.

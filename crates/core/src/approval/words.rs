@@ -156,12 +156,17 @@ pub fn one_line(text: &str, max: usize) -> String {
     }
 }
 
-/// How a call ended: `ok`, `refused`, or `error: <the message the assistant got>`.
+/// How a call ended: `ok`, `refused`, `error: <the message the assistant got>`, `pending: …` (still running)
+/// or `interrupted: …` (Gatehouse stopped while it ran).
 pub fn outcome_words(outcome: &CallOutcome) -> String {
     match outcome {
         CallOutcome::Ok => "ok".to_owned(),
         CallOutcome::Refused => "refused".to_owned(),
         CallOutcome::Error(message) => format!("error: {message}"),
+        CallOutcome::Pending => "pending: still running".to_owned(),
+        CallOutcome::Interrupted => {
+            "interrupted: Gatehouse stopped while it ran, so it may have been done in part or whole".to_owned()
+        }
     }
 }
 

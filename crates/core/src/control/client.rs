@@ -144,9 +144,24 @@ impl Client {
         }
     }
 
-    /// Reads an MCP resource in the server, for a relayed assistant.
+    /// Reads an MCP resource in the server, as an interactive caller that gave no name.
     pub async fn read_resource(&mut self, uri: &str) -> Result<String, ControlError> {
-        match self.request(&Request::ReadResource { uri: uri.to_owned() }).await? {
+        self.read_resource_request(Request::ReadResource { uri: uri.to_owned(), meta: None, tools: None }).await
+    }
+
+    /// Reads an MCP resource in the server for a relayed assistant: `meta` its call facts, `tools` its
+    /// `--tools` (see [`Client::call_within`]).
+    pub async fn read_resource_as(
+        &mut self,
+        uri: &str,
+        meta: CallMeta,
+        tools: Option<String>,
+    ) -> Result<String, ControlError> {
+        self.read_resource_request(Request::ReadResource { uri: uri.to_owned(), meta: Some(meta), tools }).await
+    }
+
+    async fn read_resource_request(&mut self, request: Request) -> Result<String, ControlError> {
+        match self.request(&request).await? {
             Response::Resource(text) => Ok(text),
             other => Err(self.unexpected(&other)),
         }

@@ -427,7 +427,7 @@ fn process_runs(pid: u32) -> bool {
 }
 
 /// Whether process `pid` exists, has not exited, and (when `since` is given) started no later than `since`.
-fn process_runs_since(pid: u32, since: Option<SystemTime>) -> bool {
+pub(super) fn process_runs_since(pid: u32, since: Option<SystemTime>) -> bool {
     // SAFETY: opening a process by pid; a null handle is checked.
     let process = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
     if process.is_null() {

@@ -102,8 +102,18 @@ pub enum Request {
         #[serde(default)]
         progress: bool,
     },
-    /// Reads an MCP resource (`server://auth-status`, `spreadsheet://ID/info`) for a relayed assistant.
-    ReadResource { uri: String },
+    /// Reads an MCP resource (`server://auth-status`, `spreadsheet://ID/info`) for a relayed assistant: one
+    /// holding the person's data as the call of the tool it mirrors, by `meta`'s caller, within `tools`.
+    ReadResource {
+        uri: String,
+        /// The relayed assistant's call facts; absent (an older relay, `server://auth-status` polls): an
+        /// interactive caller that gave no name, whose read is still decided like any call.
+        #[serde(default)]
+        meta: Option<CallMeta>,
+        /// As for [`Request::Call`]: the host refuses a resource whose tool is outside them.
+        #[serde(default)]
+        tools: Option<String>,
+    },
 }
 
 impl Request {

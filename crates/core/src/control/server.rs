@@ -262,6 +262,13 @@ where
                     None => return,
                 }
             }
+            // A resource read may wait for the person like a call (it is one): dropped likewise on hang-up.
+            Ok(request @ Request::ReadResource { .. }) => {
+                match unless_hung_up(&mut reader, handle(&engine, &http, request)).await {
+                    Some(response) => send(&mut write, &response).await,
+                    None => return,
+                }
+            }
             Ok(request) => send(&mut write, &handle(&engine, &http, request).await).await,
         };
         if sent.is_err() {
@@ -303,19 +310,24 @@ async fn call(
     tools: Option<String>,
     progress: Progress,
 ) -> Response {
-    let outside = match tools.as_deref().map(crate::tools::sets::ToolSelection::parse) {
-        None => None,
-        Some(Ok(selection)) => {
-            (!selection.allows(&name)).then(|| selection.refusal(&name, &crate::tools::sets::Chosen::Serve))
-        }
-        Some(Err(error)) => Some(format!("This assistant's `--tools` cannot be read by the Gatehouse app: {error}")),
-    };
-    if let Some(text) = outside {
+    if let Some(text) = outside(tools.as_deref(), &name) {
         return Response::Called { text, is_error: true };
     }
     match engine.call_reporting(&meta, &name, arguments, progress).await {
         Ok(reply) => Response::Called { text: reply.text, is_error: reply.is_error },
         Err(error) => Response::error(FailureKind::UnknownTool, error.to_string()),
+    }
+}
+
+/// The refusal of `tool` when it is outside a relayed assistant's `--tools` (`tools`), for its calls and for
+/// the resources that mirror it.
+fn outside(tools: Option<&str>, tool: &str) -> Option<String> {
+    match tools.map(crate::tools::sets::ToolSelection::parse) {
+        None => None,
+        Some(Ok(selection)) => {
+            (!selection.allows(tool)).then(|| selection.refusal(tool, &crate::tools::sets::Chosen::Serve))
+        }
+        Some(Err(error)) => Some(format!("This assistant's `--tools` cannot be read by the Gatehouse app: {error}")),
     }
 }
 
@@ -356,13 +368,20 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
         Request::Call { name, arguments, meta, tools, progress: _ } => {
             call(engine, name, arguments, meta, tools, Progress::none()).await
         }
-        Request::ReadResource { uri } => match crate::resources::read(engine, &uri).await {
-            Ok(text) => Response::Resource(text),
-            Err(error @ crate::resources::ResourceError::Unknown(_)) => {
-                Response::error(FailureKind::UnknownResource, error.to_string())
+        Request::ReadResource { uri, meta, tools } => {
+            if let Some(text) =
+                crate::resources::Resource::mirrored_tool(&uri).and_then(|tool| outside(tools.as_deref(), tool))
+            {
+                return Response::error(FailureKind::Invalid, text);
             }
-            Err(error) => Response::error(FailureKind::Invalid, error.to_string()),
-        },
+            match engine.read_resource(&meta.unwrap_or_default(), &uri).await {
+                Ok(text) => Response::Resource(text),
+                Err(error @ crate::resources::ResourceError::Unknown(_)) => {
+                    Response::error(FailureKind::UnknownResource, error.to_string())
+                }
+                Err(error) => Response::error(FailureKind::Invalid, error.to_string()),
+            }
+        }
         Request::Info => Response::Info(ServerInfo {
             pid: std::process::id(),
             version: env!("CARGO_PKG_VERSION").to_owned(),

@@ -94,7 +94,7 @@ pub(super) async fn probe(pid: u32, path: &Path) -> Probe {
 }
 
 /// Whether process `pid` exists (one of another user counts: it runs, whatever it is).
-fn process_runs(pid: u32) -> bool {
+pub(super) fn process_runs(pid: u32) -> bool {
     let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else { return false };
     match rustix::process::test_kill_process(pid) {
         Ok(()) => true,

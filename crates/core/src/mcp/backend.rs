@@ -8,7 +8,7 @@ use rmcp::model::{JsonObject, Tool};
 
 use crate::approval::CallMeta;
 use crate::engine::{CallError, Reply};
-use crate::resources::{self, ResourceError};
+use crate::resources::ResourceError;
 use crate::tools::Progress;
 use crate::{Engine, auth};
 
@@ -37,8 +37,9 @@ pub trait Backend: Send + Sync + 'static {
         drop(progress);
         self.call(meta, name, arguments)
     }
-    /// Reads a resource's JSON text.
-    fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<String, ResourceError>>;
+    /// Reads a resource's JSON text for `meta`'s caller: one holding the person's data as a call of the tool it
+    /// mirrors (see [`Engine::read_resource`]).
+    fn read_resource(&self, meta: CallMeta, uri: String) -> BoxFuture<'_, Result<String, ResourceError>>;
     /// Yields whenever `server://auth-status` changes.
     fn auth_changes(&self) -> BoxStream<'static, ()>;
     /// An MCP client finished `initialize` on a connection served from this backend.
@@ -73,8 +74,8 @@ impl Backend for Engine {
         Box::pin(async move { self.call_reporting(&meta, &name, arguments, progress).await })
     }
 
-    fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<String, ResourceError>> {
-        Box::pin(async move { resources::read(self, &uri).await })
+    fn read_resource(&self, meta: CallMeta, uri: String) -> BoxFuture<'_, Result<String, ResourceError>> {
+        Box::pin(async move { Engine::read_resource(self, &meta, &uri).await })
     }
 
     fn auth_changes(&self) -> BoxStream<'static, ()> {

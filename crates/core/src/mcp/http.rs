@@ -121,15 +121,85 @@ impl IntoResponse for Refusal {
 }
 
 async fn check_request(State(guard): State<Guard>, mut request: Request, next: Next) -> Response {
-    match guard.check(request.headers(), request.uri().query()) {
-        Err(refusal) => refusal.into_response(),
-        Ok(Bearer::Server) => watched(request, next).await,
-        Ok(Bearer::Assistant(assistant)) => {
-            guard.note_use(&assistant);
-            request.extensions_mut().insert(AssistantToken(assistant));
-            watched(request, next).await
-        }
+    let bearer = match guard.check(request.headers(), request.uri().query()) {
+        Err(refusal) => return refusal.into_response(),
+        Ok(bearer) => bearer,
+    };
+    if let Bearer::Assistant(assistant) = bearer {
+        guard.note_use(&assistant);
+        request.extensions_mut().insert(AssistantToken(assistant));
     }
+    let request = match json_checked(request).await {
+        Ok(request) => request,
+        Err(refused) => return refused,
+    };
+    let response = watched(request, next).await;
+    // The body was JSON of the right type (checked above), so rmcp's 415 means it is no JSON-RPC message.
+    if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            INVALID_REQUEST,
+            "The request body is JSON but not a JSON-RPC 2.0 request, notification or response: send an object with \"jsonrpc\": \"2.0\", a \"method\" and, for a request, an \"id\".",
+        );
+    }
+    response
+}
+
+/// JSON-RPC's error code for a body that is not JSON.
+const PARSE_ERROR: i32 = -32700;
+/// JSON-RPC's error code for JSON that is not a request.
+const INVALID_REQUEST: i32 = -32600;
+
+/// The largest request body read: rmcp's own limit (`StreamableHttpServerConfig::max_request_body_bytes`).
+const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// A JSON-RPC error answer to a message whose id could not be read (`"id": null`), with `status`.
+fn jsonrpc_error(status: StatusCode, code: i32, message: &str) -> Response {
+    let body = serde_json::json!({ "jsonrpc": "2.0", "id": null, "error": { "code": code, "message": message } });
+    (status, axum::Json(body)).into_response()
+}
+
+/// A posted message must be JSON, sent as JSON: otherwise it is answered with a JSON-RPC error body (a parse
+/// error, `-32700`, for a body that is not JSON), never rmcp's plain-text 415, and the connection and the
+/// server go on serving. The body is read here (within rmcp's size limit) and handed on unchanged.
+async fn json_checked(request: Request) -> Result<Request, Response> {
+    if request.method() != axum::http::Method::POST {
+        return Ok(request);
+    }
+    let content_type = request.headers().get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok());
+    let is_json = content_type.is_some_and(|value| {
+        value.split_once(';').map_or(value, |(essence, _)| essence).trim().eq_ignore_ascii_case("application/json")
+    });
+    if !is_json {
+        return Err(jsonrpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            INVALID_REQUEST,
+            "Send MCP messages as JSON, with the header Content-Type: application/json.",
+        ));
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
+        return Err(jsonrpc_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            INVALID_REQUEST,
+            &format!(
+                "The request body could not be read whole, or is larger than {} MiB: send smaller messages.",
+                MAX_BODY_BYTES / (1024 * 1024)
+            ),
+        ));
+    };
+    // Only the syntax is checked (nothing is built): rmcp reads the message itself.
+    if let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+        tracing::info!("refused a request body that is not JSON ({error})");
+        return Err(jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            PARSE_ERROR,
+            &format!(
+                "Parse error: the request body is not valid JSON ({error}). Send one JSON-RPC 2.0 message as JSON."
+            ),
+        ));
+    }
+    Ok(Request::from_parts(parts, axum::body::Body::from(bytes)))
 }
 
 /// Answers `request`, firing its [`RequestGone`] when the answer is dropped unfinished: while it is being made,

@@ -131,14 +131,18 @@ impl Backend for Relay {
         })
     }
 
-    fn read_resource(&self, uri: String) -> BoxFuture<'_, Result<String, ResourceError>> {
+    /// The host reads it as the assistant's call of the tool it mirrors, within the relay's `--tools`, as it
+    /// runs the relay's calls.
+    fn read_resource(&self, meta: CallMeta, uri: String) -> BoxFuture<'_, Result<String, ResourceError>> {
         Box::pin(async move {
             let answer = match self.connection().await {
-                Ok(mut host) => host.read_resource(&uri).await,
+                Ok(mut host) => host.read_resource_as(&uri, meta, self.within.clone()).await,
                 Err(error) => Err(error),
             };
             answer.map_err(|error| match error {
                 ControlError::Server { kind: FailureKind::UnknownResource, .. } => ResourceError::Unknown(uri),
+                // The host's words: the read refused (as its tool's call), or failed.
+                ControlError::Server { kind: FailureKind::Invalid, message, .. } => ResourceError::Refused(message),
                 other => ResourceError::Host(host_gone(&other)),
             })
         })

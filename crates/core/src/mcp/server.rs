@@ -139,7 +139,16 @@ impl McpServer {
     fn call_meta(&self, request: &CallToolRequestParams, context: &RequestContext<RoleServer>) -> CallMeta {
         let marked =
             |meta: &rmcp::model::RequestMetaObject| meta.get(RETRY_META_KEY) == Some(&serde_json::Value::Bool(true));
-        let caller = match bound_assistant(context) {
+        CallMeta {
+            caller: self.caller(context),
+            retry_marked: request.meta.as_ref().is_some_and(marked) || marked(&context.meta),
+            request: Some(format!("{:016x}/{:?}", self.connection, context.id)),
+        }
+    }
+
+    /// Who is calling: see [`McpServer::call_meta`].
+    fn caller(&self, context: &RequestContext<RoleServer>) -> Caller {
+        match bound_assistant(context) {
             Some(AssistantToken(assistant)) => {
                 Caller { agent: Some(assistant.name.clone()), interactive: assistant.interactive }
             }
@@ -147,11 +156,6 @@ impl McpServer {
                 agent: context.client_info().map(|info| info.name).filter(|name| !name.trim().is_empty()),
                 interactive: self.interactive,
             },
-        };
-        CallMeta {
-            caller,
-            retry_marked: request.meta.as_ref().is_some_and(marked) || marked(&context.meta),
-            request: Some(format!("{:016x}/{:?}", self.connection, context.id)),
         }
     }
 }
@@ -332,13 +336,36 @@ impl ServerHandler for McpServer {
         Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
+    /// A resource holding the person's data is read as a call of the tool it mirrors: refused outside the
+    /// connection's tool selection like that tool, then decided, audited and run by the backend like its call.
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let text = self.backend.read_resource(request.uri.to_string()).await.map_err(|error| match error {
+        let uri = request.uri.to_string();
+        if let Some(tool) = resources::Resource::mirrored_tool(&uri)
+            && let Some((selection, chosen)) =
+                self.selections(&context)?.into_iter().find(|(selection, _)| !selection.allows(tool))
+        {
+            tracing::info!(tool, set = selection.spec(), "refused a resource whose tool is outside the tool set");
+            let text = format!("{uri} is read with the tool {tool}. {}", selection.refusal(tool, &chosen));
+            return Err(ErrorData::invalid_request(text, None));
+        }
+        let meta = CallMeta { caller: self.caller(&context), retry_marked: false, request: None };
+        let read = self.backend.read_resource(meta, uri);
+        // Dropped when the client stops waiting, as a call is: a card it waits on is withdrawn.
+        let read = tokio::select! {
+            read = read => read,
+            () = self.stopped_waiting(&context) => {
+                return Err(ErrorData::internal_error(format!("The assistant stopped waiting for {}.", request.uri), None));
+            }
+        };
+        let text = read.map_err(|error| match error {
             resources::ResourceError::Unknown(_) => ErrorData::resource_not_found(error.to_string(), None),
+            resources::ResourceError::Refused(_) | resources::ResourceError::NotOffered { .. } => {
+                ErrorData::invalid_request(error.to_string(), None)
+            }
             other => ErrorData::internal_error(other.to_string(), None),
         })?;
         let contents = ResourceContents::text(text, request.uri).with_mime_type("application/json");

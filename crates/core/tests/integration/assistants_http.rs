@@ -198,3 +198,52 @@ async fn a_revoked_token_is_refused_with_401_on_the_next_request() {
     assert!(body.contains("“chat” was revoked on") && body.contains("gatehouse assistants add"), "{body}");
     assert_eq!(post(&other.token).await.unwrap().status(), 200, "another assistant's token still works");
 }
+
+/// Issue 15: a body that is not JSON used to get HTTP 415 and a plain-text serde message. Every bad body gets
+/// a JSON-RPC error (`"id": null`) and the server goes on serving the same client.
+#[tokio::test]
+async fn a_malformed_body_gets_a_jsonrpc_parse_error_and_the_server_keeps_serving() {
+    let setup = setup().await;
+    let post = |content_type: &'static str, body: String| {
+        reqwest::Client::new()
+            .post(&setup.url)
+            .bearer_auth(SERVER_TOKEN)
+            .header("content-type", content_type)
+            .header("accept", "application/json, text/event-stream")
+            .body(body)
+            .send()
+    };
+    let error_of = |body: &str| -> (Value, Value) {
+        let body: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("not a JSON body ({e}): {body}"));
+        assert_eq!((&body["jsonrpc"], &body["id"]), (&json!("2.0"), &Value::Null), "{body}");
+        (body["error"]["code"].clone(), body["error"]["message"].clone())
+    };
+
+    for malformed in ["{\"jsonrpc\":\"2.0\",\"id\":1,", "not json at all", ""] {
+        let answer = post("application/json", malformed.to_owned()).await.unwrap();
+        assert_eq!(answer.status(), 400, "{malformed:?}");
+        assert!(answer.headers()["content-type"].to_str().unwrap().starts_with("application/json"));
+        let (code, message) = error_of(&answer.text().await.unwrap());
+        assert_eq!(code, json!(-32700), "{malformed:?}: {message}");
+        assert!(message.as_str().unwrap().contains("not valid JSON"), "{message}");
+    }
+
+    // JSON, but no JSON-RPC message: an invalid request.
+    let answer = post("application/json", json!({ "hello": "world" }).to_string()).await.unwrap();
+    assert_eq!(answer.status(), 400);
+    assert_eq!(error_of(&answer.text().await.unwrap()).0, json!(-32600));
+
+    // The wrong Content-Type keeps its 415, with a JSON-RPC body saying what to send.
+    let initialize = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}});
+    let answer = post("text/plain", initialize.to_string()).await.unwrap();
+    assert_eq!(answer.status(), 415);
+    let (code, message) = error_of(&answer.text().await.unwrap());
+    assert_eq!(code, json!(-32600));
+    assert!(message.as_str().unwrap().contains("Content-Type: application/json"), "{message}");
+
+    // Still serving: the same request as JSON is answered, and a client connects and lists the tools.
+    assert_eq!(post("application/json", initialize.to_string()).await.unwrap().status(), 200);
+    let client = connect(&setup, SERVER_TOKEN).await;
+    assert!(!client.peer().list_all_tools().await.unwrap().is_empty());
+    client.cancel().await.unwrap();
+}

@@ -13,7 +13,7 @@ use super::chain::{
     verdict_text,
 };
 use super::{Store, StoreError};
-use crate::approval::model::{AuditEntry, DecisionSource, Verdict};
+use crate::approval::model::{AuditEntry, CallOutcome, DecisionSource, Verdict};
 
 /// An entry as it sits in the chain.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -184,50 +184,133 @@ impl AuditRow {
     }
 }
 
+/// A call recorded before it ran (see [`Store::begin_audit`]), to be completed with [`Store::complete_audit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PendingAudit(pub i64);
+
+/// A pending row as stored.
+#[derive(sqlx::FromRow)]
+struct PendingRow {
+    id: i64,
+    pid: i64,
+    time: String,
+    agent: Option<String>,
+    tool: String,
+    arguments: String,
+    target: Option<String>,
+    verdict: String,
+    source: String,
+}
+
+impl PendingRow {
+    /// The entry as a crash left it: interrupted.
+    fn interrupted(&self) -> Result<AuditEntry, String> {
+        Ok(AuditEntry {
+            time: parse_time(&self.time).map_err(|e| format!("its time {:?}: {e}", self.time))?,
+            agent: self.agent.clone(),
+            tool: self.tool.clone(),
+            arguments: serde_json::from_str(&self.arguments).map_err(|e| format!("its arguments: {e}"))?,
+            target: self.target.clone(),
+            verdict: parse_verdict(&self.verdict).ok_or_else(|| format!("its verdict {:?}", self.verdict))?,
+            source: DecisionSource::try_from(self.source.clone()).map_err(|e| format!("its source: {e}"))?,
+            outcome: CallOutcome::Interrupted,
+            duration_ms: 0,
+        })
+    }
+}
+
+/// What is stored and hashed of an entry: its duration within SQLite's signed integer (no call lasts 292
+/// million years, but the hash must cover what is stored, so clamp before hashing), its arguments canonical.
+fn stored_form(mut entry: AuditEntry) -> AuditEntry {
+    entry.duration_ms = entry.duration_ms.min(i64::MAX as u64);
+    entry.arguments = canonical_value(&entry.arguments);
+    entry
+}
+
+/// Appends `entry` to the end of the chain within `tx`.
+async fn append_in(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    path: &Path,
+    entry: AuditEntry,
+) -> Result<AuditRecord, StoreError> {
+    // The head is where the chain ends; a log whose tail was cut still continues from there, so the gap
+    // stays visible to `verify_audit`.
+    let head: Option<(i64, String)> = sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1")
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(StoreError::query(path, "read the end of the audit log"))?;
+    let head = match head {
+        Some(head) => Some(head),
+        None => sqlx::query_as("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(StoreError::query(path, "read the end of the audit log"))?,
+    };
+    let (seq, prev_hash) = match head {
+        Some((seq, hash)) => (seq + 1, hash),
+        None => (1, GENESIS.to_owned()),
+    };
+    let hash = record_hash(seq, &prev_hash, &entry)
+        .map_err(|e| StoreError::Interrupted { path: path.display().to_string(), detail: e.to_string() })?;
+    let arguments = serde_json::to_string(&entry.arguments)
+        .map_err(|e| StoreError::Interrupted { path: path.display().to_string(), detail: e.to_string() })?;
+    let (outcome, outcome_detail) = outcome_columns(&entry.outcome);
+    sqlx::query(concat!(
+        "INSERT INTO audit (",
+        audit_columns!(),
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+    ))
+    .bind(seq)
+    .bind(time_text(&entry.time))
+    .bind(&entry.agent)
+    .bind(&entry.tool)
+    .bind(arguments)
+    .bind(&entry.target)
+    .bind(verdict_text(entry.verdict))
+    .bind(entry.source.to_string())
+    .bind(outcome)
+    .bind(outcome_detail)
+    .bind(entry.duration_ms as i64)
+    .bind(&prev_hash)
+    .bind(&hash)
+    .execute(&mut **tx)
+    .await
+    .map_err(StoreError::query(path, "append to the audit log"))?;
+    sqlx::query(
+        "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?1, ?2) \
+         ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+    )
+    .bind(seq)
+    .bind(&hash)
+    .execute(&mut **tx)
+    .await
+    .map_err(StoreError::query(path, "move the end of the audit log"))?;
+    Ok(AuditRecord { seq, entry, prev_hash, hash })
+}
+
 impl Store {
     /// Appends one record to the end of the chain and returns it as stored. Once this returns, the record
     /// is on disk.
     pub async fn append_audit(&self, entry: AuditEntry) -> Result<AuditRecord, StoreError> {
-        let mut entry = entry;
-        // Stored as SQLite's signed integer; no call lasts 292 million years, but the hash must cover what is
-        // stored, so clamp before hashing rather than after.
-        entry.duration_ms = entry.duration_ms.min(i64::MAX as u64);
-        entry.arguments = canonical_value(&entry.arguments);
+        self.complete(None, stored_form(entry)).await
+    }
+
+    /// Records a call that is about to change something, before it is sent: once this returns, the record is
+    /// on disk, outside the chain, as pending. [`Store::complete_audit`] turns it into the call's record in
+    /// the chain; if this process dies first, the next store opened over the file appends it to the chain as
+    /// [`CallOutcome::Interrupted`] ([`Store::recover_interrupted`]). The chain itself stays append-only and
+    /// holds final records only, so `audit verify` checks it as before.
+    pub async fn begin_audit(&self, entry: &AuditEntry) -> Result<PendingAudit, StoreError> {
+        let entry = stored_form(entry.clone());
         self.write(move |inner| async move {
             let path = &inner.path;
-            let mut tx = inner
-                .pool
-                .begin_with("BEGIN IMMEDIATE")
-                .await
-                .map_err(StoreError::query(path, "start an audit write"))?;
-            // The head is where the chain ends; a log whose tail was cut still continues from there, so the
-            // gap stays visible to `verify_audit`.
-            let head: Option<(i64, String)> = sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1")
-                .fetch_optional(&mut *tx)
-                .await
-                .map_err(StoreError::query(path, "read the end of the audit log"))?;
-            let head = match head {
-                Some(head) => Some(head),
-                None => sqlx::query_as("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")
-                    .fetch_optional(&mut *tx)
-                    .await
-                    .map_err(StoreError::query(path, "read the end of the audit log"))?,
-            };
-            let (seq, prev_hash) = match head {
-                Some((seq, hash)) => (seq + 1, hash),
-                None => (1, GENESIS.to_owned()),
-            };
-            let hash = record_hash(seq, &prev_hash, &entry)
-                .map_err(|e| StoreError::Interrupted { path: path.display().to_string(), detail: e.to_string() })?;
             let arguments = serde_json::to_string(&entry.arguments)
                 .map_err(|e| StoreError::Interrupted { path: path.display().to_string(), detail: e.to_string() })?;
-            let (outcome, outcome_detail) = outcome_columns(&entry.outcome);
-            sqlx::query(concat!(
-                "INSERT INTO audit (",
-                audit_columns!(),
-                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
-            ))
-            .bind(seq)
+            let id: i64 = sqlx::query_scalar(
+                "INSERT INTO audit_pending (pid, time, agent, tool, arguments, target, verdict, source) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id",
+            )
+            .bind(i64::from(std::process::id()))
             .bind(time_text(&entry.time))
             .bind(&entry.agent)
             .bind(&entry.tool)
@@ -235,27 +318,105 @@ impl Store {
             .bind(&entry.target)
             .bind(verdict_text(entry.verdict))
             .bind(entry.source.to_string())
-            .bind(outcome)
-            .bind(outcome_detail)
-            .bind(entry.duration_ms as i64)
-            .bind(&prev_hash)
-            .bind(&hash)
-            .execute(&mut *tx)
+            .fetch_one(&inner.pool)
             .await
-            .map_err(StoreError::query(path, "append to the audit log"))?;
-            sqlx::query(
-                "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?1, ?2) \
-                 ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
-            )
-            .bind(seq)
-            .bind(&hash)
-            .execute(&mut *tx)
-            .await
-            .map_err(StoreError::query(path, "move the end of the audit log"))?;
-            tx.commit().await.map_err(StoreError::query(path, "save an audit record"))?;
-            Ok(AuditRecord { seq, entry, prev_hash, hash })
+            .map_err(StoreError::query(path, "record a call before it runs"))?;
+            Ok(PendingAudit(id))
         })
         .await
+    }
+
+    /// Appends the record of the call [`Store::begin_audit`] recorded as pending, and removes its pending row,
+    /// in one transaction: the call is in the log exactly once, pending or final.
+    pub async fn complete_audit(&self, pending: PendingAudit, entry: AuditEntry) -> Result<AuditRecord, StoreError> {
+        self.complete(Some(pending), stored_form(entry)).await
+    }
+
+    async fn complete(&self, pending: Option<PendingAudit>, entry: AuditEntry) -> Result<AuditRecord, StoreError> {
+        self.write(move |inner| async move {
+            let path = &inner.path;
+            let mut tx = inner
+                .pool
+                .begin_with("BEGIN IMMEDIATE")
+                .await
+                .map_err(StoreError::query(path, "start an audit write"))?;
+            let record = append_in(&mut tx, path, entry).await?;
+            if let Some(PendingAudit(id)) = pending {
+                sqlx::query("DELETE FROM audit_pending WHERE id = ?1")
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(StoreError::query(path, "complete a pending audit record"))?;
+            }
+            tx.commit().await.map_err(StoreError::query(path, "save an audit record"))?;
+            Ok(record)
+        })
+        .await
+    }
+
+    /// Appends to the chain, as [`CallOutcome::Interrupted`], every pending record whose process no longer
+    /// runs (it was killed or crashed while the call ran: the change may have reached Google, in part or
+    /// whole), and returns how many. Records of a process still running (this one included) are left alone.
+    /// Called whenever a store is opened.
+    pub async fn recover_interrupted(&self) -> Result<usize, StoreError> {
+        self.write(move |inner| async move {
+            let path = &inner.path;
+            let mut tx = inner
+                .pool
+                .begin_with("BEGIN IMMEDIATE")
+                .await
+                .map_err(StoreError::query(path, "start an audit write"))?;
+            let rows: Vec<PendingRow> = sqlx::query_as(
+                "SELECT id, pid, time, agent, tool, arguments, target, verdict, source FROM audit_pending ORDER BY id",
+            )
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(StoreError::query(path, "read the calls left pending"))?;
+            let own = i64::from(std::process::id());
+            let mut recovered = 0;
+            for row in rows {
+                let gone = row.pid != own && u32::try_from(row.pid).is_ok_and(|pid| !crate::control::process_runs(pid));
+                if !gone {
+                    continue;
+                }
+                let entry = row.interrupted().map_err(|detail| {
+                    StoreError::unreadable(path, format!("pending audit record {}", row.id), detail)
+                })?;
+                append_in(&mut tx, path, stored_form(entry)).await?;
+                sqlx::query("DELETE FROM audit_pending WHERE id = ?1")
+                    .bind(row.id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(StoreError::query(path, "complete a pending audit record"))?;
+                recovered += 1;
+            }
+            tx.commit().await.map_err(StoreError::query(path, "save the interrupted calls' records"))?;
+            if recovered > 0 {
+                tracing::warn!(recovered, "calls interrupted by a crash were recorded as interrupted in the audit log");
+            }
+            Ok(recovered)
+        })
+        .await
+    }
+
+    /// The calls recorded as pending (under way, or left by a process that is still running), oldest first.
+    pub async fn pending_audit(&self) -> Result<Vec<AuditEntry>, StoreError> {
+        let inner = &self.inner;
+        let rows: Vec<PendingRow> = sqlx::query_as(
+            "SELECT id, pid, time, agent, tool, arguments, target, verdict, source FROM audit_pending ORDER BY id",
+        )
+        .fetch_all(&inner.pool)
+        .await
+        .map_err(StoreError::query(&inner.path, "read the calls under way"))?;
+        rows.iter()
+            .map(|row| {
+                let mut entry = row.interrupted().map_err(|detail| {
+                    StoreError::unreadable(&inner.path, format!("pending audit record {}", row.id), detail)
+                })?;
+                entry.outcome = CallOutcome::Pending;
+                Ok(entry)
+            })
+            .collect()
     }
 
     /// Records matching `query`, newest first.

@@ -98,6 +98,8 @@ pub fn outcome_columns(outcome: &CallOutcome) -> (&'static str, Option<&str>) {
         CallOutcome::Ok => ("ok", None),
         CallOutcome::Error(message) => ("error", Some(message)),
         CallOutcome::Refused => ("refused", None),
+        CallOutcome::Pending => ("pending", None),
+        CallOutcome::Interrupted => ("interrupted", None),
     }
 }
 
@@ -106,6 +108,8 @@ pub fn parse_outcome(kind: &str, detail: Option<String>) -> Option<CallOutcome> 
         ("ok", None) => Some(CallOutcome::Ok),
         ("error", Some(message)) => Some(CallOutcome::Error(message)),
         ("refused", None) => Some(CallOutcome::Refused),
+        ("pending", None) => Some(CallOutcome::Pending),
+        ("interrupted", None) => Some(CallOutcome::Interrupted),
         _ => None,
     }
 }
@@ -173,7 +177,13 @@ mod tests {
     fn columns_round_trip() {
         let time = Utc.timestamp_opt(1_800_000_000, 5).unwrap();
         assert_eq!(parse_time(&time_text(&time)).unwrap(), time);
-        for outcome in [CallOutcome::Ok, CallOutcome::Refused, CallOutcome::Error("quota".into())] {
+        for outcome in [
+            CallOutcome::Ok,
+            CallOutcome::Refused,
+            CallOutcome::Error("quota".into()),
+            CallOutcome::Pending,
+            CallOutcome::Interrupted,
+        ] {
             let (kind, detail) = outcome_columns(&outcome);
             assert_eq!(parse_outcome(kind, detail.map(str::to_owned)), Some(outcome.clone()));
         }

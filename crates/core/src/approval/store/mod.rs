@@ -25,7 +25,7 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
 pub use assistants::{Assistant, MAX_ASSISTANT_NAME, NewAssistant, TokenMatch, check_assistant_name, token_hash};
-pub use audit::{AuditMatch, AuditQuery, AuditRecord, SourceKind};
+pub use audit::{AuditMatch, AuditQuery, AuditRecord, PendingAudit, SourceKind};
 pub use cache::{CacheDrop, CacheKey, CachedResult};
 pub use chain::{GENESIS, record_hash};
 pub use error::StoreError;
@@ -105,7 +105,7 @@ impl Store {
         let never = never::load_active(&pool, path).await?;
         let assistants = assistants::load_all(&pool, path).await?;
         tracing::debug!(path = %path.display(), grants = index.len(), never = never.len(), "approvals store open");
-        Ok(Store {
+        let store = Store {
             inner: Arc::new(Inner {
                 pool,
                 path: path.to_owned(),
@@ -114,7 +114,13 @@ impl Store {
                 assistants: RwLock::new(assistants),
                 writer: tokio::sync::Mutex::new(()),
             }),
-        })
+        };
+        // Calls a crashed process left pending go into the chain as interrupted. A failure here loses no
+        // record (the rows stay, for the next open) and must not keep the store shut.
+        if let Err(error) = store.recover_interrupted().await {
+            tracing::warn!("the calls a crash left pending could not be recorded as interrupted yet: {error}");
+        }
+        Ok(store)
     }
 
     /// Where the database file is.

@@ -20,6 +20,17 @@ pub async fn engine_over_store(
     user: &str,
     adjust: impl FnOnce(&mut Config),
 ) -> (Arc<Engine>, Store) {
+    engine_over_store_with(google, home, user, Policy::default(), adjust).await
+}
+
+/// [`engine_over_store`] under the administrator's `policy`.
+pub async fn engine_over_store_with(
+    google: &FakeGoogle,
+    home: &Path,
+    user: &str,
+    policy: Policy,
+    adjust: impl FnOnce(&mut Config),
+) -> (Arc<Engine>, Store) {
     let store = Store::open(&home.join(DATABASE_FILE)).await.expect("the store opens");
     let mut config = Config::with_home(home);
     config.google_endpoint = Some(google.url().parse().expect("the emulator's URL"));
@@ -29,7 +40,7 @@ pub async fn engine_over_store(
         tokens: Arc::new(StaticToken::new(google.issue_token(Identity::user(user)), Some(user.to_owned()))),
         sandbox: false,
         retry: RetryPolicy::default(),
-        approvals: ApprovalSetup { store: Some(store.clone()), policy: Policy::default() },
+        approvals: ApprovalSetup { store: Some(store.clone()), policy },
     })
     .expect("the engine starts");
     (engine, store)
