@@ -241,10 +241,8 @@ async fn gatehouse_log_debug_keeps_tool_results_out_of_stderr() {
     let home = Home::new();
     let mut command = sandbox(&home);
     command.env("GATEHOUSE_LOG", "debug");
-    let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(command)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn gatehouse");
+    let (transport, stderr) =
+        rmcp::transport::TokioChildProcess::builder(command).stderr(Stdio::piped()).spawn().expect("spawn gatehouse");
     let mut stderr = stderr.expect("stderr piped");
     let logged = tokio::spawn(async move {
         let mut text = String::new();

@@ -373,7 +373,9 @@ async fn metadata_server(
     // Its tokens are Google's: with an emulator serving, only a metadata server on this computer (another
     // emulator) is asked, so a real token is never sent along with the rerouted requests.
     if let Some(root) = endpoints.root() {
-        let local = url::Url::parse(&base).ok().and_then(|url| url.host().map(|h| crate::google::endpoint::is_loopback_host(&h)));
+        let local = url::Url::parse(&base)
+            .ok()
+            .and_then(|url| url.host().map(|h| crate::google::endpoint::is_loopback_host(&h)));
         if local != Some(true) {
             return match explicit {
                 Some(_) => Err(AdcError::MetadataElsewhere { host, endpoint: root.to_string() }),

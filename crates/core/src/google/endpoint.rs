@@ -93,9 +93,7 @@ pub fn is_loopback_host(host: &url::Host<&str>) -> bool {
 
 /// A kept credential that was not sent, because it belongs to another place than the one requests go to.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{what} was obtained from {from}, so Gatehouse does not send it to {to}. {remedy}"
-)]
+#[error("{what} was obtained from {from}, so Gatehouse does not send it to {to}. {remedy}")]
 pub struct CredentialRefused {
     what: String,
     from: String,
@@ -140,7 +138,12 @@ impl Endpoints {
     /// ([`ServiceAccount`](super::auth::ServiceAccount)).
     ///
     /// A URL that is not Google's is not moved by the root: it goes where the credential itself says.
-    pub fn credential_url(&self, url: &str, obtained_from: Option<&str>, what: &str) -> Result<String, CredentialRefused> {
+    pub fn credential_url(
+        &self,
+        url: &str,
+        obtained_from: Option<&str>,
+        what: &str,
+    ) -> Result<String, CredentialRefused> {
         if !is_google_url(url) {
             return Ok(url.to_owned());
         }
@@ -203,9 +206,8 @@ fn is_google_url(url: &str) -> bool {
 }
 
 fn is_google_host(url: &Url) -> bool {
-    url.host_str().is_some_and(|host| {
-        GOOGLE_HOST_SUFFIXES.iter().any(|suffix| host.ends_with(suffix) || host == &suffix[1..])
-    })
+    url.host_str()
+        .is_some_and(|host| GOOGLE_HOST_SUFFIXES.iter().any(|suffix| host.ends_with(suffix) || host == &suffix[1..]))
 }
 
 #[cfg(test)]
@@ -238,7 +240,13 @@ mod tests {
 
     #[test]
     fn only_loopback_roots_are_allowed() {
-        for ok in ["http://127.0.0.1:8080", "http://127.9.8.7/", "http://[::1]:9000", "https://localhost:1", "http://LOCALHOST"] {
+        for ok in [
+            "http://127.0.0.1:8080",
+            "http://127.9.8.7/",
+            "http://[::1]:9000",
+            "https://localhost:1",
+            "http://LOCALHOST",
+        ] {
             assert_eq!(check_root(&Url::parse(ok).unwrap()), Ok(()), "{ok}");
         }
         for bad in [
@@ -252,7 +260,10 @@ mod tests {
             let refused = check_root(&Url::parse(bad).unwrap());
             assert!(matches!(refused, Err(RootRefused::NotLoopback(_))), "{bad}: {refused:?}");
         }
-        assert!(matches!(check_root(&Url::parse("file:///tmp/x").unwrap()), Err(RootRefused::Scheme(_) | RootRefused::NoHost)));
+        assert!(matches!(
+            check_root(&Url::parse("file:///tmp/x").unwrap()),
+            Err(RootRefused::Scheme(_) | RootRefused::NoHost)
+        ));
     }
 
     #[test]
@@ -265,13 +276,22 @@ mod tests {
         assert_eq!(google.credential_url(token, None, "x").unwrap(), token);
         let refused = rerouted.credential_url(token, None, "The sign-in of ada@example.com").unwrap_err().to_string();
         assert!(refused.contains("ada@example.com was obtained from Google"), "{refused}");
-        assert!(refused.contains("does not send it to http://127.0.0.1:9000/ (GATEHOUSE_GOOGLE_ENDPOINT)"), "{refused}");
+        assert!(
+            refused.contains("does not send it to http://127.0.0.1:9000/ (GATEHOUSE_GOOGLE_ENDPOINT)"),
+            "{refused}"
+        );
         // Obtained from the emulator: sent to that emulator only.
-        assert_eq!(rerouted.credential_url(token, Some("http://127.0.0.1:9000"), "x").unwrap(), "http://127.0.0.1:9000/token");
+        assert_eq!(
+            rerouted.credential_url(token, Some("http://127.0.0.1:9000"), "x").unwrap(),
+            "http://127.0.0.1:9000/token"
+        );
         assert!(rerouted.credential_url(token, Some("http://127.0.0.1:9001/"), "x").is_err());
         assert!(google.credential_url(token, Some(emulator), "x").is_err());
         assert!(rerouted.credential_url(token, Some("not a url"), "x").is_err());
         // A credential naming its own, non-Google token endpoint is sent there as written.
-        assert_eq!(rerouted.credential_url("http://127.0.0.1:5555/token", None, "x").unwrap(), "http://127.0.0.1:5555/token");
+        assert_eq!(
+            rerouted.credential_url("http://127.0.0.1:5555/token", None, "x").unwrap(),
+            "http://127.0.0.1:5555/token"
+        );
     }
 }

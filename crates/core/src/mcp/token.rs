@@ -29,7 +29,8 @@ pub fn load_or_create(home: &Path) -> Result<String, TokenFileError> {
     match std::fs::read_to_string(&path) {
         Ok(text) if !text.trim().is_empty() => {
             // A token file others could read is narrowed (and said so in the log) before it is used.
-            crate::private_files::narrow(&path, "HTTP token file").map_err(|e| error("narrow the permissions of", e))?;
+            crate::private_files::narrow(&path, "HTTP token file")
+                .map_err(|e| error("narrow the permissions of", e))?;
             return Ok(text.trim().to_owned());
         }
         Ok(_) => {}

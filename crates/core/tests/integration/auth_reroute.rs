@@ -95,11 +95,14 @@ async fn a_kept_google_sign_in_stays_home(store: TokenStore, home: &std::path::P
     let recorder = Recorder::start().await;
     let mut config = Config::with_home(home);
     config.google_endpoint = Some(recorder.url.parse().unwrap());
-    let vars: HashMap<String, String> =
-        [("GATEHOUSE_TOKEN_STORE", lookup_store), ("NO_GCE_CHECK", "true"), ("GATEHOUSE_HOME", &home.display().to_string())]
-            .iter()
-            .map(|(k, v)| ((*k).into(), (*v).into()))
-            .collect();
+    let vars: HashMap<String, String> = [
+        ("GATEHOUSE_TOKEN_STORE", lookup_store),
+        ("NO_GCE_CHECK", "true"),
+        ("GATEHOUSE_HOME", &home.display().to_string()),
+    ]
+    .iter()
+    .map(|(k, v)| ((*k).into(), (*v).into()))
+    .collect();
     let resolution = resolve(&config, |name| vars.get(name).cloned()).await.expect("resolve");
     assert!(!resolution.source.contains(USER), "the Google sign-in does not serve the endpoint: {}", resolution.source);
     let _ = resolution.tokens.token().await;

@@ -159,7 +159,8 @@ impl Policy {
 
 /// Reads and checks one policy file.
 fn read(path: &Path, known_tools: &[&str]) -> Result<Policy, PolicyError> {
-    let text = std::fs::read_to_string(path).map_err(|source| PolicyError::Unreadable { path: path.to_path_buf(), source })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|source| PolicyError::Unreadable { path: path.to_path_buf(), source })?;
     let policy = Policy::parse(&text, path, known_tools)?;
     tracing::info!(
         path = %path.display(),
@@ -218,7 +219,11 @@ mod tests {
     fn the_variable_alone_is_the_policy_when_there_is_no_admin_file() {
         let dir = tempfile::tempdir().unwrap();
         let named = dir.path().join("named.toml");
-        std::fs::write(&named, "max_days = 30\n[[allow]]\ntool = \"update_cells\"\nexpires = \"2099-01-01T00:00:00Z\"\n").unwrap();
+        std::fs::write(
+            &named,
+            "max_days = 30\n[[allow]]\ntool = \"update_cells\"\nexpires = \"2099-01-01T00:00:00Z\"\n",
+        )
+        .unwrap();
         let loaded =
             Policy::load_from(lookup(&[(POLICY_FILE_VARIABLE, &named)]), &dir.path().join("none.toml"), TOOLS).unwrap();
         assert_eq!((loaded.policy.max_days(), loaded.policy.allow_rules().len()), (30, 1));
@@ -255,14 +260,19 @@ mod tests {
         assert!(policy.is_always_ask("update_cells"));
 
         let roles: Vec<_> = loaded.files.iter().map(|file| (file.path.clone(), file.role)).collect();
-        assert_eq!(
-            roles,
-            [(admin, PolicyFileRole::Administrator), (named, PolicyFileRole::VariableRestrictions)]
-        );
+        assert_eq!(roles, [(admin, PolicyFileRole::Administrator), (named, PolicyFileRole::VariableRestrictions)]);
         let restrictions = &loaded.files[1];
         assert_eq!(restrictions.ignored.len(), 4, "{:?}", restrictions.ignored);
         let described = restrictions.describe();
-        for part in ["may only add restrictions", "max_days = 365", "approval_timeout_secs = 600", "gate_reads = false", "allow rule allow[0]", "deny rule deny[1]", "always_ask update_cells"] {
+        for part in [
+            "may only add restrictions",
+            "max_days = 365",
+            "approval_timeout_secs = 600",
+            "gate_reads = false",
+            "allow rule allow[0]",
+            "deny rule deny[1]",
+            "always_ask update_cells",
+        ] {
             assert!(described.contains(part), "{part}: {described}");
         }
     }

@@ -264,7 +264,9 @@ impl Policy {
                 self.max_days = extra.max_days;
                 self.max_days_in_file = true;
             } else if extra.max_days > self.max_days {
-                report.ignored.push(format!("max_days = {}: longer than the administrator's {}", extra.max_days, self.max_days));
+                report
+                    .ignored
+                    .push(format!("max_days = {}: longer than the administrator's {}", extra.max_days, self.max_days));
             }
         }
         if extra.timeout_in_file {
