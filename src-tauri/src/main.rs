@@ -10,10 +10,8 @@ use gatehouse_desktop::startup::Options;
 
 fn main() -> ExitCode {
     draw_without_gpu_compositing();
-    // Logs go to stderr, like the CLI's; GATEHOUSE_LOG filters them.
-    let filter = tracing_subscriber::EnvFilter::try_from_env("GATEHOUSE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
+    // Logs go to stderr, like the CLI's; GATEHOUSE_LOG filters them, never showing the person's data.
+    gatehouse_core::logging::init_stderr();
 
     let options = match Options::parse(std::env::args().skip(1), |name| std::env::var(name).ok()) {
         Ok(options) => options,

@@ -220,3 +220,55 @@ async fn serve_tools_offers_only_the_chosen_sets_and_refuses_the_rest_saying_how
     let said = &bad.stderr;
     assert!(said.contains("“sheet-read” is not a tool set") && said.contains("drive-read"), "{said}");
 }
+
+#[tokio::test]
+async fn a_google_endpoint_off_this_computer_is_refused_at_start() {
+    let home = Home::new();
+    let mut command = gatehouse(&home);
+    command.args(["serve"]).env("GATEHOUSE_GOOGLE_ENDPOINT", "http://attacker.example:8080").stdin(Stdio::null());
+    let out = tokio::time::timeout(Duration::from_secs(30), command.output()).await.unwrap().unwrap();
+    assert!(!out.status.success(), "serve started with a remote endpoint");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("GATEHOUSE_GOOGLE_ENDPOINT") && stderr.contains("attacker.example"), "{stderr}");
+    assert!(stderr.contains("http://127.0.0.1:8080") && stderr.contains("localhost"), "says what is allowed: {stderr}");
+}
+
+#[tokio::test]
+async fn gatehouse_log_debug_keeps_tool_results_out_of_stderr() {
+    use rmcp::ServiceExt;
+    use tokio::io::AsyncReadExt;
+
+    let home = Home::new();
+    let mut command = sandbox(&home);
+    command.env("GATEHOUSE_LOG", "debug");
+    let (transport, stderr) =
+        rmcp::transport::TokioChildProcess::builder(command).stderr(Stdio::piped()).spawn().expect("spawn gatehouse");
+    let mut stderr = stderr.expect("stderr piped");
+    let logged = tokio::spawn(async move {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text).await;
+        text
+    });
+    let client = ().serve(transport).await.expect("connect");
+    let id = budget_id(&client).await;
+    let read = call(&client, "get_sheet_data", json!({ "spreadsheet_id": id })).await.unwrap();
+    assert!(!read.is_error.unwrap_or(false), "{}", text(&read));
+    // Every text cell of the sample sheet longer than a few letters: none may reach the log.
+    let cells: Vec<String> = json(&read)["values"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|cell| cell.len() >= 5)
+        .map(str::to_owned)
+        .collect();
+    assert!(!cells.is_empty(), "{}", text(&read));
+    client.cancel().await.unwrap();
+    let logged = tokio::time::timeout(Duration::from_secs(30), logged).await.unwrap().unwrap();
+    assert!(logged.contains("tool call"), "debug logging was on:\n{logged}");
+    for cell in &cells {
+        assert!(!logged.contains(cell.as_str()), "the cell {cell:?} reached stderr:\n{logged}");
+    }
+}

@@ -113,10 +113,8 @@ fn mcpb_platform() -> &'static str {
 }
 
 fn init_logging() {
-    // Logs go to stderr: stdout is the MCP channel in stdio mode.
-    let filter = tracing_subscriber::EnvFilter::try_from_env("GATEHOUSE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
+    // Logs go to stderr: stdout is the MCP channel in stdio mode. Never the person's data (see `logging`).
+    gatehouse_core::logging::init_stderr();
 }
 
 #[tokio::main]

@@ -3,6 +3,7 @@
 //! what to watch.
 
 use anyhow::Result;
+use gatehouse_core::approval::policy::Policy;
 use gatehouse_core::auth::ClientConfig;
 use gatehouse_core::auth::resolve::resolve;
 use gatehouse_core::auth::state::AuthState;
@@ -63,6 +64,7 @@ async fn status() -> Result<()> {
             warnings.push(error.to_string());
         }
     }
+    print_policy(&mut warnings);
     if let Some(endpoint) = &context.config.google_endpoint {
         warnings.push(format!("GATEHOUSE_GOOGLE_ENDPOINT sends every Google request to {endpoint}, not to Google."));
     }
@@ -72,6 +74,25 @@ async fn status() -> Result<()> {
     match failed {
         Some(error) => Err(error.into()),
         None => Ok(()),
+    }
+}
+
+/// Which approval policy files are in force (the administrator's, `GATEHOUSE_POLICY_FILE`'s) and what each
+/// contributed; a file that can't be used is a warning (`serve` would not start with it).
+fn print_policy(warnings: &mut Vec<String>) {
+    let tools: Vec<&str> = gatehouse_core::tools::all_tools().iter().map(|tool| tool.meta.name).collect();
+    match Policy::load(|name| std::env::var(name).ok(), &tools) {
+        Ok(loaded) if loaded.files.is_empty() => println!("Approval policy: the default (no policy file)"),
+        Ok(loaded) => {
+            println!("Approval policy files in force:");
+            for file in &loaded.files {
+                println!("  {}", file.describe());
+            }
+        }
+        Err(error) => {
+            println!("Approval policy: unusable, `gatehouse serve` would not start");
+            warnings.push(error.to_string());
+        }
     }
 }
 

@@ -16,6 +16,10 @@ pub const DEFAULT_MAX_RESPONSE_CHARS: usize = 1_000_000;
 pub enum ConfigError {
     #[error("{name} is set to {value:?}, which is not {expected}. {remedy}")]
     Invalid { name: &'static str, value: String, expected: &'static str, remedy: &'static str },
+    #[error(
+        "GATEHOUSE_GOOGLE_ENDPOINT is set to {value:?}, which is not allowed: {reason}. It may only name an emulator on this computer, such as http://127.0.0.1:8080 or http://localhost:8080; unset it to talk to Google."
+    )]
+    EndpointNotLocal { value: String, reason: crate::google::endpoint::RootRefused },
     #[error("Gatehouse could not find a home folder for its data: set GATEHOUSE_HOME to a folder it may write to.")]
     NoHome,
 }
@@ -25,7 +29,8 @@ pub enum ConfigError {
 pub struct Config {
     /// Where all state lives (token file, exports, later the database).
     pub home: PathBuf,
-    /// Replaces the scheme and host of every Google API and OAuth host (tests, sandbox, benchmarks).
+    /// Replaces the scheme and host of every Google API and OAuth host (tests, sandbox, benchmarks); only ever
+    /// a loopback root ([`check_root`](crate::google::endpoint::check_root)).
     pub google_endpoint: Option<Url>,
     /// `MAX_TOOL_RESPONSE_CHARS`: the response-size safety net.
     pub max_response_chars: usize,
@@ -64,6 +69,10 @@ impl Config {
                 })
             })
             .transpose()?;
+        if let Some(root) = &google_endpoint {
+            crate::google::endpoint::check_root(root)
+                .map_err(|reason| ConfigError::EndpointNotLocal { value: root.to_string(), reason })?;
+        }
         let max_response_chars = match get("MAX_TOOL_RESPONSE_CHARS") {
             Some(value) => value.trim().parse::<usize>().ok().filter(|n| *n > 0).ok_or(ConfigError::Invalid {
                 name: "MAX_TOOL_RESPONSE_CHARS",
@@ -157,6 +166,21 @@ mod tests {
     fn a_bad_endpoint_is_refused() {
         let error = config(&[("GATEHOUSE_HOME", "/tmp/g"), ("GATEHOUSE_GOOGLE_ENDPOINT", "not a url")]).unwrap_err();
         assert!(error.to_string().contains("GATEHOUSE_GOOGLE_ENDPOINT"));
+    }
+
+    #[test]
+    fn an_endpoint_off_this_computer_is_refused_naming_what_is_allowed() {
+        for bad in ["http://attacker.example:8080", "http://192.168.1.5", "https://oauth2.example.com"] {
+            let error = config(&[("GATEHOUSE_HOME", "/tmp/g"), ("GATEHOUSE_GOOGLE_ENDPOINT", bad)]).unwrap_err();
+            let message = error.to_string();
+            assert!(matches!(error, ConfigError::EndpointNotLocal { .. }), "{bad}: {error:?}");
+            assert!(message.contains("GATEHOUSE_GOOGLE_ENDPOINT"), "{message}");
+            assert!(message.contains("127.0.0.1") && message.contains("localhost"), "{message}");
+        }
+        for good in ["http://127.0.0.1:8080", "http://localhost:9", "http://[::1]:7"] {
+            let config = config(&[("GATEHOUSE_HOME", "/tmp/g"), ("GATEHOUSE_GOOGLE_ENDPOINT", good)]).unwrap();
+            assert!(config.google_endpoint.is_some(), "{good}");
+        }
     }
 
     #[test]

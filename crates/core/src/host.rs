@@ -68,6 +68,10 @@ impl Host {
     /// out) and is logged; everything else that fails stops the start with a message.
     pub async fn start(options: HostOptions) -> Result<Host, HostError> {
         let HostOptions { mut config, sandbox } = options;
+        // GATEHOUSE_HOME holds the grants, the audit log and tokens: this user's only (narrowed if looser).
+        if let Err(error) = crate::private_files::private_dir(&config.home) {
+            tracing::warn!(home = %config.home.display(), "GATEHOUSE_HOME could not be made private to you: {error}");
+        }
         // The policy first: a bad file stops the start before anything else begins.
         let policy = load_policy()?;
         #[cfg(feature = "sandbox")]
@@ -205,16 +209,15 @@ pub async fn stop_signal() {
     }
 }
 
-/// The administrator's policy, or the default when there is none. A bad file is an error naming the line.
+/// The administrator's policy with the restrictions `GATEHOUSE_POLICY_FILE`'s file adds, or the default when
+/// there is none ([`Policy::load`]). A bad file is an error naming the line.
 fn load_policy() -> Result<Policy, PolicyError> {
     let tools: Vec<&str> = crate::tools::all_tools().iter().map(|tool| tool.meta.name).collect();
-    Ok(match Policy::load(|name| std::env::var(name).ok(), &tools)? {
-        Some((path, policy)) => {
-            tracing::info!(path = %path.display(), "using the administrator's approval policy");
-            policy
-        }
-        None => Policy::default(),
-    })
+    let loaded = Policy::load(|name| std::env::var(name).ok(), &tools)?;
+    for file in &loaded.files {
+        tracing::info!("approval policy in force: {}", file.describe());
+    }
+    Ok(loaded.policy)
 }
 
 /// The store of grants and the audit log under `GATEHOUSE_HOME` (the sandbox keeps its own). One that cannot

@@ -86,6 +86,12 @@ pub enum AdcError {
         "The metadata server at {host} has no service account for this machine ({detail}). Attach a service account to it, or use another credential (e.g. `gcloud auth application-default login`)."
     )]
     NoMetadataAccount { host: String, detail: String },
+    #[error("The credential file {path} ({origin}) is not used: {refused}")]
+    Rerouted { origin: &'static str, path: String, refused: crate::google::endpoint::CredentialRefused },
+    #[error(
+        "GCE_METADATA_HOST is set to {host}, which is not this computer, while GATEHOUSE_GOOGLE_ENDPOINT sends every Google request to {endpoint}: the metadata server's tokens are Google's and are not sent there. Unset GATEHOUSE_GOOGLE_ENDPOINT, or point GCE_METADATA_HOST at an emulator on this computer."
+    )]
+    MetadataElsewhere { host: String, endpoint: String },
 }
 
 const ENV_ORIGIN: &str = "GOOGLE_APPLICATION_CREDENTIALS";
@@ -181,7 +187,11 @@ pub async fn resolve(
         match std::fs::read_to_string(&path) {
             Ok(text) => {
                 let source = CredentialSource::WellKnownFile(path.clone());
-                return from_file(&text, &path, WELL_KNOWN_ORIGIN, source, endpoints, http).map(Some);
+                match from_file(&text, &path, WELL_KNOWN_ORIGIN, source, endpoints, http) {
+                    // gcloud's own sign-in, found without being asked for, while an emulator serves: skipped.
+                    Err(error @ AdcError::Rerouted { .. }) => tracing::warn!("{error}"),
+                    other => return other.map(Some),
+                }
             }
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
             Err(error) => {
@@ -311,7 +321,11 @@ fn from_file(
             let client_id = field(file.client_id, "client_id")?;
             let client_secret = Secret::new(field(file.client_secret, "client_secret")?);
             let refresh_token = Secret::new(field(file.refresh_token, "refresh_token")?);
-            let token_url = endpoints.reroute(file.token_uri.as_deref().unwrap_or(TOKEN_URL));
+            // gcloud's files are sign-ins made with Google: their refresh token goes to Google only.
+            let what = format!("The refresh token in {}", path.display());
+            let token_url = endpoints
+                .credential_url(file.token_uri.as_deref().unwrap_or(TOKEN_URL), None, &what)
+                .map_err(|refused| AdcError::Rerouted { origin, path: path.display().to_string(), refused })?;
             let user = AuthorizedUser::new(
                 client_id,
                 client_secret,
@@ -356,6 +370,19 @@ async fn metadata_server(
     }
     let host = explicit.clone().unwrap_or_else(|| DEFAULT_METADATA_HOST.to_owned());
     let base = format!("http://{}", host.trim().trim_end_matches('/'));
+    // Its tokens are Google's: with an emulator serving, only a metadata server on this computer (another
+    // emulator) is asked, so a real token is never sent along with the rerouted requests.
+    if let Some(root) = endpoints.root() {
+        let local = url::Url::parse(&base)
+            .ok()
+            .and_then(|url| url.host().map(|h| crate::google::endpoint::is_loopback_host(&h)));
+        if local != Some(true) {
+            return match explicit {
+                Some(_) => Err(AdcError::MetadataElsewhere { host, endpoint: root.to_string() }),
+                None => Ok(None),
+            };
+        }
+    }
     let probe = http.get(format!("{base}/")).header(FLAVOR.0, FLAVOR.1).timeout(METADATA_PROBE_TIMEOUT).send().await;
     let flavored = |response: &reqwest::Response| {
         response.headers().get("metadata-flavor").and_then(|v| v.to_str().ok()) == Some("Google")

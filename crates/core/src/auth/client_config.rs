@@ -94,6 +94,17 @@ struct ClientFields {
 }
 
 impl ClientConfig {
+    /// Where this client's secret was obtained, for
+    /// [`Endpoints::credential_url`](crate::google::Endpoints::credential_url): a client given in the
+    /// environment (`GATEHOUSE_OAUTH_CLIENT_ID`) is given next to the endpoint, for it; a downloaded file or the
+    /// built-in client is Google's, so its secret is never sent to an emulator.
+    pub fn obtained_from<'a>(&self, endpoints: &'a crate::google::Endpoints) -> Option<&'a str> {
+        match self.source {
+            ClientSource::Environment => endpoints.root().map(url::Url::as_str),
+            ClientSource::File(_) | ClientSource::BuiltIn => None,
+        }
+    }
+
     /// Finds the client from the process environment (see the module doc for the order).
     pub fn from_env() -> Result<Self, ClientConfigError> {
         Self::from_lookup(|name| std::env::var(name).ok())

@@ -110,6 +110,10 @@ pub struct StoredAccount {
     pub client_secret: Option<Secret>,
     pub token_uri: String,
     pub scopes: Vec<String>,
+    /// The `GATEHOUSE_GOOGLE_ENDPOINT` root the sign-in was made through (an emulator); `None`: with Google.
+    /// The refresh token and client secret are sent nowhere else
+    /// ([`Endpoints::credential_url`](crate::google::Endpoints::credential_url)).
+    pub endpoint: Option<String>,
 }
 
 /// Which accounts are signed in, and which one acts.
@@ -131,6 +135,9 @@ struct Record {
     token_uri: String,
     #[serde(default)]
     scopes: Vec<String>,
+    /// Absent in entries written before it existed: those were made with Google.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    endpoint: Option<String>,
 }
 
 fn default_token_uri() -> String {
@@ -146,6 +153,7 @@ impl Record {
             client_secret: self.client_secret.map(Secret::new),
             token_uri: self.token_uri,
             scopes: self.scopes,
+            endpoint: self.endpoint,
         }
     }
 
@@ -156,6 +164,7 @@ impl Record {
             client_secret: account.client_secret.as_ref().map(|secret| secret.expose().to_owned()),
             token_uri: account.token_uri.clone(),
             scopes: account.scopes.clone(),
+            endpoint: account.endpoint.clone(),
         }
     }
 }
@@ -508,6 +517,8 @@ fn file_error(path: &Path, action: &'static str, error: std::io::Error) -> Store
 }
 
 fn read_file(path: &Path) -> Result<TokenFile, StoreError> {
+    // A token file others could read is narrowed (and said so in the log) before its tokens are used.
+    crate::private_files::narrow(path, "token file").map_err(|e| file_error(path, "made private", e))?;
     match std::fs::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map_err(|e| StoreError::Corrupt { store: path.display().to_string(), detail: e.to_string() }),
@@ -523,16 +534,9 @@ fn write_file(path: &Path, file: &TokenFile) -> Result<(), StoreError> {
     let text = serde_json::to_vec_pretty(file)
         .map_err(|e| StoreError::Corrupt { store: path.display().to_string(), detail: e.to_string() })?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| file_error(dir, "created", e))?;
+    crate::private_files::private_dir(dir).map_err(|e| file_error(dir, "created", e))?;
     let temp = path.with_extension(format!("tmp{}", std::process::id()));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let written = options.open(&temp).and_then(|mut out| {
+    let written = crate::private_files::file_options().open(&temp).and_then(|mut out| {
         out.write_all(&text)?;
         out.sync_all()
     });
@@ -555,6 +559,7 @@ mod tests {
             client_secret: Some(Secret::new("secret")),
             token_uri: "https://oauth2.googleapis.com/token".into(),
             scopes: vec!["s".into()],
+            endpoint: None,
         }
     }
 

@@ -73,6 +73,8 @@ pub enum LoginError {
     UserInfo(String),
     #[error("{0} Nothing was stored.")]
     Store(#[from] StoreError),
+    #[error("{0} Nothing was sent or stored.")]
+    Rerouted(#[from] crate::google::endpoint::CredentialRefused),
 }
 
 fn duration_words(duration: Duration) -> String {
@@ -108,6 +110,13 @@ impl LoginOptions {
     pub fn new(client: ClientConfig, endpoints: Endpoints, http: reqwest::Client, tools: &[ToolDef]) -> Self {
         let tools = tools.iter().map(|tool| tool.meta).collect();
         Self { client, endpoints, http, tools, timeout: DEFAULT_TIMEOUT, login_hint: None }
+    }
+
+    /// Where the code is exchanged (with the client's secret): the client's token endpoint, when the client
+    /// belongs where requests go ([`Endpoints::credential_url`]).
+    fn token_url(&self) -> Result<String, crate::google::endpoint::CredentialRefused> {
+        let what = format!("The OAuth client {} from {}", self.client.client_id, self.client.source);
+        self.endpoints.credential_url(&self.client.token_uri, self.client.obtained_from(&self.endpoints), &what)
     }
 
     /// The scopes to ask for when the account signing in already holds `granted` (empty for a new account):
@@ -158,6 +167,8 @@ impl PendingLogin {
     /// Checks `store` can be used (so a locked or missing keychain is reported before the person goes through
     /// the browser), opens the loopback listener and builds Google's authorize URL.
     pub async fn start(options: LoginOptions, store: &TokenStore) -> Result<Self, LoginError> {
+        // Before the browser opens: a client secret that belongs to Google is not sent to an emulator.
+        options.token_url()?;
         let accounts = store.accounts().await?;
         let target = options.login_hint.clone().or(accounts.active);
         let granted = match &target {
@@ -260,7 +271,7 @@ impl PendingLogin {
             ],
             client,
         );
-        let token_url = self.options.endpoints.reroute(&client.token_uri);
+        let token_url = self.options.token_url()?;
         let answer = oauth::post_token(&self.options.http, &token_url, &form)
             .await
             .map_err(|e| LoginError::Exchange(e.to_string()))?;
@@ -296,6 +307,7 @@ impl PendingLogin {
                 client_secret: self.options.client.client_secret.clone(),
                 token_uri: self.options.client.token_uri.clone(),
                 scopes: scopes.clone(),
+                endpoint: self.options.endpoints.root().map(|root| root.to_string()),
             })
             .await?;
         Ok(SignedIn { email, scopes, missing_scopes })

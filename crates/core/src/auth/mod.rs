@@ -97,7 +97,12 @@ pub async fn logout(
     let Some(account) = store.get(&email).await? else {
         return Err(LogoutError::NotSignedIn(email));
     };
-    let revoke_problem = oauth::revoke(http, &endpoints.reroute(REVOKE_URL), &account.refresh_token).await.err();
+    // Revoked only where the sign-in was made: a Google sign-in is never sent to an emulator to be "revoked".
+    let what = format!("The Google sign-in of {email}");
+    let revoke_problem = match endpoints.credential_url(REVOKE_URL, account.endpoint.as_deref(), &what) {
+        Ok(url) => oauth::revoke(http, &url, &account.refresh_token).await.err(),
+        Err(refused) => Some(format!("it was not revoked: {refused}")),
+    };
     store.remove(&email).await?;
     let now_active = store.accounts().await?.active;
     Ok(SignedOut { email, revoke_problem, now_active })

@@ -13,6 +13,9 @@
 //!   the next refresh on.
 //! - The refresh uses the OAuth client kept with the account (the one the refresh token was issued to), so
 //!   serving needs no client settings.
+//! - A sign-in is only ever sent where it was made ([`Endpoints::credential_url`]): with
+//!   `GATEHOUSE_GOOGLE_ENDPOINT` set, a sign-in made with Google counts as absent here (so other methods get
+//!   their turn) and its refresh token and client secret are never sent.
 
 use std::sync::Mutex as SyncMutex;
 use std::time::{Duration, Instant};
@@ -26,6 +29,7 @@ use super::state::{AuthSnapshot, AuthState};
 use super::{Secret, StoredAccount, TokenStore};
 use crate::google::Endpoints;
 use crate::google::auth::{AuthError, TokenSource};
+use crate::google::endpoint::CredentialRefused;
 
 /// How often a signed-out source looks in the store for a new sign-in, by default.
 pub const DEFAULT_RECHECK: Duration = Duration::from_secs(2);
@@ -42,9 +46,11 @@ enum State {
         account: StoredAccount,
         cached: Option<Cached>,
     },
-    /// No usable sign-in. `dead` is the refresh token Google refused, so it is not tried again.
+    /// No usable sign-in. `dead` is the refresh token Google refused, so it is not tried again; `elsewhere`
+    /// says why the stored sign-in belongs to another place than the one requests go to.
     SignedOut {
         dead: Option<(String, Secret)>,
+        elsewhere: Option<CredentialRefused>,
         checked: Instant,
     },
 }
@@ -147,9 +153,19 @@ impl UserTokens {
         let loaded = match self.store.active().await {
             Ok(loaded) => loaded,
             Err(error) => {
-                *state = State::SignedOut { dead, checked: Instant::now() };
+                *state = State::SignedOut { dead, elsewhere: None, checked: Instant::now() };
                 return Err(AuthError::TokenStore(error.to_string()));
             }
+        };
+        let loaded = match loaded.map(|account| self.token_url(&account).map(|_| account)) {
+            Some(Err(refused)) => {
+                tracing::warn!("{refused}");
+                self.set_signed_in(None, None);
+                *state = State::SignedOut { dead: None, elsewhere: Some(refused), checked: Instant::now() };
+                return Ok(());
+            }
+            Some(Ok(account)) => Some(account),
+            None => None,
         };
         *state = match loaded {
             // The same refresh token Google already refused: still signed out.
@@ -158,7 +174,7 @@ impl UserTokens {
                     .as_ref()
                     .is_some_and(|(email, token)| *email == account.email && *token == account.refresh_token) =>
             {
-                State::SignedOut { dead, checked: Instant::now() }
+                State::SignedOut { dead, elsewhere: None, checked: Instant::now() }
             }
             Some(account) => {
                 self.set_signed_in(Some(&account), None);
@@ -166,13 +182,19 @@ impl UserTokens {
             }
             None => {
                 self.set_signed_in(None, None);
-                State::SignedOut { dead: None, checked: Instant::now() }
+                State::SignedOut { dead: None, elsewhere: None, checked: Instant::now() }
             }
         };
         Ok(())
     }
 
-    async fn refresh(&self, account: &StoredAccount) -> Result<oauth::TokenAnswer, OAuthFailure> {
+    /// Where `account`'s refresh token may be sent: only where the sign-in was made.
+    fn token_url(&self, account: &StoredAccount) -> Result<String, CredentialRefused> {
+        let what = format!("The Google sign-in of {}", account.email);
+        self.endpoints.credential_url(&account.token_uri, account.endpoint.as_deref(), &what)
+    }
+
+    async fn refresh(&self, account: &StoredAccount, token_url: &str) -> Result<oauth::TokenAnswer, OAuthFailure> {
         let mut form = vec![
             ("grant_type", "refresh_token"),
             ("refresh_token", account.refresh_token.expose()),
@@ -181,7 +203,7 @@ impl UserTokens {
         if let Some(secret) = &account.client_secret {
             form.push(("client_secret", secret.expose()));
         }
-        oauth::post_token(&self.http, &self.endpoints.reroute(&account.token_uri), &form).await
+        oauth::post_token(&self.http, token_url, &form).await
     }
 
     async fn token_locked(&self) -> Result<String, AuthError> {
@@ -192,6 +214,7 @@ impl UserTokens {
             State::SignedOut { dead: Some((email, _)), .. } => {
                 return Err(AuthError::SignInAgain { account: email.clone() });
             }
+            State::SignedOut { elsewhere: Some(refused), .. } => return Err(AuthError::Rerouted(refused.to_string())),
             State::SignedOut { dead: None, .. } | State::Unloaded => return Err(AuthError::NotSignedIn),
         };
         if let Some(fresh) = cached.as_ref().filter(|c| Instant::now() < c.refresh_after) {
@@ -206,7 +229,9 @@ impl UserTokens {
             Ok(_) => {}
             Err(error) => tracing::debug!(%error, "could not re-read the token store; refreshing the known account"),
         }
-        match self.refresh(account).await {
+        // Checked at the one place the refresh token leaves: an account read again may be another one.
+        let token_url = self.token_url(account).map_err(|refused| AuthError::Rerouted(refused.to_string()))?;
+        match self.refresh(account, &token_url).await {
             Ok(answer) => {
                 let lifetime = answer.lifetime();
                 let margin = Duration::from_secs(60).min(lifetime / 2);
@@ -228,6 +253,7 @@ impl UserTokens {
                 self.set_signed_in(None, Some(&email));
                 *state = State::SignedOut {
                     dead: Some((email.clone(), account.refresh_token.clone())),
+                    elsewhere: None,
                     checked: Instant::now(),
                 };
                 Err(AuthError::SignInAgain { account: email })

@@ -53,6 +53,10 @@ pub enum AuthError {
     /// The store that keeps the sign-in (the OS keychain) could not be used; the text says which and what to do.
     #[error("{0}")]
     TokenStore(String),
+    /// A kept credential belongs to another place than `GATEHOUSE_GOOGLE_ENDPOINT` names (or than Google), so
+    /// it was not sent; the text says which and what to do.
+    #[error("{0}")]
+    Rerouted(String),
 }
 
 /// Hands out bearer tokens for Google calls.
@@ -194,7 +198,8 @@ struct OAuthError {
 }
 
 impl ServiceAccount {
-    /// Tokens are requested from the key's `token_uri`, rerouted only if it is a Google host.
+    /// Tokens are requested from the key's `token_uri`, rerouted only if it is a Google host; the assertion's
+    /// audience is the URL it is sent to.
     pub fn new(key: ServiceAccountKey, endpoints: &Endpoints, http: reqwest::Client) -> Arc<Self> {
         let token_url = endpoints.reroute(&key.token_uri);
         Arc::new(Self { key, token_url, http, cache: TokenCache::default() })
@@ -206,8 +211,10 @@ impl ServiceAccount {
         let claims = Claims {
             iss: &self.key.client_email,
             scope: SCOPES.join(" "),
-            // Google checks `aud` against the token endpoint the key names.
-            aud: &self.key.token_uri,
+            // The URL the assertion is sent to, which Google checks against its token endpoint. With
+            // GATEHOUSE_GOOGLE_ENDPOINT set this is the emulator's URL, so what the emulator receives is worth
+            // nothing at Google: a key can serve an emulator without handing it a usable credential.
+            aud: &self.token_url,
             iat: now,
             exp: now + 3600,
         };

@@ -3,6 +3,13 @@
 //! `GATEHOUSE_GOOGLE_ENDPOINT` replaces the scheme and host of every Google host with one root and keeps
 //! Google's paths below it. Google's paths don't collide across APIs (`/v4/spreadsheets`, `/v1/documents`,
 //! `/drive/v3`, `/v2/activity:query`, `/token`), so one emulator can answer them all.
+//!
+//! Because a config file (a project's `.mcp.json`) can set that variable, two rules keep it from becoming a
+//! way to collect the person's credentials, and both live here:
+//! - [`check_root`]: the root may only be this computer (loopback), so nothing is sent across the network;
+//! - [`Endpoints::credential_url`]: a credential kept on this machine (a refresh token and its client
+//!   secret) goes only to the place it was obtained from, so a sign-in made with Google is never sent to an
+//!   emulator, nor an emulator's to Google.
 
 use url::Url;
 
@@ -52,6 +59,48 @@ impl Api {
     }
 }
 
+/// A `GATEHOUSE_GOOGLE_ENDPOINT` root that is not allowed, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RootRefused {
+    #[error("its scheme is {0:?}, not http or https")]
+    Scheme(String),
+    #[error("it has no host")]
+    NoHost,
+    #[error(
+        "its host {0} is not this computer (only 127.0.0.0/8, ::1 and localhost are allowed, so a setting in a project's file can't send your Google requests and sign-in elsewhere)"
+    )]
+    NotLoopback(String),
+}
+
+/// Whether `root` may replace Google's hosts: http or https to a loopback address (127.0.0.0/8, `::1`) or
+/// `localhost`. Everything else could carry every request — and the access tokens in them — off this computer.
+pub fn check_root(root: &Url) -> Result<(), RootRefused> {
+    if !matches!(root.scheme(), "http" | "https") {
+        return Err(RootRefused::Scheme(root.scheme().to_owned()));
+    }
+    let host = root.host().ok_or(RootRefused::NoHost)?;
+    if is_loopback_host(&host) { Ok(()) } else { Err(RootRefused::NotLoopback(host.to_string())) }
+}
+
+/// Whether `host` names this computer: 127.0.0.0/8, `::1` (or `::ffff:127.x`), or `localhost`.
+pub fn is_loopback_host(host: &url::Host<&str>) -> bool {
+    match host {
+        url::Host::Ipv4(ip) => ip.is_loopback(),
+        url::Host::Ipv6(ip) => ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
+        url::Host::Domain(name) => name.eq_ignore_ascii_case("localhost"),
+    }
+}
+
+/// A kept credential that was not sent, because it belongs to another place than the one requests go to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what} was obtained from {from}, so Gatehouse does not send it to {to}. {remedy}")]
+pub struct CredentialRefused {
+    what: String,
+    from: String,
+    to: String,
+    remedy: &'static str,
+}
+
 /// Builds request URLs, optionally rerouting every Google host to one root.
 #[derive(Debug, Clone, Default)]
 pub struct Endpoints {
@@ -72,6 +121,62 @@ impl Endpoints {
         self.root.is_some()
     }
 
+    /// The root requests go to instead of Google, when one is set. A sign-in made now is recorded with it
+    /// (see [`Endpoints::credential_url`]).
+    pub fn root(&self) -> Option<&Url> {
+        self.root.as_ref()
+    }
+
+    /// Where a credential kept on this machine may be sent: `url` (a Google token or revoke URL, or the
+    /// credential's own non-Google `token_uri`) rerouted as usual — but only when the credential was obtained
+    /// from where requests go now. `obtained_from` is the root in force when it was obtained (`None`: Google).
+    ///
+    /// This is the one rule for every kept credential: the person's sign-in (keychain or token file, refresh
+    /// token and client secret), gcloud's `authorized_user` file, and the OAuth client secret a sign-in sends.
+    /// A service-account key needs no such check: its private key never leaves this computer, and the assertion
+    /// it signs names the URL it is sent to as its audience, so it is worth nothing anywhere else
+    /// ([`ServiceAccount`](super::auth::ServiceAccount)).
+    ///
+    /// A URL that is not Google's is not moved by the root: it goes where the credential itself says.
+    pub fn credential_url(
+        &self,
+        url: &str,
+        obtained_from: Option<&str>,
+        what: &str,
+    ) -> Result<String, CredentialRefused> {
+        if !is_google_url(url) {
+            return Ok(url.to_owned());
+        }
+        let from = obtained_from.map(|from| Url::parse(from).map_err(|_| from.to_owned()));
+        let same = match (&from, &self.root) {
+            (None, None) => true,
+            (Some(Ok(from)), Some(root)) => from == root,
+            _ => false,
+        };
+        if same {
+            return Ok(self.reroute(url));
+        }
+        let place = |root: Option<&str>| match root {
+            None => "Google".to_owned(),
+            Some(root) => format!("{root} (GATEHOUSE_GOOGLE_ENDPOINT)"),
+        };
+        let from_text = match &from {
+            None => None,
+            Some(Ok(url)) => Some(url.as_str().to_owned()),
+            Some(Err(raw)) => Some(raw.clone()),
+        };
+        Err(CredentialRefused {
+            what: what.to_owned(),
+            from: place(from_text.as_deref()),
+            to: place(self.root.as_ref().map(Url::as_str)),
+            remedy: if self.root.is_some() {
+                "Unset GATEHOUSE_GOOGLE_ENDPOINT to use it with Google; with an emulator, sign in while GATEHOUSE_GOOGLE_ENDPOINT names that emulator."
+            } else {
+                "Sign in to Google again (`gatehouse login`, or Sign in with Google in the app)."
+            },
+        })
+    }
+
     /// The full URL of `path` (already percent-encoded where needed) under `api`.
     pub fn url(&self, api: Api, path: &str) -> String {
         self.reroute(&format!("{}{}", api.google_base(), path.trim_start_matches('/')))
@@ -82,10 +187,7 @@ impl Endpoints {
     pub fn reroute(&self, url: &str) -> String {
         let Some(root) = &self.root else { return url.to_owned() };
         let Ok(parsed) = Url::parse(url) else { return url.to_owned() };
-        let is_google = parsed.host_str().is_some_and(|host| {
-            GOOGLE_HOST_SUFFIXES.iter().any(|suffix| host.ends_with(suffix) || host == &suffix[1..])
-        });
-        if !is_google {
+        if !is_google_host(&parsed) {
             return url.to_owned();
         }
         let mut out = root.as_str().trim_end_matches('/').to_owned();
@@ -96,6 +198,16 @@ impl Endpoints {
         }
         out
     }
+}
+
+/// Whether `url` is on one of Google's hosts (those the root moves).
+fn is_google_url(url: &str) -> bool {
+    Url::parse(url).is_ok_and(|parsed| is_google_host(&parsed))
+}
+
+fn is_google_host(url: &Url) -> bool {
+    url.host_str()
+        .is_some_and(|host| GOOGLE_HOST_SUFFIXES.iter().any(|suffix| host.ends_with(suffix) || host == &suffix[1..]))
 }
 
 #[cfg(test)]
@@ -124,5 +236,62 @@ mod tests {
         assert_eq!(endpoints.reroute("https://oauth2.googleapis.com/token?x=1"), "http://127.0.0.1:9000/token?x=1");
         assert_eq!(endpoints.reroute("http://127.0.0.1:5555/token"), "http://127.0.0.1:5555/token");
         assert_eq!(endpoints.reroute("https://evilgoogleapis.com/token"), "https://evilgoogleapis.com/token");
+    }
+
+    #[test]
+    fn only_loopback_roots_are_allowed() {
+        for ok in [
+            "http://127.0.0.1:8080",
+            "http://127.9.8.7/",
+            "http://[::1]:9000",
+            "https://localhost:1",
+            "http://LOCALHOST",
+        ] {
+            assert_eq!(check_root(&Url::parse(ok).unwrap()), Ok(()), "{ok}");
+        }
+        for bad in [
+            "http://attacker.example:8080",
+            "https://10.0.0.1",
+            "http://127.0.0.1.attacker.example",
+            "http://localhost.attacker.example",
+            "http://[::ffff:10.0.0.1]",
+            "http://0.0.0.0:80",
+        ] {
+            let refused = check_root(&Url::parse(bad).unwrap());
+            assert!(matches!(refused, Err(RootRefused::NotLoopback(_))), "{bad}: {refused:?}");
+        }
+        assert!(matches!(
+            check_root(&Url::parse("file:///tmp/x").unwrap()),
+            Err(RootRefused::Scheme(_) | RootRefused::NoHost)
+        ));
+    }
+
+    #[test]
+    fn a_kept_credential_goes_only_where_it_was_obtained() {
+        let emulator = "http://127.0.0.1:9000/";
+        let google = Endpoints::default();
+        let rerouted = Endpoints::new(Some(Url::parse(emulator).unwrap()));
+        let token = "https://oauth2.googleapis.com/token";
+        // Obtained from Google: sent to Google, never to the emulator.
+        assert_eq!(google.credential_url(token, None, "x").unwrap(), token);
+        let refused = rerouted.credential_url(token, None, "The sign-in of ada@example.com").unwrap_err().to_string();
+        assert!(refused.contains("ada@example.com was obtained from Google"), "{refused}");
+        assert!(
+            refused.contains("does not send it to http://127.0.0.1:9000/ (GATEHOUSE_GOOGLE_ENDPOINT)"),
+            "{refused}"
+        );
+        // Obtained from the emulator: sent to that emulator only.
+        assert_eq!(
+            rerouted.credential_url(token, Some("http://127.0.0.1:9000"), "x").unwrap(),
+            "http://127.0.0.1:9000/token"
+        );
+        assert!(rerouted.credential_url(token, Some("http://127.0.0.1:9001/"), "x").is_err());
+        assert!(google.credential_url(token, Some(emulator), "x").is_err());
+        assert!(rerouted.credential_url(token, Some("not a url"), "x").is_err());
+        // A credential naming its own, non-Google token endpoint is sent there as written.
+        assert_eq!(
+            rerouted.credential_url("http://127.0.0.1:5555/token", None, "x").unwrap(),
+            "http://127.0.0.1:5555/token"
+        );
     }
 }

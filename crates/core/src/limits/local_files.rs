@@ -71,7 +71,13 @@ impl LocalFiles {
             tokio::fs::create_dir_all(parent).await.map_err(io)?;
         }
         let temp = path.with_extension(format!("gatehouse-{:08x}.part", rand::random::<u32>()));
-        tokio::fs::write(&temp, bytes).await.map_err(io)?;
+        // Exported files are the person's data: readable by this user only (0600), like everything in
+        // GATEHOUSE_HOME.
+        let options = tokio::fs::OpenOptions::from(crate::private_files::file_options());
+        let mut file = options.open(&temp).await.map_err(io)?;
+        tokio::io::AsyncWriteExt::write_all(&mut file, bytes).await.map_err(io)?;
+        tokio::io::AsyncWriteExt::flush(&mut file).await.map_err(io)?;
+        drop(file);
         if let Err(error) = tokio::fs::rename(&temp, path).await {
             let _ = tokio::fs::remove_file(&temp).await;
             return Err(io(error));

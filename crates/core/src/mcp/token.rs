@@ -27,21 +27,21 @@ pub fn load_or_create(home: &Path) -> Result<String, TokenFileError> {
     let error =
         |action, e: std::io::Error| TokenFileError { action, path: path.display().to_string(), detail: e.to_string() };
     match std::fs::read_to_string(&path) {
-        Ok(text) if !text.trim().is_empty() => return Ok(text.trim().to_owned()),
+        Ok(text) if !text.trim().is_empty() => {
+            // A token file others could read is narrowed (and said so in the log) before it is used.
+            crate::private_files::narrow(&path, "HTTP token file")
+                .map_err(|e| error("narrow the permissions of", e))?;
+            return Ok(text.trim().to_owned());
+        }
         Ok(_) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(error("read", e)),
     }
-    std::fs::create_dir_all(home).map_err(|e| error("create the folder for", e))?;
+    crate::private_files::private_dir(home).map_err(|e| error("create the folder for", e))?;
     let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(rand::random::<[u8; 32]>());
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(&path).map_err(|e| error("create", e))?;
+    // An empty file left with wider permissions keeps its mode when reopened: narrow it first.
+    crate::private_files::narrow(&path, "HTTP token file").map_err(|e| error("narrow the permissions of", e))?;
+    let mut file = crate::private_files::file_options().open(&path).map_err(|e| error("create", e))?;
     file.write_all(token.as_bytes()).map_err(|e| error("write", e))?;
     Ok(token)
 }
@@ -62,5 +62,27 @@ mod tests {
             let mode = std::fs::metadata(token_path(dir.path())).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o600);
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_token_file_others_could_read_is_narrowed() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let first = load_or_create(dir.path()).unwrap();
+        std::fs::set_permissions(token_path(dir.path()), std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(load_or_create(dir.path()).unwrap(), first);
+        let mode = std::fs::metadata(token_path(dir.path())).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_home_it_creates_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        load_or_create(&home).unwrap();
+        assert_eq!(std::fs::metadata(&home).unwrap().permissions().mode() & 0o777, 0o700);
     }
 }

@@ -58,9 +58,11 @@ impl Env {
         token
     }
 
-    /// An `authorized_user` file as gcloud writes it.
+    /// An `authorized_user` file as gcloud writes it, naming the emulator's token endpoint: a gcloud file
+    /// naming Google's is Google's sign-in, never sent to an emulator (`gclouds_sign_in_is_not_sent_to_an_emulator`).
     fn user_file(&self, name: &str, refresh_token: &str) -> String {
         let body = json!({
+            "token_uri": format!("{}/token", self.google.url()),
             "account": "",
             "client_id": CLIENT_ID,
             "client_secret": CLIENT_SECRET,

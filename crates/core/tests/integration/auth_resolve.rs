@@ -58,6 +58,8 @@ impl<'a> Files<'a> {
         self.world.google.world().oauth.refresh_tokens.insert(token.clone(), grant);
         let body = json!({
             "type": "authorized_user",
+            // The emulator's: a file naming Google's token endpoint is Google's sign-in, never sent to it.
+            "token_uri": format!("{}/token", self.world.google.url()),
             "client_id": auth_common::CLIENT_ID,
             "client_secret": auth_common::CLIENT_SECRET,
             "refresh_token": token,

@@ -358,6 +358,7 @@ async fn switching_to_another_signed_in_account_is_the_cores() {
                 client_secret: None,
                 token_uri: "https://oauth2.googleapis.com/token".into(),
                 scopes: Vec::new(),
+                endpoint: None,
             })
             .await
             .expect("save");

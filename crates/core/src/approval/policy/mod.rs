@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 
 use super::model::{Constraint, Grant, Owner};
 
-pub use load::{POLICY_FILE_VARIABLE, admin_policy_path};
+pub use load::{LoadedPolicy, POLICY_FILE_VARIABLE, PolicyFile, PolicyFileRole, admin_policy_path};
 pub use parse::PolicyError;
 
 /// The longest grant a card may offer when the file does not say (`max_days`).
@@ -40,6 +40,9 @@ pub struct Policy {
     deny: Vec<DenyRule>,
     /// Whether the file itself sets `approval_timeout_secs`: then it is the longest wait the person may choose.
     timeout_in_file: bool,
+    /// Whether the file sets `max_days`, and what it sets `gate_reads` to: what a second file may tighten.
+    max_days_in_file: bool,
+    gate_reads_in_file: Option<bool>,
     /// The person's own choices (the settings window), which apply only within the administrator's.
     person: PersonChoices,
 }
@@ -61,6 +64,8 @@ impl Default for Policy {
             allow: Vec::new(),
             deny: Vec::new(),
             timeout_in_file: false,
+            max_days_in_file: false,
+            gate_reads_in_file: None,
             person: PersonChoices::default(),
         }
     }
@@ -232,6 +237,86 @@ impl Policy {
             }
         }
         grants
+    }
+}
+
+/// What a second policy file did to the administrator's: what it added, and what it asked for that would
+/// have loosened the administrator's policy and was ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tightening {
+    pub added: Vec<String>,
+    pub ignored: Vec<String>,
+}
+
+impl Policy {
+    /// The administrator's policy (`self`) with `extra`'s restrictions added and nothing loosened (issue 15,
+    /// item 4): `extra` is a file a user or a config file can name (`GATEHOUSE_POLICY_FILE`), so it may add deny
+    /// rules and always-ask tools, shorten `max_days` and `approval_timeout_secs`, and turn `gate_reads` on —
+    /// and nothing else. Its allow rules (platform grants), longer limits and `gate_reads = false` are ignored,
+    /// each named in [`Tightening::ignored`]. Ignoring (rather than refusing to start) keeps the
+    /// administrator's policy in force either way, and a person whose file once worked alone still gets its
+    /// restrictions.
+    pub fn tightened_by(mut self, extra: &Policy) -> (Policy, Tightening) {
+        let mut report = Tightening::default();
+        if extra.max_days_in_file {
+            if extra.max_days < self.max_days {
+                report.added.push(format!("max_days = {} (the administrator's: {})", extra.max_days, self.max_days));
+                self.max_days = extra.max_days;
+                self.max_days_in_file = true;
+            } else if extra.max_days > self.max_days {
+                report
+                    .ignored
+                    .push(format!("max_days = {}: longer than the administrator's {}", extra.max_days, self.max_days));
+            }
+        }
+        if extra.timeout_in_file {
+            let secs = extra.approval_timeout.as_secs();
+            if extra.approval_timeout < self.approval_timeout {
+                report.added.push(format!("approval_timeout_secs = {secs}"));
+                self.approval_timeout = extra.approval_timeout;
+                self.timeout_in_file = true;
+            } else if extra.approval_timeout > self.approval_timeout {
+                report.ignored.push(format!(
+                    "approval_timeout_secs = {secs}: longer than the administrator's {}",
+                    self.approval_timeout.as_secs()
+                ));
+            }
+        }
+        match extra.gate_reads_in_file {
+            Some(true) if !self.gate_reads => {
+                report.added.push("gate_reads = true".into());
+                self.gate_reads = true;
+                self.gate_reads_in_file = Some(true);
+            }
+            Some(false) if self.gate_reads => {
+                report.ignored.push("gate_reads = false: the administrator gates reads".into());
+            }
+            _ => {}
+        }
+        for tool in &extra.always_ask {
+            if !self.always_ask.contains(tool) {
+                report.added.push(format!("always_ask {tool}"));
+                self.always_ask.push(tool.clone());
+            }
+        }
+        for rule in &extra.deny {
+            let mut rule = rule.clone();
+            rule.index = self.deny.len();
+            // Names stay unique across both files (the audit log names the rule); a clash falls back to the position.
+            if rule.name.as_ref().is_some_and(|name| self.deny.iter().any(|d| d.name.as_ref() == Some(name))) {
+                rule.name = None;
+            }
+            report.added.push(format!("deny rule {} (tool {})", rule.rule_name(), rule.tool));
+            self.deny.push(rule);
+        }
+        for rule in &extra.allow {
+            report.ignored.push(format!(
+                "allow rule {} (tool {}): only the administrator's file may allow without asking",
+                rule.rule_name(),
+                rule.tool
+            ));
+        }
+        (self, report)
     }
 }
 

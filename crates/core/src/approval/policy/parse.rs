@@ -117,6 +117,7 @@ impl Policy {
 }
 
 fn build(raw: RawPolicy, known_tools: &[&str]) -> Result<Policy, Problem> {
+    let max_days_in_file = raw.max_days.is_some();
     let max_days = match raw.max_days {
         None => DEFAULT_MAX_DAYS,
         Some(days) => u32::try_from(*days.get_ref()).ok().filter(|days| *days >= 1).ok_or_else(|| {
@@ -181,6 +182,8 @@ fn build(raw: RawPolicy, known_tools: &[&str]) -> Result<Policy, Problem> {
         allow,
         deny,
         timeout_in_file,
+        max_days_in_file,
+        gate_reads_in_file: raw.gate_reads,
         person: Default::default(),
     })
 }

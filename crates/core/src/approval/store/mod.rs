@@ -78,7 +78,8 @@ impl Store {
     pub async fn open(path: &Path) -> Result<Store, StoreError> {
         let open_error = |detail: String| StoreError::Open { path: path.display().to_string(), detail };
         if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)
+            // Normally GATEHOUSE_HOME: private to this user (crate::private_files).
+            crate::private_files::private_dir(parent)
                 .map_err(|e| open_error(format!("its folder could not be created ({e})")))?;
         }
         create_private(path).map_err(|e| open_error(e.to_string()))?;
