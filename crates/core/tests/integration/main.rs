@@ -21,6 +21,7 @@ mod approval_rules;
 mod approval_store;
 mod approval_withdrawn;
 mod approval_words;
+mod arguments_bounds;
 mod assistant_connected;
 mod assistants_http;
 mod assistants_store;
@@ -35,6 +36,7 @@ mod calendar_auth_status;
 mod calendar_calendars;
 mod calendar_events;
 mod calendar_free_slots;
+mod calendar_invitations;
 mod calendar_sharing;
 mod catalogue;
 mod connect;
@@ -68,6 +70,9 @@ mod gmail_labels;
 mod gmail_read;
 mod gmail_send;
 mod google_client;
+// Real symbolic links: Unix only (making one on Windows takes a privilege most users lack).
+#[cfg(unix)]
+mod local_links;
 mod settings;
 mod sheets_chart;
 mod sheets_find;
