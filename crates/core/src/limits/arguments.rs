@@ -186,11 +186,15 @@ pub fn quote(text: &str) -> String {
     }
 }
 
+/// A quoted passage longer than this is cut by [`cut_quoted`]. Longer than [`QUOTED_CHARS`]: Google's own
+/// sentences, quoted whole in its errors ("Google said: …"), run to 200 characters and must stay readable.
+const LONG_QUOTE_CHARS: usize = 3 * QUOTED_CHARS;
+
 /// `message` with every quoted passage (`"…"`, as `{:?}` and serde write values) longer than
-/// [`QUOTED_CHARS`] cut as [`quote`] cuts it: for errors whose text quotes a value this code did not format
-/// (serde's, Google's), so no error ever carries a whole megabyte back.
+/// `LONG_QUOTE_CHARS` cut to its first [`QUOTED_CHARS`] characters, as [`quote`] cuts: for errors whose text
+/// quotes a value this code did not format (serde's, Google's), so no error ever carries a whole megabyte back.
 pub fn cut_quoted(message: &str) -> String {
-    if message.len() <= QUOTED_CHARS {
+    if message.len() <= LONG_QUOTE_CHARS {
         return message.to_owned();
     }
     let mut out = String::with_capacity(message.len().min(4 * QUOTED_CHARS));
@@ -219,7 +223,7 @@ pub fn cut_quoted(message: &str) -> String {
         };
         let inner = &after[..close];
         let length = inner.chars().count();
-        if length > QUOTED_CHARS {
+        if length > LONG_QUOTE_CHARS {
             let _ = write!(out, "\"{}\"… ({length} characters)", excerpt(inner).trim_end_matches('…'));
         } else {
             let _ = write!(out, "\"{inner}\"");
@@ -308,7 +312,9 @@ mod tests {
         assert!(cut.starts_with("invalid type: string \"zzz") && cut.ends_with("expected u32 at line 1"), "{cut}");
         assert!(cut.len() < 300, "{cut}");
         assert_eq!(cut_quoted("a \"b\" c"), "a \"b\" c");
-        let escaped = format!("x \"a\\\"{}\" y", "q".repeat(200));
-        assert!(cut_quoted(&escaped).ends_with("(203 characters) y"), "{}", cut_quoted(&escaped));
+        let escaped = format!("x \"a\\\"{}\" y", "q".repeat(400));
+        assert!(cut_quoted(&escaped).ends_with("(403 characters) y"), "{}", cut_quoted(&escaped));
+        let google = format!("Google said: \"{}\"", "w".repeat(250));
+        assert_eq!(cut_quoted(&google), google, "a sentence of Google's is kept whole");
     }
 }
