@@ -16,7 +16,7 @@ use crate::auth::state::{AuthSnapshot, AuthState};
 use crate::cache::{self, Lookup, ResponseCache};
 use crate::config::Config;
 use crate::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
-use crate::limits::local_files::LocalFiles;
+use crate::limits::local_files::{self, LocalFiles};
 use crate::limits::response_cap;
 use crate::resend::{Claim, Resends};
 use crate::resources::{self, Resource, ResourceError};
@@ -389,7 +389,7 @@ impl Engine {
                 }
             },
             Err(error) => {
-                let text = error.to_string();
+                let text = error.for_assistant();
                 let reply = Reply { text: text.clone(), is_error: true };
                 (reply, Verdict::Denied, DecisionSource::InvalidArguments, CallOutcome::Error(text))
             }
@@ -429,7 +429,7 @@ impl Engine {
             Permit::Run { source } => match self.run(tool, arguments, progress, body).await {
                 Ok(text) => (Reply { text, is_error: false }, Verdict::Allowed, source, CallOutcome::Ok),
                 Err(error) => {
-                    let text = error.to_string();
+                    let text = error.for_assistant();
                     (Reply { text: text.clone(), is_error: true }, Verdict::Allowed, source, CallOutcome::Error(text))
                 }
             },
@@ -492,24 +492,37 @@ impl Engine {
         if let Body::Resource(resource) = body {
             return resource.read_permitted(&self.ctx).await;
         }
-        // A bad local_path fails before any Google call.
+        // A bad local_path fails before any Google call. One naming a folder gets the result in a new file
+        // there, named after the call (mcp-gee-sweet's users pass a folder).
         let local_target = match (tool.meta.local_path, arguments.get("local_path")) {
-            (true, Some(Value::String(path))) => Some(self.ctx.local.export_target(path)?),
+            (true, Some(Value::String(path))) => {
+                let target = self.ctx.local.export_target(path)?;
+                Some(match target.is_dir() {
+                    true => {
+                        let stem = local_files::result_file_stem(tool.meta.name, &arguments);
+                        (self.ctx.local.unused_file_in(&target, &stem, "json")?, Some(path.clone()))
+                    }
+                    false => (target, None),
+                })
+            }
             _ => None,
         };
         let output = self.run_cached(tool, arguments, progress).await?;
         match local_target {
-            Some(path) => {
+            Some((path, folder)) => {
                 let text = match output {
                     Output::Json(value) => serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string()),
                     Output::Text(text) => text,
                 };
                 let bytes = self.ctx.local.write(&path, text.as_bytes()).await?;
-                let reply = json!({
-                    "local_path": path.display().to_string(),
-                    "bytes": bytes,
-                    "message": format!("The full result ({bytes} bytes of JSON) was written to {}.", path.display()),
-                });
+                let message = match (&folder, path.file_name()) {
+                    (Some(folder), Some(name)) => format!(
+                        "local_path {folder:?} is a folder, so the full result ({bytes} bytes of JSON) was written into it as {}.",
+                        name.to_string_lossy()
+                    ),
+                    _ => format!("The full result ({bytes} bytes of JSON) was written to {}.", path.display()),
+                };
+                let reply = json!({ "local_path": path.display().to_string(), "bytes": bytes, "message": message });
                 Ok(reply.to_string())
             }
             None => Ok(response_cap::render(&tool.meta, output, self.ctx.max_chars())?),

@@ -23,6 +23,9 @@ pub struct Fault {
     pub delay_ms: u64,
     /// How many matching requests pass untouched before the fault starts (a failure midway).
     pub skip: u32,
+    /// The error's reason (Drive's legacy `errors[0].reason`, e.g. `userRateLimitExceeded`), instead of the
+    /// usual one for the status.
+    pub reason: Option<&'static str>,
 }
 
 impl Fault {
@@ -36,6 +39,7 @@ impl Fault {
             times,
             delay_ms: 0,
             skip: 0,
+            reason: None,
         }
     }
 
@@ -53,6 +57,12 @@ impl Fault {
     /// Lets the first `count` matching requests through before the fault applies.
     pub fn after(mut self, count: u32) -> Self {
         self.skip = count;
+        self
+    }
+
+    /// Answers with this reason (as Drive and Calendar say `userRateLimitExceeded` with a 403).
+    pub fn with_reason(mut self, reason: &'static str) -> Self {
+        self.reason = Some(reason);
         self
     }
 
@@ -82,20 +92,25 @@ pub async fn middleware(State(shared): State<Shared>, request: Request, next: Ne
                 return None;
             }
             fault.times -= 1;
-            Some((fault.status, fault.retry_after_secs, fault.delay_ms))
+            Some((fault.status, fault.retry_after_secs, fault.delay_ms, fault.reason))
         })
     };
-    if let Some((_, _, delay_ms)) = injected.filter(|(_, _, delay)| *delay > 0) {
+    if let Some((_, _, delay_ms, _)) = injected.filter(|(_, _, delay, _)| *delay > 0) {
         tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
     }
-    match injected.filter(|(status, _, _)| *status != 0) {
-        Some((status, retry_after, _)) => {
-            let shape = if path.starts_with("/drive/") || path.starts_with("/upload/drive/") {
+    match injected.filter(|(status, _, _, _)| *status != 0) {
+        Some((status, retry_after, _, reason)) => {
+            let shape = if path.starts_with("/drive/")
+                || path.starts_with("/upload/drive/")
+                // A reason is said in the legacy body (Drive's, and Calendar's and Gmail's v1/v3).
+                || reason.is_some()
+            {
                 Shape::Legacy
             } else {
                 Shape::Rpc
             };
             let message = match status {
+                403 if reason.is_some() => "Rate Limit Exceeded",
                 429 => "Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute per user'.",
                 500 => "Internal error encountered.",
                 503 => "The service is currently unavailable.",
@@ -103,7 +118,9 @@ pub async fn middleware(State(shared): State<Shared>, request: Request, next: Ne
             };
             let mut error = match shape {
                 Shape::Rpc => ApiError::rpc(status, message),
-                Shape::Legacy => ApiError::legacy(status, crate::errors::reason_for(status), message),
+                Shape::Legacy => {
+                    ApiError::legacy(status, reason.unwrap_or_else(|| crate::errors::reason_for(status)), message)
+                }
             };
             if let Some(seconds) = retry_after {
                 error = error.retry_after(seconds);

@@ -95,7 +95,7 @@ pub fn decide(facts: &Facts<'_>) -> Decision {
             evaluator: "always_ask",
             reason: "The administrator asks for this tool to be approved every time.".to_owned(),
         }),
-        false => evaluator::standing_approval(facts.evaluators, facts.args).err(),
+        false => evaluator::standing_approval(facts.evaluators, facts.args, facts.account).err(),
     };
     if let (GrantStores::One(grants), false, None) = (facts.grants, facts.retry, &veto) {
         let person = grants.iter().filter(|grant| matches!(grant.owner, Owner::User(_)));

@@ -15,6 +15,7 @@ use super::auth::TokenSource;
 use super::endpoint::{Api, Endpoints};
 use super::error::{ApiError, GoogleError};
 use super::retry::{Idempotency, Outcome, RetryPolicy};
+use crate::limits::arguments::{QUOTED_CHARS, excerpt};
 
 /// Characters left as they are in a path segment (RFC 3986 unreserved). Everything else, notably `/`,
 /// `:` and `!`, is escaped, so an A1 range like `Sheet1!A1:B2` stays one segment and never reads as a
@@ -214,7 +215,9 @@ impl GoogleClient {
                     let retry_after = parse_retry_after(response.headers());
                     let body = response.bytes().await.unwrap_or_default();
                     let error = ApiError::parse(call.api, status, &body, retry_after);
-                    (Outcome::Status(status), retry_after, GoogleError::Api(Box::new(error)))
+                    let outcome =
+                        if error.is_short_rate_limit() { Outcome::RateLimited } else { Outcome::Status(status) };
+                    (outcome, retry_after, GoogleError::Api(Box::new(error)))
                 }
                 Err(error) => (Outcome::Network, None, self.network_error(call.api, &error)),
             };
@@ -242,7 +245,12 @@ impl GoogleClient {
         if error.is_timeout() {
             GoogleError::Timeout { api: api.name(), timeout: self.inner.timeout }
         } else {
-            GoogleError::Network { api: api.name(), detail: error.to_string() }
+            // reqwest names the URL, which carries the call's ids: a long one is cut, never echoed whole.
+            let mut detail = error.to_string();
+            if let Some(url) = error.url().map(|url| url.as_str()).filter(|url| url.chars().count() > QUOTED_CHARS) {
+                detail = detail.replace(url, &excerpt(url));
+            }
+            GoogleError::Network { api: api.name(), detail }
         }
     }
 }

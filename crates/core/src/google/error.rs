@@ -103,6 +103,13 @@ struct LegacyItem {
 }
 
 impl ApiError {
+    /// Whether Google answered that the caller goes too fast for now, in a shape other than HTTP 429: Drive
+    /// and Calendar send 403 with the reason `rateLimitExceeded` or `userRateLimitExceeded`. Waiting helps
+    /// those; a `dailyLimitExceeded` (also a rate limit in [`ErrorKind`]) lasts until tomorrow, so is not one.
+    pub fn is_short_rate_limit(&self) -> bool {
+        self.http_status == 403 && matches!(self.reason.as_deref(), Some("rateLimitExceeded" | "userRateLimitExceeded"))
+    }
+
     /// Reads an error response body in either of Google's shapes. A body that is neither (an HTML error
     /// page from a proxy, say) still yields an error carrying the HTTP status.
     pub fn parse(api: Api, http_status: u16, body: &[u8], retry_after: Option<Duration>) -> Self {
@@ -215,6 +222,20 @@ mod tests {
     fn legacy_rate_limit_reason_wins_over_403() {
         let body = br#"{"error":{"code":403,"message":"Rate Limit Exceeded","errors":[{"domain":"usageLimits","reason":"userRateLimitExceeded"}]}}"#;
         assert_eq!(ApiError::parse(Api::Drive, 403, body, None).kind, ErrorKind::RateLimited);
+    }
+
+    #[test]
+    fn only_a_403_with_a_short_rate_limit_reason_is_one() {
+        let body = |reason: &str| {
+            format!(
+                r#"{{"error":{{"code":403,"message":"m","errors":[{{"domain":"usageLimits","reason":"{reason}"}}]}}}}"#
+            )
+        };
+        assert!(ApiError::parse(Api::Drive, 403, body("userRateLimitExceeded").as_bytes(), None).is_short_rate_limit());
+        assert!(ApiError::parse(Api::Drive, 403, body("rateLimitExceeded").as_bytes(), None).is_short_rate_limit());
+        assert!(!ApiError::parse(Api::Drive, 403, body("dailyLimitExceeded").as_bytes(), None).is_short_rate_limit());
+        assert!(!ApiError::parse(Api::Drive, 403, body("forbidden").as_bytes(), None).is_short_rate_limit());
+        assert!(!ApiError::parse(Api::Drive, 429, body("rateLimitExceeded").as_bytes(), None).is_short_rate_limit());
     }
 
     #[test]

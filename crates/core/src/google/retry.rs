@@ -1,8 +1,12 @@
 //! The one retry policy for every Google call.
 //!
-//! Reads are retried on 429 and 5xx-unavailable answers and on network failures, with exponential backoff
-//! and full jitter, honouring `Retry-After`, bounded in attempts and in total time. Writes are retried only
-//! on 429: Google guarantees a rate-limited request had no effect, while a 5xx write may have happened.
+//! Reads are retried on rate limits (429, or a 403 whose reason is `rateLimitExceeded` or
+//! `userRateLimitExceeded`, as Drive and Calendar answer them), 408 and 5xx-unavailable answers and on network
+//! failures, with exponential backoff and full jitter, honouring `Retry-After`, bounded in attempts and in
+//! total time. Writes are retried only on rate limits and 408: Google guarantees a rate-limited request had no
+//! effect, and a 408 request was never received whole, while a 5xx write may have happened. Every other 4xx
+//! (a bad argument, a missing file, a refused permission, a daily quota) is answered at once: no retry can
+//! fix it.
 
 use std::time::Duration;
 
@@ -43,6 +47,9 @@ impl Default for RetryPolicy {
 pub enum Outcome {
     /// Google answered with this HTTP status.
     Status(u16),
+    /// Google answered that the caller goes too fast, with a status other than 429 (a 403 with a rate-limit
+    /// reason: see [`super::error::ApiError::is_short_rate_limit`]).
+    RateLimited,
     /// The request never got an answer (connection refused, reset, timed out).
     Network,
 }
@@ -52,7 +59,8 @@ impl RetryPolicy {
     pub fn is_retryable(outcome: Outcome, idempotency: Idempotency) -> bool {
         matches!(
             (outcome, idempotency),
-            (Outcome::Status(429), _) | (Outcome::Status(500 | 502 | 503 | 504) | Outcome::Network, Idempotency::Read)
+            (Outcome::Status(408 | 429) | Outcome::RateLimited, _)
+                | (Outcome::Status(500 | 502 | 503 | 504) | Outcome::Network, Idempotency::Read)
         )
     }
 
@@ -94,6 +102,17 @@ mod tests {
         assert!(RetryPolicy::is_retryable(Outcome::Status(429), Idempotency::Write));
         assert!(!RetryPolicy::is_retryable(Outcome::Status(404), Idempotency::Read));
         assert!(!RetryPolicy::is_retryable(Outcome::Status(400), Idempotency::Read));
+    }
+
+    #[test]
+    fn short_rate_limits_and_408_retry_for_both_and_no_other_4xx_does() {
+        for idempotency in [Idempotency::Read, Idempotency::Write] {
+            assert!(RetryPolicy::is_retryable(Outcome::RateLimited, idempotency));
+            assert!(RetryPolicy::is_retryable(Outcome::Status(408), idempotency));
+            for status in [400, 401, 403, 404, 409, 410, 412, 413, 414, 422] {
+                assert!(!RetryPolicy::is_retryable(Outcome::Status(status), idempotency), "{status}");
+            }
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use crate::a1::A1Error;
 use crate::google::GoogleError;
+use crate::limits::arguments::{TooLong, cut_quoted};
 use crate::limits::local_files::LocalPathError;
 use crate::limits::response_cap::TooLarge;
 
@@ -10,6 +11,9 @@ pub enum ToolError {
     /// The arguments did not fit the tool's schema.
     #[error("Invalid arguments for {tool}: {detail}. Check the tool's input schema and call it again.")]
     Arguments { tool: &'static str, detail: String },
+    /// A string argument is longer than its kind allows (see [`crate::limits::arguments`]).
+    #[error("{0}")]
+    TooLong(#[from] TooLong),
     /// An argument parsed but makes no sense (a negative count, an empty list).
     #[error("{0}")]
     Invalid(String),
@@ -37,12 +41,16 @@ impl ToolError {
     /// Names the argument at fault (`count: invalid type …`) where serde knows which one it was.
     pub(crate) fn arguments(tool: &'static str, error: serde_path_to_error::Error<serde_json::Error>) -> Self {
         let path = error.path().to_string();
-        let detail = if path.is_empty() || path == "." {
-            error.inner().to_string()
-        } else {
-            format!("`{path}`: {}", error.inner())
-        };
+        // serde quotes the value it refused; a long one is cut (the path names the argument anyway).
+        let inner = cut_quoted(&error.inner().to_string());
+        let detail = if path.is_empty() || path == "." { inner } else { format!("`{}`: {inner}", cut_quoted(&path)) };
         Self::Arguments { tool, detail }
+    }
+
+    /// The error as the assistant reads it: every long value it quotes cut to its start
+    /// ([`cut_quoted`]), whoever wrote the message (a tool, serde, Google).
+    pub fn for_assistant(&self) -> String {
+        cut_quoted(&self.to_string())
     }
 
     pub fn invalid(message: impl Into<String>) -> Self {

@@ -371,8 +371,8 @@ impl std::fmt::Debug for ToolDef {
 }
 
 impl ToolDef {
-    /// Declares a tool whose arguments are `A` (its JSON schema is the tool's input schema, and parsing
-    /// into `A` is the only argument check) and whose work is `run`. It has no evaluator: a write declared
+    /// Declares a tool whose arguments are `A` (its JSON schema is the tool's input schema; the bounds on
+    /// strings and parsing into `A` are the argument check, see [`ToolDef::check_arguments`]) and whose work is `run`. It has no evaluator: a write declared
     /// this way may be granted standing approval for any arguments (see [`ToolDef::evaluated`]).
     pub fn new<A, O, F, Fut>(meta: ToolMeta, run: F) -> Self
     where
@@ -405,12 +405,16 @@ impl ToolDef {
             })
         });
         let evaluators = evaluators.into_iter().map(|evaluator| evaluator.bind(name)).collect();
-        let check: Check = Arc::new(move |args| parse_args_ref::<A>(name, args).map(drop));
+        let check: Check = Arc::new(move |args| {
+            crate::limits::arguments::check(name, args)?;
+            parse_args_ref::<A>(name, args).map(drop)
+        });
         Self { meta, schema: super::schema::input_schema::<A>(), handler, evaluators, check }
     }
 
-    /// Parses `args` as the tool will, without running it: arguments it would refuse fail before anyone is
-    /// asked to approve the call.
+    /// Checks `args` as the tool will, without running it: every string within its kind's bound
+    /// ([`crate::limits::arguments`], from the argument's declared name), then parsed as the tool parses
+    /// them. Arguments it would refuse fail before anyone is asked to approve the call, and before Google.
     pub fn check_arguments(&self, args: &Value) -> Result<(), ToolError> {
         (self.check)(args)
     }

@@ -132,14 +132,14 @@ const DECLARED: &[(&str, &[&str])] = &[
     ("remove_calendar_from_list", &["calendar"]),
     ("add_calendar_acl", &["email_domain"]),
     ("remove_calendar_acl", &["calendar"]),
-    ("create_event", &["calendar"]),
-    ("update_event", &["calendar"]),
+    ("create_event", &["calendar", "invitees"]),
+    ("update_event", &["calendar", "invitees"]),
     ("delete_event", &["calendar"]),
 ];
 
 const CONSTRAINT_KINDS: &[&str] = &["spreadsheet", "document", "file", "folder", "calendar", "email_domain"];
 const VETO_KINDS: &[&str] =
-    &["transfer_ownership", "permanent_delete", "empty_trash", "send_draft", "reply_to_message"];
+    &["transfer_ownership", "permanent_delete", "empty_trash", "send_draft", "reply_to_message", "invitees"];
 
 fn tool(name: &str) -> ToolDef {
     all_tools().into_iter().find(|tool| tool.meta.name == name).unwrap_or_else(|| panic!("no tool {name}"))
@@ -250,10 +250,13 @@ async fn arguments_the_tool_refuses_are_a_veto_with_the_tools_own_words() {
             assert_eq!(e.propose(&args), Err(EvalError::Arguments(tool_says.clone())), "{name} {args}");
             let any = constraint(e.kind(), "x");
             assert_eq!(e.satisfies(&any, &args), Err(EvalError::Arguments(tool_says.clone())), "{name}");
-            let veto = e.standing_approval(&args).unwrap_err();
+            let veto = e.standing_approval(&args, None).unwrap_err();
             assert!(veto.reason.contains(&tool_says), "{name}: {veto}");
         }
-        assert!(standing_approval(&evaluators(name), &args).is_err(), "{name}: a missing or bad argument is a veto");
+        assert!(
+            standing_approval(&evaluators(name), &args, None).is_err(),
+            "{name}: a missing or bad argument is a veto"
+        );
         assert!(offered_constraint(&evaluators(name), &args).is_err(), "{name}: …not \"no constraint\"");
     }
 }
@@ -276,7 +279,7 @@ fn spreadsheet_tools_offer_their_spreadsheet() {
         ),
     ] {
         let evaluators = evaluators(name);
-        assert_eq!(standing_approval(&evaluators, &args), Ok(()), "{name}");
+        assert_eq!(standing_approval(&evaluators, &args, None), Ok(()), "{name}");
         let offered = offered_constraint(&evaluators, &args).unwrap();
         assert_eq!(offered, Some(constraint("spreadsheet", "1AbCdEfGh")), "{name}");
         assert!(satisfied(&evaluators, &constraint("spreadsheet", "1AbCdEfGh"), &args).unwrap(), "{name}");
@@ -289,7 +292,7 @@ fn spreadsheet_tools_offer_their_spreadsheet() {
 #[test]
 fn an_empty_id_is_a_veto_not_an_open_grant() {
     let args = json!({ "spreadsheet_id": "", "sheet": "S", "range": "A1", "data": [[1]] });
-    let veto = standing_approval(&evaluators("update_cells"), &args).unwrap_err();
+    let veto = standing_approval(&evaluators("update_cells"), &args, None).unwrap_err();
     assert_eq!(veto.evaluator, "spreadsheet");
     assert!(offered_constraint(&evaluators("update_cells"), &args).is_err());
     assert!(satisfied(&evaluators("update_cells"), &constraint("spreadsheet", ""), &args).is_err());
@@ -317,7 +320,7 @@ fn an_optional_folder_left_to_the_default_offers_no_folder() {
     for name in ["create_spreadsheet", "create_doc"] {
         let evaluators = evaluators(name);
         let default = json!({ "title": "T" });
-        assert_eq!(standing_approval(&evaluators, &default), Ok(()), "{name}");
+        assert_eq!(standing_approval(&evaluators, &default, None), Ok(()), "{name}");
         assert_eq!(offered_constraint(&evaluators, &default).unwrap(), None, "{name}");
         // The default may be a configured folder: "root" is not what the call names.
         assert!(!satisfied(&evaluators, &constraint("folder", "root"), &default).unwrap(), "{name}");
@@ -353,7 +356,7 @@ fn sharing_within_one_domain_offers_that_domain() {
         { "role": "writer", "email_address": "ann@Example.com" },
         { "type": "group", "role": "reader", "emailAddress": "team@example.com" },
     ]));
-    assert_eq!(standing_approval(&evaluators, &args), Ok(()));
+    assert_eq!(standing_approval(&evaluators, &args, None), Ok(()));
     assert_eq!(offered_constraint(&evaluators, &args).unwrap(), Some(constraint("email_domain", "example.com")));
     assert!(satisfied(&evaluators, &constraint("email_domain", "example.com"), &args).unwrap());
     assert!(!satisfied(&evaluators, &constraint("email_domain", "other.com"), &args).unwrap());
@@ -367,7 +370,7 @@ fn sharing_across_domains_offers_nothing_and_satisfies_neither() {
         { "role": "writer", "email_address": "ann@example.com" },
         { "role": "reader", "email_address": "eve@elsewhere.org" },
     ]));
-    assert_eq!(standing_approval(&evaluators, &args), Ok(()));
+    assert_eq!(standing_approval(&evaluators, &args, None), Ok(()));
     assert_eq!(offered_constraint(&evaluators, &args).unwrap(), None);
     assert!(!satisfied(&evaluators, &constraint("email_domain", "example.com"), &args).unwrap());
     assert!(!satisfied(&evaluators, &constraint("email_domain", "elsewhere.org"), &args).unwrap());
@@ -400,7 +403,7 @@ fn shares_the_tool_would_refuse_are_a_veto() {
         json!([{ "role": "reader", "email_address": "not-an-address" }]),
     ] {
         let args = share(permissions);
-        let veto = standing_approval(&evaluators, &args).unwrap_err();
+        let veto = standing_approval(&evaluators, &args, None).unwrap_err();
         assert_eq!(veto.evaluator, "email_domain", "{args}");
         assert!(offered_constraint(&evaluators, &args).is_err(), "{args}");
         assert!(satisfied(&evaluators, &constraint("email_domain", "example.com"), &args).is_err(), "{args}");
@@ -413,7 +416,7 @@ fn shares_the_tool_would_refuse_are_a_veto() {
 fn transferring_ownership_always_asks() {
     let evaluators = evaluators("transfer_ownership");
     let args = json!({ "file_id": "F", "new_owner_email": "ann@example.com" });
-    let veto = standing_approval(&evaluators, &args).unwrap_err();
+    let veto = standing_approval(&evaluators, &args, None).unwrap_err();
     assert_eq!(veto.evaluator, "transfer_ownership");
     assert_eq!(veto.reason, "Transferring ownership always asks: it cannot be undone by you.");
     assert_eq!(offered_constraint(&evaluators, &args).unwrap(), None);
@@ -424,13 +427,13 @@ fn transferring_ownership_always_asks() {
 fn deleting_for_good_always_asks_but_the_trash_may_be_granted() {
     let evaluators = evaluators("delete_file");
     let trash = json!({ "file_id": "F" });
-    assert_eq!(standing_approval(&evaluators, &trash), Ok(()));
-    assert_eq!(standing_approval(&evaluators, &json!({ "file_id": "F", "permanent": false })), Ok(()));
+    assert_eq!(standing_approval(&evaluators, &trash, None), Ok(()));
+    assert_eq!(standing_approval(&evaluators, &json!({ "file_id": "F", "permanent": false }), None), Ok(()));
     assert_eq!(offered_constraint(&evaluators, &trash).unwrap(), Some(constraint("file", "F")));
     assert!(satisfied(&evaluators, &constraint("file", "F"), &trash).unwrap());
 
     let forever = json!({ "file_id": "F", "permanent": true });
-    let veto = standing_approval(&evaluators, &forever).unwrap_err();
+    let veto = standing_approval(&evaluators, &forever, None).unwrap_err();
     assert_eq!(veto.evaluator, "permanent_delete");
     assert!(veto.reason.contains("cannot be undone"), "{veto}");
 }
@@ -449,11 +452,11 @@ fn empty_trash_is_ready_to_always_ask() {
     let meta =
         ToolMeta::write(Service::Drive, "empty_trash", "Empty trash", "Delete every file in the trash.", true, true);
     let declared = ToolDef::evaluated(meta, empty, [Evaluator::empty_trash()]);
-    let veto = standing_approval(declared.evaluators(), &json!({})).unwrap_err();
+    let veto = standing_approval(declared.evaluators(), &json!({}), None).unwrap_err();
     assert_eq!(veto.evaluator, "empty_trash");
     assert_eq!(veto.reason, evaluator::veto::EMPTY_TRASH);
     assert_eq!(offered_constraint(declared.evaluators(), &json!({})).unwrap(), None);
-    assert!(standing_approval(declared.evaluators(), &json!({ "all": true })).is_err());
+    assert!(standing_approval(declared.evaluators(), &json!({ "all": true }), None).is_err());
     // Once the real tool exists, it must carry the same veto.
     if let Some(tool) = all_tools().into_iter().find(|t| t.meta.name == "empty_trash") {
         assert_eq!(kinds(&tool), ["empty_trash"]);
@@ -466,7 +469,7 @@ fn empty_trash_is_ready_to_always_ask() {
 fn a_tool_claimed_by_two_evaluators_offers_no_constraint_and_each_must_allow() {
     let evaluators = evaluators("move_file");
     let args = json!({ "file_id": "F", "destination_folder_id": "D" });
-    assert_eq!(standing_approval(&evaluators, &args), Ok(()));
+    assert_eq!(standing_approval(&evaluators, &args, None), Ok(()));
     assert_eq!(offered_constraint(&evaluators, &args).unwrap(), None);
     // A policy's constraint of either kind is judged by the evaluator of that kind.
     assert!(satisfied(&evaluators, &constraint("folder", "D"), &args).unwrap());
@@ -474,12 +477,12 @@ fn a_tool_claimed_by_two_evaluators_offers_no_constraint_and_each_must_allow() {
     assert!(!satisfied(&evaluators, &constraint("folder", "F"), &args).unwrap());
     // One of them failing is a veto for the whole tool.
     let blank = json!({ "file_id": "F", "destination_folder_id": " " });
-    assert_eq!(standing_approval(&evaluators, &blank).unwrap_err().evaluator, "folder");
+    assert_eq!(standing_approval(&evaluators, &blank, None).unwrap_err().evaluator, "folder");
 
     // copy_file: even with only the file proposing (no folder given), nothing is offered.
     let copy_file = tool("copy_file");
     let copy = json!({ "file_id": "F" });
-    assert_eq!(standing_approval(copy_file.evaluators(), &copy), Ok(()));
+    assert_eq!(standing_approval(copy_file.evaluators(), &copy, None), Ok(()));
     assert_eq!(offered_constraint(copy_file.evaluators(), &copy).unwrap(), None);
 }
 

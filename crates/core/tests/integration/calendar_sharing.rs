@@ -112,7 +112,10 @@ fn sharing_is_limited_by_the_recipients_domain_and_a_whole_domain_or_everyone_by
     let anyone = json!({ "calendar_id": "c1", "role": "reader", "scope_type": "default" });
     assert_eq!(offered("add_calendar_acl", anyone), None);
     let bad = json!({ "calendar_id": "c1", "role": "boss", "scope_value": "bob@example.com" });
-    assert!(standing_approval(&tool_evaluators("add_calendar_acl"), &bad).is_err(), "what can't be judged always asks");
+    assert!(
+        standing_approval(&tool_evaluators("add_calendar_acl"), &bad, None).is_err(),
+        "what can't be judged always asks"
+    );
 }
 
 #[test]
@@ -128,7 +131,8 @@ fn event_and_calendar_changes_are_limited_to_their_calendar() {
     assert!(
         standing_approval(
             &tool_evaluators("create_event"),
-            &json!({ "calendar_id": " ", "summary": "X", "start": "a", "end": "b" })
+            &json!({ "calendar_id": " ", "summary": "X", "start": "a", "end": "b" }),
+            None
         )
         .is_err()
     );

@@ -190,7 +190,7 @@ async fn empty_trash_always_asks_and_refuses_bad_drive_ids() {
     let kinds: Vec<&str> = tool.evaluators().iter().map(|e| e.kind()).collect();
     assert_eq!(kinds, ["empty_trash"]);
     for args in [json!({}), json!({ "drive_id": "0AbC" })] {
-        let veto = gatehouse_core::approval::evaluator::standing_approval(tool.evaluators(), &args).unwrap_err();
+        let veto = gatehouse_core::approval::evaluator::standing_approval(tool.evaluators(), &args, None).unwrap_err();
         assert_eq!(veto.evaluator, "empty_trash");
         assert!(veto.reason.contains("always asks"), "{veto}");
     }

@@ -163,7 +163,7 @@ fn send_message_grants_are_limited_to_one_recipient_domain_counting_cc_and_bcc()
     let call =
         |to: Value, cc: Value, bcc: Value| json!({ "to": to, "cc": cc, "bcc": bcc, "subject": "Hi", "body": "x" });
     let inside = call(json!("Ann <ann@example.com>, bob@Example.com"), json!(["cy@example.com"]), Value::Null);
-    assert_eq!(standing_approval(&evaluators, &inside), Ok(()));
+    assert_eq!(standing_approval(&evaluators, &inside, None), Ok(()));
     assert_eq!(offered_constraint(&evaluators, &inside).unwrap(), Some(domain("example.com")));
     assert!(satisfied(&evaluators, &domain("example.com"), &inside).unwrap());
 
@@ -172,17 +172,17 @@ fn send_message_grants_are_limited_to_one_recipient_domain_counting_cc_and_bcc()
     assert!(!satisfied(&evaluators, &domain("example.com"), &leak).unwrap(), "…and no grant covers it");
 
     let smuggled = call(json!("ann@example.com\r\nBcc: eve@evil.example"), Value::Null, Value::Null);
-    assert!(standing_approval(&evaluators, &smuggled).is_err(), "what the tool would refuse is a veto");
+    assert!(standing_approval(&evaluators, &smuggled, None).is_err(), "what the tool would refuse is a veto");
     assert!(satisfied(&evaluators, &domain("example.com"), &smuggled).is_err());
 }
 
 #[test]
 fn replies_and_drafts_always_ask_because_their_recipients_are_not_in_the_call() {
     let reply = tool("reply_to_message");
-    let veto = standing_approval(reply.evaluators(), &json!({ "message_id": "m", "body": "x" })).unwrap_err();
+    let veto = standing_approval(reply.evaluators(), &json!({ "message_id": "m", "body": "x" }), None).unwrap_err();
     assert!(veto.reason.contains("recipients come from the original message"), "{veto}");
     let draft = tool("send_draft");
-    let veto = standing_approval(draft.evaluators(), &json!({ "draft_id": "r1" })).unwrap_err();
+    let veto = standing_approval(draft.evaluators(), &json!({ "draft_id": "r1" }), None).unwrap_err();
     assert!(veto.reason.contains("saved draft"), "{veto}");
     for name in ["send_message", "create_draft", "send_draft", "reply_to_message", "modify_labels", "trash_message"] {
         assert!(!tool(name).meta.is_read_only(), "{name} is a gated write");

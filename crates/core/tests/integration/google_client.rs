@@ -79,3 +79,36 @@ async fn google_4xx_is_not_retried_and_names_the_problem() {
     let message = h.err("get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Nope" })).await;
     assert!(message.contains("Nope"), "{message}");
 }
+
+#[tokio::test]
+async fn a_400_from_google_is_answered_at_once_not_retried() {
+    let h = Harness::new().await;
+    let id = spreadsheet(&h).await;
+    h.google.inject(Fault::status("/v4/spreadsheets", 400, 100));
+    let message = h.err("list_sheets", json!({ "spreadsheet_id": id })).await;
+    assert!(message.contains("refused the request as invalid"), "{message}");
+    assert_eq!(requests(&h, "GET", "/v4/spreadsheets"), 1, "no retry can fix a bad request");
+}
+
+#[tokio::test]
+async fn a_403_rate_limit_is_retried_for_reads_and_writes_but_a_daily_limit_is_not() {
+    let h = Harness::new().await;
+    h.google.inject(Fault::status("/drive/v3/files", 403, 1).with_reason("userRateLimitExceeded"));
+    h.ok("list_files", json!({ "folder_id": "root" })).await;
+    assert_eq!(
+        requests(&h, "GET", "/drive/v3/files"),
+        2,
+        "a 403 userRateLimitExceeded is a rate limit: waited and retried"
+    );
+
+    let posts = requests(&h, "POST", "/drive/v3/files");
+    h.google.inject(Fault::status("/drive/v3/files", 403, 1).with_reason("rateLimitExceeded").for_method("POST"));
+    h.ok("create_folder", json!({ "name": "After" })).await;
+    assert_eq!(requests(&h, "POST", "/drive/v3/files"), posts + 2, "a rate-limited write had no effect: retried");
+
+    let gets = requests(&h, "GET", "/drive/v3/files");
+    h.google.inject(Fault::status("/drive/v3/files", 403, 100).with_reason("dailyLimitExceeded"));
+    let message = h.err("list_files", json!({ "folder_id": "root" })).await;
+    assert!(message.contains("slow down"), "{message}");
+    assert_eq!(requests(&h, "GET", "/drive/v3/files"), gets + 1, "a daily limit lasts until tomorrow: not retried");
+}

@@ -22,6 +22,7 @@ mod approval_rules;
 mod approval_store;
 mod approval_withdrawn;
 mod approval_words;
+mod arguments_bounds;
 mod assistant_connected;
 mod assistants_http;
 mod assistants_store;
@@ -38,6 +39,7 @@ mod calendar_auth_status;
 mod calendar_calendars;
 mod calendar_events;
 mod calendar_free_slots;
+mod calendar_invitations;
 mod calendar_sharing;
 mod catalogue;
 mod connect;
@@ -72,6 +74,9 @@ mod gmail_read;
 mod gmail_send;
 mod google_client;
 mod leaks;
+// Real symbolic links: Unix only (making one on Windows takes a privilege most users lack).
+#[cfg(unix)]
+mod local_links;
 mod resources_gated;
 mod settings;
 mod sheets_chart;

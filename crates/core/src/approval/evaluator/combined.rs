@@ -10,9 +10,14 @@ use super::{ArgEvaluator, EvalError, PreparedCall, Veto, unknown_constraint};
 use crate::approval::model::Constraint;
 
 /// `Ok` when every evaluator allows standing approval for the call; otherwise the first veto (an evaluator
-/// that fails is one).
-pub fn standing_approval(evaluators: &[Arc<dyn ArgEvaluator>], args: &Value) -> Result<(), Veto> {
-    evaluators.iter().try_for_each(|evaluator| evaluator.standing_approval(args))
+/// that fails is one). `account` is the signed-in Google account, `None` when unknown (then every invitee
+/// counts as outside: see [`super::email_domain::outside`]).
+pub fn standing_approval(
+    evaluators: &[Arc<dyn ArgEvaluator>],
+    args: &Value,
+    account: Option<&str>,
+) -> Result<(), Veto> {
+    evaluators.iter().try_for_each(|evaluator| evaluator.standing_approval(args, account))
 }
 
 /// The constraint the card may offer: the proposal of the tool's only constraining evaluator. A tool claimed
@@ -105,7 +110,7 @@ mod tests {
     #[test]
     fn no_evaluator_allows_and_offers_nothing() {
         let none: Vec<Arc<dyn ArgEvaluator>> = Vec::new();
-        assert_eq!(standing_approval(&none, &json!({})), Ok(()));
+        assert_eq!(standing_approval(&none, &json!({}), None), Ok(()));
         assert_eq!(offered_constraint(&none, &json!({})).unwrap(), None);
         assert!(!satisfied(&none, &constraint("file", "F"), &json!({})).unwrap());
         assert_eq!(describe(&none, &constraint("file", "F")), "only file F");
@@ -126,7 +131,7 @@ mod tests {
     fn a_failing_evaluator_fails_the_whole() {
         let evaluators = copy_between_spreadsheets();
         let bad = json!({ "from": "S", "into": "" });
-        assert_eq!(standing_approval(&evaluators, &bad).unwrap_err().evaluator, "spreadsheet");
+        assert_eq!(standing_approval(&evaluators, &bad, None).unwrap_err().evaluator, "spreadsheet");
         assert!(offered_constraint(&evaluators, &bad).is_err());
         assert!(satisfied(&evaluators, &constraint("spreadsheet", "S"), &bad).is_err());
     }
@@ -138,10 +143,10 @@ mod tests {
             Evaluator::veto_when("forever", "Forever always asks.", |a: &Copy| a.forever).bind("move"),
         ];
         let args = json!({ "from": "S", "into": "T" });
-        assert_eq!(standing_approval(&evaluators, &args), Ok(()));
+        assert_eq!(standing_approval(&evaluators, &args, None), Ok(()));
         assert_eq!(offered_constraint(&evaluators, &args).unwrap(), Some(constraint("spreadsheet", "S")));
         let forever = json!({ "from": "S", "into": "T", "forever": true });
-        assert_eq!(standing_approval(&evaluators, &forever).unwrap_err().reason, "Forever always asks.");
+        assert_eq!(standing_approval(&evaluators, &forever, None).unwrap_err().reason, "Forever always asks.");
     }
 
     #[test]

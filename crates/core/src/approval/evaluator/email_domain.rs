@@ -4,6 +4,11 @@
 //!
 //! The recipients come from the sharing tool's own reading of its arguments (the type a grant defaults to,
 //! the spelling of the email field), so the evaluator judges the grants the tool would actually make.
+//!
+//! The `invitees` veto is the other rule about addresses: a call that makes Google email people outside the
+//! signed-in person's organisation (a Calendar invitation) always asks, whatever grant exists. A grant
+//! "only this calendar" is about where events go, not whom they reach; without the veto it would let an
+//! assistant invite, and so mail, anyone. Who is outside is [`outside`]'s one rule.
 
 use serde::de::DeserializeOwned;
 
@@ -84,7 +89,110 @@ impl<A> Rule<A> for EmailDomainRule<A> {
     }
 }
 
+/// The domains of personal Google accounts. Everyone can have an address there, so the domain keeps nobody
+/// inside: for such an account every other address is outside.
+pub const PERSONAL_DOMAINS: &[&str] = &["gmail.com", "googlemail.com"];
+
+/// Who counts as outside the signed-in account's organisation, and why, for the card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outside<'a> {
+    /// The addresses outside, as given.
+    pub addresses: Vec<&'a str>,
+    /// The organisation's domain when there is one (a Workspace account); `None` for a personal account or
+    /// when no account is known, where everyone but the account itself is outside.
+    pub home: Option<String>,
+    /// Why there is no home domain, in words (`None` when there is one).
+    pub why_no_home: Option<&'static str>,
+}
+
+/// The addresses among `emails` outside the organisation of `account`: at another domain than the account's
+/// (exactly: a subdomain is another domain), or, for a personal account (gmail.com) or when no account is
+/// known, every address but the account's own. Text that is not an address counts as outside: what can't be
+/// judged falls on the side that asks.
+pub fn outside<'a>(account: Option<&str>, emails: impl IntoIterator<Item = &'a str>) -> Outside<'a> {
+    let own = account.map(|account| account.trim().to_lowercase());
+    let (home, why_no_home) = match own.as_deref().map(domain_of) {
+        Some(Ok(domain)) if PERSONAL_DOMAINS.contains(&domain.as_str()) => {
+            (None, Some("a personal Google account has no organisation to keep them inside"))
+        }
+        Some(Ok(domain)) => (Some(domain), None),
+        _ => (None, Some("Gatehouse does not know the signed-in account")),
+    };
+    let addresses = emails
+        .into_iter()
+        .filter(|email| {
+            let address = email.trim().to_lowercase();
+            if own.as_deref() == Some(address.as_str()) {
+                return false;
+            }
+            match (&home, domain_of(&address)) {
+                (Some(home), Ok(domain)) => domain != *home,
+                _ => true,
+            }
+        })
+        .collect();
+    Outside { addresses, home, why_no_home }
+}
+
+/// The kind of the invitation veto.
+pub const INVITEES: &str = "invitees";
+
+type Invitees<A> = Box<dyn for<'a> Fn(&'a A) -> &'a [String] + Send + Sync>;
+
+/// Vetoes standing approval for a call that invites anyone outside the account's organisation.
+struct InviteesRule<A> {
+    invitees: Invitees<A>,
+}
+
+impl<A> Rule<A> for InviteesRule<A> {
+    fn kind(&self) -> &'static str {
+        INVITEES
+    }
+
+    fn constrains(&self) -> bool {
+        false
+    }
+
+    fn veto(&self, args: &A, account: Option<&str>) -> Option<String> {
+        let outside = outside(account, (self.invitees)(args).iter().map(String::as_str));
+        let count = outside.addresses.len();
+        let (people, get) = match count {
+            0 => return None,
+            1 => ("1 person".to_owned(), "gets"),
+            n => (format!("{n} people"), "get"),
+        };
+        Some(match (&outside.home, outside.why_no_home) {
+            (Some(home), _) => format!(
+                "This call invites {people} outside {home}, who {get} an email from Google, so it asks every time, whatever you allowed before."
+            ),
+            (None, why) => format!(
+                "This call invites {people}, who {get} an email from Google, and {}; so it asks every time, whatever you allowed before.",
+                why.unwrap_or("nobody counts as inside")
+            ),
+        })
+    }
+
+    fn propose(&self, _args: &A) -> Result<Option<Constraint>, String> {
+        Ok(None)
+    }
+
+    fn satisfies(&self, _constraint: &Constraint, _args: &A) -> Result<bool, String> {
+        Ok(false)
+    }
+
+    fn describe(&self, constraint: &Constraint) -> String {
+        unknown_constraint(constraint)
+    }
+}
+
 impl<A: DeserializeOwned + 'static> Evaluator<A> {
+    /// Vetoes standing approval when a call invites anyone outside the signed-in account's organisation
+    /// (see [`outside`]): `invitees` reads the addresses Google will email. It proposes no constraint, so it
+    /// sits beside the tool's target evaluator (an event's calendar) without taking its place on the card.
+    pub fn invitees(invitees: impl for<'a> Fn(&'a A) -> &'a [String] + Send + Sync + 'static) -> Self {
+        Self::from_rule(InviteesRule { invitees: Box::new(invitees) })
+    }
+
     /// Limits grants to shares whose every recipient is an address at one domain. `recipients` lists them as
     /// the tool will grant them, or says in words why it can't (the tool would refuse the call).
     pub fn email_domain(recipients: impl Fn(&A) -> Result<Vec<Recipient>, String> + Send + Sync + 'static) -> Self {
@@ -140,7 +248,7 @@ mod tests {
         let args = json!({ "to": ["ann@example.com", "eve@evil.example"] });
         assert_eq!(e.propose(&args).unwrap(), None);
         assert!(!e.satisfies(&domain("example.com"), &args).unwrap());
-        assert_eq!(e.standing_approval(&args), Ok(()));
+        assert_eq!(e.standing_approval(&args, None), Ok(()));
     }
 
     #[test]
@@ -157,8 +265,53 @@ mod tests {
         for args in [json!({ "to": [] }), json!({ "to": ["ann"] }), json!({ "to": ["ann@"] })] {
             assert!(e.propose(&args).is_err(), "{args}");
             assert!(e.satisfies(&domain("example.com"), &args).is_err(), "{args}");
-            assert_eq!(e.standing_approval(&args).unwrap_err().evaluator, KIND);
+            assert_eq!(e.standing_approval(&args, None).unwrap_err().evaluator, KIND);
         }
+    }
+
+    #[derive(Deserialize)]
+    struct Invite {
+        #[serde(default)]
+        attendees: Vec<String>,
+    }
+
+    fn invitees() -> std::sync::Arc<dyn crate::approval::evaluator::ArgEvaluator> {
+        Evaluator::invitees(|a: &Invite| &a.attendees).bind("create_event")
+    }
+
+    #[test]
+    fn colleagues_and_oneself_may_be_invited_under_a_grant() {
+        let e = invitees();
+        let args = json!({ "attendees": ["bob@Example.com", " ada@example.com "] });
+        assert_eq!(e.standing_approval(&args, Some("ada@example.com")), Ok(()));
+        assert_eq!(e.standing_approval(&json!({}), Some("ada@example.com")), Ok(()));
+        assert!(!e.constrains());
+        assert_eq!(e.propose(&args).unwrap(), None);
+    }
+
+    #[test]
+    fn outsiders_veto_and_the_card_says_how_many_and_why() {
+        let e = invitees();
+        let args = json!({ "attendees": ["bob@example.com", "eve@evil.example", "mal@mail.example.com"] });
+        let veto = e.standing_approval(&args, Some("ada@example.com")).unwrap_err();
+        assert_eq!(veto.evaluator, INVITEES);
+        assert!(veto.reason.contains("invites 2 people outside example.com, who get an email from Google"), "{veto}");
+        let one = json!({ "attendees": ["not an address"] });
+        let veto = e.standing_approval(&one, Some("ada@example.com")).unwrap_err();
+        assert!(veto.reason.contains("invites 1 person outside example.com"), "{veto}");
+    }
+
+    #[test]
+    fn a_personal_account_or_an_unknown_one_has_nobody_inside() {
+        let e = invitees();
+        let args = json!({ "attendees": ["bob@gmail.com"] });
+        for account in [Some("ada@gmail.com"), Some("ada@googlemail.com")] {
+            let veto = e.standing_approval(&args, account).unwrap_err();
+            assert!(veto.reason.contains("personal Google account"), "{veto}");
+        }
+        assert_eq!(e.standing_approval(&json!({ "attendees": ["ADA@gmail.com"] }), Some("ada@gmail.com")), Ok(()));
+        let veto = e.standing_approval(&args, None).unwrap_err();
+        assert!(veto.reason.contains("does not know the signed-in account"), "{veto}");
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! here talks to Google or the store.
 //!
 //! The kinds live in their own modules: [`target`] (spreadsheet, document, file, folder, calendar),
-//! [`email_domain`] (sharing) and [`veto`] (what always asks). [`combined`] applies a tool's evaluators together.
+//! [`email_domain`] (sharing, and invitations that leave the person's organisation) and [`veto`] (what always
+//! asks). [`combined`] applies a tool's evaluators together.
 
 pub mod combined;
 pub mod email_domain;
@@ -61,8 +62,10 @@ pub trait ArgEvaluator: Send + Sync {
     fn constrains(&self) -> bool;
 
     /// `Ok` when a grant may cover this call; a [`Veto`] when the call must always ask, or when the
-    /// evaluator cannot judge it (arguments that don't parse, an unusable value).
-    fn standing_approval(&self, args: &Value) -> Result<(), Veto>;
+    /// evaluator cannot judge it (arguments that don't parse, an unusable value). `account` is the
+    /// signed-in Google account (`None` when unknown): who counts as outside it (see
+    /// [`email_domain::outside`]) depends on it.
+    fn standing_approval(&self, args: &Value, account: Option<&str>) -> Result<(), Veto>;
 
     /// The constraint a card may offer for this call (`None` when it names no single target to limit to).
     fn propose(&self, args: &Value) -> Result<Option<Constraint>, EvalError>;
@@ -98,8 +101,9 @@ pub(crate) trait Rule<A>: Send + Sync {
         true
     }
 
-    /// Why standing approval is refused for these (well-formed) arguments, if it is.
-    fn veto(&self, _args: &A) -> Option<String> {
+    /// Why standing approval is refused for these (well-formed) arguments, if it is; `account` is the
+    /// signed-in Google account, when known.
+    fn veto(&self, _args: &A, _account: Option<&str>) -> Option<String> {
         None
     }
 
@@ -153,7 +157,7 @@ impl<A: DeserializeOwned> ArgEvaluator for Bound<A> {
         self.rule.constrains()
     }
 
-    fn standing_approval(&self, args: &Value) -> Result<(), Veto> {
+    fn standing_approval(&self, args: &Value, account: Option<&str>) -> Result<(), Veto> {
         let failed = |error: EvalError| Veto {
             evaluator: self.rule.kind(),
             reason: format!("This call always asks because its arguments could not be checked. {error}"),
@@ -161,7 +165,7 @@ impl<A: DeserializeOwned> ArgEvaluator for Bound<A> {
         let parsed = self.parse(args).map_err(failed)?;
         // An evaluator that cannot judge the call (say, an empty id) must not let a grant cover it.
         self.rule.propose(&parsed).map_err(|reason| failed(self.unjudgeable(reason)))?;
-        match self.rule.veto(&parsed) {
+        match self.rule.veto(&parsed, account) {
             Some(reason) => Err(Veto { evaluator: self.rule.kind(), reason }),
             None => Ok(()),
         }

@@ -166,7 +166,7 @@ mod tests {
     fn a_required_id_is_proposed_and_checked_exactly() {
         let e = Evaluator::spreadsheet(|a: &Args| &a.sheet_id).bind("t");
         let args = json!({ "sheet_id": "S1" });
-        assert_eq!(e.standing_approval(&args), Ok(()));
+        assert_eq!(e.standing_approval(&args, None), Ok(()));
         assert_eq!(e.propose(&args).unwrap(), Some(constraint("spreadsheet", "S1")));
         assert!(e.satisfies(&constraint("spreadsheet", "S1"), &args).unwrap());
         assert!(!e.satisfies(&constraint("spreadsheet", "S2"), &args).unwrap());
@@ -181,7 +181,7 @@ mod tests {
         let args = json!({ "sheet_id": "  " });
         assert!(matches!(e.propose(&args), Err(EvalError::Unjudgeable { evaluator: "file", .. })));
         assert!(e.satisfies(&constraint("file", "  "), &args).is_err());
-        let veto = e.standing_approval(&args).unwrap_err();
+        let veto = e.standing_approval(&args, None).unwrap_err();
         assert_eq!(veto.evaluator, "file");
         assert!(veto.reason.contains("file id is empty"), "{veto}");
     }
@@ -190,7 +190,7 @@ mod tests {
     fn an_absent_optional_folder_proposes_nothing_and_satisfies_nothing() {
         let e = Evaluator::folder_or_default(|a: &Args| a.folder.as_deref()).bind("t");
         for args in [json!({ "sheet_id": "S" }), json!({ "sheet_id": "S", "folder": " " })] {
-            assert_eq!(e.standing_approval(&args), Ok(()));
+            assert_eq!(e.standing_approval(&args, None), Ok(()));
             assert_eq!(e.propose(&args).unwrap(), None);
             assert!(!e.satisfies(&constraint("folder", "root"), &args).unwrap());
             assert!(!e.satisfies(&constraint("folder", " "), &args).unwrap());

@@ -31,7 +31,7 @@ impl<A> Rule<A> for VetoRule<A> {
         false
     }
 
-    fn veto(&self, args: &A) -> Option<String> {
+    fn veto(&self, args: &A, _account: Option<&str>) -> Option<String> {
         (self.when)(args).then(|| self.reason.to_owned())
     }
 
@@ -102,7 +102,7 @@ mod tests {
         let e = Evaluator::<NoArgs>::empty_trash().bind("empty_trash");
         assert_eq!(e.kind(), "empty_trash");
         assert!(!e.constrains());
-        let veto = e.standing_approval(&json!({})).unwrap_err();
+        let veto = e.standing_approval(&json!({}), None).unwrap_err();
         assert_eq!(veto.evaluator, "empty_trash");
         assert_eq!(veto.reason, EMPTY_TRASH);
         assert_eq!(e.propose(&json!({})).unwrap(), None);
@@ -113,7 +113,7 @@ mod tests {
     #[test]
     fn arguments_the_tool_rejects_are_a_veto_too() {
         let e = Evaluator::<NoArgs>::empty_trash().bind("empty_trash");
-        let veto = e.standing_approval(&json!({ "surprise": 1 })).unwrap_err();
+        let veto = e.standing_approval(&json!({ "surprise": 1 }), None).unwrap_err();
         assert!(veto.reason.contains("could not be checked"), "{veto}");
         assert!(veto.reason.contains("surprise"), "{veto}");
         assert!(e.propose(&json!({ "surprise": 1 })).is_err());
@@ -122,8 +122,8 @@ mod tests {
     #[test]
     fn a_conditional_veto_lets_the_other_calls_through() {
         let e = Evaluator::permanent_delete(|a: &DeleteArgs| a.permanent).bind("delete");
-        assert_eq!(e.standing_approval(&json!({})), Ok(()));
-        assert_eq!(e.standing_approval(&json!({ "permanent": true })).unwrap_err().reason, PERMANENT_DELETE);
-        assert!(e.standing_approval(&json!({ "permanent": "yes" })).is_err());
+        assert_eq!(e.standing_approval(&json!({}), None), Ok(()));
+        assert_eq!(e.standing_approval(&json!({ "permanent": true }), None).unwrap_err().reason, PERMANENT_DELETE);
+        assert!(e.standing_approval(&json!({ "permanent": "yes" }), None).is_err());
     }
 }

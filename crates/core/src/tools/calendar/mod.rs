@@ -3,7 +3,8 @@
 //!
 //! Times are RFC 3339 with an offset, local times with a `timezone`, or dates for all-day events (see
 //! [`times`]). A grant can be limited to one calendar (the `calendar` constraint); sharing a calendar is
-//! judged by the recipients' domain, as Drive sharing is.
+//! judged by the recipients' domain, as Drive sharing is. An event that invites anyone outside the person's
+//! organisation (Google emails each attendee) always asks, whatever grant exists (the `invitees` veto).
 
 mod calendars;
 mod events;
@@ -162,7 +163,10 @@ pub fn tools() -> Vec<ToolDef> {
                 false,
             ),
             events::create_event,
-            [Evaluator::calendar(|a: &events::CreateEventArgs| &a.calendar_id)],
+            [
+                Evaluator::calendar(|a: &events::CreateEventArgs| &a.calendar_id),
+                Evaluator::invitees(|a: &events::CreateEventArgs| a.attendees.as_deref().unwrap_or_default()),
+            ],
         ),
         ToolDef::evaluated(
             ToolMeta::write(
@@ -174,7 +178,10 @@ pub fn tools() -> Vec<ToolDef> {
                 true,
             ),
             events::update_event,
-            [Evaluator::calendar(|a: &events::UpdateEventArgs| &a.calendar_id)],
+            [
+                Evaluator::calendar(|a: &events::UpdateEventArgs| &a.calendar_id),
+                Evaluator::invitees(|a: &events::UpdateEventArgs| a.attendees.as_deref().unwrap_or_default()),
+            ],
         ),
         ToolDef::evaluated(
             ToolMeta::write(

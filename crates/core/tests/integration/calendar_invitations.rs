@@ -1,0 +1,166 @@
+//! Issue 15, item 8: a grant "only this calendar" is about where events go, not whom Google emails. Through a
+//! real engine over a real store, with a grant for the calendar: an event inviting only the person's colleagues
+//! (or nobody) runs under the grant; one inviting anyone outside the person's domain — anyone at all, for a
+//! personal gmail.com account — is asked on a card saying why, and, declined, never reaches Google.
+
+use crate::store_engine;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{TimeDelta, Utc};
+use gatehouse_core::Engine;
+use gatehouse_core::approval::CallMeta;
+use gatehouse_core::approval::broker::PendingCard;
+use gatehouse_core::approval::card::RawAnswer;
+use gatehouse_core::approval::fingerprint::fingerprint;
+use gatehouse_core::approval::model::{Caller, Constraint, Grant, Owner};
+use gatehouse_core::approval::store::Store;
+use gatehouse_core::engine::Reply;
+use gatehouse_core::tools::all_tools;
+use google_fake::FakeGoogle;
+use serde_json::{Map, Value, json};
+
+struct Setup {
+    user: String,
+    google: FakeGoogle,
+    _home: tempfile::TempDir,
+    engine: Arc<Engine>,
+}
+
+/// An engine signed in as `user` over a real store holding `user`'s grants for `create_event` and
+/// `update_event`, both limited to the calendar `primary`.
+async fn setup(user: &str) -> Setup {
+    let google = FakeGoogle::start().await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let (engine, store) = store_engine::engine_over_store(&google, home.path(), user, |_| {}).await;
+    for tool in ["create_event", "update_event"] {
+        grant(&store, user, tool).await;
+    }
+    Setup { user: user.to_owned(), google, _home: home, engine }
+}
+
+async fn grant(store: &Store, user: &str, tool: &str) {
+    let def = all_tools().into_iter().find(|t| t.meta.name == tool).unwrap();
+    let now = Utc::now();
+    let grant = Grant {
+        id: format!("only-primary-{tool}"),
+        owner: Owner::User(user.into()),
+        tool: tool.into(),
+        agent: None,
+        constraint: Some(Constraint { kind: "calendar".into(), value: "primary".into() }),
+        unattended: false,
+        created: now,
+        expires: Some(now + TimeDelta::days(7)),
+        revoked: None,
+        last_used: None,
+        use_count: 0,
+        fingerprint: fingerprint(&def),
+    };
+    store.insert_grant(&grant).await.unwrap();
+}
+
+fn meta() -> CallMeta {
+    CallMeta { caller: Caller { agent: Some("claude".into()), interactive: true }, retry_marked: false, request: None }
+}
+
+fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => unreachable!("arguments are an object"),
+    }
+}
+
+fn event(summary: &str, attendees: &[&str]) -> Value {
+    json!({
+        "calendar_id": "primary",
+        "summary": summary,
+        "start": "2026-12-01T10:00:00Z",
+        "end": "2026-12-01T11:00:00Z",
+        "attendees": attendees,
+    })
+}
+
+impl Setup {
+    /// Runs a call that a grant should cover: it must finish without any card.
+    async fn covered(&self, tool: &str, args: Value) -> Value {
+        let reply =
+            tokio::time::timeout(Duration::from_secs(10), self.engine.call_as(&meta(), tool, Some(object(args))))
+                .await
+                .expect("a covered call runs without waiting for anyone")
+                .unwrap();
+        assert!(!reply.is_error, "{}", reply.text);
+        assert!(self.engine.approvals().broker().pending().is_empty());
+        serde_json::from_str(&reply.text).unwrap()
+    }
+
+    /// Runs a call that must be asked: returns the card it shows and the reply once the card is declined.
+    async fn asked(&self, tool: &str, args: Value) -> (PendingCard, Reply) {
+        let call = tokio::spawn({
+            let (engine, tool) = (Arc::clone(&self.engine), tool.to_owned());
+            async move { engine.call_as(&meta(), &tool, Some(object(args))).await }
+        });
+        let mut card = None;
+        for _ in 0..1000 {
+            if let Some(pending) = self.engine.approvals().broker().pending().into_iter().next() {
+                card = Some(pending);
+                break;
+            }
+            assert!(!call.is_finished(), "{tool} ran under the calendar grant without asking");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let card = card.expect("a card appeared");
+        self.engine.approvals().broker().answer(card.id, RawAnswer::Deny).unwrap();
+        (card, call.await.unwrap().unwrap())
+    }
+
+    /// How many live events of the user's primary calendar have this title, in the emulator.
+    fn events_named(&self, summary: &str) -> usize {
+        let world = self.google.world();
+        let ids = world.calendar.live_event_ids(&self.user);
+        ids.iter()
+            .filter_map(|id| world.calendar.event_json(&self.user, id))
+            .filter(|e| e["summary"] == summary)
+            .count()
+    }
+}
+
+#[tokio::test]
+async fn a_calendar_grant_covers_colleagues_but_asks_before_google_mails_outsiders() {
+    let s = setup("ada@example.com").await;
+    // Nobody, oneself, or colleagues at example.com: the grant covers it.
+    s.covered("create_event", event("Alone", &[])).await;
+    s.covered("create_event", event("Team", &["bob@example.com", "Ada@Example.com"])).await;
+    assert_eq!(s.events_named("Team"), 1);
+
+    // Two outsiders (another domain, and a subdomain, which is another domain) among colleagues: asked.
+    let (card, reply) =
+        s.asked("create_event", event("Leak", &["bob@example.com", "eve@evil.example", "mal@mail.example.com"])).await;
+    assert_eq!(card.tool, "create_event");
+    let why = card.why_not_grantable.clone().unwrap_or_default();
+    assert!(why.contains("invites 2 people outside example.com, who get an email from Google"), "{why}");
+    assert!(reply.is_error, "declined: {}", reply.text);
+    assert_eq!(s.events_named("Leak"), 0, "declined, Google never saw it, so nobody was mailed");
+
+    // Changing an event's attendees to an outsider is asked too.
+    let created = s.covered("create_event", event("Sync", &["bob@example.com"])).await;
+    let id = created["event"]["id"].as_str().unwrap().to_owned();
+    let change = json!({ "calendar_id": "primary", "event_id": id, "attendees": ["eve@evil.example"] });
+    let (card, reply) = s.asked("update_event", change).await;
+    assert!(card.why_not_grantable.unwrap_or_default().contains("invites 1 person outside example.com"));
+    assert!(reply.is_error);
+    // …while a change that invites nobody new stays covered.
+    s.covered("update_event", json!({ "calendar_id": "primary", "event_id": id, "summary": "Sync (moved)" })).await;
+}
+
+#[tokio::test]
+async fn with_a_personal_account_every_invitee_is_asked_for() {
+    let s = setup("ada@gmail.com").await;
+    s.covered("create_event", event("Alone", &[])).await;
+    let (card, reply) = s.asked("create_event", event("Drinks", &["bob@gmail.com"])).await;
+    let why = card.why_not_grantable.unwrap_or_default();
+    assert!(why.contains("invites 1 person, who gets an email from Google"), "{why}");
+    assert!(why.contains("personal Google account"), "{why}");
+    assert!(reply.is_error);
+    assert_eq!(s.events_named("Drinks"), 0);
+}
