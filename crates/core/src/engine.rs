@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::approval::gate::TargetNames;
-use crate::approval::model::{AuditEntry, CallOutcome, DecisionSource, Verdict};
+use crate::approval::model::{Agent, AuditEntry, CallOutcome, DecisionSource, Verdict};
 use crate::approval::policy::Policy;
 use crate::approval::store::Store;
 use crate::approval::{Approvals, CallMeta, Permit, redact};
@@ -272,7 +272,11 @@ impl Engine {
             approvals: &self.approvals,
             entry: Some(AuditEntry {
                 time: chrono::Utc::now(),
-                agent: meta.caller.agent.clone(),
+                // A name that was refused may be long: the record keeps what the card would show.
+                agent: meta.caller.agent.as_ref().map(|agent| Agent {
+                    name: agent.name.chars().take(crate::approval::model::MAX_AGENT_NAME).collect(),
+                    self_reported: agent.self_reported,
+                }),
                 tool: name.to_owned(),
                 target: redact::target(tool, &arguments),
                 arguments: redact::for_audit(&arguments),
@@ -284,13 +288,19 @@ impl Engine {
             started,
         };
         // Arguments the tool would refuse fail at once: nobody is asked to approve a call that cannot run.
-        let (reply, verdict, source, outcome) = match tool.check_arguments(&arguments) {
-            Ok(()) => {
+        // Who is calling first: a name that can't be accepted gets nothing, not even a card.
+        let checked = match self.approvals.refuse_caller(&meta.caller) {
+            Some(refusal) => Err(refusal),
+            None => Ok(tool.check_arguments(&arguments)),
+        };
+        let (reply, verdict, source, outcome) = match checked {
+            Err(refusal) => self.carry_out(tool, arguments, refusal, progress).await,
+            Ok(Ok(())) => {
                 let permit = self.approvals.permit(tool, &arguments, meta, account.as_deref()).await;
                 unfinished.decided(&permit);
                 self.carry_out(tool, arguments, permit, progress).await
             }
-            Err(error) => {
+            Ok(Err(error)) => {
                 let text = error.to_string();
                 let reply = Reply { text: text.clone(), is_error: true };
                 (reply, Verdict::Denied, DecisionSource::InvalidArguments, CallOutcome::Error(text))

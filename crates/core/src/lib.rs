@@ -23,6 +23,7 @@ pub mod mcp;
 pub mod never_rules;
 pub mod resources;
 pub mod settings;
+pub mod shown;
 pub mod tools;
 
 pub use engine::{Engine, EngineOptions};

@@ -71,7 +71,7 @@ fn ask(engine: &std::sync::Arc<Engine>, spreadsheet: &str) -> tokio::task::JoinH
     tokio::spawn(async move {
         let tool = engine.tool("update_cells").expect("update_cells");
         let meta =
-            CallMeta { caller: Caller { agent: Some("claude".into()), interactive: true }, ..CallMeta::default() };
+            CallMeta { caller: Caller { agent: Some(gatehouse_core::approval::model::Agent::self_reported("claude")), interactive: true }, ..CallMeta::default() };
         engine.approvals().permit(tool, &args, &meta, Some("sandbox@gatehouse.example")).await
     })
 }
