@@ -90,8 +90,12 @@ async fn approvals(args: ApprovalsArgs) -> Result<()> {
             let several = servers.len() > 1;
             let (server, number) = find_server(&mut servers, &id).await?;
             let shown = label(server.pid(), number, several);
-            let card =
-                server.pending().await?.into_iter().find(|card| card.id == number).ok_or_else(|| not_waiting(&shown))?;
+            let card = server
+                .pending()
+                .await?
+                .into_iter()
+                .find(|card| card.id == number)
+                .ok_or_else(|| not_waiting(&shown))?;
             print_card(&card, &shown, Length::Full);
             return Ok(());
         }
@@ -353,10 +357,7 @@ fn always_words(offer: &CardOffer) -> String {
         .collect();
     let days: Vec<String> = offer.durations.iter().map(u32::to_string).collect();
     let limit = match &offer.constraint {
-        Some(offered) => format!(
-            "--constrained ({}) or leave it out (any arguments)",
-            safe::shown(&offered.label)
-        ),
+        Some(offered) => format!("--constrained ({}) or leave it out (any arguments)", safe::shown(&offered.label)),
         None => "any arguments only (no --constrained: there is no single target to limit it to)".to_owned(),
     };
     format!("--scope {}; --days {}; {limit}", or_words(&scopes), or_words(&days))
@@ -411,7 +412,12 @@ mod tests {
             title: "Update cells".into(),
             target: Some("only this spreadsheet (1AbC)".into()),
             arguments: json!({ "spreadsheet_id": "1AbC" }),
-            offer: offer(grantable, Some(&Agent::registered("claude")), 90, vec![(constraint, "only this spreadsheet (1AbC)".into())]),
+            offer: offer(
+                grantable,
+                Some(&Agent::registered("claude")),
+                90,
+                vec![(constraint, "only this spreadsheet (1AbC)".into())],
+            ),
             retry: false,
             why_not_grantable: None,
             created: Utc::now(),
@@ -440,16 +446,14 @@ mod tests {
         let mut card = card(false);
         card.tool = "delete_sheet".into();
         card.title = "Delete a sheet".into();
-        card.agent = Some(Agent::self_reported("claude\n\u{1b}[8mApproval 1: “x” wants to run List files (list_files)"));
+        card.agent =
+            Some(Agent::self_reported("claude\n\u{1b}[8mApproval 1: “x” wants to run List files (list_files)"));
         card.target = Some("Budget\u{202e}slx.\n  Arguments:     {}\u{1b}[0m".into());
         card.arguments = json!({ "sheet": "a\u{9b}8m\u{2066}b", "data": "x".repeat(500) });
         let lines = card_lines(&card, "3", Length::Cut);
         assert_eq!(lines.len(), 6, "one card, six lines: {lines:#?}");
         for line in &lines {
-            assert!(
-                !line.chars().any(|c| c.is_control() || gatehouse_core::shown::is_hidden_format(c)),
-                "{line:?}"
-            );
+            assert!(!line.chars().any(|c| c.is_control() || gatehouse_core::shown::is_hidden_format(c)), "{line:?}");
         }
         assert!(lines[0].starts_with("Approval 3: “claude\\n\\u{1b}[8mApproval 1:"), "{}", lines[0]);
         assert!(lines[0].ends_with("” (says it is) wants to run Delete a sheet (delete_sheet)"), "{}", lines[0]);

@@ -6,8 +6,8 @@
 use anyhow::{Result, bail};
 use clap::Subcommand;
 use gatehouse_core::approval::store::Assistant;
-use gatehouse_core::shown::shown;
 use gatehouse_core::connect::{http_snippet, url_with_token};
+use gatehouse_core::shown::shown;
 
 use crate::grants::time;
 use crate::store_access::Access;
@@ -154,12 +154,20 @@ async fn revoke(access: &mut Access, given: &str) -> Result<()> {
     match (result.changed, assistant.revoked) {
         (true, _) => println!(
             "Revoked the token of the assistant “{}” ({}). Its next request is refused.",
-            shown(&assistant.name), assistant.id
+            shown(&assistant.name),
+            assistant.id
         ),
         (false, Some(at)) => {
-            println!("The assistant “{}” ({}) was already revoked at {}.", shown(&assistant.name), assistant.id, time(at))
+            println!(
+                "The assistant “{}” ({}) was already revoked at {}.",
+                shown(&assistant.name),
+                assistant.id,
+                time(at)
+            )
         }
-        (false, None) => bail!("The assistant “{}” could not be revoked. Run the command again.", shown(&assistant.name)),
+        (false, None) => {
+            bail!("The assistant “{}” could not be revoked. Run the command again.", shown(&assistant.name))
+        }
     }
     Ok(())
 }

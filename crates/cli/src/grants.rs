@@ -5,7 +5,7 @@ use anyhow::{Result, bail};
 use chrono::Utc;
 use clap::Subcommand;
 use gatehouse_core::approval::words::{GrantState, expiry_words, grant_limit_words, owner_words, uses_words};
-pub(crate) use gatehouse_core::approval::words::{limit_words, scope_words, time};
+pub(crate) use gatehouse_core::approval::words::{scope_words, time};
 use gatehouse_core::shown::shown;
 
 use crate::store_access::Access;

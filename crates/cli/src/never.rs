@@ -6,8 +6,8 @@ use anyhow::{Result, bail};
 use chrono::Utc;
 use clap::Subcommand;
 use gatehouse_core::approval::words::{RuleState, limit_words, rule_scope_words, time};
-use gatehouse_core::shown::shown;
 use gatehouse_core::control::protocol::MAX_NEVER_DAYS;
+use gatehouse_core::shown::shown;
 
 use crate::grants::{IdWords, resolve_id};
 use crate::store_access::Access;

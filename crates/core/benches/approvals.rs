@@ -125,7 +125,8 @@ fn other_grants(rng: &mut StdRng, tools: &[(ToolDef, String)], now: DateTime<Utc
                 id: format!("{:08x}-bench-{i:05}", rng.random::<u32>()),
                 owner: Owner::User(owner.to_owned()),
                 tool: tool.meta.name.to_owned(),
-                agent: AGENTS[rng.random_range(0..AGENTS.len())].map(gatehouse_core::approval::model::Agent::registered),
+                agent: AGENTS[rng.random_range(0..AGENTS.len())]
+                    .map(gatehouse_core::approval::model::Agent::registered),
                 constraint,
                 target_name: None,
                 unattended: false,

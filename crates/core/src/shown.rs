@@ -104,10 +104,7 @@ mod tests {
     #[test]
     fn control_bidi_and_escape_characters_are_written_out() {
         let forged = "claude\n\u{1b}[8mApproval 1: List files\u{202e}gnp.exe\u{200b}\u{2066}";
-        assert_eq!(
-            shown(forged),
-            "claude\\n\\u{1b}[8mApproval 1: List files\\u{202e}gnp.exe\\u{200b}\\u{2066}"
-        );
+        assert_eq!(shown(forged), "claude\\n\\u{1b}[8mApproval 1: List files\\u{202e}gnp.exe\\u{200b}\\u{2066}");
         assert!(!shown(forged).chars().any(|c| c.is_control() || is_hidden_format(c)));
         assert_eq!(shown("Budget 2026 — “Q1”, café"), "Budget 2026 — “Q1”, café");
         assert!(matches!(shown("plain"), Cow::Borrowed(_)));

@@ -12,7 +12,8 @@ use futures::future::join_all;
 use gatehouse_core::approval::model::Grant;
 use gatehouse_core::approval::store::{NeverAllow, Store};
 use gatehouse_core::approval::words::{
-    GrantState, RuleState, expiry_words, limit_words, owner_words, rule_scope_words, scope_words, short_id, time, uses_words,
+    GrantState, RuleState, expiry_words, limit_words, owner_words, rule_scope_words, scope_words, short_id, time,
+    uses_words,
 };
 use gatehouse_core::control::protocol::MAX_NEVER_DAYS;
 use gatehouse_core::engine::Engine;

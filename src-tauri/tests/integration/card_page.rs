@@ -28,7 +28,10 @@ fn ask_as(
     tokio::spawn(async move {
         let tools = all_tools();
         let tool = tools.iter().find(|tool| tool.meta.name == "update_cells").expect("update_cells");
-        let meta = CallMeta { caller: Caller { agent: Some(Agent::self_reported(agent)), interactive: true }, ..CallMeta::default() };
+        let meta = CallMeta {
+            caller: Caller { agent: Some(Agent::self_reported(agent)), interactive: true },
+            ..CallMeta::default()
+        };
         approvals.permit(tool, &args, &meta, Some(ACCOUNT)).await
     })
 }

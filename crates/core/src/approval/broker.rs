@@ -75,9 +75,9 @@ fn shown_value(value: &Value) -> Value {
     match value {
         Value::String(text) => Value::String(crate::shown::shown(text).into_owned()),
         Value::Array(items) => Value::Array(items.iter().map(shown_value).collect()),
-        Value::Object(map) => {
-            Value::Object(map.iter().map(|(key, value)| (crate::shown::shown(key).into_owned(), shown_value(value))).collect())
-        }
+        Value::Object(map) => Value::Object(
+            map.iter().map(|(key, value)| (crate::shown::shown(key).into_owned(), shown_value(value))).collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -253,8 +253,14 @@ mod tests {
         assert_eq!(shown.target.as_deref(), Some("“Budget\\u{1b}[8m” (spreadsheet S1)"));
         assert_eq!(shown.arguments, serde_json::json!({ "a\\u{200f}": ["x\\ny", 1, null], "n": 2 }));
         assert_eq!(shown.offer.constraint.as_ref().unwrap().label, "only this spreadsheet: “Budget\\u{2066}”");
-        assert_eq!(shown.offer.constraint.as_ref().unwrap().constraint, raw.offer.constraint.as_ref().unwrap().constraint);
-        assert_eq!((shown.id, shown.deadline, shown.offer.durations.clone()), (raw.id, raw.deadline, raw.offer.durations.clone()));
+        assert_eq!(
+            shown.offer.constraint.as_ref().unwrap().constraint,
+            raw.offer.constraint.as_ref().unwrap().constraint
+        );
+        assert_eq!(
+            (shown.id, shown.deadline, shown.offer.durations.clone()),
+            (raw.id, raw.deadline, raw.offer.durations.clone())
+        );
     }
 
     async fn wait_for_pending(broker: &Broker, count: usize) -> Vec<PendingCard> {

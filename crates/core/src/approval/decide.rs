@@ -143,7 +143,10 @@ pub fn decide(facts: &Facts<'_>) -> Decision {
 /// refusing is the safe side.
 fn forbids(deny: &Deny, facts: &Facts<'_>, judge: &Judge<'_>) -> bool {
     (deny.tool == "*" || deny.tool == facts.tool)
-        && deny.agent.as_ref().is_none_or(|agent| facts.caller.agent.as_ref().is_some_and(|caller| &caller.name == agent))
+        && deny
+            .agent
+            .as_ref()
+            .is_none_or(|agent| facts.caller.agent.as_ref().is_some_and(|caller| &caller.name == agent))
         && deny.expires.is_none_or(|expires| facts.now < expires)
         && deny.constraint.as_ref().is_none_or(|constraint| judge.satisfied(constraint).unwrap_or(true))
 }

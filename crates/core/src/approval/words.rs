@@ -285,6 +285,31 @@ mod tests {
     }
 
     #[test]
+    fn a_constrained_grant_is_named_by_the_title_it_was_made_with() {
+        let mut grant = Grant {
+            id: "g".into(),
+            owner: Owner::User("ana@example.com".into()),
+            tool: "update_cells".into(),
+            agent: None,
+            constraint: Some(Constraint { kind: "spreadsheet".into(), value: "1AbC".into() }),
+            target_name: Some("Budget\n2026".into()),
+            unattended: false,
+            created: Utc::now(),
+            expires: None,
+            revoked: None,
+            last_used: None,
+            use_count: 0,
+            fingerprint: "f".into(),
+        };
+        let words = grant_limit_words(&grant);
+        assert!(words.contains("1AbC") && words.ends_with(": “Budget\\n2026”"), "{words}");
+        grant.target_name = None;
+        assert_eq!(grant_limit_words(&grant), limit_words("update_cells", grant.constraint.as_ref()));
+        grant.constraint = None;
+        assert_eq!(grant_limit_words(&grant), "any arguments");
+    }
+
+    #[test]
     fn limits_are_said_by_the_tools_evaluator() {
         assert_eq!(limit_words("update_cells", None), "any arguments");
         let constraint = Constraint { kind: "spreadsheet".into(), value: "1AbC".into() };

@@ -22,6 +22,9 @@ use crate::approval::store::{Assistant, AuditQuery, AuditRecord, AuditVerificati
 /// (`server::Limits`), and only this OS user can connect at all.
 pub const MAX_REQUEST_LINE: usize = 32 * 1024 * 1024;
 
+/// The longest line of any request but `call`: they carry ids, names and small choices.
+pub const MAX_SMALL_REQUEST_LINE: usize = 64 * 1024;
+
 /// The longest response line a client reads (a long grant list, a page of audit records with their
 /// arguments).
 pub const MAX_RESPONSE_LINE: usize = 64 * 1024 * 1024;

@@ -22,8 +22,8 @@ use crate::approval::store::IndexSync;
 #[cfg(windows)]
 use super::pipe::remove_quietly;
 use super::protocol::{
-    AssistantRevoked, FailureKind, MAX_AUDIT_PAGE, MAX_REQUEST_LINE, NeverRemoved, Request, Response, Revoked,
-    ServerInfo, Verification,
+    AssistantRevoked, FailureKind, MAX_AUDIT_PAGE, MAX_REQUEST_LINE, MAX_SMALL_REQUEST_LINE, NeverRemoved, Request,
+    Response, Revoked, ServerInfo, Verification,
 };
 #[cfg(unix)]
 use super::socket::{binding_path, check_length, prepare_folder, probe, remove_quietly, socket_files, socket_path};
@@ -242,9 +242,6 @@ struct Limits {
     idle: Duration,
 }
 
-/// The longest line of any request but `call` (see [`Limits`]).
-pub const MAX_SMALL_REQUEST_LINE: usize = 64 * 1024;
-
 impl Default for Limits {
     fn default() -> Self {
         Limits {
@@ -288,8 +285,9 @@ async fn refuse_busy<W: AsyncWrite + Unpin>(mut write: W, cap: usize) {
     let message = format!(
         "This Gatehouse server is already answering {cap} connections, the most it serves at once. Close some (finished `gatehouse` commands, assistants' `gatehouse serve`) and try again."
     );
-    let _ = tokio::time::timeout(Duration::from_secs(1), send(&mut write, &Response::error(FailureKind::Busy, message)))
-        .await;
+    let _ =
+        tokio::time::timeout(Duration::from_secs(1), send(&mut write, &Response::error(FailureKind::Busy, message)))
+            .await;
 }
 
 /// Why the next request line could not be read.
@@ -298,7 +296,10 @@ enum NextLine {
     Line(Vec<u8>),
     /// The connection closed (a half-sent line is dropped).
     Closed,
-    TooLong { max: usize, call: bool },
+    TooLong {
+        max: usize,
+        call: bool,
+    },
     /// Nothing, or not a whole line, within the idle time.
     Idle,
     Io,
@@ -836,8 +837,13 @@ mod limit_tests {
         assert!(first_line(&mut long_half).await["error"]["message"].as_str().unwrap().contains("no whole request"));
         assert!(closed(&mut long_half).await);
         let Value::Object(arguments) = serde_json::json!({ "text": "x".repeat(5000) }) else { unreachable!() };
-        let request =
-            Request::Call { name: "no_such_tool".into(), arguments: Some(arguments), meta: CallMeta::default(), tools: None, progress: false };
+        let request = Request::Call {
+            name: "no_such_tool".into(),
+            arguments: Some(arguments),
+            meta: CallMeta::default(),
+            tools: None,
+            progress: false,
+        };
         let mut next = served.connect().await;
         next.write_all(format!("{}\n", serde_json::to_string(&request).unwrap()).as_bytes()).await.unwrap();
         assert_eq!(first_line(&mut next).await["error"]["kind"], "unknown_tool", "the next long call is read");

@@ -125,7 +125,14 @@ fn cells(sheet: &str) -> Value {
 }
 
 fn meta() -> CallMeta {
-    CallMeta { caller: Caller { agent: Some(gatehouse_core::approval::model::Agent::self_reported("claude")), interactive: true }, retry_marked: false, request: None }
+    CallMeta {
+        caller: Caller {
+            agent: Some(gatehouse_core::approval::model::Agent::self_reported("claude")),
+            interactive: true,
+        },
+        retry_marked: false,
+        request: None,
+    }
 }
 
 async fn wait_for_card(approvals: &Approvals) -> PendingCard {

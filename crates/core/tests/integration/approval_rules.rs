@@ -619,11 +619,19 @@ fn policy(text: &str) -> Policy {
 }
 
 fn interactive(agent: Option<&str>) -> CallMeta {
-    CallMeta { caller: Caller { agent: agent.map(Agent::registered), interactive: true }, retry_marked: false, request: None }
+    CallMeta {
+        caller: Caller { agent: agent.map(Agent::registered), interactive: true },
+        retry_marked: false,
+        request: None,
+    }
 }
 
 fn unattended(agent: &str) -> CallMeta {
-    CallMeta { caller: Caller { agent: Some(Agent::registered(agent)), interactive: false }, retry_marked: false, request: None }
+    CallMeta {
+        caller: Caller { agent: Some(Agent::registered(agent)), interactive: false },
+        retry_marked: false,
+        request: None,
+    }
 }
 
 fn always(scope: &str, days: &str, limit: &str) -> RawAnswer {
@@ -1060,7 +1068,11 @@ async fn a_policy_deny_rule_refuses_through_the_gate_before_any_grant() {
 #[tokio::test]
 async fn the_store_can_never_widen_a_decision_through_the_gate() {
     let gate = Gate::new("").await;
-    let right = Grant { agent: Some(Agent::registered("nightly-report")), unattended: true, ..live_grant("right", "update_cells") };
+    let right = Grant {
+        agent: Some(Agent::registered("nightly-report")),
+        unattended: true,
+        ..live_grant("right", "update_cells")
+    };
     let wrongs = [
         Grant { id: "owner".into(), owner: Owner::User(BOB.into()), ..right.clone() },
         Grant { id: "agent".into(), agent: Some(Agent::registered("other-bot")), ..right.clone() },
@@ -1128,9 +1140,14 @@ fn says_it_is(agent: &str) -> CallMeta {
 fn a_grant_for_a_registered_assistant_never_covers_a_client_that_only_says_its_name() {
     let registered = Grant { agent: Some(Agent::registered(AGENT)), ..grant("registered", "update_cells") };
     let said = Grant { agent: Some(Agent::self_reported(AGENT)), ..grant("said", "update_cells") };
-    let claims = |call: Call| Call { caller: Caller { agent: Some(Agent::self_reported(AGENT)), ..call.caller }, ..call };
+    let claims =
+        |call: Call| Call { caller: Caller { agent: Some(Agent::self_reported(AGENT)), ..call.caller }, ..call };
     assert_eq!(sheet_call().grants([registered.clone()]).decide(), covered("registered"));
-    assert_eq!(claims(sheet_call()).grants([registered]).decide(), asked_for_the_sheet(), "the name alone is not enough");
+    assert_eq!(
+        claims(sheet_call()).grants([registered]).decide(),
+        asked_for_the_sheet(),
+        "the name alone is not enough"
+    );
     assert_eq!(claims(sheet_call()).grants([said.clone()]).decide(), covered("said"));
     assert_eq!(sheet_call().grants([said]).decide(), asked_for_the_sheet(), "nor the other way round");
 }
@@ -1138,7 +1155,8 @@ fn a_grant_for_a_registered_assistant_never_covers_a_client_that_only_says_its_n
 #[test]
 fn a_deny_rule_for_a_name_refuses_it_however_the_assistant_is_known() {
     let deny = Deny { agent: Some(AGENT.into()), ..policy_deny("no-claude", "update_cells") };
-    let claims = |call: Call| Call { caller: Caller { agent: Some(Agent::self_reported(AGENT)), ..call.caller }, ..call };
+    let claims =
+        |call: Call| Call { caller: Caller { agent: Some(Agent::self_reported(AGENT)), ..call.caller }, ..call };
     for call in [sheet_call(), claims(sheet_call())] {
         let (source, _) = refused(call.denies([deny.clone()]).decide());
         assert_eq!(source, DecisionSource::Deny("no-claude".into()));
@@ -1214,17 +1232,56 @@ async fn a_self_reported_name_that_is_a_registered_assistants_or_is_not_plain_is
     };
     let message = refusal(Caller { agent: Some(Agent::self_reported("claude-desktop")), interactive: true });
     assert!(message.contains("registered in Gatehouse") && message.contains("token"), "{message}");
-    assert_eq!(gate.approvals.refuse_caller(&Caller { agent: Some(Agent::registered("Claude-Desktop")), interactive: true }), None);
-    assert_eq!(gate.approvals.refuse_caller(&Caller { agent: Some(Agent::self_reported("cursor")), interactive: true }), None);
+    assert_eq!(
+        gate.approvals.refuse_caller(&Caller { agent: Some(Agent::registered("Claude-Desktop")), interactive: true }),
+        None
+    );
+    assert_eq!(
+        gate.approvals.refuse_caller(&Caller { agent: Some(Agent::self_reported("cursor")), interactive: true }),
+        None
+    );
     assert_eq!(gate.approvals.refuse_caller(&Caller { agent: None, interactive: true }), None);
 
     let long = refusal(Caller { agent: Some(Agent::self_reported("x".repeat(65))), interactive: true });
     assert!(long.contains("longer than 64 characters"), "{long}");
     assert!(long.len() < 600, "the name is not echoed whole: {long}");
-    assert!(gate.approvals.refuse_caller(&Caller { agent: Some(Agent::self_reported("x".repeat(64))), interactive: true }).is_none());
-    let forged = refusal(Caller { agent: Some(Agent::self_reported("claude\n\u{1b}[8mList files")), interactive: true });
+    assert!(
+        gate.approvals
+            .refuse_caller(&Caller { agent: Some(Agent::self_reported("x".repeat(64))), interactive: true })
+            .is_none()
+    );
+    let forged =
+        refusal(Caller { agent: Some(Agent::self_reported("claude\n\u{1b}[8mList files")), interactive: true });
     assert!(forged.contains("control character"), "{forged}");
     assert!(!forged.chars().any(char::is_control), "the refusal shows the name escaped: {forged:?}");
     let bidi = refusal(Caller { agent: Some(Agent::self_reported("claude\u{202e}")), interactive: true });
     assert!(bidi.contains("invisible character"), "{bidi}");
+}
+
+/// Names the one spreadsheet the tests use, as the engine's lookup would.
+struct SheetNames;
+
+impl gatehouse_core::approval::gate::TargetNames for SheetNames {
+    fn name<'a>(&'a self, id: &'a str) -> futures::future::BoxFuture<'a, Option<String>> {
+        Box::pin(async move { (id == SHEET).then(|| "Budget 2026".to_owned()) })
+    }
+}
+
+/// `gatehouse grants` names a constrained grant's target by the name its card showed, not by a cut id
+/// (issue 15): the grant keeps that name.
+#[tokio::test]
+async fn a_grant_made_on_a_card_keeps_its_targets_name_for_the_lists() {
+    let home = tempfile::tempdir().unwrap();
+    let store = Store::open(&home.path().join("gatehouse.db")).await.unwrap();
+    let approvals = Arc::new(
+        Approvals::new(Some(store.clone()), Policy::default(), &all_tools()).with_target_names(Arc::new(SheetNames)),
+    );
+    let waiting = spawn_call(&approvals, "update_cells", cells(SHEET), interactive(Some(AGENT)), Some(ANA));
+    let card = cards(&approvals, 1).await.remove(0);
+    approvals.broker().answer(card.id, always("TOOL", "7", "CONSTRAINED")).unwrap();
+    assert_eq!(waiting.await.unwrap(), Permit::Run { source: DecisionSource::Person });
+    let [made] = store.list_grants().await.unwrap().try_into().expect("one grant");
+    assert_eq!(made.target_name.as_deref(), Some("Budget 2026"));
+    let words = gatehouse_core::approval::words::grant_limit_words(&made);
+    assert!(words.starts_with("only this spreadsheet") && words.ends_with(": “Budget 2026”"), "{words}");
 }

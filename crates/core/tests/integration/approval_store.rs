@@ -40,7 +40,11 @@ fn grant(id: &str, tool: &str, created: i64) -> Grant {
 fn entry(i: u64) -> AuditEntry {
     AuditEntry {
         time: at(i as i64),
-        agent: if i.is_multiple_of(3) { None } else { Some(gatehouse_core::approval::model::Agent { name: format!("agent-{}", i % 2), self_reported: i % 4 == 1 }) },
+        agent: if i.is_multiple_of(3) {
+            None
+        } else {
+            Some(gatehouse_core::approval::model::Agent { name: format!("agent-{}", i % 2), self_reported: i % 4 == 1 })
+        },
         tool: if i.is_multiple_of(2) { "update_cells".into() } else { "delete_file".into() },
         arguments: json!({"spreadsheetId": "1AbC", "range": format!("A{i}"), "values": [[i, "x"]], "opts": {"z": 1, "a": null}}),
         target: Some("Budget 2026".into()),

@@ -133,7 +133,11 @@ fn assert_recorded_as_withdrawn(entry: &AuditEntry, agent: Option<&str>) {
 }
 
 fn meta() -> CallMeta {
-    CallMeta { caller: Caller { agent: Some(gatehouse_core::approval::model::Agent::self_reported(AGENT)), interactive: true }, retry_marked: false, request: None }
+    CallMeta {
+        caller: Caller { agent: Some(gatehouse_core::approval::model::Agent::self_reported(AGENT)), interactive: true },
+        retry_marked: false,
+        request: None,
+    }
 }
 
 #[tokio::test]

@@ -119,7 +119,14 @@ async fn an_automations_write_is_refused_at_once_as_unattended_and_attributed_to
     assert!(text(&refused).contains("it came from an unattended assistant"), "{}", text(&refused));
     assert!(setup.engine.approvals().broker().pending().is_empty(), "nobody was asked");
     assert_eq!(written(&setup), "", "the write did not happen");
-    assert_eq!(last_audit(&setup).await, (Some(gatehouse_core::approval::model::Agent::registered("nightly")), "update_cells".into(), DecisionSource::Unattended));
+    assert_eq!(
+        last_audit(&setup).await,
+        (
+            Some(gatehouse_core::approval::model::Agent::registered("nightly")),
+            "update_cells".into(),
+            DecisionSource::Unattended
+        )
+    );
 
     // Reads are not gated: the automation works.
     let quota = client.peer().call_tool(CallToolRequestParams::new("get_storage_quota")).await.unwrap();
@@ -135,13 +142,24 @@ async fn an_interactive_assistants_write_waits_for_the_person_and_its_card_shows
 
     let waiting = write(&setup, &client, "approved");
     let card = wait_for_card(&setup).await;
-    assert_eq!(card.agent, Some(gatehouse_core::approval::model::Agent::registered("chat")), "the bound name, not the client's {CLIENT_NAME:?}");
+    assert_eq!(
+        card.agent,
+        Some(gatehouse_core::approval::model::Agent::registered("chat")),
+        "the bound name, not the client's {CLIENT_NAME:?}"
+    );
     assert!(!waiting.is_finished(), "the write waits for the person");
     setup.engine.approvals().broker().answer(card.id, RawAnswer::AllowOnce).unwrap();
     let done = tokio::time::timeout(Duration::from_secs(30), waiting).await.unwrap().unwrap();
     assert!(!done.is_error.unwrap_or(false), "{}", text(&done));
     assert_eq!(written(&setup), "approved");
-    assert_eq!(last_audit(&setup).await, (Some(gatehouse_core::approval::model::Agent::registered("chat")), "update_cells".into(), DecisionSource::Person));
+    assert_eq!(
+        last_audit(&setup).await,
+        (
+            Some(gatehouse_core::approval::model::Agent::registered("chat")),
+            "update_cells".into(),
+            DecisionSource::Person
+        )
+    );
 
     // Its use was recorded, without the request waiting for it.
     let mut recorded = None;
@@ -162,7 +180,11 @@ async fn with_the_servers_own_token_calls_are_attributed_to_the_clients_name() {
     let client = connect(&setup, SERVER_TOKEN).await;
     let waiting = write(&setup, &client, "declined");
     let card = wait_for_card(&setup).await;
-    assert_eq!(card.agent, Some(gatehouse_core::approval::model::Agent::self_reported(CLIENT_NAME)), "only what the client says of itself");
+    assert_eq!(
+        card.agent,
+        Some(gatehouse_core::approval::model::Agent::self_reported(CLIENT_NAME)),
+        "only what the client says of itself"
+    );
     setup.engine.approvals().broker().answer(card.id, RawAnswer::Deny).unwrap();
     let done = tokio::time::timeout(Duration::from_secs(30), waiting).await.unwrap().unwrap();
     assert!(done.is_error.unwrap_or(false));

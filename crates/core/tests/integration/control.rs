@@ -200,9 +200,10 @@ async fn a_request_that_cannot_be_read_gets_an_error_naming_it_and_the_server_ke
     let answer = ask(r#"{"op":"info"}"#).await;
     assert_eq!(answer["info"]["pid"], std::process::id(), "{answer}");
 
-    // A line too long to be a request is answered, then the connection is closed; the server goes on.
-    let answer = ask(&"x".repeat(gatehouse_core::control::protocol::MAX_REQUEST_LINE + 10)).await;
-    assert!(answer["error"]["message"].as_str().unwrap().contains("longer than"), "{answer}");
+    // A line too long to be a request is answered, then the connection is closed; the server goes on. Only a
+    // call may be longer than the small limit, so the server stops reading this one there (issue 15, item 9).
+    let answer = ask(&"x".repeat(gatehouse_core::control::protocol::MAX_SMALL_REQUEST_LINE + 10)).await;
+    assert!(answer["error"]["message"].as_str().unwrap().contains("longer than 65536 bytes"), "{answer}");
     assert!(only_client(setup.home.path()).await.pending().await.unwrap().is_empty());
 }
 

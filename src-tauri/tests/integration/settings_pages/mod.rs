@@ -122,7 +122,13 @@ impl Page {
     pub async fn decide(&self, agent: &str, spreadsheet: &str, range: &str) -> Option<Permit> {
         let engine = self.engine.clone();
         let args = json!({ "spreadsheet_id": spreadsheet, "sheet": "Sales", "range": range, "data": [["x"]] });
-        let meta = CallMeta { caller: Caller { agent: Some(gatehouse_core::approval::model::Agent::self_reported(agent)), interactive: true }, ..CallMeta::default() };
+        let meta = CallMeta {
+            caller: Caller {
+                agent: Some(gatehouse_core::approval::model::Agent::self_reported(agent)),
+                interactive: true,
+            },
+            ..CallMeta::default()
+        };
         let call = tokio::spawn(async move {
             let tool = engine.tool("update_cells").expect("update_cells");
             engine.approvals().permit(tool, &args, &meta, Some(ACCOUNT)).await

@@ -260,10 +260,9 @@ fn allowed_agent(
             "agent_self_reported needs an `agent`: name the assistant the rule is for, or remove agent_self_reported",
         )),
         (None, None) => Ok(None),
-        (Some(name), flag) => Ok(Some(crate::approval::model::Agent {
-            name,
-            self_reported: flag.is_some_and(|flag| *flag.get_ref()),
-        })),
+        (Some(name), flag) => {
+            Ok(Some(crate::approval::model::Agent { name, self_reported: flag.is_some_and(|flag| *flag.get_ref()) }))
+        }
     }
 }
 
@@ -567,12 +566,14 @@ agent = "nightly-report"       # optional
     #[test]
     fn an_allow_rules_agent_is_the_registered_assistant_unless_it_says_self_reported() {
         use crate::approval::model::Agent;
-        let text = "[[allow]]\ntool = \"update_cells\"\nagent = \"claude-desktop\"\nexpires = \"2027-01-01T00:00:00Z\"\n";
+        let text =
+            "[[allow]]\ntool = \"update_cells\"\nagent = \"claude-desktop\"\nexpires = \"2027-01-01T00:00:00Z\"\n";
         assert_eq!(parse(text).unwrap().allow_rules()[0].agent, Some(Agent::registered("claude-desktop")));
         let said = text.replace("expires", "agent_self_reported = true\nexpires");
         assert_eq!(parse(&said).unwrap().allow_rules()[0].agent, Some(Agent::self_reported("claude-desktop")));
-        let (line, _, reason) =
-            error("[[allow]]\ntool = \"update_cells\"\nagent_self_reported = true\nexpires = \"2027-01-01T00:00:00Z\"\n");
+        let (line, _, reason) = error(
+            "[[allow]]\ntool = \"update_cells\"\nagent_self_reported = true\nexpires = \"2027-01-01T00:00:00Z\"\n",
+        );
         assert_eq!(line, 3);
         assert!(reason.contains("needs an `agent`"), "{reason}");
         let (_, _, reason) = error("[[deny]]\ntool = \"delete_file\"\nagent = \"x\"\nagent_self_reported = true\n");

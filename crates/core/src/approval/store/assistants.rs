@@ -16,8 +16,8 @@ use sha2::{Digest, Sha256};
 use sqlx::SqlitePool;
 
 use super::chain::{parse_time, time_text};
-use crate::approval::model::{AgentNameError, check_agent_name};
 use super::{Inner, Store, StoreError};
+use crate::approval::model::{AgentNameError, check_agent_name};
 
 /// The longest name an assistant may have, in characters: it is shown on every card.
 pub const MAX_ASSISTANT_NAME: usize = crate::approval::model::MAX_AGENT_NAME;
