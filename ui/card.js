@@ -1,6 +1,7 @@
 // The approval card: shows the oldest call waiting for the person and passes their answer to the core.
-// Everything shown comes from the core's pending card; the Always allow choices are built only from what the
-// card's `offer` holds, so the card can never ask for more than the core offered.
+// Everything shown comes from the core's pending card, escaped by the core (control and direction characters
+// arrive written out, e.g. `\u{202e}`) and set as text, never as HTML; the Always allow choices are built only
+// from what the card's `offer` holds, so the card can never ask for more than the core offered.
 "use strict";
 
 (function () {
@@ -10,14 +11,27 @@
   let queue = [];
   let shown = null; // the id of the card on screen
   let busy = false;
+  // A card drawn where another just was (the one on screen was answered, withdrawn or timed out) keeps its
+  // buttons inert this long, so a click meant for the old card can't answer the new one.
+  const INERT_MS = 700;
+  let inertUntil = 0;
+  let inertTimer = null;
+  // The arguments are shown cut to this many characters, with a *Show all* to see the rest.
+  const ARGUMENTS_SHOWN = 4000;
 
   function words(list) {
     if (list.length <= 1) return list.join("");
     return list.slice(0, -1).join(", ") + " or " + list[list.length - 1];
   }
 
+  // A registered assistant by its name; a name the client only gave of itself says so.
+  function agentWords(agent) {
+    if (!agent) return null;
+    return "“" + agent.name + "”" + (agent.self_reported ? " (says it is)" : "");
+  }
+
   function agentName(card) {
-    return card.agent ? "“" + card.agent + "”" : "An assistant";
+    return agentWords(card.agent) || "An assistant";
   }
 
   // JSON, one level per line, but anything whose one-line form is short stays on one line: `"data": [["x"]]`
@@ -45,7 +59,23 @@
       text = String(args);
     }
     if (text === undefined || text === "null") return "(no arguments)";
-    return text.length > 4000 ? text.slice(0, 4000) + "\n…" : text;
+    return text;
+  }
+
+  // The arguments, cut with a visible *Show all* when long.
+  function showArguments(args) {
+    const text = preview(args);
+    const all = $("arguments-all");
+    const cut = text.length > ARGUMENTS_SHOWN;
+    $("arguments").textContent = cut ? text.slice(0, ARGUMENTS_SHOWN) + "…" : text;
+    all.hidden = !cut;
+    all.textContent = cut ? "Show all (" + (text.length - ARGUMENTS_SHOWN) + " more characters)" : "";
+    all.onclick = cut
+      ? () => {
+          $("arguments").textContent = text;
+          all.hidden = true;
+        }
+      : null;
   }
 
   function timeLeft(card) {
@@ -95,7 +125,7 @@
     scopes.replaceChildren();
     durations.replaceChildren();
     limits.replaceChildren();
-    if (offer.agent) scopes.append(radio("scope", "AGENT", "Only “" + offer.agent + "”", true));
+    if (offer.agent) scopes.append(radio("scope", "AGENT", "Only " + agentWords(offer.agent), true));
     scopes.append(radio("scope", "TOOL", "Any assistant", !offer.agent));
     offer.durations.forEach((days, i) => {
       durations.append(radio("days", String(days), days === 1 ? "1 day" : days + " days", i === 0));
@@ -125,6 +155,8 @@
       return;
     }
     const fresh = card.id !== shown;
+    // Another card was on screen a moment ago: this one is drawn under the pointer.
+    const replacing = fresh && !$("card").hidden;
     shown = card.id;
     $("card").hidden = false;
     $("empty").hidden = true;
@@ -137,7 +169,7 @@
     $("who").textContent = agentName(card) + " wants to";
     $("heading").textContent = card.title;
     showTarget(card.target);
-    $("arguments").textContent = preview(card.arguments);
+    showArguments(card.arguments);
     $("error").textContent = "";
     const offer = card.offer;
     $("always").hidden = !offer.grantable;
@@ -146,18 +178,37 @@
     $("not-grantable").textContent = offer.grantable ? "" : "Always allow is not offered: " + (why || "this call must be answered each time.");
     showAlways(false);
     if (offer.grantable) buildChoices(offer);
+    if (replacing) holdInert();
     setBusy(false);
     // A new card: the heading takes the focus (read out by screen readers), never an Allow button.
     $("heading").focus();
   }
 
+  function inert() {
+    return Date.now() < inertUntil;
+  }
+
+  // Keeps the answers inert for INERT_MS from now (see INERT_MS).
+  function holdInert() {
+    inertUntil = Date.now() + INERT_MS;
+    if (inertTimer !== null) clearTimeout(inertTimer);
+    inertTimer = setTimeout(() => {
+      inertTimer = null;
+      setBusy(busy);
+    }, INERT_MS);
+  }
+
   function setBusy(value) {
     busy = value;
-    for (const button of document.querySelectorAll("button")) button.disabled = value;
+    const off = value || inert();
+    for (const button of document.querySelectorAll("button")) {
+      // *Show all* only shows: it stays usable.
+      if (button.id !== "arguments-all") button.disabled = off;
+    }
   }
 
   async function answer(value) {
-    if (busy || shown === null) return;
+    if (busy || inert() || shown === null) return;
     setBusy(true);
     $("error").textContent = "";
     try {
@@ -239,16 +290,21 @@
     $("card").hidden = false;
     $("always-options").hidden = false;
     $("queue").textContent = "1 of 2 waiting";
-    $("who").textContent = agentName({ agent: "Assistant" }) + " wants to";
+    $("who").textContent = agentName({ agent: { name: "Assistant", self_reported: true } }) + " wants to";
     $("heading").textContent = "Change something";
     showTarget("“Sample” (spreadsheet 0123456789)");
-    $("arguments").textContent = preview({ range: "Sheet1!A1:B2", data: [["Text", 12.5, true, null]] });
+    showArguments({ range: "Sheet1!A1:B2", data: [["Text", 12.5, true, null]] });
     $("time-left").textContent = "Answer within 59 s, or it will not run.";
-    buildChoices({ agent: "Assistant", durations: [1, 7, 30], constraint: { label: "only this spreadsheet" } });
+    buildChoices({
+      agent: { name: "Assistant", self_reported: true },
+      durations: [1, 7, 30],
+      constraint: { label: "only this spreadsheet" }
+    });
     void $("card").getBoundingClientRect();
     $("card").hidden = true;
     $("always-options").hidden = true;
     for (const id of ["queue", "who", "heading", "target", "arguments", "time-left"]) $(id).textContent = "";
+    $("arguments-all").hidden = true;
     for (const id of ["scopes", "durations", "limits"]) $(id).replaceChildren();
   }
 

@@ -252,8 +252,10 @@ fn show<R: Runtime>(app: &AppHandle<R>, pending: &[PendingCard]) {
 
 /// Sends the queue to the card window, if it is open.
 fn tell<R: Runtime>(app: &AppHandle<R>, pending: &[PendingCard]) {
+    // What the page shows is escaped by the core (see `PendingCard::shown`): the page renders text as text.
+    let shown: Vec<PendingCard> = pending.iter().map(PendingCard::shown).collect();
     if app.get_webview_window(LABEL).is_some()
-        && let Err(error) = app.emit_to(LABEL, QUEUE_EVENT, pending)
+        && let Err(error) = app.emit_to(LABEL, QUEUE_EVENT, &shown)
     {
         tracing::warn!("the card window could not be told about the approvals: {error}");
     }

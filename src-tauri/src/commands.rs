@@ -22,9 +22,9 @@ impl Cards {
         &self.approvals
     }
 
-    /// The waiting cards, oldest first.
+    /// The waiting cards, oldest first, as the card page shows them (escaped: see [`PendingCard::shown`]).
     pub fn pending(&self) -> Vec<PendingCard> {
-        self.approvals.broker().pending()
+        self.approvals.broker().pending().iter().map(PendingCard::shown).collect()
     }
 
     /// Passes the person's answer to card `id` to the core. An *Always allow* choice the card did not offer is

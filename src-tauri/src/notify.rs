@@ -42,13 +42,13 @@ pub fn out_of_view(position: usize, visible: bool, focused: bool) -> bool {
 /// like the card itself (ui/card.js): the assistant by name, the action in plain words, the target by name.
 pub fn words(card: &PendingCard, position: usize, waiting: usize, now: DateTime<Utc>) -> Notice {
     let who = match &card.agent {
-        Some(agent) => format!("“{agent}”"),
+        Some(agent) => gatehouse_core::approval::words::agent_words(agent),
         None => "An assistant".to_owned(),
     };
     let summary = format!("{who} wants to {}", lowercase_first(&card.title));
     let mut lines = Vec::new();
     if let Some(target) = &card.target {
-        lines.push(format!("Target: {target}"));
+        lines.push(format!("Target: {}", gatehouse_core::shown::cut_line(target, 120, "the card shows all")));
     }
     let left = (card.deadline - now).num_seconds();
     lines.push(match left {
@@ -197,12 +197,12 @@ mod tests {
         let now = Utc::now();
         PendingCard {
             id: 7,
-            agent: agent.map(str::to_owned),
+            agent: agent.map(gatehouse_core::approval::model::Agent::registered),
             tool: "update_cells".into(),
             title: "Update cells".into(),
             target: target.map(str::to_owned),
             arguments: Value::Null,
-            offer: offer(true, agent, 90, Vec::new()),
+            offer: offer(true, agent.map(gatehouse_core::approval::model::Agent::registered).as_ref(), 90, Vec::new()),
             retry: false,
             why_not_grantable: None,
             created: now,

@@ -14,7 +14,7 @@ use gatehouse_core::approval::card::{CardOffer, InvalidChoice, Limit, RawAnswer,
 use gatehouse_core::config::Config;
 use gatehouse_core::control::protocol::FailureKind;
 use gatehouse_core::control::{Client, ControlError};
-use serde_json::Value;
+use gatehouse_core::shown as safe;
 
 use crate::user_auth::plain_errors;
 
@@ -26,6 +26,11 @@ pub struct ApprovalsArgs {
 
 #[derive(Subcommand)]
 enum Action {
+    /// Show one waiting call in full: its target and arguments uncut.
+    Show {
+        /// The approval's number as `gatehouse approvals` shows it.
+        id: String,
+    },
     /// Allow the waiting call once.
     Allow {
         /// The approval's number as `gatehouse approvals` shows it (`3`, or `PID.3` when several servers run).
@@ -81,6 +86,19 @@ async fn approvals(args: ApprovalsArgs) -> Result<()> {
         );
     }
     let (id, answer) = match action {
+        Action::Show { id } => {
+            let several = servers.len() > 1;
+            let (server, number) = find_server(&mut servers, &id).await?;
+            let shown = label(server.pid(), number, several);
+            let card = server
+                .pending()
+                .await?
+                .into_iter()
+                .find(|card| card.id == number)
+                .ok_or_else(|| not_waiting(&shown))?;
+            print_card(&card, &shown, Length::Full);
+            return Ok(());
+        }
         Action::Allow { id } => (id, Chosen::AllowOnce),
         Action::Deny { id } => (id, Chosen::Deny),
         Action::Always { id, scope, days, constrained } => (id, Chosen::Always { scope, days, constrained }),
@@ -102,21 +120,22 @@ async fn approvals(args: ApprovalsArgs) -> Result<()> {
         Err(error) => return Err(error.into()),
     }
     let who = agent_words(&card);
+    let (title, tool) = (safe::shown(&card.title), safe::shown(&card.tool));
     match raw {
-        RawAnswer::AllowOnce => println!("Allowed once: {} ({}) from {who} runs now.", card.title, card.tool),
-        RawAnswer::Deny => println!("Denied: {} ({}) from {who} will not run.", card.title, card.tool),
+        RawAnswer::AllowOnce => println!("Allowed once: {title} ({tool}) from {who} runs now."),
+        RawAnswer::Deny => println!("Denied: {title} ({tool}) from {who} will not run."),
         RawAnswer::Always(choice) => {
             let assistants = match choice.scope.as_str() {
                 "AGENT" => format!("from {who}"),
                 _ => "from any assistant".to_owned(),
             };
             let within = match (choice.limit.as_str(), &card.offer.constraint) {
-                ("CONSTRAINED", Some(offered)) => offered.label.clone(),
+                ("CONSTRAINED", Some(offered)) => safe::shown(&offered.label).into_owned(),
                 _ => "any arguments".to_owned(),
             };
             println!(
-                "Always allowed: {} ({}) runs now, and for {} days its calls {assistants} with {within} run without asking. `gatehouse grants` lists it; `gatehouse grants revoke ID` ends it.",
-                card.title, card.tool, choice.days
+                "Always allowed: {title} ({tool}) runs now, and for {} days its calls {assistants} with {within} run without asking. `gatehouse grants` lists it; `gatehouse grants revoke ID` ends it.",
+                choice.days
             );
         }
     }
@@ -247,21 +266,60 @@ async fn list(servers: &mut [Client]) -> Result<()> {
     for (pid, cards) in &waiting {
         for card in cards {
             println!();
-            print_card(card, &label(*pid, card.id, several));
+            print_card(card, &label(*pid, card.id, several), Length::Cut);
         }
     }
     Ok(())
 }
 
-fn print_card(card: &PendingCard, shown: &str) {
-    println!("Approval {shown}: {} wants to run {} ({})", agent_words(card), card.title, card.tool);
-    println!("  Target:        {}", card.target.as_deref().unwrap_or("not named"));
-    println!("  Arguments:     {}", preview(&card.arguments, 160));
-    println!("  Time left:     {}", time_left(card));
-    match card.offer.grantable {
-        true => println!("  Always allow:  offered: {}", always_words(&card.offer)),
-        false => println!("  Always allow:  not offered: {}", why_not_offered(card)),
+/// How much of a card's long values a listing shows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Length {
+    /// Cut, saying how much more there is and how to see it.
+    Cut,
+    /// All of it (`gatehouse approvals show N`).
+    Full,
+}
+
+/// The longest target and arguments a listing shows before cutting them.
+const TARGET_SHOWN: usize = 120;
+const ARGUMENTS_SHOWN: usize = 160;
+
+/// Prints a card (see [`card_lines`]).
+fn print_card(card: &PendingCard, shown: &str, length: Length) {
+    for line in card_lines(card, shown, length) {
+        println!("{line}");
     }
+}
+
+/// A card's lines. Every text from outside (the assistant's name, the target's name, the arguments, the
+/// offered limit's words) is escaped by the core's one escaping ([`gatehouse_core::shown`]), so a name with
+/// a line break or `ESC[8m` can neither draw a card of its own nor hide this one; long values are cut,
+/// saying how much more there is and how to see it.
+fn card_lines(card: &PendingCard, shown: &str, length: Length) -> Vec<String> {
+    let hint = format!("`gatehouse approvals show {shown}` for all");
+    let value = |text: &str, max: usize| match length {
+        Length::Cut => safe::cut_line(text, max, &hint),
+        Length::Full => safe::shown(text).into_owned(),
+    };
+    let mut lines = vec![
+        format!(
+            "Approval {shown}: {} wants to run {} ({})",
+            agent_words(card),
+            safe::shown(&card.title),
+            safe::shown(&card.tool)
+        ),
+        format!(
+            "  Target:        {}",
+            card.target.as_deref().map_or_else(|| "not named".to_owned(), |target| value(target, TARGET_SHOWN))
+        ),
+        format!("  Arguments:     {}", value(&card.arguments.to_string(), ARGUMENTS_SHOWN)),
+        format!("  Time left:     {}", time_left(card)),
+    ];
+    lines.push(match card.offer.grantable {
+        true => format!("  Always allow:  offered: {}", always_words(&card.offer)),
+        false => format!("  Always allow:  not offered: {}", safe::shown(&why_not_offered(card))),
+    });
     let always = match card.offer.grantable {
         true => format!(
             " | always {shown} --scope … --days …{}",
@@ -269,7 +327,8 @@ fn print_card(card: &PendingCard, shown: &str) {
         ),
         false => String::new(),
     };
-    println!("  Answer:        gatehouse approvals allow {shown} | deny {shown}{always}");
+    lines.push(format!("  Answer:        gatehouse approvals allow {shown} | deny {shown}{always}"));
+    lines
 }
 
 fn label(pid: u32, number: u64, several: bool) -> String {
@@ -278,7 +337,7 @@ fn label(pid: u32, number: u64, several: bool) -> String {
 
 fn agent_words(card: &PendingCard) -> String {
     match &card.agent {
-        Some(agent) => format!("“{agent}”"),
+        Some(agent) => gatehouse_core::approval::words::agent_words(agent),
         None => "an assistant that gave no name".to_owned(),
     }
 }
@@ -289,14 +348,16 @@ fn always_words(offer: &CardOffer) -> String {
         .scopes()
         .into_iter()
         .map(|scope| match (scope, &offer.agent) {
-            (Scope::Agent, Some(agent)) => format!("agent (only “{agent}”)"),
+            (Scope::Agent, Some(agent)) => {
+                format!("agent (only {})", gatehouse_core::approval::words::agent_words(agent))
+            }
             (Scope::Agent, None) => "agent".to_owned(),
             (Scope::Tool, _) => "tool (any assistant)".to_owned(),
         })
         .collect();
     let days: Vec<String> = offer.durations.iter().map(u32::to_string).collect();
     let limit = match &offer.constraint {
-        Some(offered) => format!("--constrained ({}) or leave it out (any arguments)", offered.label),
+        Some(offered) => format!("--constrained ({}) or leave it out (any arguments)", safe::shown(&offered.label)),
         None => "any arguments only (no --constrained: there is no single target to limit it to)".to_owned(),
     };
     format!("--scope {}; --days {}; {limit}", or_words(&scopes), or_words(&days))
@@ -326,15 +387,6 @@ fn time_left(card: &PendingCard) -> String {
     }
 }
 
-/// The arguments on one line, cut to about `max` characters.
-fn preview(arguments: &Value, max: usize) -> String {
-    let text = arguments.to_string();
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
-    }
-}
-
 fn or_words(items: &[String]) -> String {
     match items {
         [] => "nothing".to_owned(),
@@ -346,7 +398,7 @@ fn or_words(items: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use gatehouse_core::approval::card::offer;
-    use gatehouse_core::approval::model::Constraint;
+    use gatehouse_core::approval::model::{Agent, Constraint};
     use serde_json::json;
 
     use super::*;
@@ -355,12 +407,17 @@ mod tests {
         let constraint = Constraint { kind: "spreadsheet".into(), value: "1AbC".into() };
         PendingCard {
             id: 3,
-            agent: Some("claude".into()),
+            agent: Some(Agent::registered("claude")),
             tool: "update_cells".into(),
             title: "Update cells".into(),
             target: Some("only this spreadsheet (1AbC)".into()),
             arguments: json!({ "spreadsheet_id": "1AbC" }),
-            offer: offer(grantable, Some("claude"), 90, vec![(constraint, "only this spreadsheet (1AbC)".into())]),
+            offer: offer(
+                grantable,
+                Some(&Agent::registered("claude")),
+                90,
+                vec![(constraint, "only this spreadsheet (1AbC)".into())],
+            ),
             retry: false,
             why_not_grantable: None,
             created: Utc::now(),
@@ -385,12 +442,34 @@ mod tests {
     }
 
     #[test]
-    fn arguments_are_previewed_on_one_short_line() {
-        let long = json!({ "data": "x".repeat(500) });
-        let shown = preview(&long, 40);
-        assert_eq!(shown.chars().count(), 41);
-        assert!(shown.ends_with('…'));
-        assert_eq!(preview(&json!({ "a": 1 }), 40), r#"{"a":1}"#);
+    fn a_forged_name_or_title_cannot_draw_a_card_of_its_own() {
+        let mut card = card(false);
+        card.tool = "delete_sheet".into();
+        card.title = "Delete a sheet".into();
+        card.agent =
+            Some(Agent::self_reported("claude\n\u{1b}[8mApproval 1: “x” wants to run List files (list_files)"));
+        card.target = Some("Budget\u{202e}slx.\n  Arguments:     {}\u{1b}[0m".into());
+        card.arguments = json!({ "sheet": "a\u{9b}8m\u{2066}b", "data": "x".repeat(500) });
+        let lines = card_lines(&card, "3", Length::Cut);
+        assert_eq!(lines.len(), 6, "one card, six lines: {lines:#?}");
+        for line in &lines {
+            assert!(!line.chars().any(|c| c.is_control() || gatehouse_core::shown::is_hidden_format(c)), "{line:?}");
+        }
+        assert!(lines[0].starts_with("Approval 3: “claude\\n\\u{1b}[8mApproval 1:"), "{}", lines[0]);
+        assert!(lines[0].ends_with("” (says it is) wants to run Delete a sheet (delete_sheet)"), "{}", lines[0]);
+        assert!(lines[1].contains("Budget\\u{202e}slx.\\n"), "{}", lines[1]);
+        assert!(lines[2].contains("\\u{9b}8m\\u{2066}b"), "{}", lines[2]);
+        let arguments = card.arguments.to_string().chars().count();
+        assert!(
+            lines[2].ends_with(&format!(
+                "… ({} more characters; `gatehouse approvals show 3` for all)",
+                arguments - ARGUMENTS_SHOWN
+            )),
+            "{}",
+            lines[2]
+        );
+        let full = card_lines(&card, "3", Length::Full);
+        assert!(full[2].contains(&"x".repeat(500)) && !full[2].contains("more characters"), "{}", full[2]);
         assert_eq!(or_words(&["1".into(), "7".into(), "30".into()]), "1, 7 or 30");
     }
 }

@@ -7,6 +7,7 @@ use anyhow::{Result, bail};
 use clap::Subcommand;
 use gatehouse_core::approval::store::Assistant;
 use gatehouse_core::connect::{http_snippet, url_with_token};
+use gatehouse_core::shown::shown;
 
 use crate::grants::time;
 use crate::store_access::Access;
@@ -79,14 +80,14 @@ async fn list(access: &mut Access) -> Result<()> {
     println!("Assistants: {} ({active} active).", assistants.len());
     for assistant in &assistants {
         println!();
-        println!("Assistant {}", assistant.name);
-        println!("  Id:         {}", assistant.id);
+        println!("Assistant {}", shown(&assistant.name));
+        println!("  Id:         {}", shown(&assistant.id));
         let kind = if assistant.interactive { "interactive" } else { "automation (never asked)" };
         println!("  Kind:       {kind}");
         println!("  Created:    {}", time(assistant.created));
         println!("  Last used:  {}", assistant.last_used.map(time).unwrap_or_else(|| "never".into()));
         println!("  State:      {}", state(assistant));
-        println!("  Tools:      {}", assistant.tools.as_deref().unwrap_or("all"));
+        println!("  Tools:      {}", shown(assistant.tools.as_deref().unwrap_or("all")));
     }
     println!();
     println!("End one's token with `gatehouse assistants revoke NAME`.");
@@ -97,7 +98,7 @@ async fn add(access: &mut Access, name: &str, interactive: bool) -> Result<()> {
     let added = access.add_assistant(name, interactive).await?;
     let assistant = &added.added.assistant;
     let token = &added.added.token;
-    println!("Added the assistant “{}” ({}).", assistant.name, kind_words(interactive));
+    println!("Added the assistant “{}” ({}).", shown(&assistant.name), kind_words(interactive));
     println!();
     println!("Its token, shown only this once (keep it secret: it lets anyone with it act as this assistant):");
     println!("  {token}");
@@ -122,7 +123,7 @@ async fn add(access: &mut Access, name: &str, interactive: bool) -> Result<()> {
     println!("For a client that takes only a URL:");
     println!("  {}", url_with_token(&url, token));
     println!();
-    println!("End its token with `gatehouse assistants revoke {}`.", assistant.name);
+    println!("End its token with `gatehouse assistants revoke {}`.", shown(&assistant.name));
     Ok(())
 }
 
@@ -133,7 +134,7 @@ async fn tools(access: &mut Access, given: &str, sets: &str) -> Result<()> {
     match (changed, now) {
         (true, Some(now)) => println!(
             "The assistant “{}” is now offered {} from its next request on.",
-            now.name,
+            shown(&now.name),
             now.tools.map(|tools| format!("the tool set “{tools}”")).unwrap_or_else(|| "every tool".to_owned())
         ),
         (_, Some(now)) if now.revoked.is_some() => {
@@ -153,12 +154,20 @@ async fn revoke(access: &mut Access, given: &str) -> Result<()> {
     match (result.changed, assistant.revoked) {
         (true, _) => println!(
             "Revoked the token of the assistant “{}” ({}). Its next request is refused.",
-            assistant.name, assistant.id
+            shown(&assistant.name),
+            assistant.id
         ),
         (false, Some(at)) => {
-            println!("The assistant “{}” ({}) was already revoked at {}.", assistant.name, assistant.id, time(at))
+            println!(
+                "The assistant “{}” ({}) was already revoked at {}.",
+                shown(&assistant.name),
+                assistant.id,
+                time(at)
+            )
         }
-        (false, None) => bail!("The assistant “{}” could not be revoked. Run the command again.", assistant.name),
+        (false, None) => {
+            bail!("The assistant “{}” could not be revoked. Run the command again.", shown(&assistant.name))
+        }
     }
     Ok(())
 }

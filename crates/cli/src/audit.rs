@@ -9,7 +9,8 @@ use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use gatehouse_core::approval::model::{AuditEntry, CallOutcome};
 use gatehouse_core::approval::store::{AuditQuery, AuditRecord};
-use gatehouse_core::approval::words::{one_line, outcome_words, time, verdict_words};
+use gatehouse_core::approval::words::{agent_words, one_line, outcome_words, time, verdict_words};
+use gatehouse_core::shown::shown;
 use tokio::io::AsyncWriteExt;
 
 #[derive(clap::Args)]
@@ -90,11 +91,11 @@ fn row(record: &AuditRecord) -> [String; 8] {
     };
     [
         time(*at),
-        agent.clone().unwrap_or_else(|| "(unnamed)".to_owned()),
-        tool.clone(),
+        agent.as_ref().map(agent_words).unwrap_or_else(|| "(unnamed)".to_owned()),
+        one_line(tool, 64),
         target.as_deref().map(|target| one_line(target, 64)).unwrap_or_else(|| "-".to_owned()),
         verdict_words(*verdict).to_owned(),
-        source.to_string(),
+        one_line(&source.to_string(), 64),
         outcome,
         format!("{duration_ms} ms"),
     ]
@@ -103,9 +104,9 @@ fn row(record: &AuditRecord) -> [String; 8] {
 fn filter_words(query: &AuditQuery) -> String {
     match (&query.tool, &query.agent) {
         (None, None) => String::new(),
-        (Some(tool), None) => format!(" of {tool}"),
-        (None, Some(agent)) => format!(" from {agent}"),
-        (Some(tool), Some(agent)) => format!(" of {tool} from {agent}"),
+        (Some(tool), None) => format!(" of {}", shown(tool)),
+        (None, Some(agent)) => format!(" from {}", shown(agent)),
+        (Some(tool), Some(agent)) => format!(" of {} from {}", shown(tool), shown(agent)),
     }
 }
 
@@ -114,10 +115,10 @@ async fn verify(access: &mut Access) -> Result<()> {
     if !verification.intact {
         bail!(
             "{} Keep a copy of the database as it is for whoever investigates; new records still chain on from the end.",
-            verification.message
+            shown(&verification.message)
         );
     }
-    println!("{}", verification.message);
+    println!("{}", shown(&verification.message));
     Ok(())
 }
 

@@ -4,8 +4,9 @@
 use anyhow::{Result, bail};
 use chrono::Utc;
 use clap::Subcommand;
-use gatehouse_core::approval::words::{GrantState, expiry_words, owner_words, uses_words};
-pub(crate) use gatehouse_core::approval::words::{limit_words, scope_words, time};
+use gatehouse_core::approval::words::{GrantState, expiry_words, grant_limit_words, owner_words, uses_words};
+pub(crate) use gatehouse_core::approval::words::{scope_words, time};
+use gatehouse_core::shown::shown;
 
 use crate::store_access::Access;
 use crate::user_auth::plain_errors;
@@ -53,10 +54,10 @@ async fn list(access: &mut Access) -> Result<()> {
     println!("Standing approvals: {} ({active} active).", grants.len());
     for grant in &grants {
         println!();
-        println!("Grant {}", grant.id);
-        println!("  Tool:       {}", grant.tool);
-        println!("  Scope:      {}", scope_words(grant.agent.as_deref()));
-        println!("  Limit:      {}", limit_words(&grant.tool, grant.constraint.as_ref()));
+        println!("Grant {}", shown(&grant.id));
+        println!("  Tool:       {}", shown(&grant.tool));
+        println!("  Scope:      {}", scope_words(grant.agent.as_ref()));
+        println!("  Limit:      {}", grant_limit_words(grant));
         println!("  Owner:      {}", owner_words(&grant.owner));
         println!("  Created:    {}", time(grant.created));
         println!("  Expires:    {}", expiry_words(grant));
@@ -74,8 +75,8 @@ async fn revoke(access: &mut Access, id: &str) -> Result<()> {
     let Some(grant) = result.grant else {
         bail!("There is no grant {id}. Run `gatehouse grants` to see them.");
     };
-    let scope = scope_words(grant.agent.as_deref());
-    let what = format!("{} for {scope}, {}", grant.tool, limit_words(&grant.tool, grant.constraint.as_ref()));
+    let scope = scope_words(grant.agent.as_ref());
+    let what = format!("{} for {scope}, {}", shown(&grant.tool), grant_limit_words(&grant));
     match (result.changed, grant.revoked) {
         (true, _) => println!("Revoked grant {id} ({what}). The calls it covered will ask again."),
         (false, Some(at)) => println!("Grant {id} ({what}) was already revoked at {}.", time(at)),

@@ -5,8 +5,9 @@
 use anyhow::{Result, bail};
 use chrono::Utc;
 use clap::Subcommand;
-use gatehouse_core::approval::words::{RuleState, limit_words, scope_words, time};
+use gatehouse_core::approval::words::{RuleState, limit_words, rule_scope_words, time};
 use gatehouse_core::control::protocol::MAX_NEVER_DAYS;
+use gatehouse_core::shown::shown;
 
 use crate::grants::{IdWords, resolve_id};
 use crate::store_access::Access;
@@ -76,11 +77,11 @@ async fn list(access: &mut Access) -> Result<()> {
     println!("Never-allow rules: {} ({active} active).", rules.len());
     for rule in &rules {
         println!();
-        println!("Rule {}", rule.id);
-        println!("  Tool:       {}", rule.tool);
-        println!("  Scope:      {}", scope_words(rule.agent.as_deref()));
+        println!("Rule {}", shown(&rule.id));
+        println!("  Tool:       {}", shown(&rule.tool));
+        println!("  Scope:      {}", rule_scope_words(rule.agent.as_deref()));
         println!("  Limit:      {}", limit_words(&rule.tool, rule.constraint.as_ref()));
-        println!("  Account:    {}", rule.owner_account);
+        println!("  Account:    {}", shown(&rule.owner_account));
         println!("  Until:      {}", time(rule.expires));
         println!("  State:      {}", RuleState::of(rule, now));
     }
@@ -93,10 +94,10 @@ async fn add(access: &mut Access, tool: &str, days: u32, agent: Option<&str>) ->
     let (rule, others) = access.add_never(tool.trim(), agent.map(str::trim), days).await?;
     println!(
         "Never allowed: {} from {} is refused without asking until {} (a rule of {}).",
-        rule.tool,
-        scope_words(rule.agent.as_deref()),
+        shown(&rule.tool),
+        rule_scope_words(rule.agent.as_deref()),
         time(rule.expires),
-        rule.owner_account
+        shown(&rule.owner_account)
     );
     if others > 0 {
         println!("The other running Gatehouse servers apply it within a few seconds.");
@@ -111,7 +112,7 @@ async fn remove(access: &mut Access, id: &str) -> Result<()> {
     let Some(rule) = result.rule else {
         bail!("There is no never-allow rule {id}. Run `gatehouse never` to see them.");
     };
-    let what = format!("{} from {}", rule.tool, scope_words(rule.agent.as_deref()));
+    let what = format!("{} from {}", shown(&rule.tool), rule_scope_words(rule.agent.as_deref()));
     match (result.changed, rule.removed) {
         (true, _) => println!("Removed never-allow rule {id} ({what}). Its calls are asked about again."),
         (false, Some(at)) => println!("Never-allow rule {id} ({what}) was already removed at {}.", time(at)),

@@ -88,7 +88,7 @@ fn reaches_constraint(grant: &Grant, now: DateTime<Utc>) -> bool {
         && grant.tool == TOOL
         && grant.revoked.is_none()
         && grant.expires.is_some_and(|expires| now < expires)
-        && grant.agent.as_deref().is_none_or(|agent| agent == AGENT)
+        && grant.agent.as_ref().is_none_or(|agent| agent.name == AGENT && !agent.self_reported)
 }
 
 /// The store's other grants: every write tool in turn; 70% for the signed-in account; agents evenly; four in
@@ -125,8 +125,10 @@ fn other_grants(rng: &mut StdRng, tools: &[(ToolDef, String)], now: DateTime<Utc
                 id: format!("{:08x}-bench-{i:05}", rng.random::<u32>()),
                 owner: Owner::User(owner.to_owned()),
                 tool: tool.meta.name.to_owned(),
-                agent: AGENTS[rng.random_range(0..AGENTS.len())].map(str::to_owned),
+                agent: AGENTS[rng.random_range(0..AGENTS.len())]
+                    .map(gatehouse_core::approval::model::Agent::registered),
                 constraint,
+                target_name: None,
                 unattended: false,
                 created,
                 expires: Some(expires),
@@ -148,8 +150,9 @@ fn covering_grant(print: &str, now: DateTime<Utc>) -> Grant {
         id: COVERING.to_owned(),
         owner: Owner::User(ACCOUNT.to_owned()),
         tool: TOOL.to_owned(),
-        agent: Some(AGENT.to_owned()),
+        agent: Some(gatehouse_core::approval::model::Agent::registered(AGENT)),
         constraint: Some(Constraint { kind: "spreadsheet".to_owned(), value: SHEET.to_owned() }),
+        target_name: None,
         unattended: false,
         created: now - TimeDelta::hours(1),
         expires: Some(now + TimeDelta::days(7)),
@@ -202,7 +205,7 @@ async fn main() {
 
     let approvals = Arc::new(Approvals::new(Some(store.clone()), Policy::default(), &catalogue));
     let args = json!({ "spreadsheet_id": SHEET, "sheet": "Budget", "range": "B2", "data": [[1250, "=SUM(B3:B9)"]] });
-    let caller = Caller { agent: Some(AGENT.to_owned()), interactive: true };
+    let caller = Caller { agent: Some(gatehouse_core::approval::model::Agent::registered(AGENT)), interactive: true };
     let candidates = store.candidates(TOOL);
     let scanned = candidates.iter().filter(|grant| reaches_constraint(grant, now)).count();
     let position = candidates.iter().position(|grant| grant.id == COVERING).expect("the covering grant is indexed");

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::approval::gate::TargetNames;
-use crate::approval::model::{AuditEntry, CallOutcome, DecisionSource, Verdict};
+use crate::approval::model::{Agent, AuditEntry, CallOutcome, DecisionSource, Verdict};
 use crate::approval::policy::Policy;
 use crate::approval::store::{PendingAudit, Store};
 use crate::approval::{Approvals, CallMeta, Permit, redact};
@@ -336,7 +336,11 @@ impl Engine {
             pending: None,
             entry: Some(AuditEntry {
                 time: chrono::Utc::now(),
-                agent: meta.caller.agent.clone(),
+                // A name that was refused may be long: the record keeps what the card would show.
+                agent: meta.caller.agent.as_ref().map(|agent| Agent {
+                    name: agent.name.chars().take(crate::approval::model::MAX_AGENT_NAME).collect(),
+                    self_reported: agent.self_reported,
+                }),
                 tool: name.to_owned(),
                 target: redact::target(tool, &arguments),
                 arguments: redact::for_audit(&arguments),
@@ -348,9 +352,15 @@ impl Engine {
             started,
         };
         // Arguments the tool would refuse fail at once: nobody is asked to approve a call that cannot run.
-        let (reply, verdict, source, outcome) = match tool.check_arguments(&arguments) {
+        // Who is calling first: a name that can't be accepted gets nothing, not even a card.
+        let checked = match self.approvals.refuse_caller(&meta.caller) {
+            Some(refusal) => Err(refusal),
+            None => Ok(tool.check_arguments(&arguments)),
+        };
+        let (reply, verdict, source, outcome) = match checked {
+            Err(refusal) => self.carry_out(tool, arguments, refusal, progress, body).await,
             // Pause and deny rules come before anything, a re-send's stored reply included.
-            Ok(()) => match self.approvals.screen(tool, &arguments, meta, account.as_deref()) {
+            Ok(Ok(())) => match self.approvals.screen(tool, &arguments, meta, account.as_deref()) {
                 Some(refused) => self.carry_out(tool, arguments, refused, progress, body).await,
                 None => {
                     let first = match self.claim(tool, &arguments, meta) {
@@ -388,7 +398,7 @@ impl Engine {
                     carried
                 }
             },
-            Err(error) => {
+            Ok(Err(error)) => {
                 let text = error.for_assistant();
                 let reply = Reply { text: text.clone(), is_error: true };
                 (reply, Verdict::Denied, DecisionSource::InvalidArguments, CallOutcome::Error(text))

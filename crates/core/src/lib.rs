@@ -26,6 +26,7 @@ pub mod private_files;
 pub mod resend;
 pub mod resources;
 pub mod settings;
+pub mod shown;
 pub mod tools;
 
 pub use engine::{Engine, EngineOptions};

@@ -148,7 +148,7 @@ mod tests {
     use super::*;
 
     fn key(args: &str) -> CallKey {
-        (Some("claude".into()), "update_cells".into(), args.into())
+        (Some(crate::approval::model::Agent::self_reported("claude")), "update_cells".into(), args.into())
     }
 
     #[test]

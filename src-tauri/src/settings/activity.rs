@@ -10,8 +10,8 @@ use gatehouse_core::approval::model::{DecisionSource, Grant};
 use gatehouse_core::approval::redact::target_constraint;
 use gatehouse_core::approval::store::{AuditMatch, AuditQuery, AuditRecord, SourceKind};
 use gatehouse_core::approval::words::{
-    GrantState, limit_words, one_line, outcome_words, parse_verdict, scope_words, short_id, source_words, time,
-    verdict_words,
+    GrantState, agent_words, limit_words, one_line, outcome_words, parse_verdict, scope_words, short_id, source_words,
+    time, verdict_words,
 };
 use gatehouse_core::engine::Engine;
 use serde::{Deserialize, Serialize};
@@ -62,7 +62,8 @@ pub struct ActivityRow {
     pub time: DateTime<Utc>,
     /// The time in words (UTC), for a reader without the local form.
     pub time_words: String,
-    /// The assistant's name as it gave it; `None` when it gave none.
+    /// The assistant as every shell names it (escaped; “name” (says it is) for a self-reported one, see
+    /// `words::agent_words`); `None` when it gave none.
     pub agent: Option<String>,
     pub tool: String,
     pub tool_title: String,
@@ -190,7 +191,7 @@ fn row(
                 short_id: short_id(&grant.id).to_owned(),
                 words: format!(
                     "{}, {}",
-                    scope_words(grant.agent.as_deref()),
+                    scope_words(grant.agent.as_ref()),
                     limit_words(&grant.tool, grant.constraint.as_ref())
                 ),
                 state: state.to_string(),
@@ -204,7 +205,7 @@ fn row(
         seq: record.seq,
         time: entry.time,
         time_words: time(entry.time),
-        agent: entry.agent.clone(),
+        agent: entry.agent.as_ref().map(agent_words),
         tool: entry.tool.clone(),
         tool_title: engine.tool(&entry.tool).map_or_else(|| entry.tool.clone(), |def| def.meta.title.to_owned()),
         target: entry.target.clone(),

@@ -12,7 +12,8 @@ use futures::future::join_all;
 use gatehouse_core::approval::model::Grant;
 use gatehouse_core::approval::store::{NeverAllow, Store};
 use gatehouse_core::approval::words::{
-    GrantState, RuleState, expiry_words, limit_words, owner_words, scope_words, short_id, time, uses_words,
+    GrantState, RuleState, expiry_words, limit_words, owner_words, rule_scope_words, scope_words, short_id, time,
+    uses_words,
 };
 use gatehouse_core::control::protocol::MAX_NEVER_DAYS;
 use gatehouse_core::engine::Engine;
@@ -64,7 +65,7 @@ impl GrantRow {
             short_id: short_id(&grant.id).to_owned(),
             tool: grant.tool.clone(),
             tool_title: tool_title(engine, &grant.tool),
-            scope: scope_words(grant.agent.as_deref()),
+            scope: scope_words(grant.agent.as_ref()),
             limit: limit_words(&grant.tool, grant.constraint.as_ref()),
             owner: owner_words(&grant.owner),
             created: grant.created,
@@ -108,7 +109,7 @@ impl RuleRow {
             short_id: short_id(&rule.id).to_owned(),
             tool: rule.tool.clone(),
             tool_title: tool_title(engine, &rule.tool),
-            scope: scope_words(rule.agent.as_deref()),
+            scope: rule_scope_words(rule.agent.as_deref()),
             limit: limit_words(&rule.tool, rule.constraint.as_ref()),
             account: rule.owner_account.clone(),
             created: rule.created,
@@ -197,7 +198,7 @@ pub async fn list(core: &Core) -> Result<Permissions, String> {
         .into_iter()
         .filter(|assistant| assistant.revoked.is_none())
         .map(|assistant| assistant.name)
-        .chain(grants.iter().filter_map(|grant| grant.agent.clone()))
+        .chain(grants.iter().filter_map(|grant| grant.agent.as_ref().map(|agent| agent.name.clone())))
         .chain(rules.iter().filter_map(|rule| rule.agent.clone()))
         .collect();
     let mut grant_rows: Vec<GrantRow> = grants.iter().map(|grant| GrantRow::new(engine, grant, now)).collect();

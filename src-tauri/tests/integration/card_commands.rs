@@ -29,7 +29,10 @@ async fn card_pending_lists_the_waiting_calls_to_the_card_window_only() {
     let listed = invoke(&card, "card_pending", json!({})).expect("the card may list");
     let listed: Vec<PendingCard> = serde_json::from_value(listed).expect("pending cards");
     assert_eq!(listed, expected);
-    assert_eq!((listed[0].tool.as_str(), listed[0].agent.as_deref()), ("update_cells", Some("claude")));
+    assert_eq!(
+        (listed[0].tool.as_str(), listed[0].agent.as_ref().map(|agent| agent.name.as_str())),
+        ("update_cells", Some("claude"))
+    );
 
     for label in ["settings", "main"] {
         assert_refused_by_acl(invoke(&window(&app, label), "card_pending", json!({})), "card_pending", label);
@@ -105,7 +108,10 @@ async fn always_allow_makes_the_grant_offered_and_an_unoffered_choice_is_refused
     assert_eq!(grants.len(), 1, "{grants:?}");
     let grant = &grants[0];
     assert_eq!(grant.owner, Owner::User(ACCOUNT.into()));
-    assert_eq!((grant.tool.as_str(), grant.agent.as_deref()), ("update_cells", Some("claude")));
+    assert_eq!(
+        (grant.tool.as_str(), grant.agent.as_ref().map(|agent| agent.name.as_str())),
+        ("update_cells", Some("claude"))
+    );
     assert_eq!(grant.constraint.as_ref(), Some(&offered.constraint));
     let days = (grant.expires.expect("expires") - grant.created).num_days();
     assert_eq!(days, 7);

@@ -70,8 +70,13 @@ fn ask(engine: &std::sync::Arc<Engine>, spreadsheet: &str) -> tokio::task::JoinH
     let args = json!({ "spreadsheet_id": spreadsheet, "sheet": "Sales", "range": "A1", "data": [["x"]] });
     tokio::spawn(async move {
         let tool = engine.tool("update_cells").expect("update_cells");
-        let meta =
-            CallMeta { caller: Caller { agent: Some("claude".into()), interactive: true }, ..CallMeta::default() };
+        let meta = CallMeta {
+            caller: Caller {
+                agent: Some(gatehouse_core::approval::model::Agent::self_reported("claude")),
+                interactive: true,
+            },
+            ..CallMeta::default()
+        };
         engine.approvals().permit(tool, &args, &meta, Some("sandbox@gatehouse.example")).await
     })
 }

@@ -10,6 +10,7 @@ mod mock;
 mod settings_pages;
 
 mod card_commands;
+mod card_page;
 mod card_prepare;
 mod quit;
 mod settings_account;

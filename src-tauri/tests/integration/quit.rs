@@ -28,8 +28,13 @@ async fn stopping_the_hosted_core_refuses_what_waits_as_shutdown_and_removes_its
         let engine = engine.clone();
         async move {
             let tool = engine.tool("update_cells").expect("update_cells");
-            let meta =
-                CallMeta { caller: Caller { agent: Some("claude".into()), interactive: true }, ..CallMeta::default() };
+            let meta = CallMeta {
+                caller: Caller {
+                    agent: Some(gatehouse_core::approval::model::Agent::self_reported("claude")),
+                    interactive: true,
+                },
+                ..CallMeta::default()
+            };
             let args = json!({ "spreadsheet_id": "S1", "sheet": "Sales", "range": "A1", "data": [["x"]] });
             engine.approvals().permit(tool, &args, &meta, Some("sandbox@gatehouse.example")).await
         }

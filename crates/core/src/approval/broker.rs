@@ -22,7 +22,7 @@ use super::card::{CardOffer, RawAnswer};
 pub struct PendingCard {
     /// A small number, unique in this process, for `gatehouse approvals allow ID`.
     pub id: u64,
-    pub agent: Option<String>,
+    pub agent: Option<crate::approval::model::Agent>,
     pub tool: String,
     /// The tool in plain words ("Update cells").
     pub title: String,
@@ -39,6 +39,47 @@ pub struct PendingCard {
     pub created: DateTime<Utc>,
     /// When the call stops waiting.
     pub deadline: DateTime<Utc>,
+}
+
+impl PendingCard {
+    /// The card as a page shows it: every text in it from outside (the assistant's name, the target's name,
+    /// each string and key of the arguments, the offered limit's words) escaped by [`crate::shown::shown`],
+    /// so a direction mark or a line break shows as what it is instead of reordering or splitting what the
+    /// person reads. Only for showing: an answer is checked against the card as the broker keeps it.
+    pub fn shown(&self) -> PendingCard {
+        let text = |text: &str| crate::shown::shown(text).into_owned();
+        let agent = |agent: &crate::approval::model::Agent| crate::approval::model::Agent {
+            name: text(&agent.name),
+            self_reported: agent.self_reported,
+        };
+        let mut offer = self.offer.clone();
+        offer.agent = offer.agent.as_ref().map(agent);
+        if let Some(constraint) = &mut offer.constraint {
+            constraint.label = text(&constraint.label);
+        }
+        PendingCard {
+            agent: self.agent.as_ref().map(agent),
+            tool: text(&self.tool),
+            title: text(&self.title),
+            target: self.target.as_deref().map(text),
+            arguments: shown_value(&self.arguments),
+            offer,
+            why_not_grantable: self.why_not_grantable.as_deref().map(text),
+            ..self.clone()
+        }
+    }
+}
+
+/// `value` with every string and key escaped (see [`PendingCard::shown`]).
+fn shown_value(value: &Value) -> Value {
+    match value {
+        Value::String(text) => Value::String(crate::shown::shown(text).into_owned()),
+        Value::Array(items) => Value::Array(items.iter().map(shown_value).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter().map(|(key, value)| (crate::shown::shown(key).into_owned(), shown_value(value))).collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// A change of the pending set, for a tray or a terminal that shows it.
@@ -177,19 +218,49 @@ mod tests {
     use crate::approval::card::offer;
 
     fn card(tool: &str) -> PendingCard {
+        let claude = crate::approval::model::Agent::self_reported("claude");
         PendingCard {
             id: 0,
-            agent: Some("claude".into()),
+            agent: Some(claude.clone()),
             tool: tool.into(),
             title: tool.into(),
             target: None,
             arguments: Value::Null,
-            offer: offer(true, Some("claude"), 90, Vec::new()),
+            offer: offer(true, Some(&claude), 90, Vec::new()),
             retry: false,
             why_not_grantable: None,
             created: Utc::now(),
             deadline: Utc::now(),
         }
+    }
+
+    #[test]
+    fn a_card_as_shown_has_every_outside_text_escaped_and_nothing_else_changed() {
+        let forged = crate::approval::model::Agent::self_reported("claude\u{202e}\n");
+        let label = "only this spreadsheet: “Budget\u{2066}”".to_owned();
+        let constraint = crate::approval::model::Constraint { kind: "spreadsheet".into(), value: "S1".into() };
+        let raw = PendingCard {
+            agent: Some(forged.clone()),
+            target: Some("“Budget\u{1b}[8m” (spreadsheet S1)".into()),
+            arguments: serde_json::json!({ "a\u{200f}": ["x\ny", 1, null], "n": 2 }),
+            offer: offer(true, Some(&forged), 90, vec![(constraint, label)]),
+            ..card("update_cells")
+        };
+        let shown = raw.shown();
+        assert_eq!(shown.agent.as_ref().map(|agent| agent.name.as_str()), Some("claude\\u{202e}\\n"));
+        assert!(shown.agent.as_ref().is_some_and(|agent| agent.self_reported));
+        assert_eq!(shown.offer.agent, shown.agent);
+        assert_eq!(shown.target.as_deref(), Some("“Budget\\u{1b}[8m” (spreadsheet S1)"));
+        assert_eq!(shown.arguments, serde_json::json!({ "a\\u{200f}": ["x\\ny", 1, null], "n": 2 }));
+        assert_eq!(shown.offer.constraint.as_ref().unwrap().label, "only this spreadsheet: “Budget\\u{2066}”");
+        assert_eq!(
+            shown.offer.constraint.as_ref().unwrap().constraint,
+            raw.offer.constraint.as_ref().unwrap().constraint
+        );
+        assert_eq!(
+            (shown.id, shown.deadline, shown.offer.durations.clone()),
+            (raw.id, raw.deadline, raw.offer.durations.clone())
+        );
     }
 
     async fn wait_for_pending(broker: &Broker, count: usize) -> Vec<PendingCard> {

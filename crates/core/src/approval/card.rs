@@ -8,7 +8,7 @@
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::model::{Constraint, Grant, Owner};
+use super::model::{Agent, Constraint, Grant, Owner};
 
 /// The durations, in days, a card may offer for *Always allow*, before the policy's maximum is applied.
 pub const CARD_DURATIONS: [u32; 3] = [1, 7, 30];
@@ -78,8 +78,9 @@ pub struct OfferedConstraint {
 pub struct CardOffer {
     /// Whether *Always allow…* is offered at all.
     pub grantable: bool,
-    /// The calling assistant's name when known (never blank); the `AGENT` scope needs it.
-    pub agent: Option<String>,
+    /// The calling assistant when known (its name never blank), registered or self-reported: the `AGENT`
+    /// scope needs it, and covers only that identity.
+    pub agent: Option<Agent>,
     /// The offered durations in days, ascending: those of [`CARD_DURATIONS`] within the maximum; empty when
     /// not grantable.
     pub durations: Vec<u32>,
@@ -92,7 +93,7 @@ pub struct CardOffer {
 /// when `max_days` leaves no duration to offer. `proposed` holds each evaluator's proposed constraint with
 /// its words: `CONSTRAINED` is offered only when exactly one evaluator proposed one, since several can't
 /// agree on one.
-pub fn offer(grantable: bool, agent: Option<&str>, max_days: u32, proposed: Vec<(Constraint, String)>) -> CardOffer {
+pub fn offer(grantable: bool, agent: Option<&Agent>, max_days: u32, proposed: Vec<(Constraint, String)>) -> CardOffer {
     let durations: Vec<u32> =
         if grantable { CARD_DURATIONS.into_iter().filter(|days| *days <= max_days).collect() } else { Vec::new() };
     let grantable = !durations.is_empty();
@@ -102,7 +103,7 @@ pub fn offer(grantable: bool, agent: Option<&str>, max_days: u32, proposed: Vec<
         }
         _ => None,
     };
-    let agent = agent.filter(|agent| !agent.trim().is_empty()).map(str::to_owned);
+    let agent = agent.filter(|agent| !agent.name.trim().is_empty()).cloned();
     CardOffer { grantable, agent, durations, constraint }
 }
 
@@ -256,7 +257,7 @@ pub struct CardCall<'a> {
     pub owner_email: &'a str,
     pub tool: &'a str,
     /// The calling assistant, as the card showed it.
-    pub agent: Option<&'a str>,
+    pub agent: Option<&'a Agent>,
     /// The fingerprint of the tool's current definition.
     pub fingerprint: &'a str,
 }
@@ -275,12 +276,12 @@ pub fn grant_from_choice(
     let choice = parse_choice(offer, &choice.to_raw())?;
     let agent = match choice.scope {
         Scope::Tool => None,
-        Scope::Agent => match (call.agent, offer.agent.as_deref()) {
-            (Some(call_agent), Some(offered)) if call_agent == offered => Some(call_agent.to_owned()),
+        Scope::Agent => match (call.agent, offer.agent.as_ref()) {
+            (Some(call_agent), Some(offered)) if call_agent == offered => Some(call_agent.clone()),
             (call_agent, offered) => {
                 return Err(InvalidChoice::AgentMismatch {
-                    offered: offered.map(str::to_owned),
-                    call: call_agent.map(str::to_owned),
+                    offered: offered.map(|agent| agent.name.clone()),
+                    call: call_agent.map(|agent| agent.name.clone()),
                 });
             }
         },
@@ -298,6 +299,7 @@ pub fn grant_from_choice(
         tool: call.tool.to_owned(),
         agent,
         constraint,
+        target_name: None,
         unattended: false,
         created: now,
         expires: Some(expires),
@@ -351,7 +353,7 @@ mod tests {
     }
 
     fn full_offer() -> CardOffer {
-        offer(true, Some("claude-desktop"), 90, vec![budget()])
+        offer(true, Some(&claude()), 90, vec![budget()])
     }
 
     fn raw(scope: &str, days: &str, limit: &str) -> RawChoice {
@@ -362,12 +364,15 @@ mod tests {
         Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap()
     }
 
-    const CALL: CardCall<'static> = CardCall {
-        owner_email: "ana@example.com",
-        tool: "update_cells",
-        agent: Some("claude-desktop"),
-        fingerprint: "fp1",
-    };
+    static CLAUDE: std::sync::LazyLock<Agent> = std::sync::LazyLock::new(claude);
+
+    fn claude() -> Agent {
+        Agent::registered("claude-desktop")
+    }
+
+    fn call() -> CardCall<'static> {
+        CardCall { owner_email: "ana@example.com", tool: "update_cells", agent: Some(&CLAUDE), fingerprint: "fp1" }
+    }
 
     #[test]
     fn durations_above_the_maximum_are_not_offered() {
@@ -375,7 +380,7 @@ mod tests {
         assert_eq!(offer(true, None, 30, vec![]).durations, [1, 7, 30]);
         assert_eq!(offer(true, None, 29, vec![]).durations, [1, 7]);
         assert_eq!(offer(true, None, 1, vec![]).durations, [1]);
-        let none_left = offer(true, Some("claude-desktop"), 0, vec![budget()]);
+        let none_left = offer(true, Some(&claude()), 0, vec![budget()]);
         assert!(!none_left.grantable && none_left.durations.is_empty() && none_left.choices().is_empty());
         assert!(matches!(
             parse_choice(&offer(true, None, 7, vec![]), &raw("TOOL", "30", "ANY")),
@@ -385,7 +390,7 @@ mod tests {
 
     #[test]
     fn a_card_that_is_not_grantable_offers_nothing_to_always_allow() {
-        let offer = offer(false, Some("claude-desktop"), 90, vec![budget()]);
+        let offer = offer(false, Some(&claude()), 90, vec![budget()]);
         assert!(!offer.grantable);
         assert!(offer.durations.is_empty() && offer.constraint.is_none());
         assert!(offer.scopes().is_empty() && offer.limits().is_empty() && offer.choices().is_empty());
@@ -414,12 +419,13 @@ mod tests {
     #[test]
     fn agent_scope_needs_a_known_agent() {
         for agent in [None, Some(""), Some("  ")] {
-            let offer = offer(true, agent, 90, vec![]);
+            let agent = agent.map(Agent::registered);
+            let offer = offer(true, agent.as_ref(), 90, vec![]);
             assert_eq!(offer.agent, None);
             assert_eq!(offer.scopes(), [Scope::Tool]);
             assert_eq!(parse_choice(&offer, &raw("AGENT", "7", "ANY")), Err(InvalidChoice::AgentUnknown));
         }
-        let known = offer(true, Some("claude-desktop"), 90, vec![]);
+        let known = offer(true, Some(&claude()), 90, vec![]);
         assert_eq!(known.scopes(), [Scope::Agent, Scope::Tool]);
         assert_eq!(
             parse_choice(&known, &raw("AGENT", "7", "ANY")),
@@ -484,15 +490,16 @@ mod tests {
     fn every_field_of_the_grant_comes_from_the_call_and_the_offer() {
         let offer = full_offer();
         let choice = parse_choice(&offer, &raw("AGENT", "30", "CONSTRAINED")).unwrap();
-        let grant = grant_from_choice(&CALL, &offer, &choice, now(), "g-1".into()).unwrap();
+        let grant = grant_from_choice(&call(), &offer, &choice, now(), "g-1".into()).unwrap();
         assert_eq!(
             grant,
             Grant {
                 id: "g-1".into(),
                 owner: Owner::User("ana@example.com".into()),
                 tool: "update_cells".into(),
-                agent: Some("claude-desktop".into()),
+                agent: Some(claude()),
                 constraint: Some(budget().0),
+                target_name: None,
                 unattended: false,
                 created: now(),
                 expires: Some(Utc.with_ymd_and_hms(2026, 3, 31, 12, 0, 0).unwrap()),
@@ -503,7 +510,7 @@ mod tests {
             }
         );
         let choice = parse_choice(&offer, &raw("TOOL", "1", "ANY")).unwrap();
-        let grant = grant_from_choice(&CALL, &offer, &choice, now(), "g-2".into()).unwrap();
+        let grant = grant_from_choice(&call(), &offer, &choice, now(), "g-2".into()).unwrap();
         assert_eq!((grant.agent, grant.constraint), (None, None));
         assert_eq!(grant.expires, Some(now() + TimeDelta::days(1)));
     }
@@ -512,7 +519,7 @@ mod tests {
     fn a_card_never_creates_an_unattended_grant() {
         let offer = full_offer();
         for choice in offer.choices() {
-            let grant = grant_from_choice(&CALL, &offer, &choice, now(), "g".into()).unwrap();
+            let grant = grant_from_choice(&call(), &offer, &choice, now(), "g".into()).unwrap();
             assert!(!grant.unattended, "{choice:?}");
         }
         assert_eq!(offer.choices().len(), 2 * 3 * 2);
@@ -522,8 +529,9 @@ mod tests {
     fn a_choice_read_against_another_card_makes_no_grant() {
         let narrow = offer(true, None, 7, vec![]);
         let wide_choice = Choice { scope: Scope::Agent, days: 30, limit: Limit::Constrained };
-        assert!(grant_from_choice(&CALL, &narrow, &wide_choice, now(), "g".into()).is_err());
-        let other_agent = CardCall { agent: Some("someone-else"), ..CALL };
+        assert!(grant_from_choice(&call(), &narrow, &wide_choice, now(), "g".into()).is_err());
+        let someone = Agent::registered("someone-else");
+        let other_agent = CardCall { agent: Some(&someone), ..call() };
         let choice = Choice { scope: Scope::Agent, days: 7, limit: Limit::Any };
         assert_eq!(
             grant_from_choice(&other_agent, &full_offer(), &choice, now(), "g".into()),
@@ -540,7 +548,7 @@ mod tests {
         let choice = Choice { scope: Scope::Tool, days: 30, limit: Limit::Any };
         let end = DateTime::<Utc>::MAX_UTC;
         assert!(matches!(
-            grant_from_choice(&CALL, &offer, &choice, end, "g".into()),
+            grant_from_choice(&call(), &offer, &choice, end, "g".into()),
             Err(InvalidChoice::ExpiryOutOfRange { .. })
         ));
     }
@@ -602,7 +610,8 @@ mod tests {
             let agent_known = agent.as_deref().is_some_and(|agent| !agent.trim().is_empty());
             let constraint_offered =
                 proposed.len() == 1 && !proposed[0].0.kind.is_empty() && !proposed[0].0.value.is_empty();
-            let offer = offer(grantable, agent.as_deref(), max_days, proposed.clone());
+            let agent = agent.map(Agent::self_reported);
+            let offer = offer(grantable, agent.as_ref(), max_days, proposed.clone());
             let raw = RawChoice { scope: scope.clone(), days: days.clone(), limit: limit.clone() };
 
             // The oracle, from the rules alone: every value offered, or the whole choice is invalid.
@@ -621,7 +630,7 @@ mod tests {
             let call = CardCall {
                 owner_email: "ana@example.com",
                 tool: "update_cells",
-                agent: agent.as_deref(),
+                agent: agent.as_ref(),
                 fingerprint: "fp",
             };
             let grant = grant_from_choice(&call, &offer, &choice, now, "id".into()).unwrap();
@@ -651,8 +660,9 @@ mod tests {
             max_days in 0u32..=120,
             proposed in proptest::collection::vec(arb_constraint(), 0..=2),
         ) {
-            let offer = offer(grantable, agent.as_deref(), max_days, proposed);
-            let call = CardCall { owner_email: "a@b.c", tool: "t", agent: agent.as_deref(), fingerprint: "f" };
+            let agent = agent.map(Agent::registered);
+            let offer = offer(grantable, agent.as_ref(), max_days, proposed);
+            let call = CardCall { owner_email: "a@b.c", tool: "t", agent: agent.as_ref(), fingerprint: "f" };
             for choice in offer.choices() {
                 prop_assert_eq!(parse_choice(&offer, &choice.to_raw()), Ok(choice));
                 prop_assert!(grant_from_choice(&call, &offer, &choice, Utc::now(), "id".into()).is_ok());

@@ -31,7 +31,8 @@ pub struct Deny {
     pub by: ForbiddenBy,
     /// The tool's name, or `*` for every tool.
     pub tool: String,
-    /// `None` = every agent.
+    /// `None` = every agent. A name: every caller of that name, registered or self-reported — a refusal that
+    /// matches more only refuses more.
     pub agent: Option<String>,
     /// `None` = any arguments; else only calls the tool's evaluator says satisfy it.
     pub constraint: Option<Constraint>,
@@ -154,7 +155,10 @@ fn denied_by(facts: &Facts<'_>, judge: &Judge<'_>) -> Option<Decision> {
 /// refusing is the safe side.
 fn forbids(deny: &Deny, facts: &Facts<'_>, judge: &Judge<'_>) -> bool {
     (deny.tool == "*" || deny.tool == facts.tool)
-        && deny.agent.as_ref().is_none_or(|agent| facts.caller.agent.as_ref() == Some(agent))
+        && deny
+            .agent
+            .as_ref()
+            .is_none_or(|agent| facts.caller.agent.as_ref().is_some_and(|caller| &caller.name == agent))
         && deny.expires.is_none_or(|expires| facts.now < expires)
         && deny.constraint.as_ref().is_none_or(|constraint| judge.satisfied(constraint).unwrap_or(true))
 }
@@ -183,6 +187,8 @@ fn applies(grant: &Grant, facts: &Facts<'_>, judge: &Judge<'_>) -> bool {
         && grant.tool == facts.tool
         && grant.expires.is_some_and(|expires| facts.now < expires)
         && grant.revoked.is_none()
+        // The same name is not enough: a grant for a registered assistant never covers a client that only says
+        // it is that assistant, nor the other way round.
         && grant.agent.as_ref().is_none_or(|agent| facts.caller.agent.as_ref() == Some(agent))
         && (grant.unattended || facts.caller.interactive)
         && grant.constraint.as_ref().is_none_or(|constraint| judge.satisfied(constraint).unwrap_or(false))

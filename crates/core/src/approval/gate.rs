@@ -48,7 +48,7 @@ impl Default for Caller {
 }
 
 /// A call as the retry rule recognises it: agent, tool, canonical arguments.
-pub type CallKey = (Option<String>, String, String);
+pub type CallKey = (Option<super::model::Agent>, String, String);
 
 /// The call `tool(args)` from `meta`'s caller as the retry rule and the re-send memory recognise it.
 pub fn call_key(tool: &str, args: &Value, meta: &CallMeta) -> CallKey {
@@ -75,13 +75,7 @@ pub trait TargetNames: Send + Sync {
 /// The constraint kinds whose value is a Drive file id.
 const NAMED_KINDS: [&str; 4] = ["spreadsheet", "document", "file", "folder"];
 
-/// A constraint's words with its target's name, when one was found.
-fn named(described: &str, name: Option<&str>) -> String {
-    match name {
-        Some(name) => format!("{described}: “{name}”"),
-        None => described.to_owned(),
-    }
-}
+use super::words::named;
 
 /// What the gate lets happen.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -248,6 +242,34 @@ impl Approvals {
         matches!(tool.meta.access, Access::Write { .. }) || self.policy.gate_reads()
     }
 
+    /// Why the caller's name can't be accepted, as the refusal the assistant gets, or `None`. Every call of
+    /// every transport is checked here, on the process that decides it (a host checks what its relays say):
+    /// a name too long or with control characters is refused, and so is a self-reported name that is a
+    /// registered assistant's — that assistant's calls are known by its token, and another program saying
+    /// its name must not look like it on a card or in the log.
+    pub fn refuse_caller(&self, caller: &Caller) -> Option<Permit> {
+        let agent = caller.agent.as_ref()?;
+        let shown = crate::shown::cut_line(&agent.name, super::model::MAX_AGENT_NAME, "names are cut here");
+        if let Err(why) = super::model::check_agent_name(&agent.name) {
+            return Some(Permit::Refuse {
+                source: DecisionSource::AgentName,
+                message: format!(
+                    "Gatehouse refused the call: the assistant's name “{shown}” (its clientInfo.name) can't be used: {why}. Names are at most 64 characters with no control characters; configure the assistant with a plain name."
+                ),
+            });
+        }
+        let registered = self.store.as_ref().is_some_and(|store| store.is_registered_name(&agent.name));
+        if agent.self_reported && registered {
+            return Some(Permit::Refuse {
+                source: DecisionSource::AgentName,
+                message: format!(
+                    "Gatehouse refused the call: “{shown}” is the name of an assistant registered in Gatehouse, and this connection did not present its token. Connect with that assistant's token over HTTP (`gatehouse assistants`), or give this client another name."
+                ),
+            });
+        }
+        None
+    }
+
     /// Decides a call, asking the person when the rules say so. Every call is decided afresh: the gate
     /// takes no decision from an earlier request, not even one with the same JSON-RPC id (the engine answers
     /// a re-send from the first run's reply instead, after [`Approvals::screen`]).
@@ -407,7 +429,7 @@ impl Approvals {
         let name = tool.meta.name;
         let (target, label) = self.target_words(tool, args, constraint.as_ref()).await;
         let proposed: Vec<_> = constraint.into_iter().zip(label).collect();
-        let offer = card::offer(grantable, meta.caller.agent.as_deref(), self.policy.max_days(), proposed);
+        let offer = card::offer(grantable, meta.caller.agent.as_ref(), self.policy.max_days(), proposed);
         let timeout = self.policy.approval_timeout();
         let now = Utc::now();
         let pending = PendingCard {
@@ -476,14 +498,18 @@ impl Approvals {
             tracing::warn!(tool, "no grant store or no signed-in account: the call runs once, no grant is kept");
             return;
         };
-        let call = CardCall { owner_email: account, tool, agent: meta.caller.agent.as_deref(), fingerprint: print };
-        let grant = match card::grant_from_choice(&call, offer, choice, now, uuid::Uuid::new_v4().to_string()) {
+        let call = CardCall { owner_email: account, tool, agent: meta.caller.agent.as_ref(), fingerprint: print };
+        let mut grant = match card::grant_from_choice(&call, offer, choice, now, uuid::Uuid::new_v4().to_string()) {
             Ok(grant) => grant,
             Err(invalid) => {
                 tracing::warn!(tool, "the choice could not become a grant ({invalid}): running once");
                 return;
             }
         };
+        // The target's name as the card showed it, kept with the grant so the lists name it the same way.
+        if let Some(constraint) = &grant.constraint {
+            grant.target_name = self.target_name(constraint).await;
+        }
         match store.insert_grant(&grant).await {
             Ok(()) => tracing::info!(tool, grant = %grant.id, "standing approval granted"),
             Err(error) => tracing::warn!(tool, "the grant could not be saved ({error}): running once"),
@@ -539,7 +565,7 @@ impl Approvals {
     pub async fn finish_audit(&self, entry: AuditEntry, pending: Option<PendingAudit>) {
         tracing::info!(
             tool = %entry.tool,
-            agent = entry.agent.as_deref().unwrap_or("unknown"),
+            agent = %entry.agent.as_ref().map(super::words::agent_words).unwrap_or_else(|| "unknown".to_owned()),
             source = %entry.source,
             outcome = ?entry.outcome,
             "audit"
@@ -617,7 +643,7 @@ mod tests {
         let tool = tools.iter().find(|tool| tool.meta.name == "update_cells").cloned().expect("update_cells");
         let args = json!({ "spreadsheet_id": "S1", "sheet": "Sales", "range": "A1", "data": [["x"]] });
         let meta = |request: &str| CallMeta {
-            caller: Caller { agent: Some("claude".into()), interactive: true },
+            caller: Caller { agent: Some(super::super::model::Agent::registered("claude")), interactive: true },
             retry_marked: false,
             request: Some(request.to_owned()),
         };

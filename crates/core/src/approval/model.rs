@@ -31,10 +31,15 @@ pub struct Grant {
     pub owner: Owner,
     /// The tool's name (always one tool: a policy's `"*"` is expanded when the policy is loaded).
     pub tool: String,
-    /// The agent it is limited to; `None` = any agent.
-    pub agent: Option<String>,
+    /// The agent it is limited to, as it was identified when the grant was made (a registered assistant's
+    /// token, or a name a client gave of itself): it covers only that identity. `None` = any agent.
+    pub agent: Option<Agent>,
     /// `None` = any arguments.
     pub constraint: Option<Constraint>,
+    /// The name of the constraint's target when the grant was made ("Budget 2026"), as the card showed it,
+    /// so a list of grants names it without asking Google. Only words: the decision never reads it.
+    #[serde(default)]
+    pub target_name: Option<String>,
     /// Also covers unattended calls. Never set by a card: only a policy file's `unattended = true`.
     pub unattended: bool,
     pub created: DateTime<Utc>,
@@ -47,18 +52,80 @@ pub struct Grant {
     pub fingerprint: String,
 }
 
+/// The longest agent name, in characters: it is shown on every card.
+pub const MAX_AGENT_NAME: usize = 64;
+
+/// Who an assistant is, and how Gatehouse knows. A registered assistant's name is bound to the HTTP token
+/// it presented, so it is known; a name a client gave of itself (`clientInfo.name` over stdio, or relayed by
+/// a `gatehouse serve`) is only what it says, and any program can say anything. The two are different
+/// identities: a grant, a card and an audit record say which, and a grant for one never covers the other.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Agent {
+    pub name: String,
+    /// `true`: the name is only the client's own word (see the type's documentation).
+    #[serde(default)]
+    pub self_reported: bool,
+}
+
+impl Agent {
+    /// A registered assistant, known by its token.
+    pub fn registered(name: impl Into<String>) -> Self {
+        Agent { name: name.into(), self_reported: false }
+    }
+
+    /// A name a client gave of itself.
+    pub fn self_reported(name: impl Into<String>) -> Self {
+        Agent { name: name.into(), self_reported: true }
+    }
+}
+
+/// Why a name can't be an agent's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AgentNameError {
+    #[error("it is empty")]
+    Empty,
+    #[error("it is longer than 64 characters")]
+    TooLong,
+    #[error("it contains a control character (a line break, a tab, an escape)")]
+    Control,
+    #[error("it contains an invisible character that changes how text reads (a direction mark)")]
+    Invisible,
+}
+
+/// The rule every agent name follows, registered or self-reported: at most [`MAX_AGENT_NAME`] characters,
+/// none of them a control character or an invisible formatting one (see [`crate::shown`]), so a name can
+/// neither draw on a terminal nor hide what a card says. Surrounding spaces are not part of a name.
+pub fn check_agent_name(name: &str) -> Result<&str, AgentNameError> {
+    let trimmed = name.trim();
+    if trimmed.is_empty() {
+        return Err(AgentNameError::Empty);
+    }
+    if trimmed.chars().count() > MAX_AGENT_NAME {
+        return Err(AgentNameError::TooLong);
+    }
+    if trimmed.chars().any(char::is_control) {
+        return Err(AgentNameError::Control);
+    }
+    if trimmed.chars().any(crate::shown::is_hidden_format) {
+        return Err(AgentNameError::Invisible);
+    }
+    Ok(trimmed)
+}
+
 /// The assistant connection making a call.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Caller {
-    /// The name bound to its HTTP token, or the `clientInfo.name` it gave at `initialize`; `None` if unknown.
-    pub agent: Option<String>,
+    /// Its registered name (bound to its HTTP token), or the `clientInfo.name` it gave at `initialize`
+    /// (self-reported); `None` if unknown.
+    pub agent: Option<Agent>,
     /// A person is chatting with it (`false` for a connection registered as an automation).
     pub interactive: bool,
 }
 
 /// How a call was decided, as the audit log records it: `grant:<id>`, `policy:<rule>`, `person`, `timeout`,
 /// `deny:<rule>`, `not-gated`, `unattended` (nobody to ask), `paused` (every assistant paused),
-/// `invalid-arguments` (the tool refused its arguments before any decision), `withdrawn` (the assistant stopped
+/// `invalid-arguments` (the tool refused its arguments before any decision), `agent-name` (the caller's name was
+/// refused, see `Approvals::refuse_caller`), `withdrawn` (the assistant stopped
 /// waiting — cancelled the call, or went away — before it was decided).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
@@ -75,6 +142,9 @@ pub enum DecisionSource {
     Withdrawn,
     /// Gatehouse quit while the call waited for the person.
     Shutdown,
+    /// The caller's name was refused before any decision (too long, control characters, or a registered
+    /// assistant's name claimed without its token).
+    AgentName,
 }
 
 impl std::fmt::Display for DecisionSource {
@@ -91,6 +161,7 @@ impl std::fmt::Display for DecisionSource {
             DecisionSource::InvalidArguments => f.write_str("invalid-arguments"),
             DecisionSource::Withdrawn => f.write_str("withdrawn"),
             DecisionSource::Shutdown => f.write_str("shutdown"),
+            DecisionSource::AgentName => f.write_str("agent-name"),
         }
     }
 }
@@ -117,6 +188,7 @@ impl TryFrom<String> for DecisionSource {
             None if text == "invalid-arguments" => DecisionSource::InvalidArguments,
             None if text == "withdrawn" => DecisionSource::Withdrawn,
             None if text == "shutdown" => DecisionSource::Shutdown,
+            None if text == "agent-name" => DecisionSource::AgentName,
             _ => return Err(format!("{text:?} is not a decision source")),
         })
     }
@@ -150,7 +222,7 @@ pub enum CallOutcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditEntry {
     pub time: DateTime<Utc>,
-    pub agent: Option<String>,
+    pub agent: Option<Agent>,
     pub tool: String,
     /// The arguments with secrets redacted.
     pub arguments: serde_json::Value,

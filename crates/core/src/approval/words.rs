@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 
 use super::evaluator;
-use super::model::{CallOutcome, Constraint, DecisionSource, Grant, Owner, Verdict};
+use super::model::{Agent, CallOutcome, Constraint, DecisionSource, Grant, Owner, Verdict};
 use super::store::NeverAllow;
 
 /// A moment as every shell prints it: `2026-11-30 05:11:53 UTC`.
@@ -13,10 +13,31 @@ pub fn time(at: DateTime<Utc>) -> String {
     at.format("%Y-%m-%d %H:%M:%S UTC").to_string()
 }
 
-/// Which assistants a grant or a never-allow rule is for.
-pub fn scope_words(agent: Option<&str>) -> String {
+/// An assistant as every shell names it, escaped (see [`crate::shown`]): “claude” for a registered
+/// assistant, known by its token; “claude” (says it is) for a name the client gave of itself.
+pub fn agent_words(agent: &Agent) -> String {
+    let name = crate::shown::shown(&agent.name);
+    match agent.self_reported {
+        false => format!("“{name}”"),
+        true => format!("“{name}” (says it is)"),
+    }
+}
+
+/// Which assistants a grant is for: one identity (see [`agent_words`]), or any.
+pub fn scope_words(agent: Option<&Agent>) -> String {
     match agent {
-        Some(agent) => format!("only the assistant “{agent}”"),
+        Some(agent) if agent.self_reported => {
+            format!("only an assistant that says it is “{}” (not a registered one)", crate::shown::shown(&agent.name))
+        }
+        Some(agent) => format!("only the registered assistant “{}”", crate::shown::shown(&agent.name)),
+        None => "any assistant".to_owned(),
+    }
+}
+
+/// Which assistants a never-allow rule refuses: every one of that name, however it is identified.
+pub fn rule_scope_words(agent: Option<&str>) -> String {
+    match agent {
+        Some(agent) => format!("only the assistant “{}”", crate::shown::shown(agent)),
         None => "any assistant".to_owned(),
     }
 }
@@ -24,8 +45,28 @@ pub fn scope_words(agent: Option<&str>) -> String {
 /// Which calls of `tool` a grant or rule covers.
 pub fn limit_words(tool: &str, constraint: Option<&Constraint>) -> String {
     match constraint {
-        Some(constraint) => constraint_words(tool, constraint),
+        // The value came from a call's arguments: escaped, like everything from outside.
+        Some(constraint) => crate::shown::shown(&constraint_words(tool, constraint)).into_owned(),
         None => "any arguments".to_owned(),
+    }
+}
+
+/// A constraint's words with its target's name, when one is known ("only this spreadsheet: “Budget 2026”"),
+/// as the card offered it. The name comes from Drive, so it is escaped.
+pub fn named(described: &str, name: Option<&str>) -> String {
+    match name {
+        Some(name) => format!("{described}: “{}”", crate::shown::shown(name)),
+        None => described.to_owned(),
+    }
+}
+
+/// A grant's limit in words, naming its target by the name it had when the grant was made, as the card
+/// that made it did; the id alone when no name was known.
+pub fn grant_limit_words(grant: &Grant) -> String {
+    let described = limit_words(&grant.tool, grant.constraint.as_ref());
+    match &grant.constraint {
+        Some(_) => named(&described, grant.target_name.as_deref()),
+        None => described,
     }
 }
 
@@ -42,7 +83,7 @@ pub fn constraint_words(tool: &str, constraint: &Constraint) -> String {
 /// Whose authority a grant carries: the account's email, or the administrator's policy.
 pub fn owner_words(owner: &Owner) -> String {
     match owner {
-        Owner::User(account) => account.clone(),
+        Owner::User(account) => crate::shown::shown(account).into_owned(),
         Owner::Platform => "the administrator's policy".to_owned(),
     }
 }
@@ -149,11 +190,9 @@ pub fn parse_verdict(text: &str) -> Result<Verdict, String> {
 
 /// `text` on one line, cut to `max` characters (with `…` when cut).
 pub fn one_line(text: &str, max: usize) -> String {
-    let line = text.replace(['\n', '\r'], " ");
-    match line.char_indices().nth(max) {
-        Some((end, _)) => format!("{}…", &line[..end]),
-        None => line,
-    }
+    // Escaped (line breaks become a visible `\n`), so a value can't start a line of its own or draw.
+    let crate::shown::Cut { text, more } = crate::shown::cut(text, max);
+    if more == 0 { text } else { format!("{text}…") }
 }
 
 /// How a call ended: `ok`, `refused`, `error: <the message the assistant got>`, `pending: …` (still running)
@@ -187,6 +226,7 @@ pub fn source_words(source: &DecisionSource, is_never_rule: impl Fn(&str) -> boo
         DecisionSource::InvalidArguments => "refused: the tool did not accept its arguments".to_owned(),
         DecisionSource::Withdrawn => "withdrawn: the assistant stopped waiting before it was decided".to_owned(),
         DecisionSource::Shutdown => "not run: Gatehouse was closed before anyone answered".to_owned(),
+        DecisionSource::AgentName => "refused: the assistant's name could not be accepted".to_owned(),
     }
 }
 
@@ -208,6 +248,7 @@ mod tests {
             tool: "update_cells".into(),
             agent: None,
             constraint: None,
+            target_name: None,
             unattended: false,
             created: Utc::now(),
             expires,
@@ -243,7 +284,34 @@ mod tests {
         assert_eq!(short_id("abc"), "abc");
         assert_eq!(parse_verdict(" Denied"), Ok(Verdict::Denied));
         assert!(parse_verdict("maybe").unwrap_err().contains("allowed or denied"));
-        assert_eq!(one_line("a\nbcdef", 4), "a bc…");
+        // A line break is shown, escaped, rather than turned into a space: the value stays on one line either way.
+        assert_eq!(one_line("a\nbcdef", 4), "a\\nbc…");
+        assert_eq!(one_line("x\u{1b}[8m", 10), "x\\u{1b}[8m");
+    }
+
+    #[test]
+    fn a_constrained_grant_is_named_by_the_title_it_was_made_with() {
+        let mut grant = Grant {
+            id: "g".into(),
+            owner: Owner::User("ana@example.com".into()),
+            tool: "update_cells".into(),
+            agent: None,
+            constraint: Some(Constraint { kind: "spreadsheet".into(), value: "1AbC".into() }),
+            target_name: Some("Budget\n2026".into()),
+            unattended: false,
+            created: Utc::now(),
+            expires: None,
+            revoked: None,
+            last_used: None,
+            use_count: 0,
+            fingerprint: "f".into(),
+        };
+        let words = grant_limit_words(&grant);
+        assert!(words.contains("1AbC") && words.ends_with(": “Budget\\n2026”"), "{words}");
+        grant.target_name = None;
+        assert_eq!(grant_limit_words(&grant), limit_words("update_cells", grant.constraint.as_ref()));
+        grant.constraint = None;
+        assert_eq!(grant_limit_words(&grant), "any arguments");
     }
 
     #[test]
@@ -252,6 +320,12 @@ mod tests {
         let constraint = Constraint { kind: "spreadsheet".into(), value: "1AbC".into() };
         assert!(limit_words("update_cells", Some(&constraint)).contains("1AbC"));
         assert_eq!(constraint_words("no_such_tool", &constraint), "only spreadsheet 1AbC");
-        assert_eq!(scope_words(Some("claude")), "only the assistant “claude”");
+        assert_eq!(scope_words(Some(&Agent::registered("claude"))), "only the registered assistant “claude”");
+        assert_eq!(
+            scope_words(Some(&Agent::self_reported("claude"))),
+            "only an assistant that says it is “claude” (not a registered one)"
+        );
+        assert_eq!(agent_words(&Agent::self_reported("claude\n")), "“claude\\n” (says it is)");
+        assert_eq!(rule_scope_words(Some("claude")), "only the assistant “claude”");
     }
 }

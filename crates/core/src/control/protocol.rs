@@ -17,9 +17,13 @@ use crate::approval::card::RawAnswer;
 use crate::approval::model::{Constraint, Grant};
 use crate::approval::store::{Assistant, AuditQuery, AuditRecord, AuditVerification, NeverAllow, NewAssistant};
 
-/// The longest request line a server reads: a relayed tool call carries its arguments (cells to write, text
-/// to insert), so this is generous; only this OS user can connect at all.
+/// The longest `call` line a server reads: a relayed tool call carries its arguments (cells to write, text
+/// to insert, a mail of up to 25 MB), so this is generous; every other request is held to a much shorter line
+/// (`server::Limits`), and only this OS user can connect at all.
 pub const MAX_REQUEST_LINE: usize = 32 * 1024 * 1024;
+
+/// The longest line of any request but `call`: they carry ids, names and small choices.
+pub const MAX_SMALL_REQUEST_LINE: usize = 64 * 1024;
 
 /// The longest response line a client reads (a long grant list, a page of audit records with their
 /// arguments).
@@ -230,6 +234,8 @@ pub enum FailureKind {
     UnknownTool,
     /// A relayed read named no resource.
     UnknownResource,
+    /// The server already serves as many connections as it will at once.
+    Busy,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

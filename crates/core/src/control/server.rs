@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 #[cfg(unix)]
-use tokio::net::{UnixListener, UnixStream};
+use tokio::net::UnixListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -22,8 +22,8 @@ use crate::approval::store::IndexSync;
 #[cfg(windows)]
 use super::pipe::remove_quietly;
 use super::protocol::{
-    AssistantRevoked, FailureKind, LineError, MAX_AUDIT_PAGE, MAX_REQUEST_LINE, NeverRemoved, Request, Response,
-    Revoked, ServerInfo, Verification, read_line,
+    AssistantRevoked, FailureKind, MAX_AUDIT_PAGE, MAX_REQUEST_LINE, MAX_SMALL_REQUEST_LINE, NeverRemoved, Request,
+    Response, Revoked, ServerInfo, Verification,
 };
 #[cfg(unix)]
 use super::socket::{binding_path, check_length, prepare_folder, probe, remove_quietly, socket_files, socket_path};
@@ -124,6 +124,17 @@ impl Drop for ControlHandle {
 /// sockets left behind by processes that are gone are removed.
 #[cfg(unix)]
 pub async fn serve(engine: Arc<Engine>, home: &Path, cancel: CancellationToken) -> Result<ControlHandle, ControlError> {
+    serve_limited(engine, home, cancel, Limits::default()).await
+}
+
+/// [`serve`] within `limits` (tests shorten them).
+#[cfg(unix)]
+async fn serve_limited(
+    engine: Arc<Engine>,
+    home: &Path,
+    cancel: CancellationToken,
+    limits: Limits,
+) -> Result<ControlHandle, ControlError> {
     let dir = control_dir(home);
     prepare_folder(&dir)?;
     let pid = std::process::id();
@@ -155,13 +166,13 @@ pub async fn serve(engine: Arc<Engine>, home: &Path, cancel: CancellationToken) 
     // Now that the socket can be found, catch up with revokes made while it could not.
     refresh_index(&engine).await;
 
-    handle.task = Some(tokio::spawn(accept(listener, engine, stop, http)));
+    handle.task = Some(tokio::spawn(accept(listener, engine, stop, http, Arc::new(Door::new(limits)))));
     tracing::info!(socket = %path.display(), "answering `gatehouse approvals` on this control socket");
     Ok(handle)
 }
 
 #[cfg(unix)]
-async fn accept(listener: UnixListener, engine: Arc<Engine>, stop: CancellationToken, http: HttpUrl) {
+async fn accept(listener: UnixListener, engine: Arc<Engine>, stop: CancellationToken, http: HttpUrl, door: Arc<Door>) {
     let uid = rustix::process::getuid().as_raw();
     // The first check was made before the socket was served.
     let mut refresh = tokio::time::interval_at(tokio::time::Instant::now() + REFRESH_EVERY, REFRESH_EVERY);
@@ -173,7 +184,19 @@ async fn accept(listener: UnixListener, engine: Arc<Engine>, stop: CancellationT
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => match stream.peer_cred() {
                     Ok(peer) if peer.uid() == uid => {
-                        tokio::spawn(connection(stream, Arc::clone(&engine), stop.clone(), Arc::clone(&http)));
+                        let (read, write) = stream.into_split();
+                        match door.admit() {
+                            Some(seat) => {
+                                let served = answer(read, write, Arc::clone(&engine), stop.clone(), Arc::clone(&http), Arc::clone(&door));
+                                tokio::spawn(async move {
+                                    served.await;
+                                    drop(seat);
+                                });
+                            }
+                            None => {
+                                tokio::spawn(refuse_busy(write, door.connections()));
+                            }
+                        }
                     }
                     Ok(peer) => tracing::warn!(uid = peer.uid(), "refused a control connection from another user"),
                     Err(e) => tracing::warn!("refused a control connection whose user is unknown: {e}"),
@@ -201,15 +224,145 @@ async fn refresh_index(engine: &Engine) {
     }
 }
 
-#[cfg(unix)]
-async fn connection(stream: UnixStream, engine: Arc<Engine>, stop: CancellationToken, http: HttpUrl) {
-    let (read, write) = stream.into_split();
-    answer(read, write, engine, stop, http).await;
+/// What keeps one control server's memory small whatever a program of this user sends it: every request line
+/// but a `call`'s is short, only a few long `call` lines are read at once, only so many connections are
+/// served at once, and a connection that sends nothing (or half a line) for a while is closed. Before these
+/// limits, twelve connections each sending half of a 32 MiB line took a host from 44 to 417 MiB.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    /// The longest line of any request but `call`: they carry ids, names and small choices.
+    small_line: usize,
+    /// The longest `call` line: a relayed call carries the tool's arguments (cells, a document's text, a mail).
+    call_line: usize,
+    /// How many connections may be reading a `call` line longer than `small_line` at once; the others wait.
+    long_reads: usize,
+    /// How many connections are served at once; one more is told so and closed.
+    connections: usize,
+    /// How long a connection may take to send its next whole request line.
+    idle: Duration,
 }
 
-/// Answers one connection's requests, in order, until it closes or the server stops.
-async fn answer<R, W>(read: R, mut write: W, engine: Arc<Engine>, stop: CancellationToken, http: HttpUrl)
-where
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            small_line: MAX_SMALL_REQUEST_LINE,
+            call_line: MAX_REQUEST_LINE,
+            long_reads: 2,
+            connections: 64,
+            idle: Duration::from_secs(60),
+        }
+    }
+}
+
+/// The [`Limits`] of one server, with the seats they count.
+struct Door {
+    limits: Limits,
+    seats: Arc<tokio::sync::Semaphore>,
+    long_reads: tokio::sync::Semaphore,
+}
+
+impl Door {
+    fn new(limits: Limits) -> Self {
+        Door {
+            limits,
+            seats: Arc::new(tokio::sync::Semaphore::new(limits.connections)),
+            long_reads: tokio::sync::Semaphore::new(limits.long_reads),
+        }
+    }
+
+    /// A seat for one more connection, held while it is served; `None` when every seat is taken.
+    fn admit(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        Arc::clone(&self.seats).try_acquire_owned().ok()
+    }
+
+    fn connections(&self) -> usize {
+        self.limits.connections
+    }
+}
+
+/// Tells a connection over the cap why it is closed, without waiting long on it.
+async fn refuse_busy<W: AsyncWrite + Unpin>(mut write: W, cap: usize) {
+    let message = format!(
+        "This Gatehouse server is already answering {cap} connections, the most it serves at once. Close some (finished `gatehouse` commands, assistants' `gatehouse serve`) and try again."
+    );
+    let _ =
+        tokio::time::timeout(Duration::from_secs(1), send(&mut write, &Response::error(FailureKind::Busy, message)))
+            .await;
+}
+
+/// Why the next request line could not be read.
+#[derive(Debug)]
+enum NextLine {
+    Line(Vec<u8>),
+    /// The connection closed (a half-sent line is dropped).
+    Closed,
+    TooLong {
+        max: usize,
+        call: bool,
+    },
+    /// Nothing, or not a whole line, within the idle time.
+    Idle,
+    Io,
+}
+
+/// Reads the next request line within `door`'s limits. A line may grow past `small_line` only when it
+/// begins as a `call` (`{"op":"call"`, as every client writes it: the tag first), and only while one of
+/// the few long-read permits is held.
+async fn next_line<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, door: &Door) -> NextLine {
+    use tokio::io::AsyncBufReadExt;
+    let deadline = tokio::time::Instant::now() + door.limits.idle;
+    let mut line = Vec::new();
+    let mut long = None;
+    loop {
+        let available = match tokio::time::timeout_at(deadline, reader.fill_buf()).await {
+            Err(_) => return NextLine::Idle,
+            Ok(Err(_)) => return NextLine::Io,
+            Ok(Ok(available)) => available,
+        };
+        if available.is_empty() {
+            return NextLine::Closed;
+        }
+        let (take, done) = match available.iter().position(|byte| *byte == b'\n') {
+            Some(end) => (end + 1, true),
+            None => (available.len(), false),
+        };
+        let content = if done { &available[..take - 1] } else { &available[..take] };
+        let max = if long.is_some() { door.limits.call_line } else { door.limits.small_line };
+        if line.len() + content.len() > max {
+            if long.is_none() && begins_a_call(&line, content) {
+                match tokio::time::timeout_at(deadline, door.long_reads.acquire()).await {
+                    Ok(Ok(permit)) => long = Some(permit),
+                    Ok(Err(_)) => return NextLine::Io,
+                    Err(_) => return NextLine::Idle,
+                }
+                continue;
+            }
+            return NextLine::TooLong { max, call: long.is_some() };
+        }
+        line.extend_from_slice(content);
+        reader.consume(take);
+        if done {
+            return NextLine::Line(line);
+        }
+    }
+}
+
+/// Whether the bytes read so far (`line`, then `more`) begin a `call` request as clients write it.
+fn begins_a_call(line: &[u8], more: &[u8]) -> bool {
+    const CALL: &[u8] = br#"{"op":"call""#;
+    let head: Vec<u8> = line.iter().chain(more).copied().skip_while(u8::is_ascii_whitespace).take(CALL.len()).collect();
+    head == CALL
+}
+
+/// Answers one connection's requests, in order, until it closes, goes idle or the server stops.
+async fn answer<R, W>(
+    read: R,
+    mut write: W,
+    engine: Arc<Engine>,
+    stop: CancellationToken,
+    http: HttpUrl,
+    door: Arc<Door>,
+) where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
@@ -217,15 +370,34 @@ where
     loop {
         let line = tokio::select! {
             () = stop.cancelled() => return,
-            line = read_line(&mut reader, MAX_REQUEST_LINE) => line,
+            line = next_line(&mut reader, &door) => line,
         };
         let line = match line {
-            Ok(Some(line)) => line,
-            Ok(None) | Err(LineError::Io(_)) => return,
-            Err(too_long @ LineError::TooLong { .. }) => {
+            NextLine::Line(line) => line,
+            NextLine::Closed | NextLine::Io => return,
+            NextLine::Idle => {
+                tracing::debug!("closed a control connection that sent no whole request in time");
+                let message = format!(
+                    "Closed: no whole request line came within {} seconds. Connect again and send one JSON object per line.",
+                    door.limits.idle.as_secs()
+                );
+                let _ = tokio::time::timeout(
+                    Duration::from_secs(1),
+                    send(&mut write, &Response::error(FailureKind::BadRequest, message)),
+                )
+                .await;
+                return;
+            }
+            NextLine::TooLong { max, call } => {
                 // The rest of the line was not read, so the next request can't be found: answer and hang up.
-                let message =
-                    format!("The request could not be read: {too_long}. Send one small JSON object per line.");
+                let message = match call {
+                    true => format!(
+                        "The request could not be read: the call's line is longer than {max} bytes. Send smaller arguments."
+                    ),
+                    false => format!(
+                        "The request could not be read: the line is longer than {max} bytes, the most for any request but a call. Send one small JSON object per line."
+                    ),
+                };
                 let _ = send(&mut write, &Response::error(FailureKind::BadRequest, message)).await;
                 return;
             }
@@ -233,7 +405,21 @@ where
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let sent = match serde_json::from_slice::<Request>(&line) {
+        let request = serde_json::from_slice::<Request>(&line);
+        // Only a call may be long, whatever its first bytes said.
+        let request = match request {
+            Ok(request) if line.len() > door.limits.small_line && !matches!(request, Request::Call { .. }) => {
+                let message = format!(
+                    "The request could not be read: the line is longer than {} bytes, the most for any request but a call.",
+                    door.limits.small_line
+                );
+                let _ = send(&mut write, &Response::error(FailureKind::BadRequest, message)).await;
+                return;
+            }
+            request => request,
+        };
+        drop(line);
+        let sent = match request {
             Err(e) => {
                 let message = format!(
                     "The request could not be read: {e}. Send one JSON object per line with an \"op\" of info, pending, answer, grants, revoke, audit, verify, export, never_list, never_add, never_remove, assistants, assistant_add, assistant_revoke, refresh, tools, call or read_resource, e.g. {{\"op\":\"pending\"}}."
@@ -313,6 +499,7 @@ async fn call(
     if let Some(text) = outside(tools.as_deref(), &name) {
         return Response::Called { text, is_error: true };
     }
+    let meta = relayed(meta);
     match engine.call_reporting(&meta, &name, arguments, progress).await {
         Ok(reply) => Response::Called { text: reply.text, is_error: reply.is_error },
         Err(error) => Response::error(FailureKind::UnknownTool, error.to_string()),
@@ -329,6 +516,16 @@ fn outside(tools: Option<&str>, tool: &str) -> Option<String> {
         }
         Some(Err(error)) => Some(format!("This assistant's `--tools` cannot be read by the Gatehouse app: {error}")),
     }
+}
+
+/// A relayed call's meta as this host trusts it: whatever the relay says, the name it gives is only what its
+/// assistant said of itself (a relay is a `gatehouse serve` over stdio, or any program that can reach the
+/// socket), never a registered assistant's, which only an HTTP token proves.
+fn relayed(mut meta: CallMeta) -> CallMeta {
+    if let Some(agent) = &mut meta.caller.agent {
+        agent.self_reported = true;
+    }
+    meta
 }
 
 /// Runs `work` unless the client hangs up first (`None`: `work` is dropped). Bytes it sends meanwhile (its next
@@ -374,7 +571,7 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
             {
                 return Response::error(FailureKind::Invalid, text);
             }
-            match engine.read_resource(&meta.unwrap_or_default(), &uri).await {
+            match engine.read_resource(&relayed(meta.unwrap_or_default()), &uri).await {
                 Ok(text) => Response::Resource(text),
                 Err(error @ crate::resources::ResourceError::Unknown(_)) => {
                     Response::error(FailureKind::UnknownResource, error.to_string())
@@ -520,5 +717,187 @@ async fn export<W: AsyncWrite + Unpin>(engine: &Engine, write: &mut W) -> std::i
     match store.export_audit(write).await {
         Ok(count) => send(write, &Response::Exported(count)).await,
         Err(error) => send(write, &Response::error(FailureKind::Store, error.to_string())).await,
+    }
+}
+
+/// The limits against a real socket (issue 15, item 9). They are unit tests so that the limits can be made
+/// small here without a public setting to change them.
+#[cfg(all(test, unix))]
+mod limit_tests {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+    use tokio::net::UnixStream;
+
+    use super::*;
+    use crate::EngineOptions;
+    use crate::approval::policy::Policy;
+    use crate::config::Config;
+    use crate::engine::ApprovalSetup;
+    use crate::google::RetryPolicy;
+    use crate::google::auth::StaticToken;
+
+    struct Served {
+        _home: tempfile::TempDir,
+        handle: ControlHandle,
+    }
+
+    async fn served(limits: Limits) -> Served {
+        let home = tempfile::tempdir().unwrap();
+        let engine = Engine::new(EngineOptions {
+            config: Config::with_home(home.path()),
+            tokens: Arc::new(StaticToken::new("token", Some("ada@example.com".to_owned()))),
+            sandbox: false,
+            retry: RetryPolicy::default(),
+            approvals: ApprovalSetup { store: None, policy: Policy::default() },
+        })
+        .unwrap();
+        let handle = serve_limited(engine, home.path(), CancellationToken::new(), limits).await.unwrap();
+        Served { _home: home, handle }
+    }
+
+    impl Served {
+        async fn connect(&self) -> UnixStream {
+            UnixStream::connect(self.handle.path()).await.unwrap()
+        }
+
+        /// Whether a new connection gets `info` answered: the server still serves.
+        async fn serves(&self) -> bool {
+            let mut stream = self.connect().await;
+            stream.write_all(b"{\"op\":\"info\"}\n").await.unwrap();
+            let answer = first_line(&mut stream).await;
+            answer["info"]["pid"] == std::process::id()
+        }
+    }
+
+    async fn first_line(stream: &mut UnixStream) -> Value {
+        let mut line = String::new();
+        let mut reader = BufReader::new(stream);
+        let read = tokio::time::timeout(Duration::from_secs(10), reader.read_line(&mut line));
+        read.await.expect("an answer came").unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"))
+    }
+
+    /// Whether the server closed `stream` (after anything it had to say).
+    async fn closed(stream: &mut UnixStream) -> bool {
+        let mut rest = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut rest)).await;
+        matches!(read, Ok(Ok(_)))
+    }
+
+    use serde_json::Value;
+
+    fn small() -> Limits {
+        Limits { small_line: 1024, call_line: 64 * 1024, long_reads: 1, connections: 64, idle: Duration::from_secs(30) }
+    }
+
+    #[tokio::test]
+    async fn a_long_line_that_is_not_a_call_gets_a_clear_error_and_the_server_keeps_serving() {
+        let served = served(small()).await;
+        let mut stream = served.connect().await;
+        let long = format!("{{\"op\":\"info\",\"pad\":\"{}\"}}\n", "x".repeat(2000));
+        stream.write_all(long.as_bytes()).await.unwrap();
+        let answer = first_line(&mut stream).await;
+        assert_eq!(answer["error"]["kind"], "bad_request", "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains("longer than 1024 bytes, the most for any request but a call"), "{message}");
+        assert!(closed(&mut stream).await);
+        // A line that only pretends to be a call past its first bytes is refused too.
+        let mut stream = served.connect().await;
+        let pretends = format!("{{\"op\":\"call\" , \"op\":\"info\",\"pad\":\"{}\"}}\n", "x".repeat(2000));
+        stream.write_all(pretends.as_bytes()).await.unwrap();
+        assert_eq!(first_line(&mut stream).await["error"]["kind"], "bad_request");
+        assert!(served.serves().await);
+    }
+
+    #[tokio::test]
+    async fn a_call_may_be_longer_up_to_its_own_limit() {
+        let served = served(small()).await;
+        let call = |size: usize| {
+            let Value::Object(arguments) = serde_json::json!({ "text": "x".repeat(size) }) else { unreachable!() };
+            let request = Request::Call {
+                name: "no_such_tool".into(),
+                arguments: Some(arguments),
+                meta: CallMeta::default(),
+                tools: None,
+                progress: false,
+            };
+            format!("{}\n", serde_json::to_string(&request).unwrap())
+        };
+        let mut stream = served.connect().await;
+        stream.write_all(call(10_000).as_bytes()).await.unwrap();
+        let answer = first_line(&mut stream).await;
+        assert_eq!(answer["error"]["kind"], "unknown_tool", "read whole and answered: {answer}");
+        // The same connection goes on.
+        stream.write_all(b"{\"op\":\"info\"}\n").await.unwrap();
+        assert_eq!(first_line(&mut stream).await["info"]["pid"], std::process::id());
+        stream.write_all(call(70_000).as_bytes()).await.unwrap();
+        let answer = first_line(&mut stream).await;
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains("the call's line is longer than 65536 bytes"), "{message}");
+        assert!(served.serves().await);
+    }
+
+    #[tokio::test]
+    async fn a_connection_that_sends_nothing_or_half_a_line_is_closed_after_the_idle_time() {
+        let served = served(Limits { idle: Duration::from_millis(300), ..small() }).await;
+        let mut silent = served.connect().await;
+        let mut half = served.connect().await;
+        half.write_all(b"{\"op\":\"inf").await.unwrap();
+        let started = std::time::Instant::now();
+        for stream in [&mut silent, &mut half] {
+            let answer = first_line(stream).await;
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(message.contains("no whole request line came within"), "{message}");
+            assert!(closed(stream).await);
+        }
+        assert!(started.elapsed() < Duration::from_secs(5), "closed after the idle time, not later");
+        // A half-sent long call is dropped too, and its long-read permit (the only one) is given back.
+        let mut long_half = served.connect().await;
+        long_half.write_all(format!("{{\"op\":\"call\",\"name\":\"{}", "x".repeat(5000)).as_bytes()).await.unwrap();
+        assert!(first_line(&mut long_half).await["error"]["message"].as_str().unwrap().contains("no whole request"));
+        assert!(closed(&mut long_half).await);
+        let Value::Object(arguments) = serde_json::json!({ "text": "x".repeat(5000) }) else { unreachable!() };
+        let request = Request::Call {
+            name: "no_such_tool".into(),
+            arguments: Some(arguments),
+            meta: CallMeta::default(),
+            tools: None,
+            progress: false,
+        };
+        let mut next = served.connect().await;
+        next.write_all(format!("{}\n", serde_json::to_string(&request).unwrap()).as_bytes()).await.unwrap();
+        assert_eq!(first_line(&mut next).await["error"]["kind"], "unknown_tool", "the next long call is read");
+        assert!(served.serves().await);
+    }
+
+    #[tokio::test]
+    async fn connections_beyond_the_cap_are_refused_until_one_closes() {
+        let served = served(Limits { connections: 2, ..small() }).await;
+        let first = served.connect().await;
+        let _second = served.connect().await;
+        // Let both be admitted before the third arrives.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let mut third = served.connect().await;
+        let answer = first_line(&mut third).await;
+        assert_eq!(answer["error"]["kind"], "busy", "{answer}");
+        assert!(answer["error"]["message"].as_str().unwrap().contains("already answering 2 connections"));
+        assert!(closed(&mut third).await);
+        drop(first);
+        let mut served_again = false;
+        for _ in 0..100 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            if served.serves().await {
+                served_again = true;
+                break;
+            }
+        }
+        assert!(served_again, "a seat came free when a connection closed");
+    }
+
+    #[test]
+    fn only_a_line_that_begins_as_a_call_may_grow() {
+        assert!(begins_a_call(b"  {\"op\":", b"\"call\",\"name\""));
+        assert!(!begins_a_call(b"{\"op\":\"calls\"", b""), "begins_a_call checks the tag's whole value");
+        assert!(!begins_a_call(b"{\"name\":\"x\",\"op\":\"call\"}", b""));
+        assert!(!begins_a_call(b"{\"op\":\"info\"}", b""));
     }
 }

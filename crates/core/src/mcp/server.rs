@@ -17,7 +17,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use super::backend::Backend;
 use crate::Engine;
 use crate::approval::CallMeta;
-use crate::approval::model::Caller;
+use crate::approval::model::{Agent, Caller};
 use crate::engine::{CallError, SANDBOX_NOTE};
 use crate::mcp::http::{AssistantToken, RequestGone};
 use crate::tools::Progress;
@@ -150,10 +150,16 @@ impl McpServer {
     fn caller(&self, context: &RequestContext<RoleServer>) -> Caller {
         match bound_assistant(context) {
             Some(AssistantToken(assistant)) => {
-                Caller { agent: Some(assistant.name.clone()), interactive: assistant.interactive }
+                Caller { agent: Some(Agent::registered(assistant.name.clone())), interactive: assistant.interactive }
             }
+            // Only the client's word: the engine refuses a name that is too long, has control characters, or
+            // is a registered assistant's (`Approvals::refuse_caller`).
             None => Caller {
-                agent: context.client_info().map(|info| info.name).filter(|name| !name.trim().is_empty()),
+                agent: context
+                    .client_info()
+                    .map(|info| info.name)
+                    .filter(|name| !name.trim().is_empty())
+                    .map(Agent::self_reported),
                 interactive: self.interactive,
             },
         }

@@ -125,7 +125,14 @@ fn cells(sheet: &str) -> Value {
 }
 
 fn meta() -> CallMeta {
-    CallMeta { caller: Caller { agent: Some("claude".into()), interactive: true }, retry_marked: false, request: None }
+    CallMeta {
+        caller: Caller {
+            agent: Some(gatehouse_core::approval::model::Agent::self_reported("claude")),
+            interactive: true,
+        },
+        retry_marked: false,
+        request: None,
+    }
 }
 
 async fn wait_for_card(approvals: &Approvals) -> PendingCard {
@@ -152,6 +159,7 @@ async fn a_never_allow_refuses_what_a_grant_covers_names_the_person_and_ends_whe
         tool: "update_cells".into(),
         agent: None,
         constraint: None,
+        target_name: None,
         unattended: false,
         created: now,
         expires: Some(now + TimeDelta::days(7)),

@@ -93,7 +93,10 @@ async fn run(steps: &[Step]) -> (Vec<(Step, PendingCard)>, Vec<gatehouse_core::a
     for step in steps {
         let tool: ToolDef = tools.iter().find(|tool| tool.meta.name == step.tool).cloned().unwrap();
         let meta = CallMeta {
-            caller: Caller { agent: step.agent.map(str::to_owned), interactive: true },
+            caller: Caller {
+                agent: step.agent.map(gatehouse_core::approval::model::Agent::self_reported),
+                interactive: true,
+            },
             retry_marked: false,
             request: None,
         };
@@ -145,7 +148,7 @@ proptest! {
                 offer.grantable
                     && grant.tool == step.tool
                     && grant.fingerprint == fingerprint(tool)
-                    && (grant.agent.is_none() || grant.agent.as_deref() == step.agent)
+                    && (grant.agent.is_none() || grant.agent.as_ref().map(|agent| agent.name.as_str()) == step.agent)
                     && (grant.agent.is_none() || offer.agent.is_some())
                     && match (&grant.constraint, &offer.constraint) {
                         (None, _) => true,
@@ -178,7 +181,11 @@ async fn a_valid_always_answer_makes_exactly_the_offered_grant() {
     let (cards, grants) = run(&[step]).await;
     assert_eq!(cards.len(), 1);
     let [grant] = grants.as_slice() else { panic!("one grant: {grants:?}") };
-    assert_eq!(grant.agent.as_deref(), Some("claude"));
+    assert_eq!(
+        grant.agent,
+        Some(gatehouse_core::approval::model::Agent::self_reported("claude")),
+        "the identity the card was for"
+    );
     assert_eq!(grant.constraint.as_ref().map(|c| c.value.as_str()), Some("sheet-1"));
     assert_eq!(grant.expires.unwrap() - grant.created, TimeDelta::days(7));
     assert!(!grant.unattended);

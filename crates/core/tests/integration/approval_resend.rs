@@ -43,7 +43,10 @@ async fn setup() -> Setup {
 
 fn meta(request: &str) -> CallMeta {
     CallMeta {
-        caller: Caller { agent: Some("claude".into()), interactive: true },
+        caller: Caller {
+            agent: Some(gatehouse_core::approval::model::Agent::self_reported("claude")),
+            interactive: true,
+        },
         retry_marked: false,
         request: Some(format!("0000000000000001/{request}")),
     }

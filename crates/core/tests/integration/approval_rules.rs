@@ -15,7 +15,7 @@ use gatehouse_core::approval::card::{RawAnswer, RawChoice};
 use gatehouse_core::approval::decide::{Decision, Deny, Facts, ForbiddenBy, GrantStores, decide};
 use gatehouse_core::approval::evaluator::veto::{PERMANENT_DELETE, TRANSFER_OWNERSHIP};
 use gatehouse_core::approval::fingerprint::fingerprint;
-use gatehouse_core::approval::model::{Caller, Constraint, DecisionSource, Grant, Owner};
+use gatehouse_core::approval::model::{Agent, Caller, Constraint, DecisionSource, Grant, Owner};
 use gatehouse_core::approval::policy::Policy;
 use gatehouse_core::approval::store::Store;
 use gatehouse_core::approval::{Approvals, CallMeta, Permit};
@@ -73,6 +73,7 @@ fn grant(id: &str, tool: &str) -> Grant {
         tool: tool.into(),
         agent: None,
         constraint: None,
+        target_name: None,
         unattended: false,
         created: now() - TimeDelta::days(1),
         expires: Some(now() + TimeDelta::days(7)),
@@ -120,7 +121,7 @@ impl Call {
             tool: tool(tool_name),
             fingerprint: print(tool_name),
             args,
-            caller: Caller { agent: Some(AGENT.into()), interactive: true },
+            caller: Caller { agent: Some(Agent::registered(AGENT)), interactive: true },
             retry: false,
             always_ask: false,
             account: Some(ANA.into()),
@@ -143,7 +144,7 @@ impl Call {
     }
 
     fn agent(self, agent: Option<&str>) -> Self {
-        Call { caller: Caller { agent: agent.map(Into::into), ..self.caller }, ..self }
+        Call { caller: Caller { agent: agent.map(Agent::registered), ..self.caller }, ..self }
     }
 
     fn unattended(self) -> Self {
@@ -424,10 +425,10 @@ fn a_revoked_grant_never_applies() {
 
 #[test]
 fn a_grant_for_another_agent_never_applies() {
-    let theirs = Grant { agent: Some("other-assistant".into()), ..grant("theirs", "update_cells") };
+    let theirs = Grant { agent: Some(Agent::registered("other-assistant")), ..grant("theirs", "update_cells") };
     assert_eq!(sheet_call().grants([theirs.clone()]).decide(), asked_for_the_sheet());
     assert_eq!(sheet_call().grants([theirs]).agent(None).decide(), asked_for_the_sheet(), "unknown caller");
-    let ours = Grant { agent: Some(AGENT.into()), ..grant("ours", "update_cells") };
+    let ours = Grant { agent: Some(Agent::registered(AGENT)), ..grant("ours", "update_cells") };
     assert_eq!(sheet_call().grants([ours.clone()]).decide(), covered("ours"));
     assert_eq!(sheet_call().grants([ours]).agent(None).decide(), asked_for_the_sheet(), "unknown is not ours");
 }
@@ -497,7 +498,7 @@ fn a_changed_tool_definition_asks_again() {
 fn a_store_that_returns_a_wider_grant_than_asked_is_rechecked_and_refused() {
     // The grant that covers the call exactly: Ana's, this tool, this agent, this spreadsheet, unattended too.
     let right = Grant {
-        agent: Some(AGENT.into()),
+        agent: Some(Agent::registered(AGENT)),
         constraint: Some(constraint("spreadsheet", SHEET)),
         unattended: true,
         ..grant("right", "update_cells")
@@ -514,7 +515,7 @@ fn a_store_that_returns_a_wider_grant_than_asked_is_rechecked_and_refused() {
     let wrongs = [
         wrong("tool", |g| g.tool = "clear_values".into()),
         wrong("owner", |g| g.owner = Owner::User(BOB.into())),
-        wrong("agent", |g| g.agent = Some("other-assistant".into())),
+        wrong("agent", |g| g.agent = Some(Agent::registered("other-assistant"))),
         wrong("expired", |g| g.expires = Some(now())),
         wrong("no-expiry", |g| g.expires = None),
         wrong("revoked", |g| g.revoked = Some(now() - TimeDelta::minutes(1))),
@@ -618,11 +619,19 @@ fn policy(text: &str) -> Policy {
 }
 
 fn interactive(agent: Option<&str>) -> CallMeta {
-    CallMeta { caller: Caller { agent: agent.map(Into::into), interactive: true }, retry_marked: false, request: None }
+    CallMeta {
+        caller: Caller { agent: agent.map(Agent::registered), interactive: true },
+        retry_marked: false,
+        request: None,
+    }
 }
 
 fn unattended(agent: &str) -> CallMeta {
-    CallMeta { caller: Caller { agent: Some(agent.into()), interactive: false }, retry_marked: false, request: None }
+    CallMeta {
+        caller: Caller { agent: Some(Agent::registered(agent)), interactive: false },
+        retry_marked: false,
+        request: None,
+    }
 }
 
 fn always(scope: &str, days: &str, limit: &str) -> RawAnswer {
@@ -741,7 +750,7 @@ async fn an_always_answer_creates_a_grant_whose_every_field_comes_from_the_pendi
     let call = gate.call("update_cells", cells(SHEET), interactive(Some(AGENT)));
     let card = gate.card().await;
     assert_eq!(
-        (card.tool.as_str(), card.title.as_str(), card.agent.as_deref()),
+        (card.tool.as_str(), card.title.as_str(), card.agent.as_ref().map(|agent| agent.name.as_str())),
         ("update_cells", "Update cells", Some(AGENT))
     );
     assert!(card.offer.grantable && !card.retry);
@@ -757,7 +766,7 @@ async fn an_always_answer_creates_a_grant_whose_every_field_comes_from_the_pendi
     let [made] = <[Grant; 1]>::try_from(gate.grants().await).unwrap();
     assert_eq!(made.owner, Owner::User(ANA.into()));
     assert_eq!(made.tool, "update_cells");
-    assert_eq!(made.agent.as_deref(), Some(AGENT));
+    assert_eq!(made.agent, Some(Agent::registered(AGENT)));
     assert_eq!(made.constraint, Some(constraint("spreadsheet", SHEET)));
     assert!(!made.unattended);
     assert!(before <= made.created && made.created <= after, "created {} not within the call", made.created);
@@ -1059,10 +1068,14 @@ async fn a_policy_deny_rule_refuses_through_the_gate_before_any_grant() {
 #[tokio::test]
 async fn the_store_can_never_widen_a_decision_through_the_gate() {
     let gate = Gate::new("").await;
-    let right = Grant { agent: Some("nightly-report".into()), unattended: true, ..live_grant("right", "update_cells") };
+    let right = Grant {
+        agent: Some(Agent::registered("nightly-report")),
+        unattended: true,
+        ..live_grant("right", "update_cells")
+    };
     let wrongs = [
         Grant { id: "owner".into(), owner: Owner::User(BOB.into()), ..right.clone() },
-        Grant { id: "agent".into(), agent: Some("other-bot".into()), ..right.clone() },
+        Grant { id: "agent".into(), agent: Some(Agent::registered("other-bot")), ..right.clone() },
         Grant { id: "expired".into(), expires: Some(Utc::now() - TimeDelta::seconds(1)), ..right.clone() },
         Grant { id: "no-expiry".into(), expires: None, ..right.clone() },
         Grant { id: "constraint".into(), constraint: Some(constraint("spreadsheet", OTHER_SHEET)), ..right.clone() },
@@ -1111,4 +1124,164 @@ async fn without_a_grant_store_no_card_offers_always_allow() {
     assert!(!card.offer.grantable && card.offer.choices().is_empty(), "nowhere to keep a grant: {:?}", card.offer);
     approvals.broker().answer(card.id, always("TOOL", "7", "ANY")).unwrap();
     assert_eq!(call.await.unwrap(), run_by_person(), "approved once");
+}
+
+// --- Who is calling: a registered assistant (its token) or a name a client gave of itself (issue 15, item 5) --
+
+fn says_it_is(agent: &str) -> CallMeta {
+    CallMeta {
+        caller: Caller { agent: Some(Agent::self_reported(agent)), interactive: true },
+        retry_marked: false,
+        request: None,
+    }
+}
+
+#[test]
+fn a_grant_for_a_registered_assistant_never_covers_a_client_that_only_says_its_name() {
+    let registered = Grant { agent: Some(Agent::registered(AGENT)), ..grant("registered", "update_cells") };
+    let said = Grant { agent: Some(Agent::self_reported(AGENT)), ..grant("said", "update_cells") };
+    let claims =
+        |call: Call| Call { caller: Caller { agent: Some(Agent::self_reported(AGENT)), ..call.caller }, ..call };
+    assert_eq!(sheet_call().grants([registered.clone()]).decide(), covered("registered"));
+    assert_eq!(
+        claims(sheet_call()).grants([registered]).decide(),
+        asked_for_the_sheet(),
+        "the name alone is not enough"
+    );
+    assert_eq!(claims(sheet_call()).grants([said.clone()]).decide(), covered("said"));
+    assert_eq!(sheet_call().grants([said]).decide(), asked_for_the_sheet(), "nor the other way round");
+}
+
+#[test]
+fn a_deny_rule_for_a_name_refuses_it_however_the_assistant_is_known() {
+    let deny = Deny { agent: Some(AGENT.into()), ..policy_deny("no-claude", "update_cells") };
+    let claims =
+        |call: Call| Call { caller: Caller { agent: Some(Agent::self_reported(AGENT)), ..call.caller }, ..call };
+    for call in [sheet_call(), claims(sheet_call())] {
+        let (source, _) = refused(call.denies([deny.clone()]).decide());
+        assert_eq!(source, DecisionSource::Deny("no-claude".into()));
+    }
+}
+
+#[tokio::test]
+async fn a_policy_agent_rule_is_for_the_registered_assistant_unless_it_opts_into_self_reported_names() {
+    let gate = Gate::new(
+        r#"
+        [[allow]]
+        name = "registered-bot"
+        tool = "update_cells"
+        agent = "nightly-report"
+        unattended = true
+        expires = "2099-01-01T00:00:00Z"
+
+        [[allow]]
+        name = "stdio-bot"
+        tool = "clear_values"
+        agent = "stdio-report"
+        agent_self_reported = true
+        unattended = true
+        expires = "2099-01-01T00:00:00Z"
+        "#,
+    )
+    .await;
+    let registered = gate.decided("update_cells", cells(SHEET), unattended("nightly-report")).await;
+    assert_eq!(registered, Permit::Run { source: DecisionSource::Policy("registered-bot".into()) });
+    let mut said = says_it_is("nightly-report");
+    said.caller.interactive = false;
+    let refused = gate.decided("update_cells", cells(SHEET), said).await;
+    assert!(matches!(refused, Permit::Refuse { source: DecisionSource::Unattended, .. }), "{refused:?}");
+
+    let clear = json!({ "spreadsheet_id": SHEET, "sheet": "Budget", "range": "A1:B2" });
+    let mut said = says_it_is("stdio-report");
+    said.caller.interactive = false;
+    let opted_in = gate.decided("clear_values", clear.clone(), said).await;
+    assert_eq!(opted_in, Permit::Run { source: DecisionSource::Policy("stdio-bot".into()) });
+    let not_registered = gate.decided("clear_values", clear, unattended("stdio-report")).await;
+    assert!(matches!(not_registered, Permit::Refuse { source: DecisionSource::Unattended, .. }), "{not_registered:?}");
+}
+
+#[tokio::test]
+async fn a_card_and_its_grant_keep_which_identity_asked() {
+    let gate = Gate::new("").await;
+    let waiting = gate.call("update_cells", cells(SHEET), says_it_is(AGENT));
+    let card = gate.card().await;
+    assert_eq!(card.agent, Some(Agent::self_reported(AGENT)));
+    assert_eq!(card.offer.agent, Some(Agent::self_reported(AGENT)));
+    gate.answer(&card, always("AGENT", "7", "ANY"));
+    assert_eq!(waiting.await.unwrap(), Permit::Run { source: DecisionSource::Person });
+    let [made] = gate.grants().await.try_into().expect("one grant");
+    assert_eq!(made.agent, Some(Agent::self_reported(AGENT)), "stored as the identity that asked");
+    // The registered assistant of that name is another identity: it is asked.
+    let asked = gate.call("update_cells", cells(SHEET), interactive(Some(AGENT)));
+    let card = gate.card().await;
+    assert_eq!(card.agent, Some(Agent::registered(AGENT)));
+    gate.answer(&card, RawAnswer::Deny);
+    assert!(matches!(asked.await.unwrap(), Permit::Refuse { source: DecisionSource::Person, .. }));
+}
+
+#[tokio::test]
+async fn a_self_reported_name_that_is_a_registered_assistants_or_is_not_plain_is_refused() {
+    let gate = Gate::new("").await;
+    gate.store.add_assistant("Claude-Desktop", true, Utc::now()).await.unwrap();
+    let refusal = |caller: Caller| match gate.approvals.refuse_caller(&caller) {
+        Some(Permit::Refuse { source, message }) => {
+            assert_eq!(source, DecisionSource::AgentName);
+            message
+        }
+        other => panic!("expected a refusal for {caller:?}, got {other:?}"),
+    };
+    let message = refusal(Caller { agent: Some(Agent::self_reported("claude-desktop")), interactive: true });
+    assert!(message.contains("registered in Gatehouse") && message.contains("token"), "{message}");
+    assert_eq!(
+        gate.approvals.refuse_caller(&Caller { agent: Some(Agent::registered("Claude-Desktop")), interactive: true }),
+        None
+    );
+    assert_eq!(
+        gate.approvals.refuse_caller(&Caller { agent: Some(Agent::self_reported("cursor")), interactive: true }),
+        None
+    );
+    assert_eq!(gate.approvals.refuse_caller(&Caller { agent: None, interactive: true }), None);
+
+    let long = refusal(Caller { agent: Some(Agent::self_reported("x".repeat(65))), interactive: true });
+    assert!(long.contains("longer than 64 characters"), "{long}");
+    assert!(long.len() < 600, "the name is not echoed whole: {long}");
+    assert!(
+        gate.approvals
+            .refuse_caller(&Caller { agent: Some(Agent::self_reported("x".repeat(64))), interactive: true })
+            .is_none()
+    );
+    let forged =
+        refusal(Caller { agent: Some(Agent::self_reported("claude\n\u{1b}[8mList files")), interactive: true });
+    assert!(forged.contains("control character"), "{forged}");
+    assert!(!forged.chars().any(char::is_control), "the refusal shows the name escaped: {forged:?}");
+    let bidi = refusal(Caller { agent: Some(Agent::self_reported("claude\u{202e}")), interactive: true });
+    assert!(bidi.contains("invisible character"), "{bidi}");
+}
+
+/// Names the one spreadsheet the tests use, as the engine's lookup would.
+struct SheetNames;
+
+impl gatehouse_core::approval::gate::TargetNames for SheetNames {
+    fn name<'a>(&'a self, id: &'a str) -> futures::future::BoxFuture<'a, Option<String>> {
+        Box::pin(async move { (id == SHEET).then(|| "Budget 2026".to_owned()) })
+    }
+}
+
+/// `gatehouse grants` names a constrained grant's target by the name its card showed, not by a cut id
+/// (issue 15): the grant keeps that name.
+#[tokio::test]
+async fn a_grant_made_on_a_card_keeps_its_targets_name_for_the_lists() {
+    let home = tempfile::tempdir().unwrap();
+    let store = Store::open(&home.path().join("gatehouse.db")).await.unwrap();
+    let approvals = Arc::new(
+        Approvals::new(Some(store.clone()), Policy::default(), &all_tools()).with_target_names(Arc::new(SheetNames)),
+    );
+    let waiting = spawn_call(&approvals, "update_cells", cells(SHEET), interactive(Some(AGENT)), Some(ANA));
+    let card = cards(&approvals, 1).await.remove(0);
+    approvals.broker().answer(card.id, always("TOOL", "7", "CONSTRAINED")).unwrap();
+    assert_eq!(waiting.await.unwrap(), Permit::Run { source: DecisionSource::Person });
+    let [made] = store.list_grants().await.unwrap().try_into().expect("one grant");
+    assert_eq!(made.target_name.as_deref(), Some("Budget 2026"));
+    let words = gatehouse_core::approval::words::grant_limit_words(&made);
+    assert!(words.starts_with("only this spreadsheet") && words.ends_with(": “Budget 2026”"), "{words}");
 }

@@ -24,8 +24,9 @@ fn grant(id: &str, tool: &str, created: i64) -> Grant {
         id: id.into(),
         owner: Owner::User("ada@example.com".into()),
         tool: tool.into(),
-        agent: Some("claude-desktop".into()),
+        agent: Some(gatehouse_core::approval::model::Agent::registered("claude-desktop")),
         constraint: Some(Constraint { kind: "spreadsheet".into(), value: "1AbC".into() }),
+        target_name: None,
         unattended: false,
         created: at(created),
         expires: Some(at(created + 86_400)),
@@ -39,7 +40,11 @@ fn grant(id: &str, tool: &str, created: i64) -> Grant {
 fn entry(i: u64) -> AuditEntry {
     AuditEntry {
         time: at(i as i64),
-        agent: if i.is_multiple_of(3) { None } else { Some(format!("agent-{}", i % 2)) },
+        agent: if i.is_multiple_of(3) {
+            None
+        } else {
+            Some(gatehouse_core::approval::model::Agent { name: format!("agent-{}", i % 2), self_reported: i % 4 == 1 })
+        },
         tool: if i.is_multiple_of(2) { "update_cells".into() } else { "delete_file".into() },
         arguments: json!({"spreadsheetId": "1AbC", "range": format!("A{i}"), "values": [[i, "x"]], "opts": {"z": 1, "a": null}}),
         target: Some("Budget 2026".into()),
@@ -85,7 +90,10 @@ async fn grants_round_trip_and_the_index_follows_every_write() {
     g2.agent = None;
     g2.constraint = None;
     g2.unattended = true;
-    let g3 = grant("g3", "update_cells", 20);
+    // A grant for a client that only said its name, naming its target as the card did, reads back as such.
+    let mut g3 = grant("g3", "update_cells", 20);
+    g3.agent = Some(gatehouse_core::approval::model::Agent::self_reported("claude-desktop"));
+    g3.target_name = Some("Budget 2026".into());
     for g in [&g1, &g2, &g3] {
         store.insert_grant(g).await.unwrap();
     }

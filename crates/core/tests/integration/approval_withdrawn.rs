@@ -125,7 +125,7 @@ impl Setup {
 #[track_caller]
 fn assert_recorded_as_withdrawn(entry: &AuditEntry, agent: Option<&str>) {
     assert_eq!(entry.tool, "update_cells");
-    assert_eq!(entry.agent.as_deref(), agent);
+    assert_eq!(entry.agent.as_ref().map(|agent| agent.name.as_str()), agent);
     assert_eq!(entry.source, DecisionSource::Withdrawn, "not the person, not a timeout");
     assert_eq!(entry.verdict, Verdict::Denied, "it did not run");
     assert_eq!(entry.outcome, CallOutcome::Refused);
@@ -133,7 +133,11 @@ fn assert_recorded_as_withdrawn(entry: &AuditEntry, agent: Option<&str>) {
 }
 
 fn meta() -> CallMeta {
-    CallMeta { caller: Caller { agent: Some(AGENT.into()), interactive: true }, retry_marked: false, request: None }
+    CallMeta {
+        caller: Caller { agent: Some(gatehouse_core::approval::model::Agent::self_reported(AGENT)), interactive: true },
+        retry_marked: false,
+        request: None,
+    }
 }
 
 #[tokio::test]

@@ -62,7 +62,13 @@ async fn a_megabyte_recipient_list_is_an_error_not_an_approval_card() {
     let google = FakeGoogle::start().await.unwrap();
     let home = tempfile::tempdir().unwrap();
     let (engine, _store) = store_engine::engine_over_store(&google, home.path(), support::USER, |_| {}).await;
-    let meta = CallMeta { caller: Caller { agent: Some("claude".into()), interactive: true }, ..CallMeta::default() };
+    let meta = CallMeta {
+        caller: Caller {
+            agent: Some(gatehouse_core::approval::model::Agent::self_reported("claude")),
+            interactive: true,
+        },
+        ..CallMeta::default()
+    };
     let args = json!({ "to": format!("{}@example.com", "a".repeat(MEGABYTE)), "subject": "Hi", "body": "Hello" });
     let reply = tokio::time::timeout(Duration::from_secs(5), engine.call_as(&meta, "send_message", Some(object(args))))
         .await

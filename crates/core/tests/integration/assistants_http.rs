@@ -99,7 +99,7 @@ async fn wait_for_card(setup: &Setup) -> PendingCard {
     panic!("no card appeared");
 }
 
-async fn last_audit(setup: &Setup) -> (Option<String>, String, DecisionSource) {
+async fn last_audit(setup: &Setup) -> (Option<gatehouse_core::approval::model::Agent>, String, DecisionSource) {
     let query = AuditQuery { limit: 1, before_seq: None, tool: None, agent: None };
     let record = setup.store.list_audit(&query).await.unwrap().into_iter().next().expect("an audit record");
     (record.entry.agent, record.entry.tool, record.entry.source)
@@ -119,7 +119,14 @@ async fn an_automations_write_is_refused_at_once_as_unattended_and_attributed_to
     assert!(text(&refused).contains("it came from an unattended assistant"), "{}", text(&refused));
     assert!(setup.engine.approvals().broker().pending().is_empty(), "nobody was asked");
     assert_eq!(written(&setup), "", "the write did not happen");
-    assert_eq!(last_audit(&setup).await, (Some("nightly".into()), "update_cells".into(), DecisionSource::Unattended));
+    assert_eq!(
+        last_audit(&setup).await,
+        (
+            Some(gatehouse_core::approval::model::Agent::registered("nightly")),
+            "update_cells".into(),
+            DecisionSource::Unattended
+        )
+    );
 
     // Reads are not gated: the automation works.
     let quota = client.peer().call_tool(CallToolRequestParams::new("get_storage_quota")).await.unwrap();
@@ -135,13 +142,24 @@ async fn an_interactive_assistants_write_waits_for_the_person_and_its_card_shows
 
     let waiting = write(&setup, &client, "approved");
     let card = wait_for_card(&setup).await;
-    assert_eq!(card.agent.as_deref(), Some("chat"), "the bound name, not the client's {CLIENT_NAME:?}");
+    assert_eq!(
+        card.agent,
+        Some(gatehouse_core::approval::model::Agent::registered("chat")),
+        "the bound name, not the client's {CLIENT_NAME:?}"
+    );
     assert!(!waiting.is_finished(), "the write waits for the person");
     setup.engine.approvals().broker().answer(card.id, RawAnswer::AllowOnce).unwrap();
     let done = tokio::time::timeout(Duration::from_secs(30), waiting).await.unwrap().unwrap();
     assert!(!done.is_error.unwrap_or(false), "{}", text(&done));
     assert_eq!(written(&setup), "approved");
-    assert_eq!(last_audit(&setup).await, (Some("chat".into()), "update_cells".into(), DecisionSource::Person));
+    assert_eq!(
+        last_audit(&setup).await,
+        (
+            Some(gatehouse_core::approval::model::Agent::registered("chat")),
+            "update_cells".into(),
+            DecisionSource::Person
+        )
+    );
 
     // Its use was recorded, without the request waiting for it.
     let mut recorded = None;
@@ -162,7 +180,11 @@ async fn with_the_servers_own_token_calls_are_attributed_to_the_clients_name() {
     let client = connect(&setup, SERVER_TOKEN).await;
     let waiting = write(&setup, &client, "declined");
     let card = wait_for_card(&setup).await;
-    assert_eq!(card.agent.as_deref(), Some(CLIENT_NAME));
+    assert_eq!(
+        card.agent,
+        Some(gatehouse_core::approval::model::Agent::self_reported(CLIENT_NAME)),
+        "only what the client says of itself"
+    );
     setup.engine.approvals().broker().answer(card.id, RawAnswer::Deny).unwrap();
     let done = tokio::time::timeout(Duration::from_secs(30), waiting).await.unwrap().unwrap();
     assert!(done.is_error.unwrap_or(false));
@@ -245,5 +267,31 @@ async fn a_malformed_body_gets_a_jsonrpc_parse_error_and_the_server_keeps_servin
     assert_eq!(post("application/json", initialize.to_string()).await.unwrap().status(), 200);
     let client = connect(&setup, SERVER_TOKEN).await;
     assert!(!client.peer().list_all_tools().await.unwrap().is_empty());
+    client.cancel().await.unwrap();
+}
+
+/// A client without an assistant's token that gives a registered assistant's name as its own is refused,
+/// and nothing runs: the name is that assistant's, and its calls are known by its token (issue 15, item 5).
+#[tokio::test]
+async fn a_client_claiming_a_registered_assistants_name_without_its_token_is_refused() {
+    let setup = setup().await;
+    setup.store.add_assistant(CLIENT_NAME, true, Utc::now()).await.unwrap();
+    let client = connect(&setup, SERVER_TOKEN).await;
+    let refused = tokio::time::timeout(Duration::from_secs(10), write(&setup, &client, "claimed"))
+        .await
+        .expect("the claim was refused at once, without a card")
+        .unwrap();
+    assert!(refused.is_error.unwrap_or(false), "{}", text(&refused));
+    assert!(text(&refused).contains("Connect with that assistant's token"), "{}", text(&refused));
+    assert!(setup.engine.approvals().broker().pending().is_empty(), "nobody was asked");
+    assert_eq!(written(&setup), "");
+    assert_eq!(
+        last_audit(&setup).await,
+        (
+            Some(gatehouse_core::approval::model::Agent::self_reported(CLIENT_NAME)),
+            "update_cells".into(),
+            DecisionSource::AgentName
+        )
+    );
     client.cancel().await.unwrap();
 }

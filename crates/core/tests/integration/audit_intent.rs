@@ -185,7 +185,7 @@ async fn a_pending_record_is_completed_once_or_recorded_as_interrupted() {
     let store = Store::open(&path).await.unwrap();
     let entry = AuditEntry {
         time: chrono::Utc::now(),
-        agent: Some("claude".into()),
+        agent: Some(gatehouse_core::approval::model::Agent::self_reported("claude")),
         tool: "update_cells".into(),
         arguments: json!({ "range": "A1" }),
         target: None,

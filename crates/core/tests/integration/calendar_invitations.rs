@@ -56,12 +56,20 @@ async fn grant(store: &Store, user: &str, tool: &str) {
         last_used: None,
         use_count: 0,
         fingerprint: fingerprint(&def),
+        target_name: None,
     };
     store.insert_grant(&grant).await.unwrap();
 }
 
 fn meta() -> CallMeta {
-    CallMeta { caller: Caller { agent: Some("claude".into()), interactive: true }, retry_marked: false, request: None }
+    CallMeta {
+        caller: Caller {
+            agent: Some(gatehouse_core::approval::model::Agent::self_reported("claude")),
+            interactive: true,
+        },
+        retry_marked: false,
+        request: None,
+    }
 }
 
 fn object(value: Value) -> Map<String, Value> {

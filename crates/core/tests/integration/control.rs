@@ -200,9 +200,10 @@ async fn a_request_that_cannot_be_read_gets_an_error_naming_it_and_the_server_ke
     let answer = ask(r#"{"op":"info"}"#).await;
     assert_eq!(answer["info"]["pid"], std::process::id(), "{answer}");
 
-    // A line too long to be a request is answered, then the connection is closed; the server goes on.
-    let answer = ask(&"x".repeat(gatehouse_core::control::protocol::MAX_REQUEST_LINE + 10)).await;
-    assert!(answer["error"]["message"].as_str().unwrap().contains("longer than"), "{answer}");
+    // A line too long to be a request is answered, then the connection is closed; the server goes on. Only a
+    // call may be longer than the small limit, so the server stops reading this one there (issue 15, item 9).
+    let answer = ask(&"x".repeat(gatehouse_core::control::protocol::MAX_SMALL_REQUEST_LINE + 10)).await;
+    assert!(answer["error"]["message"].as_str().unwrap().contains("longer than 65536 bytes"), "{answer}");
     assert!(only_client(setup.home.path()).await.pending().await.unwrap().is_empty());
 }
 
@@ -237,6 +238,7 @@ async fn grants_made_or_revoked_by_another_process_reach_this_ones_index() {
             tool: "update_cells".into(),
             agent: None,
             constraint: None,
+            target_name: None,
             unattended: false,
             created: now,
             expires: Some(now + TimeDelta::days(7)),
@@ -269,4 +271,47 @@ async fn grants_made_or_revoked_by_another_process_reach_this_ones_index() {
     assert_eq!(here.sync_index().await.unwrap(), IndexSync { forgotten: 0, joined: 1 });
     let ids: Vec<String> = here.candidates("update_cells").iter().map(|grant| grant.id.clone()).collect();
     assert_eq!(ids, ["g3"]);
+}
+
+/// A relay (`gatehouse serve` over stdio, or any program that reaches the socket) can't claim to be a
+/// registered assistant: only an HTTP token proves that, so the host takes every relayed name as the
+/// assistant's own word (issue 15, item 5).
+#[tokio::test]
+async fn a_relayed_call_is_never_taken_for_a_registered_assistant() {
+    use gatehouse_core::approval::CallMeta;
+    use gatehouse_core::approval::model::{Agent, Caller};
+    let setup = setup().await;
+    let store = setup.engine.approvals().store().unwrap().clone();
+    store.add_assistant("chat", true, Utc::now()).await.unwrap();
+    let claims = |name: &str| CallMeta {
+        caller: Caller { agent: Some(Agent::registered(name)), interactive: true },
+        ..CallMeta::default()
+    };
+
+    let mut relay = only_client(setup.home.path()).await;
+    let (text, is_error) = relay.call("update_cells", Some(cells(&setup.sheet, "x")), claims("chat")).await.unwrap();
+    assert!(is_error, "{text}");
+    assert!(text.contains("registered in Gatehouse") && text.contains("token"), "{text}");
+    assert_eq!(setup.google.world().sheets.values(&setup.sheet, "Sales")[0].get(1), None, "nothing was written");
+    let query = AuditQuery { limit: 1, before_seq: None, tool: None, agent: None };
+    let record = store.list_audit(&query).await.unwrap().remove(0);
+    assert_eq!(record.entry.source, DecisionSource::AgentName);
+    assert_eq!(record.entry.agent, Some(Agent::self_reported("chat")));
+
+    // Any other name it gives is shown as only what it says.
+    let home = setup.home.path().to_owned();
+    let waiting = tokio::spawn(async move {
+        let mut relay = only_client(&home).await;
+        relay.call("update_cells", Some(cells_owned()), claims("cursor")).await
+    });
+    let mut person = only_client(setup.home.path()).await;
+    let card = wait_for_card(&mut person).await;
+    assert_eq!(card.agent, Some(Agent::self_reported("cursor")));
+    person.answer(card.id, RawAnswer::Deny).await.unwrap();
+    let (_, is_error) = waiting.await.unwrap().unwrap();
+    assert!(is_error);
+}
+
+fn cells_owned() -> serde_json::Map<String, Value> {
+    cells("any-sheet", "y")
 }

@@ -140,7 +140,7 @@ async fn a_spreadsheet_resource_is_asked_about_and_audited_as_list_sheets_when_r
         (entry.tool.as_str(), entry.verdict, &entry.source),
         ("list_sheets", Verdict::Denied, &DecisionSource::Person)
     );
-    assert_eq!(entry.agent.as_deref(), Some("some-client"));
+    assert_eq!(entry.agent.as_ref().map(|agent| agent.name.as_str()), Some("some-client"));
 
     // Allowed once: the resource's data, and a record of it.
     let allowed = read(&client, &setup.uri);
@@ -209,7 +209,10 @@ async fn over_a_relay_the_host_decides_a_resource_read_and_refuses_one_outside_t
     control.accept_relays();
     let relay = Relay::connect(setup.home.path().to_owned()).await.unwrap().expect("the host");
     let meta = CallMeta {
-        caller: gatehouse_core::approval::model::Caller { agent: Some("relayed".into()), interactive: true },
+        caller: gatehouse_core::approval::model::Caller {
+            agent: Some(gatehouse_core::approval::model::Agent::self_reported("relayed")),
+            interactive: true,
+        },
         retry_marked: false,
         request: None,
     };
@@ -227,11 +230,14 @@ async fn over_a_relay_the_host_decides_a_resource_read_and_refuses_one_outside_t
         async move { relay.read_resource(meta, uri).await }
     });
     let card = setup.next_card().await;
-    assert_eq!((card.tool.as_str(), card.agent.as_deref()), ("list_sheets", Some("relayed")));
+    assert_eq!(
+        (card.tool.as_str(), card.agent.as_ref().map(|agent| agent.name.as_str())),
+        ("list_sheets", Some("relayed"))
+    );
     setup.engine.approvals().broker().answer(card.id, RawAnswer::AllowOnce).unwrap();
     let text = reading.await.unwrap().expect("an allowed relayed read");
     assert!(text.contains("Salaries 2026"), "{text}");
     let audit = setup.audit().await;
-    assert_eq!((audit.len(), audit[0].entry.agent.as_deref()), (1, Some("relayed")));
+    assert_eq!((audit.len(), audit[0].entry.agent.as_ref().map(|agent| agent.name.as_str())), (1, Some("relayed")));
     control.shutdown().await;
 }

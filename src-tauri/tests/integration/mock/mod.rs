@@ -40,8 +40,13 @@ pub fn ask(approvals: &Arc<Approvals>, spreadsheet: &str) -> tokio::task::JoinHa
     tokio::spawn(async move {
         let tools = all_tools();
         let tool = tools.iter().find(|tool| tool.meta.name == "update_cells").expect("update_cells");
-        let meta =
-            CallMeta { caller: Caller { agent: Some("claude".into()), interactive: true }, ..CallMeta::default() };
+        let meta = CallMeta {
+            caller: Caller {
+                agent: Some(gatehouse_core::approval::model::Agent::self_reported("claude")),
+                interactive: true,
+            },
+            ..CallMeta::default()
+        };
         approvals.permit(tool, &args, &meta, Some(ACCOUNT)).await
     })
 }

@@ -103,6 +103,7 @@ impl Page {
             tool: "update_cells".into(),
             agent: agent.map(str::to_owned),
             constraint: spreadsheet.map(|id| Constraint { kind: "spreadsheet".into(), value: id.into() }),
+            target_name: None,
             unattended: false,
             created,
             expires: Some(created + TimeDelta::days(days)),
@@ -121,7 +122,13 @@ impl Page {
     pub async fn decide(&self, agent: &str, spreadsheet: &str, range: &str) -> Option<Permit> {
         let engine = self.engine.clone();
         let args = json!({ "spreadsheet_id": spreadsheet, "sheet": "Sales", "range": range, "data": [["x"]] });
-        let meta = CallMeta { caller: Caller { agent: Some(agent.into()), interactive: true }, ..CallMeta::default() };
+        let meta = CallMeta {
+            caller: Caller {
+                agent: Some(gatehouse_core::approval::model::Agent::self_reported(agent)),
+                interactive: true,
+            },
+            ..CallMeta::default()
+        };
         let call = tokio::spawn(async move {
             let tool = engine.tool("update_cells").expect("update_cells");
             engine.approvals().permit(tool, &args, &meta, Some(ACCOUNT)).await

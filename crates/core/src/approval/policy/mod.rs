@@ -80,8 +80,9 @@ pub struct AllowRule {
     pub index: usize,
     /// A tool's name, or [`EVERY_TOOL`].
     pub tool: String,
-    /// `None` = any agent.
-    pub agent: Option<String>,
+    /// `None` = any agent. `agent = "x"` is the registered assistant x (known by its HTTP token); only
+    /// with `agent_self_reported = true` is it a client that says it is x over stdio, which anyone can say.
+    pub agent: Option<crate::approval::model::Agent>,
     /// `None` = any arguments; otherwise checked by the tool's evaluator.
     pub constraint: Option<Constraint>,
     /// Also covers unattended calls.
@@ -226,6 +227,7 @@ impl Policy {
                     tool: (*tool).to_owned(),
                     agent: rule.agent.clone(),
                     constraint: rule.constraint.clone(),
+                    target_name: None,
                     unattended: rule.unattended,
                     created: now,
                     expires: Some(rule.expires),
@@ -460,7 +462,7 @@ mod tests {
             let expected_fingerprint = if grant.tool == "update_cells" { "fp-update" } else { "fp-delete" };
             assert_eq!(grant.fingerprint, expected_fingerprint);
         }
-        assert_eq!(grants[0].agent.as_deref(), Some("claude-desktop"));
+        assert_eq!(grants[0].agent, Some(crate::approval::model::Agent::registered("claude-desktop")));
         assert_eq!((grants[0].constraint.clone(), grants[0].unattended), (None, false));
         assert_eq!(grants[0].expires, Some(at(2027, 6, 30)));
         assert_eq!(grants[2].agent, None);

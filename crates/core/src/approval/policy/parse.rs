@@ -65,6 +65,10 @@ struct RawAllow {
     name: Option<Spanned<String>>,
     tool: Spanned<String>,
     agent: Option<Spanned<String>>,
+    /// The rule is for a client that only says it is `agent` (over stdio), not for the registered
+    /// assistant of that name (the default). Deny rules have no such key: they refuse the name however
+    /// the assistant is identified.
+    agent_self_reported: Option<Spanned<bool>>,
     constraint: Option<RawConstraint>,
     #[serde(default)]
     unattended: bool,
@@ -156,7 +160,7 @@ fn build(raw: RawPolicy, known_tools: &[&str]) -> Result<Policy, Problem> {
             name,
             index,
             tool: checked_tool(rule.tool, known_tools)?,
-            agent: checked_agent(rule.agent)?,
+            agent: allowed_agent(rule.agent, rule.agent_self_reported)?,
             constraint: rule.constraint.map(checked_constraint).transpose()?,
             unattended: rule.unattended,
             expires: checked_expiry(rule.expires)?,
@@ -235,11 +239,33 @@ fn checked_tool(tool: Spanned<String>, known_tools: &[&str]) -> Result<String, P
 }
 
 fn checked_agent(agent: Option<Spanned<String>>) -> Result<Option<String>, Problem> {
-    match agent {
-        Some(agent) if agent.get_ref().trim().is_empty() => {
+    use crate::approval::model::{AgentNameError, check_agent_name};
+    let Some(agent) = agent else { return Ok(None) };
+    match check_agent_name(agent.get_ref()) {
+        Ok(name) => Ok(Some(name.to_owned())),
+        Err(AgentNameError::Empty) => {
             Err(Problem::at(&agent, "the agent is empty: name the assistant, or leave `agent` out for any assistant"))
         }
-        agent => Ok(agent.map(Spanned::into_inner)),
+        Err(why) => Err(Problem::at(&agent, format!("the agent's name can't be used: {why}"))),
+    }
+}
+
+/// An allow rule's agent: the registered assistant of that name, or with `agent_self_reported = true` a
+/// client that only says it is that name (see [`crate::approval::model::Agent`]).
+fn allowed_agent(
+    agent: Option<Spanned<String>>,
+    self_reported: Option<Spanned<bool>>,
+) -> Result<Option<crate::approval::model::Agent>, Problem> {
+    let name = checked_agent(agent)?;
+    match (name, self_reported) {
+        (None, Some(flag)) => Err(Problem::at(
+            &flag,
+            "agent_self_reported needs an `agent`: name the assistant the rule is for, or remove agent_self_reported",
+        )),
+        (None, None) => Ok(None),
+        (Some(name), flag) => {
+            Ok(Some(crate::approval::model::Agent { name, self_reported: flag.is_some_and(|flag| *flag.get_ref()) }))
+        }
     }
 }
 
@@ -362,7 +388,7 @@ always_ask = ["transfer_ownership", "empty_trash"]
 
 [[allow]]                      # a platform grant
 tool = "update_cells"          # "*" = every tool
-agent = "claude-desktop"       # optional: any agent when absent
+agent = "claude-desktop"       # optional: any agent when absent; the registered assistant (HTTP token)
 constraint = { kind = "spreadsheet", value = "1AbC..." }   # optional
 unattended = true              # optional: also covers unattended calls
 expires = "2027-06-30T00:00:00Z"
@@ -385,7 +411,7 @@ agent = "nightly-report"       # optional
                 name: None,
                 index: 0,
                 tool: "update_cells".into(),
-                agent: Some("claude-desktop".into()),
+                agent: Some(crate::approval::model::Agent::registered("claude-desktop")),
                 constraint: Some(Constraint { kind: "spreadsheet".into(), value: "1AbC...".into() }),
                 unattended: true,
                 expires: Utc.with_ymd_and_hms(2027, 6, 30, 0, 0, 0).unwrap(),
@@ -538,6 +564,26 @@ agent = "nightly-report"       # optional
         assert!(
             error("[[deny]]\ntool = \"update_cells\"\nconstraint = { kind = \"spreadsheet\" }\n").2.contains("value")
         );
+    }
+
+    #[test]
+    fn an_allow_rules_agent_is_the_registered_assistant_unless_it_says_self_reported() {
+        use crate::approval::model::Agent;
+        let text =
+            "[[allow]]\ntool = \"update_cells\"\nagent = \"claude-desktop\"\nexpires = \"2027-01-01T00:00:00Z\"\n";
+        assert_eq!(parse(text).unwrap().allow_rules()[0].agent, Some(Agent::registered("claude-desktop")));
+        let said = text.replace("expires", "agent_self_reported = true\nexpires");
+        assert_eq!(parse(&said).unwrap().allow_rules()[0].agent, Some(Agent::self_reported("claude-desktop")));
+        let (line, _, reason) = error(
+            "[[allow]]\ntool = \"update_cells\"\nagent_self_reported = true\nexpires = \"2027-01-01T00:00:00Z\"\n",
+        );
+        assert_eq!(line, 3);
+        assert!(reason.contains("needs an `agent`"), "{reason}");
+        let (_, _, reason) = error("[[deny]]\ntool = \"delete_file\"\nagent = \"x\"\nagent_self_reported = true\n");
+        assert!(reason.contains("agent_self_reported"), "a deny rule refuses the name however it is known: {reason}");
+        let (line, _, reason) = error("[[deny]]\ntool = \"delete_file\"\nagent = \"a\\u001b[8mb\"\n");
+        assert_eq!(line, 3);
+        assert!(reason.contains("control character"), "{reason}");
     }
 
     #[test]

@@ -17,9 +17,10 @@ use sqlx::SqlitePool;
 
 use super::chain::{parse_time, time_text};
 use super::{Inner, Store, StoreError};
+use crate::approval::model::{AgentNameError, check_agent_name};
 
 /// The longest name an assistant may have, in characters: it is shown on every card.
-pub const MAX_ASSISTANT_NAME: usize = 64;
+pub const MAX_ASSISTANT_NAME: usize = crate::approval::model::MAX_AGENT_NAME;
 
 /// A use is written to the database at most this often per assistant: a request is not worth a disk write,
 /// and "last used" to the minute is what the list needs.
@@ -114,20 +115,19 @@ fn same_hash(a: &[u8; 32], b: &[u8; 32]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// The name as it will be stored (trimmed), or why it can't be one.
+/// The name as it will be stored (trimmed), or why it can't be one: the rule every agent name follows
+/// ([`check_agent_name`]).
 pub fn check_assistant_name(name: &str) -> Result<String, StoreError> {
-    let trimmed = name.trim();
     let invalid = |reason: &'static str| StoreError::AssistantName { name: name.to_owned(), reason };
-    if trimmed.is_empty() {
-        return Err(invalid("it is empty"));
+    match check_agent_name(name) {
+        Ok(trimmed) => Ok(trimmed.to_owned()),
+        Err(AgentNameError::Empty) => Err(invalid("it is empty")),
+        Err(AgentNameError::TooLong) => Err(invalid("it is longer than 64 characters")),
+        Err(AgentNameError::Control) => Err(invalid("it contains a control character (a line break, a tab)")),
+        Err(AgentNameError::Invisible) => {
+            Err(invalid("it contains an invisible character that changes how text reads (a direction mark)"))
+        }
     }
-    if trimmed.chars().count() > MAX_ASSISTANT_NAME {
-        return Err(invalid("it is longer than 64 characters"));
-    }
-    if trimmed.chars().any(char::is_control) {
-        return Err(invalid("it contains a control character (a line break, a tab)"));
-    }
-    Ok(trimmed.to_owned())
 }
 
 /// The columns of `assistants` in `AssistantRow` order, as a literal so queries stay `&'static str`.
@@ -241,6 +241,16 @@ impl Store {
             Some(assistant) => TokenMatch::Revoked(assistant),
             None => TokenMatch::Unknown,
         }
+    }
+
+    /// Whether `name` is an active registered assistant's (ignoring ASCII case, as registration does), from
+    /// memory: a client that names itself so over stdio is refused, since the name is that assistant's.
+    pub fn is_registered_name(&self, name: &str) -> bool {
+        let name = name.trim();
+        self.inner
+            .assistants()
+            .iter()
+            .any(|known| known.assistant.revoked.is_none() && known.assistant.name.eq_ignore_ascii_case(name))
     }
 
     /// Registers an assistant named `name` (trimmed; unique among active ones, ignoring ASCII case) and

@@ -70,10 +70,11 @@ pub enum SourceKind {
     InvalidArguments,
     Withdrawn,
     Shutdown,
+    AgentName,
 }
 
 impl SourceKind {
-    pub const ALL: [SourceKind; 11] = [
+    pub const ALL: [SourceKind; 12] = [
         SourceKind::Person,
         SourceKind::Grant,
         SourceKind::Policy,
@@ -85,6 +86,7 @@ impl SourceKind {
         SourceKind::InvalidArguments,
         SourceKind::Withdrawn,
         SourceKind::Shutdown,
+        SourceKind::AgentName,
     ];
 
     /// The source's text in the log (`grant` for `grant:<id>`).
@@ -101,6 +103,7 @@ impl SourceKind {
             SourceKind::InvalidArguments => "invalid-arguments",
             SourceKind::Withdrawn => "withdrawn",
             SourceKind::Shutdown => "shutdown",
+            SourceKind::AgentName => "agent-name",
         }
     }
 
@@ -117,6 +120,7 @@ impl SourceKind {
             DecisionSource::InvalidArguments => SourceKind::InvalidArguments,
             DecisionSource::Withdrawn => SourceKind::Withdrawn,
             DecisionSource::Shutdown => SourceKind::Shutdown,
+            DecisionSource::AgentName => SourceKind::AgentName,
         }
     }
 }
@@ -136,7 +140,7 @@ impl std::str::FromStr for SourceKind {
 macro_rules! audit_columns {
     () => {
         "seq, time, agent, tool, arguments, target, verdict, source, outcome, outcome_detail, duration_ms, \
-         prev_hash, hash"
+         prev_hash, hash, agent_self_reported"
     };
 }
 pub(super) use audit_columns;
@@ -157,6 +161,8 @@ pub(super) struct AuditRow {
     duration_ms: i64,
     pub prev_hash: String,
     pub hash: String,
+    /// 1: `agent` is only the name the client gave of itself (see [`crate::approval::model::Agent`]).
+    agent_self_reported: i64,
 }
 
 impl AuditRow {
@@ -164,7 +170,10 @@ impl AuditRow {
     pub fn entry(&self) -> Result<AuditEntry, String> {
         Ok(AuditEntry {
             time: parse_time(&self.time).map_err(|e| format!("its time {:?}: {e}", self.time))?,
-            agent: self.agent.clone(),
+            agent: self
+                .agent
+                .clone()
+                .map(|name| crate::approval::model::Agent { name, self_reported: self.agent_self_reported != 0 }),
             tool: self.tool.clone(),
             arguments: serde_json::from_str(&self.arguments).map_err(|e| format!("its arguments: {e}"))?,
             target: self.target.clone(),
@@ -200,6 +209,8 @@ struct PendingRow {
     target: Option<String>,
     verdict: String,
     source: String,
+    /// 1: `agent` is only the name the client gave of itself (see [`crate::approval::model::Agent`]).
+    agent_self_reported: i64,
 }
 
 impl PendingRow {
@@ -207,7 +218,10 @@ impl PendingRow {
     fn interrupted(&self) -> Result<AuditEntry, String> {
         Ok(AuditEntry {
             time: parse_time(&self.time).map_err(|e| format!("its time {:?}: {e}", self.time))?,
-            agent: self.agent.clone(),
+            agent: self
+                .agent
+                .clone()
+                .map(|name| crate::approval::model::Agent { name, self_reported: self.agent_self_reported != 0 }),
             tool: self.tool.clone(),
             arguments: serde_json::from_str(&self.arguments).map_err(|e| format!("its arguments: {e}"))?,
             target: self.target.clone(),
@@ -258,11 +272,11 @@ async fn append_in(
     sqlx::query(concat!(
         "INSERT INTO audit (",
         audit_columns!(),
-        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
     ))
     .bind(seq)
     .bind(time_text(&entry.time))
-    .bind(&entry.agent)
+    .bind(entry.agent.as_ref().map(|agent| &agent.name))
     .bind(&entry.tool)
     .bind(arguments)
     .bind(&entry.target)
@@ -273,6 +287,7 @@ async fn append_in(
     .bind(entry.duration_ms as i64)
     .bind(&prev_hash)
     .bind(&hash)
+    .bind(i64::from(entry.agent.as_ref().is_some_and(|agent| agent.self_reported)))
     .execute(&mut **tx)
     .await
     .map_err(StoreError::query(path, "append to the audit log"))?;
@@ -307,17 +322,18 @@ impl Store {
             let arguments = serde_json::to_string(&entry.arguments)
                 .map_err(|e| StoreError::Interrupted { path: path.display().to_string(), detail: e.to_string() })?;
             let id: i64 = sqlx::query_scalar(
-                "INSERT INTO audit_pending (pid, time, agent, tool, arguments, target, verdict, source) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id",
+                "INSERT INTO audit_pending (pid, time, agent, tool, arguments, target, verdict, source, agent_self_reported) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
             )
             .bind(i64::from(std::process::id()))
             .bind(time_text(&entry.time))
-            .bind(&entry.agent)
+            .bind(entry.agent.as_ref().map(|agent| &agent.name))
             .bind(&entry.tool)
             .bind(arguments)
             .bind(&entry.target)
             .bind(verdict_text(entry.verdict))
             .bind(entry.source.to_string())
+            .bind(i64::from(entry.agent.as_ref().is_some_and(|agent| agent.self_reported)))
             .fetch_one(&inner.pool)
             .await
             .map_err(StoreError::query(path, "record a call before it runs"))?;
@@ -367,7 +383,7 @@ impl Store {
                 .await
                 .map_err(StoreError::query(path, "start an audit write"))?;
             let rows: Vec<PendingRow> = sqlx::query_as(
-                "SELECT id, pid, time, agent, tool, arguments, target, verdict, source FROM audit_pending ORDER BY id",
+                "SELECT id, pid, time, agent, tool, arguments, target, verdict, source, agent_self_reported FROM audit_pending ORDER BY id",
             )
             .fetch_all(&mut *tx)
             .await
@@ -403,7 +419,7 @@ impl Store {
     pub async fn pending_audit(&self) -> Result<Vec<AuditEntry>, StoreError> {
         let inner = &self.inner;
         let rows: Vec<PendingRow> = sqlx::query_as(
-            "SELECT id, pid, time, agent, tool, arguments, target, verdict, source FROM audit_pending ORDER BY id",
+            "SELECT id, pid, time, agent, tool, arguments, target, verdict, source, agent_self_reported FROM audit_pending ORDER BY id",
         )
         .fetch_all(&inner.pool)
         .await

@@ -21,6 +21,9 @@ struct Canonical<'a> {
     prev_hash: &'a str,
     time: String,
     agent: Option<&'a str>,
+    /// Written only when set, so the records written before it existed keep their hashes.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    agent_self_reported: bool,
     tool: &'a str,
     arguments: Value,
     target: Option<&'a str>,
@@ -38,7 +41,8 @@ pub fn record_hash(seq: i64, prev_hash: &str, entry: &AuditEntry) -> Result<Stri
         seq,
         prev_hash,
         time: time_text(&entry.time),
-        agent: entry.agent.as_deref(),
+        agent: entry.agent.as_ref().map(|agent| agent.name.as_str()),
+        agent_self_reported: entry.agent.as_ref().is_some_and(|agent| agent.self_reported),
         tool: &entry.tool,
         arguments: canonical_value(&entry.arguments),
         target: entry.target.as_deref(),
@@ -139,7 +143,7 @@ mod tests {
     fn entry(arguments: Value) -> AuditEntry {
         AuditEntry {
             time: Utc.timestamp_opt(1_800_000_000, 123_456_789).unwrap(),
-            agent: Some("claude".into()),
+            agent: Some(crate::approval::model::Agent::registered("claude")),
             tool: "update_cells".into(),
             arguments,
             target: Some("Budget".into()),
@@ -163,6 +167,9 @@ mod tests {
         let mut refused = a.clone();
         refused.outcome = CallOutcome::Refused;
         assert_ne!(hash, record_hash(1, GENESIS, &refused).unwrap());
+        let mut says_it_is = a.clone();
+        says_it_is.agent = Some(crate::approval::model::Agent::self_reported("claude"));
+        assert_ne!(hash, record_hash(1, GENESIS, &says_it_is).unwrap(), "who the agent is is part of the record");
     }
 
     #[test]

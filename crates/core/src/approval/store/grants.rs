@@ -8,13 +8,13 @@ use sqlx::SqlitePool;
 
 use super::chain::{parse_time, time_text};
 use super::{Candidates, Store, StoreError};
-use crate::approval::model::{Constraint, Grant, Owner};
+use crate::approval::model::{Agent, Constraint, Grant, Owner};
 
 /// The columns of `grants` in `GrantRow` order, as a literal so queries stay `&'static str`.
 macro_rules! grant_columns {
     () => {
         "id, owner_kind, owner_account, tool, agent, constraint_kind, constraint_value, unattended, created, \
-         expires, revoked, last_used, use_count, fingerprint"
+         expires, revoked, last_used, use_count, fingerprint, agent_self_reported, target_name"
     };
 }
 
@@ -35,6 +35,9 @@ struct GrantRow {
     last_used: Option<String>,
     use_count: i64,
     fingerprint: String,
+    /// 1: the grant is for a client that says it is `agent`, not for the registered assistant of that name.
+    agent_self_reported: i64,
+    target_name: Option<String>,
 }
 
 impl GrantRow {
@@ -56,8 +59,9 @@ impl GrantRow {
         Ok(Grant {
             owner,
             tool: self.tool,
-            agent: self.agent,
+            agent: self.agent.map(|name| Agent { name, self_reported: self.agent_self_reported != 0 }),
             constraint,
+            target_name: self.target_name,
             unattended: self.unattended,
             created: time("created", &self.created)?,
             expires: optional_time("expiry", self.expires)?,
@@ -111,13 +115,13 @@ impl Store {
             let result = sqlx::query(concat!(
                 "INSERT INTO grants (",
                 grant_columns!(),
-                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
             ))
             .bind(&grant.id)
             .bind(owner_kind)
             .bind(owner_account)
             .bind(&grant.tool)
-            .bind(&grant.agent)
+            .bind(grant.agent.as_ref().map(|agent| agent.name.as_str()))
             .bind(grant.constraint.as_ref().map(|c| c.kind.as_str()))
             .bind(grant.constraint.as_ref().map(|c| c.value.as_str()))
             .bind(grant.unattended)
@@ -127,6 +131,8 @@ impl Store {
             .bind(grant.last_used.as_ref().map(time_text))
             .bind(use_count)
             .bind(&grant.fingerprint)
+            .bind(i64::from(grant.agent.as_ref().is_some_and(|agent| agent.self_reported)))
+            .bind(&grant.target_name)
             .execute(&inner.pool)
             .await;
             match result {

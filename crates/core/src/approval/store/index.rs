@@ -111,6 +111,7 @@ mod tests {
             tool: tool.into(),
             agent: None,
             constraint: None,
+            target_name: None,
             unattended: false,
             created: Utc.timestamp_opt(1_800_000_000, 0).unwrap(),
             expires: None,

@@ -13,7 +13,7 @@ use super::super::pipe::{
     registry_path, remove_quietly, write_registry,
 };
 use super::super::{ControlError, control_dir};
-use super::{ControlHandle, HttpUrl, REFRESH_EVERY, answer, refresh_index};
+use super::{ControlHandle, Door, HttpUrl, Limits, REFRESH_EVERY, answer, refresh_index, refuse_busy};
 use crate::Engine;
 
 /// Starts answering control requests for `engine` on a named pipe of this process, named in
@@ -87,6 +87,7 @@ impl Pipe {
 }
 
 async fn accept(mut server: NamedPipeServer, pipe: Pipe, engine: Arc<Engine>, stop: CancellationToken, http: HttpUrl) {
+    let door = Arc::new(Door::new(Limits::default()));
     // The first check was made before the pipe was served.
     let mut refresh = tokio::time::interval_at(tokio::time::Instant::now() + REFRESH_EVERY, REFRESH_EVERY);
     refresh.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -115,7 +116,15 @@ async fn accept(mut server: NamedPipeServer, pipe: Pipe, engine: Arc<Engine>, st
                     None => tracing::debug!("a control connection's user could not be read; the pipe's DACL admitted it"),
                 }
                 let (read, write) = tokio::io::split(client);
-                tokio::spawn(answer(read, write, Arc::clone(&engine), stop.clone(), Arc::clone(&http)));
+                let Some(seat) = door.admit() else {
+                    tokio::spawn(refuse_busy(write, door.connections()));
+                    continue;
+                };
+                let served = answer(read, write, Arc::clone(&engine), stop.clone(), Arc::clone(&http), Arc::clone(&door));
+                tokio::spawn(async move {
+                    served.await;
+                    drop(seat);
+                });
             },
         }
     }
