@@ -21,7 +21,7 @@ async fn record(page: &Page, agent: Option<&str>, tool: &str, target: &str, sour
     };
     let entry = AuditEntry {
         time: Utc::now() - TimeDelta::minutes(5),
-        agent: agent.map(str::to_owned),
+        agent: agent.map(gatehouse_core::approval::model::Agent::self_reported),
         tool: tool.into(),
         arguments: json!({ "spreadsheet_id": target, "api_key": "[redacted]" }),
         target: Some(target.into()),
