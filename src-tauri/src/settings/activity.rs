@@ -131,6 +131,7 @@ fn source_label(kind: SourceKind) -> &'static str {
         SourceKind::InvalidArguments => "Arguments not accepted",
         SourceKind::Withdrawn => "Withdrawn by the assistant",
         SourceKind::Shutdown => "Gatehouse was closed",
+        SourceKind::AgentName => "Assistant name refused",
     }
 }
 

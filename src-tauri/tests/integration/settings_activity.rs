@@ -21,7 +21,7 @@ async fn record(page: &Page, agent: Option<&str>, tool: &str, target: &str, sour
     };
     let entry = AuditEntry {
         time: Utc::now() - TimeDelta::minutes(5),
-        agent: agent.map(str::to_owned),
+        agent: agent.map(gatehouse_core::approval::model::Agent::self_reported),
         tool: tool.into(),
         arguments: json!({ "spreadsheet_id": target, "api_key": "[redacted]" }),
         target: Some(target.into()),
@@ -74,7 +74,12 @@ async fn the_log_is_listed_newest_first_with_who_decided_in_words_and_each_filte
     // The grant behind record 2, still active: the row offers to revoke it. No other row has one.
     assert_eq!(by_seq(2)["grant"]["id"], json!(grant.id));
     assert_eq!(by_seq(2)["grant"]["active"], true);
-    assert!(by_seq(2)["grant"]["words"].as_str().expect("words").starts_with("only the assistant “claude”, "));
+    assert!(
+        by_seq(2)["grant"]["words"]
+            .as_str()
+            .expect("words")
+            .starts_with("only an assistant that says it is “claude” (not a registered one), ")
+    );
     assert_eq!(rows.iter().filter(|row| !row["grant"].is_null()).count(), 1);
 
     assert_eq!(seqs(&list(&page, json!({ "tool": "delete_file" }))), [5, 3]);

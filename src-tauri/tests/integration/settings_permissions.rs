@@ -43,7 +43,7 @@ async fn grants_are_listed_in_words_and_a_revoke_stops_them_covering_calls_at_on
     assert_eq!(row["id"], json!(grant.id), "newest first");
     assert_eq!(row["tool"], "update_cells");
     assert_eq!(row["tool_title"], "Update cells");
-    assert_eq!(row["scope"], "only the assistant “claude”");
+    assert_eq!(row["scope"], "only an assistant that says it is “claude” (not a registered one)");
     assert!(row["limit"].as_str().expect("limit").contains("S1"), "{row}");
     assert_eq!(row["owner"], "ada@example.com");
     assert_eq!((row["state"].as_str(), row["active"].as_bool()), (Some("active"), Some(true)));

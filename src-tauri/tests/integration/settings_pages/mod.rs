@@ -101,7 +101,7 @@ impl Page {
             id: uuid_like(),
             owner: Owner::User(ACCOUNT.into()),
             tool: "update_cells".into(),
-            agent: agent.map(str::to_owned),
+            agent: agent.map(gatehouse_core::approval::model::Agent::self_reported),
             constraint: spreadsheet.map(|id| Constraint { kind: "spreadsheet".into(), value: id.into() }),
             target_name: None,
             unattended: false,
