@@ -130,7 +130,8 @@ async fn an_automations_write_is_refused_as_unattended_an_interactive_ones_card_
     assert!(audit.ok, "{}", audit.stderr);
     let row = audit.stdout.lines().find(|line| line.contains("update_cells")).expect("the write's record");
     let columns: Vec<&str> = row.split("  ").map(str::trim).filter(|column| !column.is_empty()).collect();
-    for expected in ["nightly", "unattended", "refused", "denied"] {
+    // The assistant's name as every printer shows outside text: quoted, escaped (issue 15, item 6).
+    for expected in ["“nightly”", "unattended", "refused", "denied"] {
         assert!(columns.contains(&expected), "{expected} in {row}");
     }
 
