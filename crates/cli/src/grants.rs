@@ -44,6 +44,10 @@ async fn grants(args: GrantsArgs) -> Result<()> {
 
 async fn list(access: &mut Access) -> Result<()> {
     let grants = access.grants().await?;
+    // Said first, and whatever else is listed: a planted row is why the person should look.
+    for line in access.ignored_grants().await? {
+        eprintln!("Warning: {line}");
+    }
     if grants.is_empty() {
         println!("No standing approvals. *Always allow* on an approval card makes one.");
         return Ok(());

@@ -68,7 +68,7 @@ impl Access {
         let mut servers = servers_using(&config.home, &path).await?.into_iter();
         let reach = match servers.next() {
             Some(first) => Reach::Servers { first, others: servers.collect() },
-            None => Reach::Direct(Store::open(&path).await?),
+            None => Reach::Direct(Store::open_with(&path, gatehouse_core::host::store_options()).await?),
         };
         Ok(Access { path, home: config.home, reach })
     }
@@ -284,8 +284,21 @@ impl Access {
     pub async fn verify(&mut self) -> Result<Verification> {
         Ok(match &mut self.reach {
             Reach::Servers { first, .. } => first.verify().await?,
-            Reach::Direct(store) => Verification::from(&store.verify_audit().await?),
+            Reach::Direct(store) => {
+                let mut verification = Verification::from(&store.verify_audit().await?);
+                verification.ignored = store.ignored_grants().await?.iter().map(ToString::to_string).collect();
+                verification
+            }
         })
+    }
+
+    /// The grant rows the store ignores, in words (something other than Gatehouse wrote them).
+    pub async fn ignored_grants(&mut self) -> Result<Vec<String>> {
+        let ignored = match &mut self.reach {
+            Reach::Servers { first, .. } => first.ignored_grants().await?,
+            Reach::Direct(store) => store.ignored_grants().await?,
+        };
+        Ok(ignored.iter().map(ToString::to_string).collect())
     }
 
     /// Writes the whole log to `out` as JSON Lines, oldest first; returns how many records.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::approval::gate::TargetNames;
-use crate::approval::model::{AuditEntry, CallOutcome, DecisionSource, Verdict};
+use crate::approval::model::{AnswerChannel, AuditEntry, CallOutcome, DecisionSource, Verdict};
 use crate::approval::policy::Policy;
 use crate::approval::store::Store;
 use crate::approval::{Approvals, CallMeta, Permit, redact};
@@ -117,7 +117,10 @@ struct Unfinished<'a> {
 
 impl Unfinished<'_> {
     /// The call was let through: dropped from now on, it was stopped while it ran.
-    fn decided(&mut self, permit: &Permit) {
+    fn decided(&mut self, permit: &Permit, answered_via: Option<AnswerChannel>) {
+        if let Some(entry) = &mut self.entry {
+            entry.answered_via = answered_via;
+        }
         if let (Some(entry), Permit::Run { source }) = (&mut self.entry, permit) {
             entry.verdict = Verdict::Allowed;
             entry.source = source.clone();
@@ -280,14 +283,16 @@ impl Engine {
                 source: DecisionSource::Withdrawn,
                 outcome: CallOutcome::Refused,
                 duration_ms: 0,
+                answered_via: None,
             }),
             started,
         };
         // Arguments the tool would refuse fail at once: nobody is asked to approve a call that cannot run.
         let (reply, verdict, source, outcome) = match tool.check_arguments(&arguments) {
             Ok(()) => {
-                let permit = self.approvals.permit(tool, &arguments, meta, account.as_deref()).await;
-                unfinished.decided(&permit);
+                let (permit, answered_via) =
+                    self.approvals.permit_answered(tool, &arguments, meta, account.as_deref()).await;
+                unfinished.decided(&permit, answered_via);
                 self.carry_out(tool, arguments, permit, progress).await
             }
             Err(error) => {

@@ -10,7 +10,7 @@ use gatehouse_core::approval::model::{DecisionSource, Grant};
 use gatehouse_core::approval::redact::target_constraint;
 use gatehouse_core::approval::store::{AuditMatch, AuditQuery, AuditRecord, SourceKind};
 use gatehouse_core::approval::words::{
-    GrantState, limit_words, one_line, outcome_words, parse_verdict, scope_words, short_id, source_words, time,
+    GrantState, answer_channel_words, limit_words, one_line, outcome_words, parse_verdict, scope_words, short_id, source_words, time,
     verdict_words,
 };
 use gatehouse_core::engine::Engine;
@@ -216,6 +216,7 @@ fn row(
         decided_by: source_words(&entry.source, |id| never.contains(id)),
         outcome: one_line(&outcome_words(&entry.outcome), ARGUMENTS_SHOWN),
         duration_ms: entry.duration_ms,
+        answered_via: entry.answered_via.as_ref().map(answer_channel_words),
         grant,
     }
 }

@@ -15,7 +15,7 @@ use super::card::{self, Answer, CardCall};
 use super::decide::{Decision, Deny, Facts, ForbiddenBy, GrantStores, decide};
 use super::evaluator;
 use super::fingerprint::fingerprint;
-use super::model::{AuditEntry, Caller, DecisionSource, Grant};
+use super::model::{AnswerChannel, AuditEntry, Caller, DecisionSource, Grant};
 use super::policy::Policy;
 use super::redact;
 use super::store::{NeverAllow, Store};
@@ -33,6 +33,10 @@ pub struct CallMeta {
     /// The transport's identity of the request (connection and JSON-RPC id): a re-send of the same request
     /// reuses the first decision rather than counting as a retry.
     pub request: Option<String>,
+    /// Where the assistant's process is (see `control::process`): a terminal answer from it or a program it
+    /// started is refused. Never read from the wire: a relay could say anything, so the host finds it itself.
+    #[serde(skip)]
+    pub origin: Option<crate::control::process::Origin>,
 }
 
 impl Default for Caller {
@@ -245,26 +249,38 @@ impl Approvals {
 
     /// Decides a call, asking the person when the rules say so.
     pub async fn permit(&self, tool: &ToolDef, args: &Value, meta: &CallMeta, account: Option<&str>) -> Permit {
+        self.permit_answered(tool, args, meta, account).await.0
+    }
+
+    /// [`permit`](Approvals::permit), with where the person answered the card when one was answered (for the
+    /// audit record).
+    pub async fn permit_answered(
+        &self,
+        tool: &ToolDef,
+        args: &Value,
+        meta: &CallMeta,
+        account: Option<&str>,
+    ) -> (Permit, Option<AnswerChannel>) {
         if !self.is_gated(tool) {
-            return Permit::Run { source: DecisionSource::NotGated };
+            return (Permit::Run { source: DecisionSource::NotGated }, None);
         }
         let name = tool.meta.name;
         if self.paused.load(Ordering::SeqCst) {
-            return dismissed(name, Dismissal::Paused);
+            return (dismissed(name, Dismissal::Paused), None);
         }
         let now = Utc::now();
         let key = (meta.caller.agent.clone(), name.to_owned(), redact::canonical_text(args));
         if let Some(permit) = self.earlier_decision(meta, &key, now) {
-            return permit;
+            return (permit, None);
         }
-        let permit = self.decide_call(tool, args, meta, account, key.clone(), now).await;
+        let (permit, channel) = self.decide_call(tool, args, meta, account, key.clone(), now).await;
         if let Some(request) = &meta.request {
             let window = chrono::Duration::from_std(self.retry_window).unwrap_or(chrono::Duration::MAX);
             let mut decided = self.by_request.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             decided.retain(|_, (_, _, at)| now - *at < window);
             decided.insert(request.clone(), (key, permit.clone(), now));
         }
-        permit
+        (permit, channel)
     }
 
     /// The decision already taken for this very request (a transport re-send), if any.
@@ -284,7 +300,7 @@ impl Approvals {
         account: Option<&str>,
         key: CallKey,
         now: DateTime<Utc>,
-    ) -> Permit {
+    ) -> (Permit, Option<AnswerChannel>) {
         let name = tool.meta.name;
         let retry = meta.retry_marked || self.answered_recently(&key, now);
         let print = self.fingerprints.get(name).cloned().unwrap_or_default();
@@ -325,10 +341,10 @@ impl Approvals {
             },
         };
         match decide(&facts) {
-            Decision::Refused { source, message } => Permit::Refuse { source, message },
+            Decision::Refused { source, message } => (Permit::Refuse { source, message }, None),
             Decision::Covered { grant, source } => {
                 self.record_use(&grant, now).await;
-                Permit::Run { source }
+                (Permit::Run { source }, None)
             }
             Decision::Ask { mut grantable, mut constraint, mut why_not_grantable } => {
                 // Platform grants live in the policy, so they may apply without a store; but a card must not
@@ -340,14 +356,14 @@ impl Approvals {
                 if let Some(why) = &why_not_grantable {
                     tracing::debug!(tool = name, "no standing approval offered: {why}");
                 }
-                let permit = self
+                let (permit, channel) = self
                     .ask(tool, args, meta, account, &print, (grantable, why_not_grantable), constraint, retry)
                     .await;
                 // A question the person answered; one that timed out was never seen answered, so is no retry.
                 if !matches!(permit, Permit::Refuse { source: DecisionSource::Timeout, .. }) {
                     self.remember_answer(key, Utc::now());
                 }
-                permit
+                (permit, channel)
             }
         }
     }
@@ -384,7 +400,7 @@ impl Approvals {
         (grantable, why_not_grantable): (bool, Option<String>),
         constraint: Option<super::model::Constraint>,
         retry: bool,
-    ) -> Permit {
+    ) -> (Permit, Option<AnswerChannel>) {
         let name = tool.meta.name;
         let (target, label) = self.target_words(tool, args, constraint.as_ref()).await;
         let proposed: Vec<_> = constraint.into_iter().zip(label).collect();
@@ -404,18 +420,21 @@ impl Approvals {
             created: now,
             deadline: now + chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::MAX),
         };
-        let raw = match self.broker.ask(pending, timeout).await {
-            Waited::Answered(raw) => raw,
-            Waited::Dismissed(why) => return dismissed(name, why),
+        // The assistant's process, found while it still holds the connection (for a terminal answer's check).
+        let origin = meta.origin.and_then(|origin| origin.pid());
+        let (raw, channel) = match self.broker.ask_from(pending, timeout, origin).await {
+            Waited::Answered(raw, channel) => (raw, channel),
+            Waited::Dismissed(why) => return (dismissed(name, why), None),
             Waited::TimedOut => {
                 tracing::info!(tool = name, "the person did not answer in time: not approved");
-                return Permit::Refuse {
+                let refusal = Permit::Refuse {
                     source: DecisionSource::Timeout,
                     message: format!(
                         "The person did not confirm {name} in time ({} seconds), so it was not run. Ask them to watch for Gatehouse's approval card, then try again.",
                         timeout.as_secs()
                     ),
                 };
+                return (refusal, None);
             }
         };
         let (answer, invalid) = card::parse_answer(&offer, &raw);
@@ -425,7 +444,7 @@ impl Approvals {
                 "the answer chose something the card did not offer ({invalid}): running once, no grant"
             );
         }
-        match answer {
+        let permit = match answer {
             Answer::Deny => Permit::Refuse {
                 source: DecisionSource::Person,
                 message: format!(
@@ -437,7 +456,8 @@ impl Approvals {
                 self.create_grant(name, meta, account, print, &offer, &choice, now).await;
                 Permit::Run { source: DecisionSource::Person }
             }
-        }
+        };
+        (permit, Some(channel))
     }
 
     /// Makes the grant the person chose. Any failure (no signed-in account, an invalid choice, the store)

@@ -25,7 +25,7 @@ use crate::approval::CallMeta;
 use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
 use crate::approval::model::{Constraint, Grant};
-use crate::approval::store::{Assistant, AuditQuery, AuditRecord, NeverAllow, NewAssistant};
+use crate::approval::store::{Assistant, AuditQuery, AuditRecord, IgnoredGrant, NeverAllow, NewAssistant};
 use crate::tools::Progress;
 
 /// How long a request waits for its answer (for an export: for each line).
@@ -274,6 +274,14 @@ impl Client {
     }
 
     /// Checks the server's audit chain.
+    /// The grant rows the server's store ignores (see [`Store::ignored_grants`](crate::approval::store::Store::ignored_grants)).
+    pub async fn ignored_grants(&mut self) -> Result<Vec<IgnoredGrant>, ControlError> {
+        match self.request(&Request::IgnoredGrants).await? {
+            Response::IgnoredGrants(ignored) => Ok(ignored),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
     pub async fn verify(&mut self) -> Result<Verification, ControlError> {
         match self.request(&Request::Verify).await? {
             Response::Verified(verification) => Ok(verification),

@@ -15,7 +15,9 @@ use crate::approval::CallMeta;
 use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
 use crate::approval::model::{Constraint, Grant};
-use crate::approval::store::{Assistant, AuditQuery, AuditRecord, AuditVerification, NeverAllow, NewAssistant};
+use crate::approval::store::{
+    Assistant, AuditQuery, AuditRecord, AuditVerification, IgnoredGrant, NeverAllow, NewAssistant,
+};
 
 /// The longest request line a server reads: a relayed tool call carries its arguments (cells to write, text
 /// to insert), so this is generous; only this OS user can connect at all.
@@ -57,6 +59,9 @@ pub enum Request {
     },
     /// Checks the whole audit chain.
     Verify,
+    /// The grant rows the server's store holds but does not honour (written by something other than
+    /// Gatehouse), and why.
+    IgnoredGrants,
     /// Every *never allow* rule in the server's store, removed ones too, newest first.
     NeverList,
     /// Makes a *never allow* rule for the account the server is signed in as: calls of `tool` (from `agent`,
@@ -160,6 +165,10 @@ pub struct Verification {
     pub broken_at: Option<i64>,
     /// In words: "The audit log is intact: 3 records." or what broke where.
     pub message: String,
+    /// Each grant row of the store that is ignored because something other than Gatehouse wrote it, in
+    /// words: the database was tampered with even when the log is intact.
+    #[serde(default)]
+    pub ignored: Vec<String>,
 }
 
 impl From<&AuditVerification> for Verification {
@@ -167,10 +176,16 @@ impl From<&AuditVerification> for Verification {
         let message = verification.to_string();
         match verification {
             AuditVerification::Ok { records } => {
-                Verification { intact: true, records: Some(*records), broken_at: None, message }
+                Verification { intact: true, records: Some(*records), broken_at: None, message, ignored: Vec::new() }
             }
             AuditVerification::Broken(problem) => {
-                Verification { intact: false, records: None, broken_at: Some(problem.seq()), message }
+                Verification {
+                    intact: false,
+                    records: None,
+                    broken_at: Some(problem.seq()),
+                    message,
+                    ignored: Vec::new(),
+                }
             }
         }
     }
@@ -220,6 +235,8 @@ pub enum FailureKind {
     UnknownTool,
     /// A relayed read named no resource.
     UnknownResource,
+    /// The answer was not taken from here (see `control::answers`): the message says where to answer.
+    Refused,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -239,6 +256,7 @@ pub enum Response {
         id: u64,
     },
     Grants(Vec<Grant>),
+    IgnoredGrants(Vec<IgnoredGrant>),
     Revoked(Revoked),
     Audit(Vec<AuditRecord>),
     Verified(Verification),

@@ -64,6 +64,17 @@ struct Published {
     url: OnceLock<String>,
     host: AtomicBool,
     sandbox_until_sign_in: AtomicBool,
+    /// The host is the desktop app: cards are answered on the card unless the person allows terminal answers
+    /// (see `answers`).
+    desktop: AtomicBool,
+    /// `GATEHOUSE_HOME`, where the person's settings are (the account's store, also while the sandbox runs).
+    home: OnceLock<PathBuf>,
+}
+
+/// What the OS says about the process at the other end of a control connection.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Peer {
+    pub pid: Option<u32>,
 }
 
 type HttpUrl = Arc<Published>;
@@ -97,6 +108,12 @@ impl ControlHandle {
     /// here too (see [`ServerInfo::takes_relay`]).
     pub fn sandbox_until_sign_in(&self) {
         self.http.sandbox_until_sign_in.store(true, Ordering::SeqCst);
+    }
+
+    /// Says this host is the desktop app: from now on a card is answered on the card (or its notification),
+    /// and a terminal answer is refused unless the person turned on *Answer from a terminal* (see `answers`).
+    pub fn answer_on_cards(&self) {
+        self.http.desktop.store(true, Ordering::SeqCst);
     }
 
     /// Stops accepting and answering, waits for that, and removes the socket.
@@ -144,6 +161,7 @@ pub async fn serve(engine: Arc<Engine>, home: &Path, cancel: CancellationToken) 
     }
     let stop = cancel.child_token();
     let http = HttpUrl::default();
+    let _ = http.home.set(home.to_owned());
     let mut handle = ControlHandle { path: path.clone(), stop: stop.clone(), task: None, http: Arc::clone(&http) };
 
     for (other, file) in socket_files(&dir)? {
@@ -173,7 +191,8 @@ async fn accept(listener: UnixListener, engine: Arc<Engine>, stop: CancellationT
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => match stream.peer_cred() {
                     Ok(peer) if peer.uid() == uid => {
-                        tokio::spawn(connection(stream, Arc::clone(&engine), stop.clone(), Arc::clone(&http)));
+                        let peer = Peer { pid: peer.pid().and_then(|pid| u32::try_from(pid).ok()) };
+                        tokio::spawn(connection(stream, peer, Arc::clone(&engine), stop.clone(), Arc::clone(&http)));
                     }
                     Ok(peer) => tracing::warn!(uid = peer.uid(), "refused a control connection from another user"),
                     Err(e) => tracing::warn!("refused a control connection whose user is unknown: {e}"),
@@ -202,13 +221,13 @@ async fn refresh_index(engine: &Engine) {
 }
 
 #[cfg(unix)]
-async fn connection(stream: UnixStream, engine: Arc<Engine>, stop: CancellationToken, http: HttpUrl) {
+async fn connection(stream: UnixStream, peer: Peer, engine: Arc<Engine>, stop: CancellationToken, http: HttpUrl) {
     let (read, write) = stream.into_split();
-    answer(read, write, engine, stop, http).await;
+    answer(read, write, peer, engine, stop, http).await;
 }
 
 /// Answers one connection's requests, in order, until it closes or the server stops.
-async fn answer<R, W>(read: R, mut write: W, engine: Arc<Engine>, stop: CancellationToken, http: HttpUrl)
+async fn answer<R, W>(read: R, mut write: W, peer: Peer, engine: Arc<Engine>, stop: CancellationToken, http: HttpUrl)
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -236,14 +255,17 @@ where
         let sent = match serde_json::from_slice::<Request>(&line) {
             Err(e) => {
                 let message = format!(
-                    "The request could not be read: {e}. Send one JSON object per line with an \"op\" of info, pending, answer, grants, revoke, audit, verify, export, never_list, never_add, never_remove, assistants, assistant_add, assistant_revoke, refresh, tools, call or read_resource, e.g. {{\"op\":\"pending\"}}."
+                    "The request could not be read: {e}. Send one JSON object per line with an \"op\" of info, pending, answer, grants, ignored_grants, revoke, audit, verify, export, never_list, never_add, never_remove, assistants, assistant_add, assistant_revoke, refresh, tools, call or read_resource, e.g. {{\"op\":\"pending\"}}."
                 );
                 send(&mut write, &Response::error(FailureKind::BadRequest, message)).await
             }
             Ok(Request::Export) => export(&engine, &mut write).await,
             // A relay hangs up when its assistant cancels the call or goes away (or it is killed): the call is
             // then dropped, which withdraws its card at once and records it as withdrawn.
-            Ok(Request::Call { name, arguments, meta, tools, progress }) => {
+            Ok(Request::Call { name, arguments, mut meta, tools, progress }) => {
+                // The relay is a `gatehouse serve` its assistant started: the assistant is the relay's parent.
+                // Found here from the socket's peer, never taken from what the relay says.
+                meta.origin = peer.pid.and_then(super::process::parent_of).map(super::process::Origin::Pid);
                 // Steps the call reports go out as `progress` lines while it runs, before its answer.
                 let (steps, mut heard) = tokio::sync::mpsc::unbounded_channel();
                 let progress = if progress {
@@ -261,6 +283,9 @@ where
                     Some(response) => send(&mut write, &response).await,
                     None => return,
                 }
+            }
+            Ok(Request::Answer { id, answer }) => {
+                send(&mut write, &terminal_answer(&engine, &http, peer, id, answer).await).await
             }
             Ok(request) => send(&mut write, &handle(&engine, &http, request).await).await,
         };
@@ -373,13 +398,9 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
             sandbox_until_sign_in: http.sandbox_until_sign_in.load(Ordering::SeqCst),
         }),
         Request::Pending => Response::Pending(approvals.broker().pending()),
-        Request::Answer { id, answer } => match approvals.broker().answer(id, answer) {
-            Ok(()) => {
-                tracing::info!(approval = id, "answered from `gatehouse approvals`");
-                Response::Answered { id }
-            }
-            Err(error) => Response::error(FailureKind::NotPending, error.to_string()),
-        },
+        Request::Answer { id, .. } => {
+            Response::error(FailureKind::BadRequest, format!("approval {id}'s answer is taken with its connection's peer"))
+        }
         Request::Grants => {
             with_store(engine, |store| async move { store.list_grants().await.map(Response::Grants) }).await
         }
@@ -401,9 +422,14 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
         Request::Verify => {
             with_store(engine, |store| async move {
                 let verification = store.verify_audit().await?;
-                Ok(Response::Verified(Verification::from(&verification)))
+                let mut verification = Verification::from(&verification);
+                verification.ignored = store.ignored_grants().await?.iter().map(ToString::to_string).collect();
+                Ok(Response::Verified(verification))
             })
             .await
+        }
+        Request::IgnoredGrants => {
+            with_store(engine, |store| async move { store.ignored_grants().await.map(Response::IgnoredGrants) }).await
         }
         Request::Export => Response::error(FailureKind::BadRequest, "export is answered as a stream"),
         Request::NeverList => {
@@ -447,6 +473,43 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
             refresh_index(engine).await;
             Response::Refreshed
         }
+    }
+}
+
+/// Passes on an answer from `gatehouse approvals` unless [`answers::refusal`](super::answers::refusal) refuses
+/// it; the audit record names the answering process.
+async fn terminal_answer(
+    engine: &Engine,
+    http: &HttpUrl,
+    peer: Peer,
+    id: u64,
+    answer: crate::approval::card::RawAnswer,
+) -> Response {
+    let broker = engine.approvals().broker();
+    let Some(origin) = broker.origin(id) else {
+        return Response::error(FailureKind::NotPending, crate::approval::broker::AnswerError::NotPending(id).to_string());
+    };
+    let desktop = http.desktop.load(Ordering::SeqCst);
+    // Read at each answer, so turning it off on the Advanced page counts at once.
+    let terminal_allowed = match http.home.get() {
+        Some(home) if desktop => crate::settings::answers_from_terminal(home).await,
+        _ => false,
+    };
+    let asked = super::answers::TerminalAnswer { id, pid: peer.pid, origin, desktop, terminal_allowed };
+    if let Some(refusal) = super::answers::refusal(&asked) {
+        tracing::warn!(approval = id, pid = ?peer.pid, assistant = ?origin, "refused an answer from a terminal: {refusal}");
+        return Response::error(FailureKind::Refused, refusal);
+    }
+    let channel = crate::approval::model::AnswerChannel::Terminal {
+        pid: peer.pid,
+        exe: peer.pid.and_then(super::process::executable_of),
+    };
+    match broker.answer_via(id, answer, channel) {
+        Ok(()) => {
+            tracing::info!(approval = id, pid = ?peer.pid, "answered from `gatehouse approvals`");
+            Response::Answered { id }
+        }
+        Err(error) => Response::error(FailureKind::NotPending, error.to_string()),
     }
 }
 

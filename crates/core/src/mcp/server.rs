@@ -19,7 +19,8 @@ use crate::Engine;
 use crate::approval::CallMeta;
 use crate::approval::model::Caller;
 use crate::engine::{CallError, SANDBOX_NOTE};
-use crate::mcp::http::{AssistantToken, RequestGone};
+use crate::control::process::Origin;
+use crate::mcp::http::{AssistantToken, RequestGone, ServerPort};
 use crate::tools::Progress;
 use crate::tools::sets::{Chosen, ToolSelection};
 
@@ -148,10 +149,21 @@ impl McpServer {
                 interactive: self.interactive,
             },
         };
+        // Over HTTP the assistant holds the connection's socket; over stdio it started this process.
+        let parts = context.extensions.get::<axum::http::request::Parts>();
+        let origin = match parts {
+            Some(parts) => parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .zip(parts.extensions.get::<ServerPort>())
+                .map(|(peer, port)| Origin::Tcp { peer: peer.0, server_port: port.0 }),
+            None => Origin::parent_of_this_process(),
+        };
         CallMeta {
             caller,
             retry_marked: request.meta.as_ref().is_some_and(marked) || marked(&context.meta),
             request: Some(format!("{:016x}/{:?}", self.connection, context.id)),
+            origin,
         }
     }
 }

@@ -13,7 +13,7 @@ use super::chain::{
     verdict_text,
 };
 use super::{Store, StoreError};
-use crate::approval::model::{AuditEntry, DecisionSource, Verdict};
+use crate::approval::model::{AnswerChannel, AuditEntry, DecisionSource, Verdict};
 
 /// An entry as it sits in the chain.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,7 +136,7 @@ impl std::str::FromStr for SourceKind {
 macro_rules! audit_columns {
     () => {
         "seq, time, agent, tool, arguments, target, verdict, source, outcome, outcome_detail, duration_ms, \
-         prev_hash, hash"
+         prev_hash, hash, answered_via"
     };
 }
 pub(super) use audit_columns;
@@ -157,6 +157,7 @@ pub(super) struct AuditRow {
     duration_ms: i64,
     pub prev_hash: String,
     pub hash: String,
+    answered_via: Option<String>,
 }
 
 impl AuditRow {
@@ -173,6 +174,12 @@ impl AuditRow {
             outcome: parse_outcome(&self.outcome, self.outcome_detail.clone())
                 .ok_or_else(|| format!("its outcome {:?}", self.outcome))?,
             duration_ms: u64::try_from(self.duration_ms).map_err(|e| format!("its duration: {e}"))?,
+            answered_via: self
+                .answered_via
+                .as_deref()
+                .map(AnswerChannel::from_column)
+                .transpose()
+                .map_err(|e| format!("its answer channel: {e}"))?,
         })
     }
 
@@ -225,7 +232,7 @@ impl Store {
             sqlx::query(concat!(
                 "INSERT INTO audit (",
                 audit_columns!(),
-                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+                ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
             ))
             .bind(seq)
             .bind(time_text(&entry.time))
@@ -240,6 +247,7 @@ impl Store {
             .bind(entry.duration_ms as i64)
             .bind(&prev_hash)
             .bind(&hash)
+            .bind(entry.answered_via.as_ref().map(AnswerChannel::to_column))
             .execute(&mut *tx)
             .await
             .map_err(StoreError::query(path, "append to the audit log"))?;

@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 use sqlx::SqlitePool;
 
 use super::chain::{parse_time, time_text};
-use super::{Candidates, Store, StoreError};
+use super::trust::{IgnoredGrant, refusal};
+use super::{Candidates, Inner, Store, StoreError};
 use crate::approval::model::{Constraint, Grant, Owner};
 
 /// The columns of `grants` in `GrantRow` order, as a literal so queries stay `&'static str`.
@@ -92,6 +93,33 @@ pub(super) async fn load_active(pool: &SqlitePool, path: &Path) -> Result<Vec<Gr
     rows.into_iter().map(|row| row.into_grant(path)).collect()
 }
 
+impl Inner {
+    /// The grants of `read` the store honours (see `trust`). Each one refused is recorded as ignored and
+    /// logged the first time it is met, so someone planting rows is seen in the log.
+    pub(super) fn admit(&self, read: Vec<Grant>, now: DateTime<Utc>) -> Vec<Grant> {
+        let mut honoured = Vec::with_capacity(read.len());
+        for grant in read {
+            match refusal(&grant, self.max_days, true, now) {
+                None => honoured.push(grant),
+                Some(reason) => {
+                    let mut ignored = self.ignored.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if !ignored.contains_key(&grant.id) {
+                        let row = IgnoredGrant { id: grant.id.clone(), tool: grant.tool.clone(), reason };
+                        tracing::warn!(path = %self.path.display(), "{row}");
+                        ignored.insert(grant.id.clone(), row);
+                    }
+                }
+            }
+        }
+        honoured
+    }
+
+    /// The ids of the rows found untrustworthy so far.
+    fn ignored_ids(&self) -> Vec<String> {
+        self.ignored.read().unwrap_or_else(std::sync::PoisonError::into_inner).keys().cloned().collect()
+    }
+}
+
 impl Store {
     /// The not-revoked grants for `tool`, from memory: the decision's fast path. Callers re-check every
     /// field (expiry, owner, agent, constraint, fingerprint); the index only narrows by tool.
@@ -102,6 +130,14 @@ impl Store {
     /// Saves a new grant; once this returns, `candidates` includes it (unless it is already revoked).
     pub async fn insert_grant(&self, grant: &Grant) -> Result<(), StoreError> {
         let grant = grant.clone();
+        // The same rules as for a row read back: a grant the store would ignore is never written.
+        if let Some(reason) = refusal(&grant, self.inner.max_days, true, Utc::now()) {
+            return Err(StoreError::RefusedGrant {
+                path: self.inner.path.display().to_string(),
+                id: grant.id.clone(),
+                reason,
+            });
+        }
         self.write(move |inner| async move {
             let (owner_kind, owner_account) = match &grant.owner {
                 Owner::User(account) => ("user", Some(account.as_str())),
@@ -178,6 +214,8 @@ impl Store {
                 tracing::info!("assistants added or revoked by another Gatehouse process now count here");
             }
             let indexed = serde_json::Value::from(inner.index().ids()).to_string();
+            // Rows already found untrustworthy are not read again at every sync.
+            let ignored = serde_json::Value::from(inner.ignored_ids()).to_string();
             let revoked: Vec<String> = sqlx::query_scalar(
                 "SELECT id FROM grants WHERE revoked IS NOT NULL AND id IN (SELECT value FROM json_each(?1))",
             )
@@ -188,13 +226,16 @@ impl Store {
             let rows: Vec<GrantRow> = sqlx::query_as(concat!(
                 "SELECT ",
                 grant_columns!(),
-                " FROM grants WHERE revoked IS NULL AND id NOT IN (SELECT value FROM json_each(?1)) ORDER BY created, rowid"
+                " FROM grants WHERE revoked IS NULL AND id NOT IN (SELECT value FROM json_each(?1)) \
+                 AND id NOT IN (SELECT value FROM json_each(?2)) ORDER BY created, rowid"
             ))
             .bind(&indexed)
+            .bind(&ignored)
             .fetch_all(&inner.pool)
             .await
             .map_err(StoreError::query(&inner.path, "read grants made elsewhere"))?;
-            let added = rows.into_iter().map(|row| row.into_grant(&inner.path)).collect::<Result<Vec<_>, _>>()?;
+            let read = rows.into_iter().map(|row| row.into_grant(&inner.path)).collect::<Result<Vec<_>, _>>()?;
+            let added = inner.admit(read, Utc::now());
             let mut index = inner.index_mut();
             let forgotten = revoked.iter().filter(|id| index.remove(id)).count();
             let joined = added.len();
@@ -238,7 +279,25 @@ impl Store {
                 .fetch_all(&inner.pool)
                 .await
                 .map_err(StoreError::query(&inner.path, "list its grants"))?;
-        rows.into_iter().map(|row| row.into_grant(&inner.path)).collect()
+        let grants: Vec<Grant> = rows.into_iter().map(|row| row.into_grant(&inner.path)).collect::<Result<_, _>>()?;
+        let ignored = inner.ignored_ids();
+        Ok(grants.into_iter().filter(|grant| !ignored.contains(&grant.id)).collect())
+    }
+
+    /// The grant rows the store holds but does not honour, and why (see `trust`): the database is read again,
+    /// so rows written since the last sync are included. `gatehouse grants` and `audit verify` say them.
+    pub async fn ignored_grants(&self) -> Result<Vec<IgnoredGrant>, StoreError> {
+        let inner = &self.inner;
+        let rows: Vec<GrantRow> =
+            sqlx::query_as(concat!("SELECT ", grant_columns!(), " FROM grants WHERE revoked IS NULL ORDER BY created, rowid"))
+                .fetch_all(&inner.pool)
+                .await
+                .map_err(StoreError::query(&inner.path, "read its grants"))?;
+        let grants = rows.into_iter().map(|row| row.into_grant(&inner.path)).collect::<Result<Vec<_>, _>>()?;
+        let ids: Vec<String> = grants.iter().map(|grant| grant.id.clone()).collect();
+        inner.admit(grants, Utc::now());
+        let ignored = inner.ignored.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(ids.iter().filter_map(|id| ignored.get(id).cloned()).collect())
     }
 
     /// One grant by id, revoked or not (from the database).

@@ -15,8 +15,10 @@ mod grants;
 mod index;
 mod never;
 mod settings;
+mod trust;
 mod verify;
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -32,6 +34,7 @@ pub use error::StoreError;
 pub use grants::IndexSync;
 pub use index::Candidates;
 pub use never::NeverAllow;
+pub use trust::IgnoredGrant;
 pub use verify::{AuditVerification, ChainBreak};
 
 use assistants::AssistantSnapshot;
@@ -64,6 +67,25 @@ struct Inner {
     assistants: RwLock<AssistantSnapshot>,
     /// Held across every database write and the index change that follows it.
     writer: tokio::sync::Mutex<()>,
+    /// The longest grant honoured, in days from its creation: the policy's `max_days` (see `trust`).
+    max_days: u32,
+    /// The grant rows the store holds but does not honour (see `trust`), by id: kept out of the index,
+    /// logged once, and not read again at every sync.
+    ignored: RwLock<BTreeMap<String, IgnoredGrant>>,
+}
+
+/// How a store is opened.
+#[derive(Debug, Clone)]
+pub struct StoreOptions {
+    /// The longest grant honoured, in days from its creation (the policy's `max_days`): a longer row was
+    /// not made on a card.
+    pub max_days: u32,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        StoreOptions { max_days: crate::approval::policy::DEFAULT_MAX_DAYS }
+    }
 }
 
 impl std::fmt::Debug for Store {
@@ -76,6 +98,12 @@ impl Store {
     /// Opens (creating if needed) the database at `path` — normally `<GATEHOUSE_HOME>/gatehouse.db` — brings
     /// its tables up to date and loads the grant index.
     pub async fn open(path: &Path) -> Result<Store, StoreError> {
+        Store::open_with(path, StoreOptions::default()).await
+    }
+
+    /// [`open`](Store::open) with `options` (a host passes its policy's `max_days`).
+    pub async fn open_with(path: &Path, options: StoreOptions) -> Result<Store, StoreError> {
+        let StoreOptions { max_days } = options;
         let open_error = |detail: String| StoreError::Open { path: path.display().to_string(), detail };
         if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)
@@ -101,20 +129,22 @@ impl Store {
             .map_err(|e| StoreError::Migrate { path: path.display().to_string(), detail: e.to_string() })?;
 
         let grants = grants::load_active(&pool, path).await?;
-        let index = GrantIndex::new(grants);
         let never = never::load_active(&pool, path).await?;
         let assistants = assistants::load_all(&pool, path).await?;
-        tracing::debug!(path = %path.display(), grants = index.len(), never = never.len(), "approvals store open");
-        Ok(Store {
-            inner: Arc::new(Inner {
-                pool,
-                path: path.to_owned(),
-                index: RwLock::new(index),
-                never: RwLock::new(never),
-                assistants: RwLock::new(assistants),
-                writer: tokio::sync::Mutex::new(()),
-            }),
-        })
+        let inner = Inner {
+            pool,
+            path: path.to_owned(),
+            index: RwLock::new(GrantIndex::new([])),
+            never: RwLock::new(never),
+            assistants: RwLock::new(assistants),
+            writer: tokio::sync::Mutex::new(()),
+            max_days,
+            ignored: RwLock::new(BTreeMap::new()),
+        };
+        let honoured = inner.admit(grants, chrono::Utc::now());
+        *inner.index_mut() = GrantIndex::new(honoured);
+        tracing::debug!(path = %path.display(), grants = inner.index().len(), never = inner.never().len(), "approvals store open");
+        Ok(Store { inner: Arc::new(inner) })
     }
 
     /// Where the database file is.

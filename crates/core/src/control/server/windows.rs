@@ -13,7 +13,7 @@ use super::super::pipe::{
     registry_path, remove_quietly, write_registry,
 };
 use super::super::{ControlError, control_dir};
-use super::{ControlHandle, HttpUrl, REFRESH_EVERY, answer, refresh_index};
+use super::{ControlHandle, HttpUrl, Peer, REFRESH_EVERY, answer, refresh_index};
 use crate::Engine;
 
 /// Starts answering control requests for `engine` on a named pipe of this process, named in
@@ -40,6 +40,7 @@ pub async fn serve(engine: Arc<Engine>, home: &Path, cancel: CancellationToken) 
     }
     let stop = cancel.child_token();
     let http = HttpUrl::default();
+    let _ = http.home.set(home.to_owned());
     let mut handle = ControlHandle {
         path: path.clone(),
         stop: stop.clone(),
@@ -115,7 +116,8 @@ async fn accept(mut server: NamedPipeServer, pipe: Pipe, engine: Arc<Engine>, st
                     None => tracing::debug!("a control connection's user could not be read; the pipe's DACL admitted it"),
                 }
                 let (read, write) = tokio::io::split(client);
-                tokio::spawn(answer(read, write, Arc::clone(&engine), stop.clone(), Arc::clone(&http)));
+                // The client's process id is not read on Windows (see `answers`): the descent check can't be made.
+                tokio::spawn(answer(read, write, Peer::default(), Arc::clone(&engine), stop.clone(), Arc::clone(&http)));
             },
         }
     }

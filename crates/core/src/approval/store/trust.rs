@@ -1,0 +1,104 @@
+//! Which grant rows of the database the store honours. The database is a file of this OS user, so any of
+//! their programs can write to it (an assistant's shell with `sqlite3`, say): a row is a claim, not a fact.
+//! The rules here are the one place that decides which claims count; every way a grant reaches the index
+//! (opening, [`Store::sync_index`](super::Store::sync_index), [`Store::insert_grant`](super::Store::insert_grant))
+//! goes through [`refusal`], and a row it refuses is left out, logged once and reported by
+//! `gatehouse grants` and `gatehouse audit verify`.
+
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::approval::model::{Grant, Owner};
+
+/// How far ahead of this process's clock a grant's creation may lie (another process's clock, a little off),
+/// so a row cannot pass the duration limit by claiming it was made in the future.
+const CLOCK_SKEW: TimeDelta = TimeDelta::minutes(5);
+
+/// A grant row the store holds but does not honour, and why, in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IgnoredGrant {
+    pub id: String,
+    pub tool: String,
+    /// Why it is ignored ("it claims to come from the administrator's policy file…").
+    pub reason: String,
+}
+
+impl std::fmt::Display for IgnoredGrant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "The grant {} for {} in the approvals database is ignored: {}. It was not made by Gatehouse: something else wrote it into the file.",
+            self.id, self.tool, self.reason
+        )
+    }
+}
+
+/// Why the store must not honour `grant` (a row it read, or one it is asked to write), or `None` when it
+/// may. `max_days` is the policy's longest grant; `authentic` whether the row's MAC checked (see `seal`).
+///
+/// - A platform grant comes only from the administrator's policy file, which the engine reads itself
+///   ([`Policy::platform_grants`](crate::approval::policy::Policy::platform_grants)); the database never
+///   holds one, so a `platform` row was put there by something else.
+/// - A grant lasts at most `max_days` from its creation, as the card offers; a longer one was not made on a
+///   card. A creation time in the future is refused too, or it would stretch the limit.
+/// - A row whose MAC is missing or wrong was not written by Gatehouse with this person's key.
+pub fn refusal(grant: &Grant, max_days: u32, authentic: bool, now: DateTime<Utc>) -> Option<String> {
+    if grant.owner == Owner::Platform {
+        return Some(
+            "it claims to come from the administrator's policy file, but such grants are read from the policy file only, never from the database".to_owned(),
+        );
+    }
+    if !authentic {
+        return Some("its signature is missing or wrong (it was written or changed without Gatehouse's key)".to_owned());
+    }
+    if grant.created > now + CLOCK_SKEW {
+        return Some(format!("it claims to be made in the future ({})", grant.created.format("%Y-%m-%d %H:%M UTC")));
+    }
+    let longest = TimeDelta::days(i64::from(max_days));
+    if let Some(expires) = grant.expires
+        && expires - grant.created > longest
+    {
+        let days = (expires - grant.created).num_days();
+        return Some(format!("it lasts {days} days, longer than the {max_days} days the policy allows"));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+
+    fn grant(owner: Owner, days: i64) -> Grant {
+        let created = Utc.timestamp_opt(1_800_000_000, 0).unwrap();
+        Grant {
+            id: "g".into(),
+            owner,
+            tool: "update_cells".into(),
+            agent: None,
+            constraint: None,
+            unattended: false,
+            created,
+            expires: Some(created + TimeDelta::days(days)),
+            revoked: None,
+            last_used: None,
+            use_count: 0,
+            fingerprint: "f".into(),
+        }
+    }
+
+    #[test]
+    fn platform_rows_long_rows_future_rows_and_unsigned_rows_are_refused() {
+        let now = Utc.timestamp_opt(1_800_000_100, 0).unwrap();
+        let user = || Owner::User("ada@example.com".into());
+        assert_eq!(refusal(&grant(user(), 90), 90, true, now), None, "a card's longest grant is honoured");
+        assert!(refusal(&grant(Owner::Platform, 1), 90, true, now).unwrap().contains("policy file"));
+        assert!(refusal(&grant(user(), 91), 90, true, now).unwrap().contains("91 days"));
+        assert!(refusal(&grant(user(), 1), 90, false, now).unwrap().contains("signature"));
+        let mut future = grant(user(), 30);
+        future.created = now + TimeDelta::days(365);
+        future.expires = Some(future.created + TimeDelta::days(30));
+        assert!(refusal(&future, 90, true, now).unwrap().contains("future"));
+    }
+}
