@@ -592,6 +592,7 @@ mod tests {
             caller: Caller { agent: Some("claude".into()), interactive: true },
             retry_marked: false,
             request: Some(request.to_owned()),
+            origin: None,
         };
 
         let first = tokio::spawn({

@@ -96,6 +96,7 @@ async fn run(steps: &[Step]) -> (Vec<(Step, PendingCard)>, Vec<gatehouse_core::a
             caller: Caller { agent: step.agent.map(str::to_owned), interactive: true },
             retry_marked: false,
             request: None,
+            origin: None,
         };
         let args = arguments(step);
         let call = tokio::spawn({

@@ -55,6 +55,7 @@ fn entry(i: u64) -> AuditEntry {
             _ => CallOutcome::Ok,
         },
         duration_ms: i * 7,
+        answered_via: None,
     }
 }
 
@@ -80,8 +81,11 @@ async fn grants_round_trip_and_the_index_follows_every_write() {
     assert!(store.list_grants().await.unwrap().is_empty());
 
     let g1 = grant("g1", "update_cells", 0);
+    // Platform grants come only from the policy file: the store refuses to keep one (issue 15, item 2).
+    let platform = Grant { owner: Owner::Platform, ..grant("p1", "delete_file", 10) };
+    let error = store.insert_grant(&platform).await.unwrap_err();
+    assert!(matches!(error, StoreError::RefusedGrant { ref id, .. } if id == "p1"), "{error}");
     let mut g2 = grant("g2", "delete_file", 10);
-    g2.owner = Owner::Platform;
     g2.agent = None;
     g2.constraint = None;
     g2.unattended = true;

@@ -14,6 +14,7 @@ mod sheets_common;
 mod store_engine;
 mod support;
 
+mod answers;
 mod approval_evaluators;
 mod approval_never;
 mod approval_properties;

@@ -10,10 +10,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::approval::model::{Grant, Owner};
 
-/// How far ahead of this process's clock a grant's creation may lie (another process's clock, a little off),
-/// so a row cannot pass the duration limit by claiming it was made in the future.
-const CLOCK_SKEW: TimeDelta = TimeDelta::minutes(5);
-
 /// A grant row the store holds but does not honour, and why, in words.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IgnoredGrant {
@@ -40,7 +36,7 @@ impl std::fmt::Display for IgnoredGrant {
 ///   ([`Policy::platform_grants`](crate::approval::policy::Policy::platform_grants)); the database never
 ///   holds one, so a `platform` row was put there by something else.
 /// - A grant lasts at most `max_days` from its creation, as the card offers; a longer one was not made on a
-///   card. A creation time in the future is refused too, or it would stretch the limit.
+///   card. A creation time in the future counts as now, or claiming one would stretch the limit.
 /// - A row whose MAC is missing or wrong was not written by Gatehouse with this person's key.
 pub fn refusal(grant: &Grant, max_days: u32, authentic: bool, now: DateTime<Utc>) -> Option<String> {
     if grant.owner == Owner::Platform {
@@ -51,14 +47,12 @@ pub fn refusal(grant: &Grant, max_days: u32, authentic: bool, now: DateTime<Utc>
     if !authentic {
         return Some("its signature is missing or wrong (it was written or changed without Gatehouse's key)".to_owned());
     }
-    if grant.created > now + CLOCK_SKEW {
-        return Some(format!("it claims to be made in the future ({})", grant.created.format("%Y-%m-%d %H:%M UTC")));
-    }
     let longest = TimeDelta::days(i64::from(max_days));
+    let from = grant.created.min(now);
     if let Some(expires) = grant.expires
-        && expires - grant.created > longest
+        && expires - from > longest
     {
-        let days = (expires - grant.created).num_days();
+        let days = (expires - from).num_days();
         return Some(format!("it lasts {days} days, longer than the {max_days} days the policy allows"));
     }
     None
@@ -96,9 +90,10 @@ mod tests {
         assert!(refusal(&grant(Owner::Platform, 1), 90, true, now).unwrap().contains("policy file"));
         assert!(refusal(&grant(user(), 91), 90, true, now).unwrap().contains("91 days"));
         assert!(refusal(&grant(user(), 1), 90, false, now).unwrap().contains("signature"));
+        // Made "in the future" to stretch the limit: counted from now.
         let mut future = grant(user(), 30);
         future.created = now + TimeDelta::days(365);
         future.expires = Some(future.created + TimeDelta::days(30));
-        assert!(refusal(&future, 90, true, now).unwrap().contains("future"));
+        assert!(refusal(&future, 90, true, now).unwrap().contains("395 days"));
     }
 }
