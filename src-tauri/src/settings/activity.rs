@@ -10,8 +10,8 @@ use gatehouse_core::approval::model::{DecisionSource, Grant};
 use gatehouse_core::approval::redact::target_constraint;
 use gatehouse_core::approval::store::{AuditMatch, AuditQuery, AuditRecord, SourceKind};
 use gatehouse_core::approval::words::{
-    GrantState, answer_channel_words, limit_words, one_line, outcome_words, parse_verdict, scope_words, short_id, source_words, time,
-    verdict_words,
+    GrantState, answer_channel_words, limit_words, one_line, outcome_words, parse_verdict, scope_words, short_id,
+    source_words, time, verdict_words,
 };
 use gatehouse_core::engine::Engine;
 use serde::{Deserialize, Serialize};

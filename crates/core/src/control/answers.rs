@@ -13,7 +13,8 @@
 use super::process;
 
 /// Where to answer instead, as every refusal says it.
-pub const WHERE_TO_ANSWER: &str = "Answer on the Gatehouse card next to the tray, or turn on *Answer from a terminal* on Gatehouse's Advanced page";
+pub const WHERE_TO_ANSWER: &str =
+    "Answer on the Gatehouse card next to the tray, or turn on *Answer from a terminal* on Gatehouse's Advanced page";
 
 /// What is known about one terminal answer.
 #[derive(Debug, Clone, Copy)]

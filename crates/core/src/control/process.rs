@@ -198,7 +198,13 @@ mod tests {
         let local = listener.local_addr().unwrap();
         // The client end is held by a child (this process is skipped as the server's own).
         let mut child = std::process::Command::new("python3")
-            .args(["-c", &format!("import socket,time; s=socket.create_connection(('127.0.0.1',{})); time.sleep(10)", local.port())])
+            .args([
+                "-c",
+                &format!(
+                    "import socket,time; s=socket.create_connection(('127.0.0.1',{})); time.sleep(10)",
+                    local.port()
+                ),
+            ])
             .spawn()
             .unwrap();
         let (_stream, peer) = listener.accept().unwrap();

@@ -178,15 +178,13 @@ impl From<&AuditVerification> for Verification {
             AuditVerification::Ok { records } => {
                 Verification { intact: true, records: Some(*records), broken_at: None, message, ignored: Vec::new() }
             }
-            AuditVerification::Broken(problem) => {
-                Verification {
-                    intact: false,
-                    records: None,
-                    broken_at: Some(problem.seq()),
-                    message,
-                    ignored: Vec::new(),
-                }
-            }
+            AuditVerification::Broken(problem) => Verification {
+                intact: false,
+                records: None,
+                broken_at: Some(problem.seq()),
+                message,
+                ignored: Vec::new(),
+            },
         }
     }
 }

@@ -398,9 +398,10 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
             sandbox_until_sign_in: http.sandbox_until_sign_in.load(Ordering::SeqCst),
         }),
         Request::Pending => Response::Pending(approvals.broker().pending()),
-        Request::Answer { id, .. } => {
-            Response::error(FailureKind::BadRequest, format!("approval {id}'s answer is taken with its connection's peer"))
-        }
+        Request::Answer { id, .. } => Response::error(
+            FailureKind::BadRequest,
+            format!("approval {id}'s answer is taken with its connection's peer"),
+        ),
         Request::Grants => {
             with_store(engine, |store| async move { store.list_grants().await.map(Response::Grants) }).await
         }
@@ -487,7 +488,10 @@ async fn terminal_answer(
 ) -> Response {
     let broker = engine.approvals().broker();
     let Some(origin) = broker.origin(id) else {
-        return Response::error(FailureKind::NotPending, crate::approval::broker::AnswerError::NotPending(id).to_string());
+        return Response::error(
+            FailureKind::NotPending,
+            crate::approval::broker::AnswerError::NotPending(id).to_string(),
+        );
     };
     let desktop = http.desktop.load(Ordering::SeqCst);
     // Read at each answer, so turning it off on the Advanced page counts at once.

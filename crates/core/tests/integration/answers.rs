@@ -103,7 +103,8 @@ async fn current_fingerprint(world: &World) -> String {
     // A real grant, made on a card, carries it.
     let write = start_write(world, "seed", None);
     let id = wait_for_card(world.home.path()).await;
-    let choice = gatehouse_core::approval::card::RawChoice { scope: "TOOL".into(), days: "1".into(), limit: "ANY".into() };
+    let choice =
+        gatehouse_core::approval::card::RawChoice { scope: "TOOL".into(), days: "1".into(), limit: "ANY".into() };
     world.engine.approvals().broker().answer(id, gatehouse_core::approval::card::RawAnswer::Always(choice)).unwrap();
     assert!(!write.await.unwrap().is_error);
     let grant = world.store.list_grants().await.unwrap().remove(0);
@@ -163,10 +164,11 @@ async fn answer_from_process(socket: &Path, id: u64) -> String {
         socket = socket.display().to_string()
     );
     // Waited for off the runtime's thread: the host answering it runs there.
-    let output = tokio::task::spawn_blocking(move || std::process::Command::new("python3").args(["-c", &script]).output())
-        .await
-        .unwrap()
-        .unwrap();
+    let output =
+        tokio::task::spawn_blocking(move || std::process::Command::new("python3").args(["-c", &script]).output())
+            .await
+            .unwrap()
+            .unwrap();
     String::from_utf8(output.stdout).unwrap()
 }
 

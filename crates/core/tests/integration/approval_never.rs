@@ -125,7 +125,12 @@ fn cells(sheet: &str) -> Value {
 }
 
 fn meta() -> CallMeta {
-    CallMeta { caller: Caller { agent: Some("claude".into()), interactive: true }, retry_marked: false, request: None, origin: None }
+    CallMeta {
+        caller: Caller { agent: Some("claude".into()), interactive: true },
+        retry_marked: false,
+        request: None,
+        origin: None,
+    }
 }
 
 async fn wait_for_card(approvals: &Approvals) -> PendingCard {

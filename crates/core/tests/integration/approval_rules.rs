@@ -618,11 +618,21 @@ fn policy(text: &str) -> Policy {
 }
 
 fn interactive(agent: Option<&str>) -> CallMeta {
-    CallMeta { caller: Caller { agent: agent.map(Into::into), interactive: true }, retry_marked: false, request: None, origin: None }
+    CallMeta {
+        caller: Caller { agent: agent.map(Into::into), interactive: true },
+        retry_marked: false,
+        request: None,
+        origin: None,
+    }
 }
 
 fn unattended(agent: &str) -> CallMeta {
-    CallMeta { caller: Caller { agent: Some(agent.into()), interactive: false }, retry_marked: false, request: None, origin: None }
+    CallMeta {
+        caller: Caller { agent: Some(agent.into()), interactive: false },
+        retry_marked: false,
+        request: None,
+        origin: None,
+    }
 }
 
 fn always(scope: &str, days: &str, limit: &str) -> RawAnswer {

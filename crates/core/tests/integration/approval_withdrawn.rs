@@ -133,7 +133,12 @@ fn assert_recorded_as_withdrawn(entry: &AuditEntry, agent: Option<&str>) {
 }
 
 fn meta() -> CallMeta {
-    CallMeta { caller: Caller { agent: Some(AGENT.into()), interactive: true }, retry_marked: false, request: None, origin: None }
+    CallMeta {
+        caller: Caller { agent: Some(AGENT.into()), interactive: true },
+        retry_marked: false,
+        request: None,
+        origin: None,
+    }
 }
 
 #[tokio::test]

@@ -232,7 +232,7 @@ impl Store {
             sqlx::query(concat!(
                 "INSERT INTO audit (",
                 audit_columns!(),
-                ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
             ))
             .bind(seq)
             .bind(time_text(&entry.time))

@@ -288,11 +288,14 @@ impl Store {
     /// so rows written since the last sync are included. `gatehouse grants` and `audit verify` say them.
     pub async fn ignored_grants(&self) -> Result<Vec<IgnoredGrant>, StoreError> {
         let inner = &self.inner;
-        let rows: Vec<GrantRow> =
-            sqlx::query_as(concat!("SELECT ", grant_columns!(), " FROM grants WHERE revoked IS NULL ORDER BY created, rowid"))
-                .fetch_all(&inner.pool)
-                .await
-                .map_err(StoreError::query(&inner.path, "read its grants"))?;
+        let rows: Vec<GrantRow> = sqlx::query_as(concat!(
+            "SELECT ",
+            grant_columns!(),
+            " FROM grants WHERE revoked IS NULL ORDER BY created, rowid"
+        ))
+        .fetch_all(&inner.pool)
+        .await
+        .map_err(StoreError::query(&inner.path, "read its grants"))?;
         let grants = rows.into_iter().map(|row| row.into_grant(&inner.path)).collect::<Result<Vec<_>, _>>()?;
         let ids: Vec<String> = grants.iter().map(|grant| grant.id.clone()).collect();
         inner.admit(grants, Utc::now());

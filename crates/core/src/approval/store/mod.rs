@@ -131,10 +131,11 @@ impl Store {
         let grants = grants::load_active(&pool, path).await?;
         let never = never::load_active(&pool, path).await?;
         let assistants = assistants::load_all(&pool, path).await?;
+        let never_count = never.len();
         let inner = Inner {
             pool,
             path: path.to_owned(),
-            index: RwLock::new(GrantIndex::new([])),
+            index: RwLock::new(GrantIndex::new(Vec::new())),
             never: RwLock::new(never),
             assistants: RwLock::new(assistants),
             writer: tokio::sync::Mutex::new(()),
@@ -143,7 +144,7 @@ impl Store {
         };
         let honoured = inner.admit(grants, chrono::Utc::now());
         *inner.index_mut() = GrantIndex::new(honoured);
-        tracing::debug!(path = %path.display(), grants = inner.index().len(), never = inner.never().len(), "approvals store open");
+        tracing::debug!(path = %path.display(), grants = inner.index().len(), never = never_count, "approvals store open");
         Ok(Store { inner: Arc::new(inner) })
     }
 

@@ -45,7 +45,9 @@ pub fn refusal(grant: &Grant, max_days: u32, authentic: bool, now: DateTime<Utc>
         );
     }
     if !authentic {
-        return Some("its signature is missing or wrong (it was written or changed without Gatehouse's key)".to_owned());
+        return Some(
+            "its signature is missing or wrong (it was written or changed without Gatehouse's key)".to_owned(),
+        );
     }
     let longest = TimeDelta::days(i64::from(max_days));
     let from = grant.created.min(now);
