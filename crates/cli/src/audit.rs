@@ -126,7 +126,7 @@ async fn verify(access: &mut Access) -> Result<()> {
     println!("{}", verification.message);
     if !verification.ignored.is_empty() {
         bail!(
-            "The approvals database holds {} grant row(s) that Gatehouse did not write (above): they are ignored, but something on this computer wrote into the file. Keep a copy of it for whoever investigates.",
+            "The audit log is intact, but the approvals database holds {} grant row(s) that Gatehouse ignores (above): no approval card made them. Keep a copy of the database as it is for whoever investigates.",
             verification.ignored.len()
         );
     }

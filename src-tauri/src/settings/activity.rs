@@ -83,6 +83,9 @@ pub struct ActivityRow {
     /// `ok`, `refused` or `error: …` (cut).
     pub outcome: String,
     pub duration_ms: u64,
+    /// Where the person answered the card ("on the approval card", "from a terminal: process 4242, …"), when
+    /// one was answered: a terminal answer stands out, since an assistant's shell could be one.
+    pub answered_via: Option<String>,
     /// The grant behind a call a standing approval allowed; `None` otherwise, or when it is gone from the store.
     pub grant: Option<GrantBehind>,
 }

@@ -421,7 +421,11 @@ impl Approvals {
             deadline: now + chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::MAX),
         };
         // The assistant's process, found while it still holds the connection (for a terminal answer's check).
-        let origin = meta.origin.and_then(|origin| origin.pid());
+        // Finding an HTTP client's process scans `/proc`: off the runtime's threads.
+        let origin = match meta.origin {
+            Some(origin) => tokio::task::spawn_blocking(move || origin.pid()).await.ok().flatten(),
+            None => None,
+        };
         let (raw, channel) = match self.broker.ask_from(pending, timeout, origin).await {
             Waited::Answered(raw, channel) => (raw, channel),
             Waited::Dismissed(why) => return (dismissed(name, why), None),

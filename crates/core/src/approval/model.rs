@@ -166,8 +166,8 @@ pub struct AuditEntry {
 pub enum AnswerChannel {
     /// The card window next to the tray.
     Card,
-    /// The desktop notification's buttons.
-    Notification,
+    // No `Notification`: a notification only announces a card and opens it (src-tauri/src/notify.rs); its
+    // answer is the card's.
     /// `gatehouse approvals` over the control socket, from process `pid` running `exe` (when the OS says).
     Terminal {
         pid: Option<u32>,
@@ -180,7 +180,6 @@ impl std::fmt::Display for AnswerChannel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             AnswerChannel::Card => f.write_str("card"),
-            AnswerChannel::Notification => f.write_str("notification"),
             AnswerChannel::Terminal { pid, exe } => {
                 f.write_str("terminal")?;
                 match (pid, exe) {
@@ -196,7 +195,13 @@ impl std::fmt::Display for AnswerChannel {
 impl AnswerChannel {
     /// The form kept in the audit log's `answered_via` column (JSON: the hash covers it as stored).
     pub fn to_column(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| "{\"kind\":\"card\"}".to_owned())
+        // Built by hand rather than with `serde_json::to_string`, which can't fail here but says it might:
+        // no fallback that could record the wrong channel. `from_column` reads it back with the derive.
+        let value = match self {
+            AnswerChannel::Card => serde_json::json!({ "kind": "card" }),
+            AnswerChannel::Terminal { pid, exe } => serde_json::json!({ "kind": "terminal", "pid": pid, "exe": exe }),
+        };
+        value.to_string()
     }
 
     pub fn from_column(text: &str) -> Result<AnswerChannel, String> {

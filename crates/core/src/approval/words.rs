@@ -190,7 +190,6 @@ pub fn source_words(source: &DecisionSource, is_never_rule: impl Fn(&str) -> boo
 pub fn answer_channel_words(channel: &AnswerChannel) -> String {
     match channel {
         AnswerChannel::Card => "on the approval card".to_owned(),
-        AnswerChannel::Notification => "on the notification".to_owned(),
         AnswerChannel::Terminal { pid: None, .. } => "from a terminal (`gatehouse approvals`)".to_owned(),
         AnswerChannel::Terminal { pid: Some(pid), exe: None } => format!("from a terminal: process {pid}"),
         AnswerChannel::Terminal { pid: Some(pid), exe: Some(exe) } => {

@@ -1,7 +1,7 @@
 //! Which terminal answers a host takes. An answer from `gatehouse approvals allow|deny|always` arrives on the
 //! control socket, which any program of this OS user can reach, an assistant's shell commands included; so:
 //!
-//! 1. while the desktop app hosts, cards are answered on the card (and its notification) only, unless the
+//! 1. while the desktop app hosts, cards are answered on the card only (a notification opens the card), unless the
 //!    person turned on *Answer from a terminal* on the Advanced page (a setting the control socket cannot
 //!    change, see [`crate::settings::Key::AnswerFromTerminal`]);
 //! 2. everywhere (a headless host too), an answer from the assistant whose call the card is about, or from a
@@ -12,9 +12,13 @@
 
 use super::process;
 
-/// Where to answer instead, as every refusal says it.
+/// Where to answer instead while the desktop app hosts, as its refusals say it.
 pub const WHERE_TO_ANSWER: &str =
     "Answer on the Gatehouse card next to the tray, or turn on *Answer from a terminal* on Gatehouse's Advanced page";
+
+/// Where to answer instead on a headless host (no card to answer on).
+pub const WHERE_TO_ANSWER_HEADLESS: &str =
+    "Answer with `gatehouse approvals` in a terminal you opened yourself, not one the assistant started";
 
 /// What is known about one terminal answer.
 #[derive(Debug, Clone, Copy)]
@@ -39,6 +43,11 @@ pub fn refusal(answer: &TerminalAnswer) -> Option<String> {
             "Approval {id} was not answered: while the Gatehouse app is open, approvals are answered on its card, not from a terminal. {WHERE_TO_ANSWER}."
         ));
     }
+    let instead = if answer.desktop {
+        "Answer on the Gatehouse card next to the tray, or from a terminal you opened yourself"
+    } else {
+        WHERE_TO_ANSWER_HEADLESS
+    };
     let (Some(pid), Some(origin)) = (answer.pid, answer.origin) else {
         // Not known (another OS than Linux for the origin, or Windows for the peer): nothing to compare.
         return None;
@@ -46,19 +55,13 @@ pub fn refusal(answer: &TerminalAnswer) -> Option<String> {
     match process::descends_from(pid, origin) {
         Some(false) => None,
         Some(true) => Some(format!(
-            "Approval {id} was not answered: the answer came from the assistant whose call it is about (process {origin}), or from a program it started. An assistant can't approve its own changes. {WHERE_TO_ANSWER}, from a terminal the assistant did not open."
+            "Approval {id} was not answered: the answer came from the assistant whose call it is about (process {origin}), or from a program it started. An assistant can't approve its own changes. {instead}."
         )),
         // The walk broke (a process on the way ended): not knowing, refuse.
         None => Some(format!(
-            "Approval {id} was not answered: Gatehouse could not tell whether the answer came from the assistant whose call it is about. Try again, or {}.",
-            lowercase_first(WHERE_TO_ANSWER)
+            "Approval {id} was not answered: Gatehouse could not tell whether the answer came from the assistant whose call it is about (a process on the way ended). Try again. {instead}."
         )),
     }
-}
-
-fn lowercase_first(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map(|first| first.to_lowercase().chain(chars).collect()).unwrap_or_default()
 }
 
 #[cfg(test)]

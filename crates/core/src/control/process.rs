@@ -23,14 +23,25 @@ impl Origin {
     pub fn parent_of_this_process() -> Option<Origin> {
         #[cfg(unix)]
         {
-            let parent = std::os::unix::process::parent_id();
-            // Parent 1 (or 0) means the assistant is gone and the serve was adopted: nothing to name.
-            (parent > 1).then_some(Origin::Pid(parent))
+            Origin::starter(std::os::unix::process::parent_id())
         }
         #[cfg(not(unix))]
         {
             None
         }
+    }
+
+    /// The assistant of a relaying `gatehouse serve` whose process is `relay` (the control socket's peer):
+    /// the relay's parent, read by the host from the OS, never from what the relay says.
+    pub fn parent_of_relay(relay: u32) -> Option<Origin> {
+        parent_of(relay).and_then(Origin::starter)
+    }
+
+    /// `parent`, the process that started a `gatehouse serve`, as the assistant. Parent 1 (or 0) means the
+    /// assistant is gone and the serve was adopted: nothing to name (every process descends from 1, so
+    /// naming it would refuse every answer).
+    fn starter(parent: u32) -> Option<Origin> {
+        (parent > 1).then_some(Origin::Pid(parent))
     }
 
     /// The assistant's process id, when it can be found.
@@ -47,15 +58,24 @@ pub fn parent_of(pid: u32) -> Option<u32> {
     #[cfg(target_os = "linux")]
     {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // `pid (comm) state ppid …`: the command name may hold spaces and parentheses, so read after the last `)`.
-        let after = &stat[stat.rfind(')')? + 1..];
-        after.split_whitespace().nth(1)?.parse().ok()
+        parent_in_stat(&stat)
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = pid;
         None
     }
+}
+
+/// The parent pid in the text of a `/proc/<pid>/stat`: `pid (comm) state ppid …`. The command name is the
+/// process's own choice (`prctl`, or the name of the file it runs) and may hold spaces, parentheses and
+/// newlines, so the fields are read after the *last* `)`, which the kernel writes right after it.
+#[cfg(any(target_os = "linux", test))]
+fn parent_in_stat(stat: &str) -> Option<u32> {
+    let after = stat.get(stat.rfind(')')? + 1..)?;
+    let mut fields = after.split_ascii_whitespace();
+    let _state = fields.next()?;
+    fields.next()?.parse().ok()
 }
 
 /// Whether `pid` is `ancestor` or one of its descendants; `None` when the OS does not say (not Linux, or a
@@ -164,14 +184,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_parent_is_read_whatever_the_command_name_holds() {
+        assert_eq!(parent_in_stat("4242 (bash) S 77 4242 4242 0 -1 4194560 1 0"), Some(77));
+        // A name written to look like other fields: only what follows the last `)` counts.
+        assert_eq!(parent_in_stat("4242 (x) S 1 1 (y) R 99) S 77 4242 4242 0 -1"), Some(77));
+        assert_eq!(parent_in_stat("4242 (two words\nand a line) S 77 1 1"), Some(77));
+        assert_eq!(parent_in_stat("4242 (cut short) S"), None);
+        assert_eq!(parent_in_stat("4242 no name S 77"), None);
+        assert_eq!(parent_in_stat("4242 (x) S -5 1"), None);
+    }
+
+    #[test]
     fn proc_addresses_read_as_the_kernel_writes_them() {
         assert_eq!(proc_address("0100007F:1F90"), Some("127.0.0.1:8080".parse().unwrap()));
         assert_eq!(proc_address("00000000000000000000000001000000:0050"), Some("[::1]:80".parse().unwrap()));
         assert_eq!(proc_address("0000000000000000FFFF00000100007F:0050"), Some("127.0.0.1:80".parse().unwrap()));
         assert_eq!(proc_address("zz:1"), None);
         let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0100007F:D431 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1000        0 424242 1 0 20 4 30 10 -1\n";
-        let peer = "127.0.0.1:54321".parse().unwrap();
-        let local = "127.0.0.1:8080".parse().unwrap();
+        let peer: SocketAddr = "127.0.0.1:54321".parse().unwrap();
+        let local: SocketAddr = "127.0.0.1:8080".parse().unwrap();
         assert_eq!(socket_inode(table, peer, local.port()), Some(424242));
         assert_eq!(socket_inode(table, local, peer.port()), None, "the server's own side is not the client's");
     }
@@ -189,6 +220,29 @@ mod tests {
         assert!(executable_of(child.id()).unwrap().ends_with("sleep"));
         child.kill().unwrap();
         child.wait().unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_child_named_to_look_like_init_s_is_still_traced_to_its_parent() {
+        // The kernel names a process after the file it runs: a link whose name mimics the stat fields
+        // ("… S 1 …", as though its parent were init) must not cut the walk short.
+        let dir = tempfile::tempdir().unwrap();
+        let sleep = which_sleep();
+        let disguised = dir.path().join("x) S 1 1 (y");
+        std::os::unix::fs::symlink(&sleep, &disguised).unwrap();
+        let mut child = std::process::Command::new(&disguised).arg("5").spawn().unwrap();
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", child.id())).unwrap();
+        assert!(stat.contains("(x) S 1 1 (y)"), "the name is as planted: {stat}");
+        assert_eq!(parent_of(child.id()), Some(std::process::id()));
+        assert_eq!(descends_from(child.id(), std::process::id()), Some(true));
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    fn which_sleep() -> std::path::PathBuf {
+        ["/usr/bin/sleep", "/bin/sleep"].iter().map(std::path::PathBuf::from).find(|path| path.exists()).unwrap()
     }
 
     #[cfg(target_os = "linux")]

@@ -110,7 +110,7 @@ impl ControlHandle {
         self.http.sandbox_until_sign_in.store(true, Ordering::SeqCst);
     }
 
-    /// Says this host is the desktop app: from now on a card is answered on the card (or its notification),
+    /// Says this host is the desktop app: from now on a card is answered on the card,
     /// and a terminal answer is refused unless the person turned on *Answer from a terminal* (see `answers`).
     pub fn answer_on_cards(&self) {
         self.http.desktop.store(true, Ordering::SeqCst);
@@ -265,7 +265,7 @@ where
             Ok(Request::Call { name, arguments, mut meta, tools, progress }) => {
                 // The relay is a `gatehouse serve` its assistant started: the assistant is the relay's parent.
                 // Found here from the socket's peer, never taken from what the relay says.
-                meta.origin = peer.pid.and_then(super::process::parent_of).map(super::process::Origin::Pid);
+                meta.origin = peer.pid.and_then(super::process::Origin::parent_of_relay);
                 // Steps the call reports go out as `progress` lines while it runs, before its answer.
                 let (steps, mut heard) = tokio::sync::mpsc::unbounded_channel();
                 let progress = if progress {
@@ -398,9 +398,10 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
             sandbox_until_sign_in: http.sandbox_until_sign_in.load(Ordering::SeqCst),
         }),
         Request::Pending => Response::Pending(approvals.broker().pending()),
+        // Answers are taken in `answer`, where the connection's peer is known (see `terminal_answer`).
         Request::Answer { id, .. } => Response::error(
             FailureKind::BadRequest,
-            format!("approval {id}'s answer is taken with its connection's peer"),
+            format!("Approval {id} was not answered: this connection can't answer approvals."),
         ),
         Request::Grants => {
             with_store(engine, |store| async move { store.list_grants().await.map(Response::Grants) }).await

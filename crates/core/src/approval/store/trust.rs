@@ -23,25 +23,26 @@ impl std::fmt::Display for IgnoredGrant {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "The grant {} for {} in the approvals database is ignored: {}. It was not made by Gatehouse: something else wrote it into the file.",
+            "The grant {} for {} in the approvals database is ignored: {}.",
             self.id, self.tool, self.reason
         )
     }
 }
 
 /// Why the store must not honour `grant` (a row it read, or one it is asked to write), or `None` when it
-/// may. `max_days` is the policy's longest grant; `authentic` whether the row's MAC checked (see `seal`).
+/// may. `max_days` is the policy's longest grant; `authentic` whether the row's MAC checked. Grant rows carry
+/// no MAC yet (issue 15, item 2, the keychain key is still to do), so every caller passes `true` for now.
 ///
 /// - A platform grant comes only from the administrator's policy file, which the engine reads itself
 ///   ([`Policy::platform_grants`](crate::approval::policy::Policy::platform_grants)); the database never
 ///   holds one, so a `platform` row was put there by something else.
 /// - A grant lasts at most `max_days` from its creation, as the card offers; a longer one was not made on a
 ///   card. A creation time in the future counts as now, or claiming one would stretch the limit.
-/// - A row whose MAC is missing or wrong was not written by Gatehouse with this person's key.
+/// - A row whose MAC is missing or wrong was not written by Gatehouse with this person's key (once rows have one).
 pub fn refusal(grant: &Grant, max_days: u32, authentic: bool, now: DateTime<Utc>) -> Option<String> {
     if grant.owner == Owner::Platform {
         return Some(
-            "it claims to come from the administrator's policy file, but such grants are read from the policy file only, never from the database".to_owned(),
+            "it claims to come from the administrator's policy file, but such grants are read from the policy file only, never from the database, so something other than Gatehouse wrote it into the file".to_owned(),
         );
     }
     if !authentic {
@@ -49,13 +50,16 @@ pub fn refusal(grant: &Grant, max_days: u32, authentic: bool, now: DateTime<Utc>
             "its signature is missing or wrong (it was written or changed without Gatehouse's key)".to_owned(),
         );
     }
+    // A grant that never ends never applies either: that is the decision's rule (`decide`, tested by
+    // `approval_rules::a_grant_without_expiry_never_applies`), kept there alone.
+    let expires = grant.expires?;
     let longest = TimeDelta::days(i64::from(max_days));
     let from = grant.created.min(now);
-    if let Some(expires) = grant.expires
-        && expires - from > longest
-    {
+    if expires - from > longest {
         let days = (expires - from).num_days();
-        return Some(format!("it lasts {days} days, longer than the {max_days} days the policy allows"));
+        return Some(format!(
+            "it lasts {days} days, longer than the {max_days} days the policy allows: no card offers that, so something other than Gatehouse wrote it into the file, or the administrator lowered max_days since it was made"
+        ));
     }
     None
 }
