@@ -21,11 +21,7 @@ pub struct IgnoredGrant {
 
 impl std::fmt::Display for IgnoredGrant {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "The grant {} for {} in the approvals database is ignored: {}.",
-            self.id, self.tool, self.reason
-        )
+        write!(f, "The grant {} for {} in the approvals database is ignored: {}.", self.id, self.tool, self.reason)
     }
 }
 
