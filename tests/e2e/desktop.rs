@@ -76,7 +76,8 @@ async fn a_card_in_real_webkit_always_allow_for_one_spreadsheet_then_revoked_in_
     let first = start_write(&peer, write(&budget, "Sales", "J1", "approved on the card"));
     let webdriver = app.webdriver().await.expect("WebDriver attaches to the card window").clone();
     let [who, heading, target]: [String; 3] = card_on_screen(&webdriver).await.try_into().unwrap();
-    assert_eq!(who, format!("“{ASSISTANT}” wants to"));
+    // It connected over stdio, so its name is only what it says of itself (issue 15, item 5).
+    assert_eq!(who, format!("“{ASSISTANT}” (says it is) wants to"));
     assert_eq!(heading, "Update cells");
     assert!(target.contains("“Budget 2026”") && target.contains(&budget), "{target}");
     // The focus is never on an Allow button.

@@ -251,7 +251,7 @@ async fn gatehouse_log_debug_keeps_tool_results_out_of_stderr() {
     });
     let client = ().serve(transport).await.expect("connect");
     let id = budget_id(&client).await;
-    let read = call(&client, "get_sheet_data", json!({ "spreadsheet_id": id })).await.unwrap();
+    let read = call(&client, "get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Sales" })).await.unwrap();
     assert!(!read.is_error.unwrap_or(false), "{}", text(&read));
     // Every text cell of the sample sheet longer than a few letters: none may reach the log.
     let cells: Vec<String> = json(&read)["values"]
