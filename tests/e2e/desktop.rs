@@ -133,6 +133,10 @@ async fn a_card_in_real_webkit_always_allow_for_one_spreadsheet_then_revoked_in_
     let next = "return document.getElementById('queue').textContent === ''
         && document.getElementById('arguments').textContent.includes('waits behind')";
     webdriver.wait_for("the second card", next, Duration::from_secs(30)).await.unwrap();
+    // A card drawn where another just was keeps its answers inert for a moment (issue 15, item 6): a person
+    // answers once its buttons are live again.
+    let live = "return !document.getElementById('deny').disabled";
+    webdriver.wait_for("the second card's answers", live, Duration::from_secs(5)).await.unwrap();
     webdriver.press_escape().await.unwrap();
     let refused =
         tokio::time::timeout(Duration::from_secs(30), behind).await.expect("the call returns").unwrap().unwrap();
