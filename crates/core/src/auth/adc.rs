@@ -87,7 +87,7 @@ pub enum AdcError {
     )]
     NoMetadataAccount { host: String, detail: String },
     #[error("The credential file {path} ({origin}) is not used: {refused}")]
-    Rerouted { origin: &'static str, path: String, refused: crate::google::endpoint::CredentialRefused },
+    Rerouted { origin: &'static str, path: String, refused: Box<crate::google::endpoint::CredentialRefused> },
     #[error(
         "GCE_METADATA_HOST is set to {host}, which is not this computer, while GATEHOUSE_GOOGLE_ENDPOINT sends every Google request to {endpoint}: the metadata server's tokens are Google's and are not sent there. Unset GATEHOUSE_GOOGLE_ENDPOINT, or point GCE_METADATA_HOST at an emulator on this computer."
     )]
@@ -325,7 +325,11 @@ fn from_file(
             let what = format!("The refresh token in {}", path.display());
             let token_url = endpoints
                 .credential_url(file.token_uri.as_deref().unwrap_or(TOKEN_URL), None, &what)
-                .map_err(|refused| AdcError::Rerouted { origin, path: path.display().to_string(), refused })?;
+                .map_err(|refused| AdcError::Rerouted {
+                    origin,
+                    path: path.display().to_string(),
+                    refused: Box::new(refused),
+                })?;
             let user = AuthorizedUser::new(
                 client_id,
                 client_secret,

@@ -171,9 +171,10 @@ async fn write_until_killed(setup: &str) {
             })
         })
         .collect();
-    for task in tasks {
-        task.await.unwrap();
-    }
+    // The writers go on until this process is killed, so this waits for ever; one that stops (it panicked) ends
+    // the child at once, and the parent's checks find the run short.
+    let (stopped, _, _) = futures::future::select_all(tasks).await;
+    panic!("a writer stopped before this process was killed: {stopped:?}");
 }
 
 /// Unit-level: a pending record is off the chain, completed in place of a second record, and one left by a

@@ -187,10 +187,10 @@ async fn gclouds_sign_in_is_not_sent_to_an_emulator() {
 
     // Named by GOOGLE_APPLICATION_CREDENTIALS: an error that says why.
     let vars = HashMap::from([("GOOGLE_APPLICATION_CREDENTIALS", path_text.as_str()), ("NO_GCE_CHECK", "true")]);
-    let error = adc::resolve(|name| vars.get(name).map(|v| (*v).to_owned()), &recorder.endpoints(), &http())
-        .await
-        .err()
-        .expect("refused");
+    let Err(error) = adc::resolve(|name| vars.get(name).map(|v| (*v).to_owned()), &recorder.endpoints(), &http()).await
+    else {
+        panic!("gcloud's sign-in named by GOOGLE_APPLICATION_CREDENTIALS was not refused");
+    };
     assert!(matches!(error, AdcError::Rerouted { .. }), "{error:?}");
     assert!(error.to_string().contains("GATEHOUSE_GOOGLE_ENDPOINT"), "{error}");
     // Found in gcloud's folder without being asked for: skipped.

@@ -61,8 +61,7 @@ async fn logged_while_reading(setting: &str) -> String {
     let text = serde_json::to_string(&result).unwrap();
     assert!(text.contains("98765"), "the assistant got the cell: {text}");
     client.cancel().await.expect("close");
-    let logged = String::from_utf8_lossy(&buffer.0.lock().unwrap()).into_owned();
-    logged
+    String::from_utf8_lossy(&buffer.0.lock().unwrap()).into_owned()
 }
 
 #[tokio::test]
