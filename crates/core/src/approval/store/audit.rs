@@ -170,10 +170,7 @@ impl AuditRow {
     pub fn entry(&self) -> Result<AuditEntry, String> {
         Ok(AuditEntry {
             time: parse_time(&self.time).map_err(|e| format!("its time {:?}: {e}", self.time))?,
-            agent: self
-                .agent
-                .clone()
-                .map(|name| crate::approval::model::Agent { name, self_reported: self.agent_self_reported != 0 }),
+            agent: stored_agent(&self.agent, self.agent_self_reported),
             tool: self.tool.clone(),
             arguments: serde_json::from_str(&self.arguments).map_err(|e| format!("its arguments: {e}"))?,
             target: self.target.clone(),
@@ -218,10 +215,7 @@ impl PendingRow {
     fn interrupted(&self) -> Result<AuditEntry, String> {
         Ok(AuditEntry {
             time: parse_time(&self.time).map_err(|e| format!("its time {:?}: {e}", self.time))?,
-            agent: self
-                .agent
-                .clone()
-                .map(|name| crate::approval::model::Agent { name, self_reported: self.agent_self_reported != 0 }),
+            agent: stored_agent(&self.agent, self.agent_self_reported),
             tool: self.tool.clone(),
             arguments: serde_json::from_str(&self.arguments).map_err(|e| format!("its arguments: {e}"))?,
             target: self.target.clone(),
@@ -231,6 +225,11 @@ impl PendingRow {
             duration_ms: 0,
         })
     }
+}
+
+/// The caller as its `agent` and `agent_self_reported` columns keep it (in `audit` and `audit_pending` alike).
+fn stored_agent(name: &Option<String>, self_reported: i64) -> Option<crate::approval::model::Agent> {
+    name.clone().map(|name| crate::approval::model::Agent { name, self_reported: self_reported != 0 })
 }
 
 /// What is stored and hashed of an entry: its duration within SQLite's signed integer (no call lasts 292
