@@ -12,6 +12,7 @@ pub mod drive;
 pub mod endpoint;
 pub mod error;
 pub mod gmail;
+pub mod mcp;
 pub mod retry;
 pub mod sheets;
 pub mod token_cache;
