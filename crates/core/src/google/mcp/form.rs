@@ -4,7 +4,7 @@
 //! in it is written by a server and repeated from documents and mail, so it is hostile text: the card shows it
 //! escaped (`shown`), and the answer sent back is checked against the form's own schema before it leaves.
 
-use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema, InputRequest};
+use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema, InputRequest, InputResponses};
 use serde_json::{Map, Value};
 
 /// One form Google asks the person to fill in before it runs a call.
@@ -28,6 +28,38 @@ pub enum FormAnswer {
     Decline,
     /// The person dismissed the card, or it timed out.
     Cancel,
+}
+
+/// What one round of a call to a Google MCP server gave: its result, or forms for the person first.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Round<T> {
+    /// Google ran the call (or refused it in words): the call is over.
+    Done(T),
+    /// Google asks the person first; the same call is repeated with [`Repeat`].
+    AsksPerson {
+        /// The forms, in Google's order (usually one).
+        forms: Vec<GoogleForm>,
+        /// Google's opaque state, sent back unchanged on the repeated call.
+        request_state: Option<String>,
+    },
+}
+
+/// What the repeated call carries: the person's answers, and Google's state unchanged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repeat {
+    /// Each form's answer under its key (`inputResponses`).
+    pub input_responses: InputResponses,
+    /// Google's `requestState`, as it came.
+    pub request_state: Option<String>,
+}
+
+impl Repeat {
+    /// The repeated call's payload from the person's answers, one per form.
+    pub fn new(answers: &[(GoogleForm, FormAnswer)], request_state: Option<String>) -> Self {
+        let input_responses =
+            answers.iter().map(|(form, answer)| (form.key.clone(), answer.to_elicit_result())).collect();
+        Self { input_responses, request_state }
+    }
 }
 
 impl GoogleForm {
