@@ -2,7 +2,7 @@
 //! one that arrived while the card window did not get the focus (another app in front, another workspace).
 //! Clicking the notification opens the card.
 //!
-//! A notification only announces: answers still come from the card window (or `gatehouse approvals`). Without
+//! A notification only announces: answers still come from the card window (or `gatehouse approvals`, when the person turned on *Answer from a terminal*). Without
 //! a notification server (a bare window manager, a headless session) nothing is shown and the card works as
 //! before, so every failure here is logged at debug and dropped.
 

@@ -85,10 +85,36 @@ pub fn gatehouse(home: &Home) -> Command {
 pub type Client = RunningService<RoleClient, ()>;
 
 /// Starts `gatehouse` with `args` and connects rmcp's client over stdio.
+///
+/// The test plays the person at another terminal (`run_gatehouse`), so it must not be the assistant: a
+/// terminal answer from the assistant's own process tree is refused (`control::answers`). The serve's parent,
+/// which Gatehouse takes for the assistant, is a `sh` standing in for it; the test talks through its pipes.
 pub async fn stdio_client(command: Command) -> Result<Client> {
-    let (transport, _) =
-        TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().context("spawning gatehouse")?;
+    let (transport, _) = TokioChildProcess::builder(as_started_by_an_assistant(command))
+        .stderr(Stdio::null())
+        .spawn()
+        .context("spawning gatehouse")?;
     Ok(().serve(transport).await?)
+}
+
+/// `command`, started by a `sh` of its own (not `exec`: the shell stays, as an assistant's process would).
+pub fn as_started_by_an_assistant(command: Command) -> Command {
+    let original = command.as_std();
+    // `"$0" "$@"` followed by more, so no shell turns it into an `exec`.
+    let mut wrapped = Command::new("sh");
+    wrapped.arg("-c").arg("\"$0\" \"$@\"; status=$?; exit $status").arg(original.get_program());
+    wrapped.args(original.get_args());
+    for (key, value) in original.get_envs() {
+        match value {
+            Some(value) => wrapped.env(key, value),
+            None => wrapped.env_remove(key),
+        };
+    }
+    if let Some(dir) = original.get_current_dir() {
+        wrapped.current_dir(dir);
+    }
+    wrapped.kill_on_drop(true);
+    wrapped
 }
 
 /// Calls a tool and returns its result.

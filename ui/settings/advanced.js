@@ -43,6 +43,10 @@
       label: "Start in the sandbox",
       hint: "Use the built-in sample files instead of your Google account, to try things out safely.",
     },
+    answer_from_terminal: {
+      label: "Answer from a terminal",
+      hint: "Also take answers to requests from `gatehouse approvals` in a terminal while this app is open. Leave it off if an assistant can run commands on this computer: it could answer its own requests. Even when on, an answer from an assistant or a program it started is refused.",
+    },
   };
 
   // 1000000 → "1,000,000", whatever the system's locale data.

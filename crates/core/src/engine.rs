@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::approval::gate::TargetNames;
-use crate::approval::model::{Agent, AuditEntry, CallOutcome, DecisionSource, Verdict};
+use crate::approval::model::{Agent, AnswerChannel, AuditEntry, CallOutcome, DecisionSource, Verdict};
 use crate::approval::policy::Policy;
 use crate::approval::store::{PendingAudit, Store};
 use crate::approval::{Approvals, CallMeta, Permit, redact};
@@ -127,7 +127,10 @@ struct Unfinished<'a> {
 
 impl Unfinished<'_> {
     /// The call was let through: dropped from now on, it was stopped while it ran.
-    fn decided(&mut self, permit: &Permit) {
+    fn decided(&mut self, permit: &Permit, answered_via: Option<AnswerChannel>) {
+        if let Some(entry) = &mut self.entry {
+            entry.answered_via = answered_via;
+        }
         if let (Some(entry), Permit::Run { source }) = (&mut self.entry, permit) {
             entry.verdict = Verdict::Allowed;
             entry.source = source.clone();
@@ -348,6 +351,7 @@ impl Engine {
                 source: DecisionSource::Withdrawn,
                 outcome: CallOutcome::Refused,
                 duration_ms: 0,
+                answered_via: None,
             }),
             started,
         };
@@ -373,8 +377,9 @@ impl Engine {
                         Some(Claim::First(first)) => Some(first),
                         None => None,
                     };
-                    let permit = self.approvals.permit(tool, &arguments, meta, account.as_deref()).await;
-                    unfinished.decided(&permit);
+                    let (permit, answered_via) =
+                        self.approvals.permit_answered(tool, &arguments, meta, account.as_deref()).await;
+                    unfinished.decided(&permit, answered_via);
                     // A change is on disk as pending before it is sent, or not sent at all.
                     let permit = match (permit, &tool.meta.access) {
                         (Permit::Run { source }, Access::Write { .. }) => match unfinished.record_before().await {

@@ -61,11 +61,15 @@ pub enum Key {
     /// How long the response cache may serve a kept answer (`set_cache_ttl`); 0 turns the cache off. Applies
     /// at once: the cache reads it at every call.
     CacheTtl,
+    /// Take answers to cards from `gatehouse approvals` in a terminal while the desktop app hosts (off by
+    /// default: see `control::answers`). Saved only from the desktop app's Advanced page: nothing on the control
+    /// socket changes settings, so a program that can reach the socket can't turn it on. Applies at once.
+    AnswerFromTerminal,
 }
 
 impl Key {
     /// Every setting, in the order the settings window shows them.
-    pub const ALL: [Key; 7] = [
+    pub const ALL: [Key; 8] = [
         Key::ResponseCap,
         Key::CacheTtl,
         Key::GateReads,
@@ -73,7 +77,16 @@ impl Key {
         Key::ExportDir,
         Key::EnabledTools,
         Key::StartInSandbox,
+        Key::AnswerFromTerminal,
     ];
+
+    /// Whether a saved value counts only when its row is sealed with Gatehouse's key (see
+    /// `approval::store::seal`): the settings whose forged row would loosen what the cards protect. Only
+    /// *Answer from a terminal*: the others can't loosen anything a missing row doesn't (a removed row means
+    /// the default, and no seal can show a row was removed), or only tighten it.
+    pub fn needs_seal(self) -> bool {
+        matches!(self, Key::AnswerFromTerminal)
+    }
 
     /// The key in the store and in the settings window's commands.
     pub const fn name(self) -> &'static str {
@@ -85,6 +98,7 @@ impl Key {
             Key::ApprovalTimeout => "approval_timeout",
             Key::StartInSandbox => "start_in_sandbox",
             Key::CacheTtl => "cache_ttl",
+            Key::AnswerFromTerminal => "answer_from_terminal",
         }
     }
 
@@ -95,7 +109,8 @@ impl Key {
             Key::EnabledTools => Some("ENABLED_TOOLS"),
             Key::ExportDir => Some("GATEHOUSE_EXPORT_DIR"),
             Key::StartInSandbox => Some("GATEHOUSE_SANDBOX"),
-            Key::GateReads | Key::ApprovalTimeout | Key::CacheTtl => None,
+            // No variable may turn on terminal answers: whoever starts a process could set it.
+            Key::GateReads | Key::ApprovalTimeout | Key::CacheTtl | Key::AnswerFromTerminal => None,
         }
     }
 
@@ -109,6 +124,7 @@ impl Key {
             Key::ApprovalTimeout => "The time to answer a card",
             Key::StartInSandbox => "Starting in the sandbox",
             Key::CacheTtl => "How long answers are cached",
+            Key::AnswerFromTerminal => "Answering from a terminal",
         }
     }
 
@@ -153,6 +169,7 @@ pub struct PersonSettings {
     pub approval_timeout: Option<Duration>,
     pub start_in_sandbox: Option<bool>,
     pub cache_ttl: Option<Duration>,
+    pub answer_from_terminal: Option<bool>,
 }
 
 impl PersonSettings {
@@ -161,9 +178,15 @@ impl PersonSettings {
     pub async fn load(store: &Store) -> Result<Self, StoreError> {
         let mut settings = PersonSettings::default();
         for key in Key::ALL {
-            if let Some(text) = store.get_setting(key.name()).await?
-                && let Err(error) = settings.read(key, &text)
+            let Some((text, seal)) = store.get_sealed_setting(key.name()).await? else { continue };
+            // A setting that would loosen what the card protects counts only when Gatehouse wrote it.
+            if key.needs_seal()
+                && let Some(problem) = seal.problem()
             {
+                tracing::warn!("the saved setting {key} is ignored: {problem}");
+                continue;
+            }
+            if let Err(error) = settings.read(key, &text) {
                 tracing::warn!("the saved setting {key} ({text:?}) is ignored: {error}");
             }
         }
@@ -207,6 +230,7 @@ impl PersonSettings {
             }
             Key::StartInSandbox => self.start_in_sandbox = Some(saved_switch(key, text)?),
             Key::CacheTtl => self.cache_ttl = Some(cache_ttl(&json!(text))?),
+            Key::AnswerFromTerminal => self.answer_from_terminal = Some(saved_switch(key, text)?),
         }
         Ok(())
     }
@@ -280,6 +304,7 @@ pub struct Effective {
     pub approval_timeout: Decided<Duration>,
     pub start_in_sandbox: Decided<bool>,
     pub cache_ttl: Decided<Duration>,
+    pub answer_from_terminal: Decided<bool>,
 }
 
 /// Whether `variable` is set (an empty value counts as unset, as [`Config`] reads it).
@@ -337,7 +362,20 @@ pub fn decide(
         (None, None) => decided(false, Source::Default),
     };
     let cache_ttl = decide_cache_ttl(person.cache_ttl);
-    Effective { response_cap, gate_reads, enabled_tools, export_dir, approval_timeout, start_in_sandbox, cache_ttl }
+    let answer_from_terminal = match person.answer_from_terminal {
+        Some(on) => decided(on, Source::Person),
+        None => decided(false, Source::Default),
+    };
+    Effective {
+        response_cap,
+        gate_reads,
+        enabled_tools,
+        export_dir,
+        approval_timeout,
+        start_in_sandbox,
+        cache_ttl,
+        answer_from_terminal,
+    }
 }
 
 /// The cache's time to live: the person's choice, else the default (no variable or policy decides it).
@@ -359,6 +397,24 @@ pub async fn cache_ttl_in(store: &Store) -> Result<Decided<Duration>, StoreError
         }
     });
     Ok(decide_cache_ttl(person))
+}
+
+/// Whether the person turned on *Answer from a terminal* (in the store under `home`, where the settings live
+/// whatever the host serves). Read at each terminal answer; a store that can't be read says no (logged).
+pub async fn answers_from_terminal(home: &Path) -> bool {
+    PersonSettings::load_for_home(home).await.answer_from_terminal.unwrap_or(false)
+}
+
+/// [`answers_from_terminal`] from an open `store`. The row counts only when Gatehouse sealed it
+/// ([`Key::needs_seal`]): one written into the file by another program leaves terminal answers off.
+pub async fn answers_from_terminal_in(store: &Store) -> bool {
+    match PersonSettings::load(store).await {
+        Ok(settings) => settings.answer_from_terminal.unwrap_or(false),
+        Err(error) => {
+            tracing::warn!("{error} Answers from a terminal stay off until this is fixed.");
+            false
+        }
+    }
 }
 
 /// Saves the person's cache time to live (`set_cache_ttl`), checked as the settings window checks it.
@@ -496,6 +552,13 @@ pub fn view(
             effective.cache_ttl.source,
             Some(format!("From 0 (no cache) to {}.", seconds_words(MAX_CACHE_TTL_SECS))),
         ),
+        (
+            Key::AnswerFromTerminal,
+            json!(effective.answer_from_terminal.value),
+            json!(false),
+            effective.answer_from_terminal.source,
+            None,
+        ),
     ];
     rows.into_iter()
         .map(|(key, value, default, source, limit)| {
@@ -524,8 +587,8 @@ fn differs_from_running(key: Key, value: &Value, engine: &Engine) -> bool {
         Key::ApprovalTimeout => json!(policy.approval_timeout().as_secs()),
         // The app also starts in the sandbox when nobody is signed in: only asking for it can wait for a restart.
         Key::StartInSandbox => return value == &json!(true) && !engine.is_sandbox(),
-        // The cache reads it at every call.
-        Key::CacheTtl => return false,
+        // The cache reads it at every call; terminal answers read it at each answer.
+        Key::CacheTtl | Key::AnswerFromTerminal => return false,
     };
     &running != value
 }
@@ -594,6 +657,7 @@ pub async fn set(
         Key::ApprovalTimeout => Some(approval_timeout(input, policy.admin_approval_timeout())?.as_secs().to_string()),
         Key::StartInSandbox => Some(switch(key, input)?.to_string()),
         Key::CacheTtl => Some(cache_ttl(input)?.as_secs().to_string()),
+        Key::AnswerFromTerminal => Some(switch(key, input)?.to_string()),
     };
     match text {
         Some(text) => store.set_setting(key.name(), &text).await?,

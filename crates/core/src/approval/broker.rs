@@ -16,6 +16,7 @@ use serde_json::Value;
 use tokio::sync::{broadcast, oneshot};
 
 use super::card::{CardOffer, RawAnswer};
+use super::model::AnswerChannel;
 
 /// What a card shows, and what the answer may choose from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -93,7 +94,7 @@ pub enum BrokerEvent {
 /// How waiting ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Waited {
-    Answered(RawAnswer),
+    Answered(RawAnswer, AnswerChannel),
     TimedOut,
     /// Nobody answered: every pending card was dismissed at once, for this reason.
     Dismissed(Dismissal),
@@ -120,7 +121,10 @@ pub enum AnswerError {
 
 struct Waiting {
     card: PendingCard,
-    reply: oneshot::Sender<Result<RawAnswer, Dismissal>>,
+    /// The process of the assistant whose call waits (see `crate::control::process`), when known: a terminal
+    /// answer from it or one of its descendants is refused.
+    origin: Option<u32>,
+    reply: oneshot::Sender<Result<(RawAnswer, AnswerChannel), Dismissal>>,
 }
 
 /// The pending approvals of this process.
@@ -143,15 +147,20 @@ impl Broker {
 
     /// Shows `card` (its `id` is assigned here) and waits for the first answer, at most `timeout`. If the
     /// caller stops waiting (the future is dropped), the card goes away.
-    pub async fn ask(&self, mut card: PendingCard, timeout: Duration) -> Waited {
+    pub async fn ask(&self, card: PendingCard, timeout: Duration) -> Waited {
+        self.ask_from(card, timeout, None).await
+    }
+
+    /// [`ask`](Broker::ask) for a call from the assistant process `origin` (when known).
+    pub async fn ask_from(&self, mut card: PendingCard, timeout: Duration, origin: Option<u32>) -> Waited {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         card.id = id;
-        let (reply, answer) = oneshot::channel::<Result<RawAnswer, Dismissal>>();
-        self.lock().insert(id, Waiting { card: card.clone(), reply });
+        let (reply, answer) = oneshot::channel::<Result<(RawAnswer, AnswerChannel), Dismissal>>();
+        self.lock().insert(id, Waiting { card: card.clone(), origin, reply });
         let _ = self.events.send(BrokerEvent::Added(Box::new(card)));
         let _cleanup = Withdraw { broker: self, id };
         match tokio::time::timeout(timeout, answer).await {
-            Ok(Ok(Ok(answer))) => Waited::Answered(answer),
+            Ok(Ok(Ok((answer, channel)))) => Waited::Answered(answer, channel),
             Ok(Ok(Err(dismissal))) => Waited::Dismissed(dismissal),
             // The sender is gone only when the broker itself was dropped (shutdown): not approved.
             Ok(Err(_)) => Waited::Dismissed(Dismissal::ShuttingDown),
@@ -159,11 +168,24 @@ impl Broker {
         }
     }
 
-    /// Answers pending card `id`. The first answer wins; any later one gets [`AnswerError::NotPending`].
+    /// Answers pending card `id` on the card window. The first answer wins; any later one gets
+    /// [`AnswerError::NotPending`].
     pub fn answer(&self, id: u64, answer: RawAnswer) -> Result<(), AnswerError> {
+        self.answer_via(id, answer, AnswerChannel::Card)
+    }
+
+    /// Answers pending card `id` from `channel` (which the audit record names). Whether that channel may
+    /// answer is its caller's to check first (see `crate::control::answers`).
+    pub fn answer_via(&self, id: u64, answer: RawAnswer, channel: AnswerChannel) -> Result<(), AnswerError> {
         let waiting = self.lock().remove(&id).ok_or(AnswerError::NotPending(id))?;
         let _ = self.events.send(BrokerEvent::Removed(id));
-        waiting.reply.send(Ok(answer)).map_err(|_| AnswerError::NotPending(id))
+        waiting.reply.send(Ok((answer, channel))).map_err(|_| AnswerError::NotPending(id))
+    }
+
+    /// The assistant process whose call card `id` waits for: `None` when no such card waits, `Some(None)`
+    /// when its process is not known.
+    pub fn origin(&self, id: u64) -> Option<Option<u32>> {
+        self.lock().get(&id).map(|waiting| waiting.origin)
     }
 
     /// The pending cards, oldest first.
@@ -284,7 +306,7 @@ mod tests {
         let id = wait_for_pending(&broker, 1).await[0].id;
         broker.answer(id, RawAnswer::Deny).unwrap();
         assert_eq!(broker.answer(id, RawAnswer::AllowOnce), Err(AnswerError::NotPending(id)));
-        assert_eq!(waiter.await.unwrap(), Waited::Answered(RawAnswer::Deny));
+        assert_eq!(waiter.await.unwrap(), Waited::Answered(RawAnswer::Deny, AnswerChannel::Card));
         assert!(broker.pending().is_empty());
     }
 
@@ -306,7 +328,7 @@ mod tests {
         for waiter in waiters {
             let (i, waited) = waiter.await.unwrap();
             let expected = if i.is_multiple_of(2) { RawAnswer::AllowOnce } else { RawAnswer::Deny };
-            assert_eq!(waited, Waited::Answered(expected), "call {i}");
+            assert_eq!(waited, Waited::Answered(expected, AnswerChannel::Card), "call {i}");
         }
     }
 

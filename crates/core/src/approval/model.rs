@@ -232,4 +232,56 @@ pub struct AuditEntry {
     pub source: DecisionSource,
     pub outcome: CallOutcome,
     pub duration_ms: u64,
+    /// Where the person answered the call's card, when they did (`None`: no card was answered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_via: Option<AnswerChannel>,
+}
+
+/// Where an answer to a card came from, as the audit log records it and the Activity page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AnswerChannel {
+    /// The card window next to the tray.
+    Card,
+    // No `Notification`: a notification only announces a card and opens it (src-tauri/src/notify.rs); its
+    // answer is the card's.
+    /// `gatehouse approvals` over the control socket, from process `pid` running `exe` (when the OS says).
+    Terminal {
+        pid: Option<u32>,
+        #[serde(default)]
+        exe: Option<String>,
+    },
+}
+
+impl std::fmt::Display for AnswerChannel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnswerChannel::Card => f.write_str("card"),
+            AnswerChannel::Terminal { pid, exe } => {
+                f.write_str("terminal")?;
+                match (pid, exe) {
+                    (Some(pid), Some(exe)) => write!(f, " (process {pid}, {exe})"),
+                    (Some(pid), None) => write!(f, " (process {pid})"),
+                    (None, _) => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+impl AnswerChannel {
+    /// The form kept in the audit log's `answered_via` column (JSON: the hash covers it as stored).
+    pub fn to_column(&self) -> String {
+        // Built by hand rather than with `serde_json::to_string`, which can't fail here but says it might:
+        // no fallback that could record the wrong channel. `from_column` reads it back with the derive.
+        let value = match self {
+            AnswerChannel::Card => serde_json::json!({ "kind": "card" }),
+            AnswerChannel::Terminal { pid, exe } => serde_json::json!({ "kind": "terminal", "pid": pid, "exe": exe }),
+        };
+        value.to_string()
+    }
+
+    pub fn from_column(text: &str) -> Result<AnswerChannel, String> {
+        serde_json::from_str(text).map_err(|e| format!("{text:?} is not an answer channel: {e}"))
+    }
 }

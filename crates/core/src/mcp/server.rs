@@ -18,8 +18,9 @@ use super::backend::Backend;
 use crate::Engine;
 use crate::approval::CallMeta;
 use crate::approval::model::{Agent, Caller};
+use crate::control::process::Origin;
 use crate::engine::{CallError, SANDBOX_NOTE};
-use crate::mcp::http::{AssistantToken, RequestGone};
+use crate::mcp::http::{AssistantToken, RequestGone, ServerPort};
 use crate::tools::Progress;
 use crate::tools::sets::{Chosen, ToolSelection};
 
@@ -143,6 +144,7 @@ impl McpServer {
             caller: self.caller(context),
             retry_marked: request.meta.as_ref().is_some_and(marked) || marked(&context.meta),
             request: Some(format!("{:016x}/{:?}", self.connection, context.id)),
+            origin: origin(context),
         }
     }
 
@@ -163,6 +165,19 @@ impl McpServer {
                 interactive: self.interactive,
             },
         }
+    }
+}
+
+/// Where the assistant's process is: over HTTP the process holding the connection's socket, over stdio the
+/// process that started this one (see `control::process`). A terminal answer from it is refused.
+fn origin(context: &RequestContext<RoleServer>) -> Option<Origin> {
+    match context.extensions.get::<axum::http::request::Parts>() {
+        Some(parts) => parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .zip(parts.extensions.get::<ServerPort>())
+            .map(|(peer, port)| Origin::Tcp { peer: peer.0, server_port: port.0 }),
+        None => Origin::parent_of_this_process(),
     }
 }
 
@@ -358,7 +373,8 @@ impl ServerHandler for McpServer {
             let text = format!("{uri} is read with the tool {tool}. {}", selection.refusal(tool, &chosen));
             return Err(ErrorData::invalid_request(text, None));
         }
-        let meta = CallMeta { caller: self.caller(&context), retry_marked: false, request: None };
+        let meta =
+            CallMeta { caller: self.caller(&context), retry_marked: false, request: None, origin: origin(&context) };
         let read = self.backend.read_resource(meta, uri);
         // Dropped when the client stops waiting, as a call is: a card it waits on is withdrawn.
         let read = tokio::select! {

@@ -92,14 +92,14 @@ mod modes {
     async fn gatehouse_home_is_created_0700_and_a_loose_one_is_narrowed() {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("gatehouse");
-        gatehouse_core::approval::store::Store::open(&home.join("gatehouse.db")).await.expect("open");
+        crate::support::open_store(&home.join("gatehouse.db")).await.expect("open");
         assert_eq!(mode(&home), 0o700);
         assert_eq!(mode(&home.join("gatehouse.db")), 0o600);
 
         let loose = dir.path().join("loose");
         std::fs::create_dir(&loose).unwrap();
         std::fs::set_permissions(&loose, std::fs::Permissions::from_mode(0o755)).unwrap();
-        gatehouse_core::approval::store::Store::open(&loose.join("gatehouse.db")).await.expect("open");
+        crate::support::open_store(&loose.join("gatehouse.db")).await.expect("open");
         assert_eq!(mode(&loose), 0o700);
     }
 

@@ -14,6 +14,7 @@ mod sheets_common;
 mod store_engine;
 mod support;
 
+mod answers;
 mod approval_evaluators;
 mod approval_never;
 mod approval_properties;
@@ -78,6 +79,7 @@ mod leaks;
 #[cfg(unix)]
 mod local_links;
 mod resources_gated;
+mod seals;
 mod settings;
 mod sheets_chart;
 mod sheets_find;

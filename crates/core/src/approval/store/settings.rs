@@ -1,26 +1,64 @@
 //! Settings the person changes in the app (ask for reads too, the card's durations…), kept next to the grants
 //! so one file holds all of Gatehouse's approval state.
 
+use super::seal::{RowKey, Seal};
 use super::{Store, StoreError};
 
+fn setting_tag(key: &RowKey, name: &str, value: &str) -> Option<String> {
+    key.tag("setting", &[Some(name), Some(value)])
+}
+
+/// Seals every settings row that has no seal yet (the rows from before seals, see `seal`).
+pub(super) async fn seal_unsealed(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    path: &std::path::Path,
+    key: &RowKey,
+) -> Result<usize, StoreError> {
+    let rows: Vec<(String, String)> = sqlx::query_as("SELECT key, value FROM settings WHERE mac IS NULL")
+        .fetch_all(&mut **tx)
+        .await
+        .map_err(StoreError::query(path, "read its settings"))?;
+    for (name, value) in &rows {
+        sqlx::query("UPDATE settings SET mac = ?2 WHERE key = ?1")
+            .bind(name)
+            .bind(setting_tag(key, name, value))
+            .execute(&mut **tx)
+            .await
+            .map_err(StoreError::query(path, "seal its settings"))?;
+    }
+    Ok(rows.len())
+}
+
 impl Store {
-    /// The value saved under `key`, if any.
+    /// The value saved under `key`, if any, whatever its seal says (see [`Store::get_sealed_setting`]).
     pub async fn get_setting(&self, key: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.get_sealed_setting(key).await?.map(|(value, _)| value))
+    }
+
+    /// The value saved under `key`, if any, and what its seal says: whether Gatehouse wrote it (see `seal`).
+    /// Which settings must be sealed to count is the settings' rule (`crate::settings::Key::needs_seal`).
+    pub async fn get_sealed_setting(&self, key: &str) -> Result<Option<(String, Seal)>, StoreError> {
         let inner = &self.inner;
-        sqlx::query_scalar("SELECT value FROM settings WHERE key = ?1")
+        let row: Option<(String, Option<String>)> = sqlx::query_as("SELECT value, mac FROM settings WHERE key = ?1")
             .bind(key)
             .fetch_optional(&inner.pool)
             .await
-            .map_err(StoreError::query(&inner.path, "read a setting"))
+            .map_err(StoreError::query(&inner.path, "read a setting"))?;
+        Ok(row.map(|(value, mac)| {
+            let seal = inner.key.check("setting", &[Some(key), Some(&value)], mac.as_deref());
+            (value, seal)
+        }))
     }
 
     /// Saves `value` under `key`, replacing what was there.
     pub async fn set_setting(&self, key: &str, value: &str) -> Result<(), StoreError> {
         let (key, value) = (key.to_owned(), value.to_owned());
         self.write(move |inner| async move {
-            sqlx::query("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+            let tag = setting_tag(&inner.key, &key, &value);
+            sqlx::query("INSERT INTO settings (key, value, mac) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, mac = excluded.mac")
                 .bind(key)
                 .bind(value)
+                .bind(tag)
                 .execute(&inner.pool)
                 .await
                 .map_err(StoreError::query(&inner.path, "save a setting"))?;
