@@ -9,7 +9,9 @@ use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use gatehouse_core::approval::model::{AuditEntry, CallOutcome};
 use gatehouse_core::approval::store::{AuditQuery, AuditRecord};
-use gatehouse_core::approval::words::{agent_words, answer_channel_words, one_line, outcome_words, time, verdict_words};
+use gatehouse_core::approval::words::{
+    agent_words, answer_channel_words, one_line, outcome_words, time, verdict_words,
+};
 use gatehouse_core::shown::shown;
 use tokio::io::AsyncWriteExt;
 

@@ -670,6 +670,7 @@ mod tests {
             caller: Caller { agent: Some(super::super::model::Agent::registered("claude")), interactive: true },
             retry_marked: false,
             request: Some(request.to_owned()),
+            origin: None,
         };
 
         let first = tokio::spawn({

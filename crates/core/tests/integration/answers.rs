@@ -313,7 +313,10 @@ async fn a_never_allow_removed_in_the_file_by_another_program_stays_in_force() {
     world.store.add_never_allow(&rule("kept")).await.unwrap();
     world.store.add_never_allow(&rule("removed-here")).await.unwrap();
     assert!(world.store.remove_never_allow("removed-here", Utc::now()).await.unwrap());
-    python_sqlite(&path, "db.execute(\"UPDATE never_allow SET removed = '2026-12-01T00:00:00.000000000Z' WHERE id = 'kept'\")");
+    python_sqlite(
+        &path,
+        "db.execute(\"UPDATE never_allow SET removed = '2026-12-01T00:00:00.000000000Z' WHERE id = 'kept'\")",
+    );
     world.store.sync_index().await.unwrap();
 
     let ids: Vec<String> = world.store.never_allows().iter().map(|rule| rule.id.clone()).collect();
@@ -323,7 +326,10 @@ async fn a_never_allow_removed_in_the_file_by_another_program_stays_in_force() {
     let reply = reply.expect("refused without a card").unwrap();
     assert!(reply.is_error, "refused by the rule: {}", reply.text);
     let report = world.store.seal_report().await.unwrap();
-    assert!(report.iter().any(|line| line.contains("never-allow rule kept") && line.contains("stays in force")), "{report:?}");
+    assert!(
+        report.iter().any(|line| line.contains("never-allow rule kept") && line.contains("stays in force")),
+        "{report:?}"
+    );
     world.control.shutdown().await;
 }
 

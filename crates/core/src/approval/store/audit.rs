@@ -298,7 +298,8 @@ async fn append_in(
             .map_err(StoreError::query(path, "read the end of the audit log"))?;
     // The new head is sealed only when the old one was (or there was none): a head whose seal is wrong (the
     // chain rewritten to match it) is never sealed over, so `audit verify` keeps saying so.
-    let keep_sealing = sealed_head.as_ref().is_none_or(|(seq, hash, mac)| head_seal(key, *seq, hash, mac.as_deref()).verified());
+    let keep_sealing =
+        sealed_head.as_ref().is_none_or(|(seq, hash, mac)| head_seal(key, *seq, hash, mac.as_deref()).verified());
     let head = match sealed_head {
         Some((seq, hash, _)) => Some((seq, hash)),
         None => sqlx::query_as("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")

@@ -129,7 +129,11 @@ pub struct IndexSync {
 }
 
 /// The grants that are not revoked, oldest first, with what their seals say: what the index starts from.
-pub(super) async fn load_active(pool: &SqlitePool, path: &Path, key: &RowKey) -> Result<Vec<(Grant, Seal)>, StoreError> {
+pub(super) async fn load_active(
+    pool: &SqlitePool,
+    path: &Path,
+    key: &RowKey,
+) -> Result<Vec<(Grant, Seal)>, StoreError> {
     let rows: Vec<GrantRow> = sqlx::query_as(concat!(
         "SELECT ",
         grant_columns!(),

@@ -272,7 +272,12 @@ async fn seal_unsealed(pool: &SqlitePool, path: &Path, key: &RowKey) -> Result<(
     let head = audit::seal_unsealed(&mut tx, path, key).await?;
     tx.commit().await.map_err(StoreError::query(path, "seal its rows"))?;
     if grants + never + settings + head > 0 {
-        tracing::info!(grants, never, settings, "sealed the approval rows written before seals, with the key in the keychain");
+        tracing::info!(
+            grants,
+            never,
+            settings,
+            "sealed the approval rows written before seals, with the key in the keychain"
+        );
     }
     Ok(())
 }

@@ -12,8 +12,8 @@ use sqlx::SqlitePool;
 use super::chain::{parse_time, time_text};
 use super::seal::{RowKey, Seal};
 use super::{Inner, Store, StoreError};
-use crate::approval::words::one_line;
 use crate::approval::model::Constraint;
+use crate::approval::words::one_line;
 
 /// A person's *never allow*: calls of `tool` are refused, without asking, until `expires`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

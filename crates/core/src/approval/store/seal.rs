@@ -202,17 +202,17 @@ fn load_blocking(service: &str, database: &str) -> Result<([u8; 32], bool), keyc
             KeyEntry { key: key.iter().map(|byte| format!("{byte:02x}")).collect(), sealed: Vec::new() }
         }
     };
-    let key: [u8; 32] = from_hex(&entry.key).and_then(|bytes| bytes.try_into().ok()).ok_or_else(|| {
-        keychain::StoreError::Corrupt {
+    let key: [u8; 32] =
+        from_hex(&entry.key).and_then(|bytes| bytes.try_into().ok()).ok_or_else(|| keychain::StoreError::Corrupt {
             store: format!("the keychain entry {KEY_ENTRY} of service \"{service}\""),
             detail: "its key is not 64 hex digits".to_owned(),
-        }
-    })?;
+        })?;
     let first = !entry.sealed.iter().any(|sealed| sealed == database);
     if first {
         let mut entry = entry;
         entry.sealed.push(database.to_owned());
-        let text = serde_json::to_string(&entry).map_err(|e| keychain::StoreError::Unavailable { detail: e.to_string() })?;
+        let text =
+            serde_json::to_string(&entry).map_err(|e| keychain::StoreError::Unavailable { detail: e.to_string() })?;
         keychain::keychain_set(service, KEY_ENTRY, &text)?;
         // Two processes starting at once could each make a key: the one the keychain kept is the key.
         let kept = keychain::keychain_get(service, KEY_ENTRY)?

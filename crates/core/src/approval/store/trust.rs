@@ -9,8 +9,8 @@ use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::seal::Seal;
-use crate::approval::words::one_line;
 use crate::approval::model::{Grant, Owner};
+use crate::approval::words::one_line;
 
 /// A grant row the store holds but does not honour, and why, in words.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

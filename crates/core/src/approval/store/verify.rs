@@ -3,8 +3,8 @@
 use futures::TryStreamExt;
 
 use super::audit::{AuditRow, audit_columns, head_seal};
-use super::seal::Seal;
 use super::chain::{GENESIS, record_hash};
+use super::seal::Seal;
 use super::{Store, StoreError};
 
 /// The result of checking the audit log.
@@ -168,7 +168,8 @@ impl Store {
             // The chain is whole and ends at its head; the head's seal says whether Gatehouse put it there. Without
             // a key it can't be told: `Store::seal_problems` says so.
             Some(_) => sealed_head.and_then(|(seq, hash, mac)| {
-                (head_seal(&inner.key, seq, &hash, mac.as_deref()) == Seal::Wrong).then_some(ChainBreak::HeadUnsealed { seq })
+                (head_seal(&inner.key, seq, &hash, mac.as_deref()) == Seal::Wrong)
+                    .then_some(ChainBreak::HeadUnsealed { seq })
             }),
         };
         Ok(problem.map_or(AuditVerification::Ok { records }, AuditVerification::Broken))

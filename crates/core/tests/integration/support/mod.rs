@@ -141,6 +141,12 @@ impl Drop for Harness {
 pub const TEST_KEY: [u8; 32] = [0x5a; 32];
 
 /// Opens the approvals store at `path` as Gatehouse does, with [`TEST_KEY`] in place of the keychain's key.
-pub async fn open_store(path: &Path) -> Result<gatehouse_core::approval::store::Store, gatehouse_core::approval::store::StoreError> {
-    gatehouse_core::approval::store::Store::open_with(path, gatehouse_core::approval::store::StoreOptions::with_key(TEST_KEY)).await
+pub async fn open_store(
+    path: &Path,
+) -> Result<gatehouse_core::approval::store::Store, gatehouse_core::approval::store::StoreError> {
+    gatehouse_core::approval::store::Store::open_with(
+        path,
+        gatehouse_core::approval::store::StoreOptions::with_key(TEST_KEY),
+    )
+    .await
 }
