@@ -106,7 +106,7 @@ pub static CLIENTS: [Client; 6] = [
     // {"mcpServers": {name: {command, args, env}}}; macOS ~/Library/Application Support/Claude, Windows
     // %APPDATA%\Claude, Linux (community builds, Electron's appData) ~/.config/Claude.
     // https://modelcontextprotocol.io/quickstart/user and https://github.com/aaddrick/claude-desktop-debian
-    // (docs/CONFIGURATION.md).
+    // (docs/configuration.md).
     Client {
         id: "claude-desktop",
         name: "Claude Desktop",
