@@ -80,12 +80,10 @@ impl Key {
         Key::AnswerFromTerminal,
     ];
 
-    /// Whether a saved value counts only when its row is sealed with Gatehouse's key (see
-    /// `approval::store::seal`): the settings whose forged row would loosen what the cards protect. Only
-    /// *Answer from a terminal*: the others can't loosen anything a missing row doesn't (a removed row means
-    /// the default, and no seal can show a row was removed), or only tighten it.
+    /// Whether a saved value counts only when its row is sealed with Gatehouse's key: the store's list
+    /// ([`SEALED_SETTINGS`](crate::approval::store::SEALED_SETTINGS), with why).
     pub fn needs_seal(self) -> bool {
-        matches!(self, Key::AnswerFromTerminal)
+        crate::approval::store::SEALED_SETTINGS.contains(&self.name())
     }
 
     /// The key in the store and in the settings window's commands.

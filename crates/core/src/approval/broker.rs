@@ -121,7 +121,7 @@ pub enum AnswerError {
 
 struct Waiting {
     card: PendingCard,
-    /// The process of the assistant whose call waits (see `crate::control::process`), when known: a terminal
+    /// The process of the assistant whose call waits (see `crate::process`), when known: a terminal
     /// answer from it or one of its descendants is refused.
     origin: Option<u32>,
     reply: oneshot::Sender<Result<(RawAnswer, AnswerChannel), Dismissal>>,

@@ -39,10 +39,10 @@ pub struct CallMeta {
     /// of the same request with the first run's reply, never a second run (see [`crate::resend`]); the gate
     /// itself takes no decision from it.
     pub request: Option<String>,
-    /// Where the assistant's process is (see `control::process`): a terminal answer from it or a program it
+    /// Where the assistant's process is (see `crate::process`): a terminal answer from it or a program it
     /// started is refused. Never read from the wire: a relay could say anything, so the host finds it itself.
     #[serde(skip)]
-    pub origin: Option<crate::control::process::Origin>,
+    pub origin: Option<crate::process::Origin>,
 }
 
 impl Default for Caller {

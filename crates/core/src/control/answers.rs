@@ -5,12 +5,12 @@
 //!    person turned on *Answer from a terminal* on the Advanced page (a setting the control socket cannot
 //!    change, see [`crate::settings::Key::AnswerFromTerminal`]);
 //! 2. everywhere (a headless host too), an answer from the assistant whose call the card is about, or from a
-//!    process it started, is refused: the card's origin (see [`Origin`](super::process::Origin)) must not be
+//!    process it started, is refused: the card's origin (see [`Origin`](crate::process::Origin)) must not be
 //!    the answering process or one of its ancestors.
 //!
 //! The one rule is [`refusal`]; the control server calls it before passing an answer on.
 
-use super::process;
+use crate::process;
 
 /// Where to answer instead while the desktop app hosts, as its refusals say it.
 pub const WHERE_TO_ANSWER: &str =

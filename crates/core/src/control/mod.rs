@@ -16,7 +16,6 @@
 //! both say so ([`ControlError::Unsupported`]).
 
 pub mod answers;
-pub mod process;
 pub mod protocol;
 
 #[cfg(any(unix, windows))]

@@ -33,7 +33,8 @@ use crate::Engine;
 use crate::approval::CallMeta;
 use crate::approval::model::Constraint;
 use crate::approval::store::{AuditQuery, Store, StoreError};
-use crate::never_rules::{self, NeverAddError, NeverRequest};
+use crate::ops;
+use crate::ops::never::{NeverAddError, NeverRequest};
 use crate::tools::progress::{Progress, Step};
 
 /// How often the grant index drops grants another process revoked (another `gatehouse serve`, the settings
@@ -557,8 +558,8 @@ fn outside(tools: Option<&str>, tool: &str) -> Option<String> {
 /// socket), never a registered assistant's, which only an HTTP token proves.
 /// The assistant behind a relaying `gatehouse serve` whose process is the socket's `peer`: the relay's parent,
 /// found from the OS, never taken from what the relay says (`CallMeta::origin` is not on the wire).
-fn relay_origin(peer: Peer) -> Option<super::process::Origin> {
-    peer.pid.and_then(super::process::Origin::parent_of_relay)
+fn relay_origin(peer: Peer) -> Option<crate::process::Origin> {
+    peer.pid.and_then(crate::process::Origin::parent_of_relay)
 }
 
 fn relayed(mut meta: CallMeta) -> CallMeta {
@@ -743,7 +744,7 @@ async fn terminal_answer(
     }
     let channel = crate::approval::model::AnswerChannel::Terminal {
         pid: peer.pid,
-        exe: peer.pid.and_then(super::process::executable_of),
+        exe: peer.pid.and_then(crate::process::executable_of),
     };
     match broker.answer_via(id, answer, channel) {
         Ok(()) => {
@@ -754,7 +755,7 @@ async fn terminal_answer(
     }
 }
 
-/// Makes a *never allow* rule for the account this server acts as (the checks are [`never_rules::add`]'s).
+/// Makes a *never allow* rule for the account this server acts as (the checks are [`ops::never::add`]'s).
 async fn never_add(
     engine: &Engine,
     tool: String,
@@ -762,7 +763,7 @@ async fn never_add(
     days: u32,
     constraint: Option<Constraint>,
 ) -> Response {
-    match never_rules::add(engine, NeverRequest { tool, agent, days, constraint }).await {
+    match ops::never::add(engine, NeverRequest { tool, agent, days, constraint }).await {
         Ok(rule) => {
             tracing::info!(rule = %rule.id, tool = %rule.tool, "never-allow rule added from `gatehouse never add`");
             Response::NeverAdded(rule)

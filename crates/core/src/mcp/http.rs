@@ -52,7 +52,7 @@ pub struct AssistantToken(pub Arc<Assistant>);
 pub struct RequestGone(pub CancellationToken);
 
 /// The port the server listens on, put in each request's extensions by the guard: with the client's address
-/// (axum's `ConnectInfo`) it finds the connection, and so the assistant's process (see `control::process`).
+/// (axum's `ConnectInfo`) it finds the connection, and so the assistant's process (see `crate::process`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ServerPort(pub u16);
 

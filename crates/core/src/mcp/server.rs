@@ -18,9 +18,9 @@ use super::backend::Backend;
 use crate::Engine;
 use crate::approval::CallMeta;
 use crate::approval::model::{Agent, Caller};
-use crate::control::process::Origin;
 use crate::engine::{CallError, SANDBOX_NOTE};
 use crate::mcp::http::{AssistantToken, RequestGone, ServerPort};
+use crate::process::Origin;
 use crate::tools::Progress;
 use crate::tools::sets::{Chosen, ToolSelection};
 
@@ -169,7 +169,7 @@ impl McpServer {
 }
 
 /// Where the assistant's process is: over HTTP the process holding the connection's socket, over stdio the
-/// process that started this one (see `control::process`). A terminal answer from it is refused.
+/// process that started this one (see `crate::process`). A terminal answer from it is refused.
 fn origin(context: &RequestContext<RoleServer>) -> Option<Origin> {
     match context.extensions.get::<axum::http::request::Parts>() {
         Some(parts) => parts

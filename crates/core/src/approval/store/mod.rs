@@ -36,6 +36,7 @@ pub use grants::IndexSync;
 pub use index::Candidates;
 pub use never::NeverAllow;
 pub use seal::{KEY_ENTRY, KeySource, RowKey, Seal};
+pub use settings::SEALED_SETTINGS;
 pub use trust::IgnoredGrant;
 pub use verify::{AuditVerification, ChainBreak};
 
@@ -217,8 +218,8 @@ impl Store {
         }
         inner.sync_never().await?;
         problems.extend(inner.changed.read().unwrap_or_else(PoisonError::into_inner).values().cloned());
-        for key in crate::settings::Key::ALL.into_iter().filter(|key| key.needs_seal()) {
-            if let Some((_, Seal::Wrong)) = self.get_sealed_setting(key.name()).await? {
+        for key in settings::SEALED_SETTINGS {
+            if let Some((_, Seal::Wrong)) = self.get_sealed_setting(key).await? {
                 problems.push(format!(
                     "The saved setting {key} in the approvals database was written by something other than Gatehouse (its seal is missing or wrong): it is ignored. Set it again on the Advanced page if you want it."
                 ));

@@ -4,6 +4,12 @@
 use super::seal::{RowKey, Seal};
 use super::{Store, StoreError};
 
+/// The settings whose saved value counts only when its row is sealed with Gatehouse's key (see `seal`): those
+/// whose forged row would loosen what the cards protect. Only *Answer from a terminal*: the others can't
+/// loosen anything a missing row doesn't (a removed row means the default, and no seal can show a row was
+/// removed), or only tighten it. `crate::settings::Key::needs_seal` reads this list.
+pub const SEALED_SETTINGS: &[&str] = &["answer_from_terminal"];
+
 fn setting_tag(key: &RowKey, name: &str, value: &str) -> Option<String> {
     key.tag("setting", &[Some(name), Some(value)])
 }
