@@ -1,9 +1,11 @@
-//! The real `gatehouse` binary over stdio, driven by rmcp's client.
+//! The real `gatehouse` binary over stdio, driven by rmcp's client and by the official SDKs' 2026-07-28 clients.
 
 use std::process::Stdio;
 use std::time::Duration;
 
-use gatehouse_e2e::{Home, answer_next_approval, call, gatehouse, json, stdio_client, text};
+use gatehouse_e2e::{
+    Home, Sdk, answer_next_approval, call, gatehouse, json, next_approval, run_gatehouse, stdio_client, text,
+};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -270,5 +272,34 @@ async fn gatehouse_log_debug_keeps_tool_results_out_of_stderr() {
     assert!(logged.contains("tool call"), "debug logging was on:\n{logged}");
     for cell in &cells {
         assert!(!logged.contains(cell.as_str()), "the cell {cell:?} reached stderr:\n{logged}");
+    }
+}
+
+/// The official SDKs that speak MCP 2026-07-28 (Python's `mcp`, TypeScript's `@modelcontextprotocol/client`, as
+/// `install-deps.sh` pins them) as the assistant over stdio, with no `initialize`: one discovering the server, one
+/// pinned to the revision. Each lists every tool, watches `server://auth-status` with `subscriptions/listen`,
+/// reads the sample data, and writes a cell after the person allows the card at another terminal; the card and
+/// the audit log name it by the `clientInfo` its requests carry, as self-reported.
+#[tokio::test]
+async fn the_official_2026_sdks_read_and_write_over_stdio_named_by_each_request_as_self_reported() {
+    let bin = gatehouse_e2e::gatehouse_bin();
+    let bin = bin.to_str().expect("a UTF-8 path");
+    for (sdk, mode) in [(Sdk::Python, "auto"), (Sdk::TypeScript, "2026-07-28")] {
+        let home = Home::new();
+        let person = async {
+            let (id, listing) = next_approval(&home).await;
+            let allowed = run_gatehouse(&home, &["approvals", "allow", &id]).await;
+            assert!(allowed.ok, "{}", allowed.stderr);
+            listing
+        };
+        let (steps, listing) = tokio::join!(sdk.run(&home, &["--stdio", bin, "--mode", mode]), person);
+        steps.assert_sandbox_round_trip("2026-07-28", sdk.written_value());
+        let says = format!("“{}” (says it is)", sdk.default_name());
+        assert!(listing.contains(&format!("{says} wants to run Update cells")), "{listing}");
+        let audit = run_gatehouse(&home, &["audit", "--sandbox", "--tool", "update_cells"]).await;
+        assert!(audit.ok, "{}", audit.stderr);
+        let row = audit.stdout.lines().find(|line| line.contains(&says) && line.contains("update_cells"));
+        let row = row.unwrap_or_else(|| panic!("no record of the write by {says}:\n{}", audit.stdout));
+        assert!(row.contains("person") && row.contains(" ok "), "{row}");
     }
 }
