@@ -71,10 +71,11 @@ pub enum SourceKind {
     Withdrawn,
     Shutdown,
     AgentName,
+    GoogleForm,
 }
 
 impl SourceKind {
-    pub const ALL: [SourceKind; 12] = [
+    pub const ALL: [SourceKind; 13] = [
         SourceKind::Person,
         SourceKind::Grant,
         SourceKind::Policy,
@@ -87,6 +88,7 @@ impl SourceKind {
         SourceKind::Withdrawn,
         SourceKind::Shutdown,
         SourceKind::AgentName,
+        SourceKind::GoogleForm,
     ];
 
     /// The source's text in the log (`grant` for `grant:<id>`).
@@ -104,6 +106,7 @@ impl SourceKind {
             SourceKind::Withdrawn => "withdrawn",
             SourceKind::Shutdown => "shutdown",
             SourceKind::AgentName => "agent-name",
+            SourceKind::GoogleForm => "google-form",
         }
     }
 
@@ -121,6 +124,7 @@ impl SourceKind {
             DecisionSource::Withdrawn => SourceKind::Withdrawn,
             DecisionSource::Shutdown => SourceKind::Shutdown,
             DecisionSource::AgentName => SourceKind::AgentName,
+            DecisionSource::GoogleForm => SourceKind::GoogleForm,
         }
     }
 }
