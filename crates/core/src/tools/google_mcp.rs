@@ -182,3 +182,11 @@ fn finish(route: &McpRoute, arguments: &Value, result: CallToolResult) -> Result
     };
     (route.result)(arguments, value)
 }
+
+/// A route's arguments, written with `json!` (an object by construction).
+pub(crate) fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(map) => map,
+        _ => JsonObject::new(),
+    }
+}
