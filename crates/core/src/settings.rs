@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use crate::Engine;
 use crate::approval::policy::{DEFAULT_APPROVAL_TIMEOUT, MAX_APPROVAL_TIMEOUT_SECS, Policy};
 use crate::approval::store::{DATABASE_FILE, Store, StoreError};
-use crate::config::{Config, DEFAULT_MAX_RESPONSE_CHARS};
+use crate::config::{Config, DEFAULT_MAX_RESPONSE_CHARS, GoogleBackend};
 use crate::limits::response_cap::group;
 use crate::tools::all_tools;
 use crate::tools::registry::Access;
@@ -61,17 +61,20 @@ pub enum Key {
     /// How long the response cache may serve a kept answer (`set_cache_ttl`); 0 turns the cache off. Applies
     /// at once: the cache reads it at every call.
     CacheTtl,
+    /// `GATEHOUSE_GOOGLE_BACKEND`: Google's MCP servers, its REST APIs, or both ([`GoogleBackend`]).
+    GoogleBackend,
 }
 
 impl Key {
     /// Every setting, in the order the settings window shows them.
-    pub const ALL: [Key; 7] = [
+    pub const ALL: [Key; 8] = [
         Key::ResponseCap,
         Key::CacheTtl,
         Key::GateReads,
         Key::ApprovalTimeout,
         Key::ExportDir,
         Key::EnabledTools,
+        Key::GoogleBackend,
         Key::StartInSandbox,
     ];
 
@@ -85,6 +88,7 @@ impl Key {
             Key::ApprovalTimeout => "approval_timeout",
             Key::StartInSandbox => "start_in_sandbox",
             Key::CacheTtl => "cache_ttl",
+            Key::GoogleBackend => "google_backend",
         }
     }
 
@@ -95,6 +99,7 @@ impl Key {
             Key::EnabledTools => Some("ENABLED_TOOLS"),
             Key::ExportDir => Some("GATEHOUSE_EXPORT_DIR"),
             Key::StartInSandbox => Some("GATEHOUSE_SANDBOX"),
+            Key::GoogleBackend => Some("GATEHOUSE_GOOGLE_BACKEND"),
             Key::GateReads | Key::ApprovalTimeout | Key::CacheTtl => None,
         }
     }
@@ -109,6 +114,7 @@ impl Key {
             Key::ApprovalTimeout => "The time to answer a card",
             Key::StartInSandbox => "Starting in the sandbox",
             Key::CacheTtl => "How long answers are cached",
+            Key::GoogleBackend => "The way Gatehouse reaches Google",
         }
     }
 
@@ -153,6 +159,7 @@ pub struct PersonSettings {
     pub approval_timeout: Option<Duration>,
     pub start_in_sandbox: Option<bool>,
     pub cache_ttl: Option<Duration>,
+    pub google_backend: Option<GoogleBackend>,
 }
 
 impl PersonSettings {
@@ -207,6 +214,7 @@ impl PersonSettings {
             }
             Key::StartInSandbox => self.start_in_sandbox = Some(saved_switch(key, text)?),
             Key::CacheTtl => self.cache_ttl = Some(cache_ttl(&json!(text))?),
+            Key::GoogleBackend => self.google_backend = Some(google_backend(&json!(text))?),
         }
         Ok(())
     }
@@ -280,6 +288,7 @@ pub struct Effective {
     pub approval_timeout: Decided<Duration>,
     pub start_in_sandbox: Decided<bool>,
     pub cache_ttl: Decided<Duration>,
+    pub google_backend: Decided<GoogleBackend>,
 }
 
 /// Whether `variable` is set (an empty value counts as unset, as [`Config`] reads it).
@@ -337,7 +346,24 @@ pub fn decide(
         (None, None) => decided(false, Source::Default),
     };
     let cache_ttl = decide_cache_ttl(person.cache_ttl);
-    Effective { response_cap, gate_reads, enabled_tools, export_dir, approval_timeout, start_in_sandbox, cache_ttl }
+    let google_backend = match (from_env(Key::GoogleBackend), person.google_backend) {
+        (Some(name), _) => {
+            let backend = GoogleBackend::parse(&variable(name)).unwrap_or(config.google_backend);
+            decided(backend, Source::Environment { variable: name })
+        }
+        (None, Some(backend)) => decided(backend, Source::Person),
+        (None, None) => decided(GoogleBackend::default(), Source::Default),
+    };
+    Effective {
+        response_cap,
+        gate_reads,
+        enabled_tools,
+        export_dir,
+        approval_timeout,
+        start_in_sandbox,
+        cache_ttl,
+        google_backend,
+    }
 }
 
 /// The cache's time to live: the person's choice, else the default (no variable or policy decides it).
@@ -379,6 +405,9 @@ pub fn apply(
 ) -> Policy {
     let effective = decide(person, config, &policy, lookup);
     config.max_response_chars = effective.response_cap.value;
+    if effective.google_backend.source == Source::Person {
+        config.google_backend = effective.google_backend.value;
+    }
     if effective.enabled_tools.source == Source::Person {
         let known = all_tools();
         let tools: Vec<String> = effective
@@ -483,6 +512,13 @@ pub fn view(
             Some(timeout_limit),
         ),
         (
+            Key::GoogleBackend,
+            json!(effective.google_backend.value.name()),
+            json!(GoogleBackend::default().name()),
+            effective.google_backend.source,
+            Some("both, mcp or rest.".to_owned()),
+        ),
+        (
             Key::StartInSandbox,
             json!(effective.start_in_sandbox.value),
             json!(false),
@@ -526,6 +562,7 @@ fn differs_from_running(key: Key, value: &Value, engine: &Engine) -> bool {
         Key::StartInSandbox => return value == &json!(true) && !engine.is_sandbox(),
         // The cache reads it at every call.
         Key::CacheTtl => return false,
+        Key::GoogleBackend => json!(config.google_backend.name()),
     };
     &running != value
 }
@@ -594,6 +631,7 @@ pub async fn set(
         Key::ApprovalTimeout => Some(approval_timeout(input, policy.admin_approval_timeout())?.as_secs().to_string()),
         Key::StartInSandbox => Some(switch(key, input)?.to_string()),
         Key::CacheTtl => Some(cache_ttl(input)?.as_secs().to_string()),
+        Key::GoogleBackend => Some(google_backend(input)?.name().to_owned()),
     };
     match text {
         Some(text) => store.set_setting(key.name(), &text).await?,
@@ -665,6 +703,15 @@ fn not_seconds(text: &str) -> SettingsError {
         "\u{201c}{}\u{201d} is not a number of seconds. Type a whole number of seconds, such as 120 (two minutes).",
         text.trim()
     ))
+}
+
+fn google_backend(input: &Value) -> Result<GoogleBackend, SettingsError> {
+    input.as_str().and_then(GoogleBackend::parse).ok_or_else(|| {
+        SettingsError::Invalid(format!(
+            "\u{201c}{}\u{201d} is not a way to reach Google. Choose both (Google's MCP servers where they can serve a tool, its REST APIs otherwise), mcp (Google's MCP servers only) or rest (its REST APIs only).",
+            typed(input)
+        ))
+    })
 }
 
 fn cache_ttl(input: &Value) -> Result<Duration, SettingsError> {
