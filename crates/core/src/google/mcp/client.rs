@@ -199,6 +199,9 @@ struct Inner {
     servers: HashMap<Product, Server>,
     /// Counts every change of any product's tool list, so the layer above knows when to look again.
     revision: AtomicU64,
+    /// The last attempt to connect was refused because the OAuth client is not marked agentic
+    /// (`server://auth-status` says so); cleared by the next connection that succeeds.
+    not_agentic: AtomicBool,
 }
 
 /// A product's two endpoints and what they listed.
@@ -241,7 +244,15 @@ impl McpClient {
                 (product, server)
             })
             .collect();
-        Self { inner: Arc::new(Inner { options, servers, revision: AtomicU64::new(0) }) }
+        Self {
+            inner: Arc::new(Inner { options, servers, revision: AtomicU64::new(0), not_agentic: AtomicBool::new(false) }),
+        }
+    }
+
+    /// Whether Google's MCP servers last refused the sign-in because its OAuth client is not marked "Use this
+    /// client for an AI-powered agent".
+    pub fn refused_as_not_agentic(&self) -> bool {
+        self.inner.not_agentic.load(Ordering::SeqCst)
     }
 
     /// A number that changes whenever a product's tool list changed since it was last read.
@@ -366,7 +377,17 @@ impl McpClient {
             legacy_version: Some(ProtocolVersion::V_2025_11_25),
         };
         let started = self.bounded(product, listener.serve_with_lifecycle(transport, lifecycle)).await?;
-        let service = started.map_err(|error| connect_error(product, &error))?;
+        let service = match started {
+            Ok(service) => service,
+            Err(error) => {
+                let error = connect_error(product, &error);
+                if matches!(error, McpError::NotAgentic { .. }) {
+                    self.inner.not_agentic.store(true, Ordering::SeqCst);
+                }
+                return Err(error);
+            }
+        };
+        self.inner.not_agentic.store(false, Ordering::SeqCst);
         let version = service
             .peer()
             .peer_info()
