@@ -301,12 +301,20 @@ impl McpClient {
 
     async fn list(&self, server: &Server) -> Result<Catalogue, McpError> {
         let product = server.product;
+        // Connected first (a new connection marks the list stale), then marked fresh, then listed: a change
+        // the server announces while the list is read is not lost.
+        self.connect(product, &server.full).await?;
+        let restricted_connection = self.connect(product, &server.self_service).await;
         server.full.stale.store(false, Ordering::SeqCst);
         server.self_service.stale.store(false, Ordering::SeqCst);
         let (full, version, ttl) = self.list_endpoint(product, &server.full).await?;
         // A server without `/mcp/v1self` (or one that can't be reached) makes every tool count as one Google may
         // ask about: nothing is left uncarded on a guess.
-        let restricted = match self.list_endpoint(product, &server.self_service).await {
+        let restricted = match restricted_connection.and(Ok(())) {
+            Ok(()) => self.list_endpoint(product, &server.self_service).await,
+            Err(error) => Err(error),
+        };
+        let restricted = match restricted {
             Ok((tools, ..)) => Some(tools),
             Err(error) => {
                 tracing::debug!(product = product.name(), "/mcp/v1self not listed: {error}");
@@ -555,7 +563,17 @@ fn service_error(product: Product, error: &ServiceError) -> McpError {
 }
 
 fn connect_error(product: Product, error: &rmcp::service::ClientInitializeError) -> McpError {
-    transport_failure(product, error)
+    use rmcp::service::ClientInitializeError as Init;
+    match error {
+        // rmcp took a refused `server/discover` for a legacy server and tried `initialize`: the refusal is in
+        // one of the two.
+        Init::LegacyFallbackFailed { discover, fallback } => match connect_error(product, fallback) {
+            McpError::Unreachable { .. } => connect_error(product, discover),
+            found => found,
+        },
+        Init::JsonRpcError(data) => McpError::Answered { product, detail: data.message.to_string() },
+        other => transport_failure(product, other),
+    }
 }
 
 /// A failure below JSON-RPC: an access token that could not be had, a refused sign-in, or no server.
