@@ -15,9 +15,10 @@ pub fn markdown(tools: &[ToolDef]) -> String {
          idempotent, **cap** whether the result is capped at `MAX_TOOL_RESPONSE_CHARS`, **local_path** whether \
          the full result can be written to the export folder instead, **fails for** the kinds of identity the tool \
          cannot work for (the `server://auth-status` categories: service accounts have no Drive storage and no My \
-         Drive of their own), **path** how the tool reaches Google: on Google's Workspace MCP server (`sheetsmcp \
-         `get_values`` is the tool `get_values` of Sheets' server) when `GATEHOUSE_GOOGLE_BACKEND` is `both` (the \
-         default) or `mcp`, through REST otherwise, or `REST` only (not offered with `mcp`).\n",
+         Drive of their own), **path** how the tool reaches Google: `sheetsmcp/get_values` is the tool \
+         `get_values` of Google's Sheets MCP server, used when `GATEHOUSE_GOOGLE_BACKEND` is `both` (the default) \
+         or `mcp` (REST with `rest`, and where that tool can't take the call's arguments); REST: Google's REST \
+         APIs only (not offered with `mcp`).\n",
     );
     let mut services: Vec<_> = tools.iter().map(|t| t.meta.service).collect();
     services.dedup();

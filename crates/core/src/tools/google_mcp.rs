@@ -48,9 +48,9 @@ impl std::fmt::Debug for McpRoute {
 }
 
 impl McpRoute {
-    /// The route as docs/tools.md shows it: `sheetsmcp get_values`.
+    /// The route as docs/tools.md shows it: `sheetsmcp/get_values`.
     pub fn path(&self) -> String {
-        format!("{}mcp `{}`", self.product.name(), self.tool)
+        format!("`{}mcp/{}`", self.product.name(), self.tool)
     }
 }
 

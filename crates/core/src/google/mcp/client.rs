@@ -721,3 +721,24 @@ impl StreamableHttpClient for Signed {
         self.http.get_stream(uri, session_id, last_event_id, Some(token), custom_headers).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_are_told_apart_by_what_the_server_said() {
+        let not_agentic = classify(
+            Product::Sheets,
+            "Send message error HTTP 403 Forbidden: {\"error\":{\"message\":\"… not marked \\\"Use this client for an AI-powered agent\\\" …\"}}",
+        );
+        assert!(matches!(not_agentic, McpError::NotAgentic { product: Product::Sheets }), "{not_agentic:?}");
+        let refused = classify(Product::Docs, "HTTP 403 Forbidden: SERVICE_DISABLED");
+        assert!(matches!(refused, McpError::Refused { .. }), "{refused:?}");
+        let down = classify(Product::Drive, "error sending request: connection refused");
+        assert!(matches!(down, McpError::Unreachable { .. }), "{down:?}");
+        assert!(down.is_unavailable() && not_agentic.is_unavailable());
+        let answered = McpError::Answered { product: Product::Drive, detail: "bad query".into() };
+        assert!(!answered.is_unavailable(), "a server that answered is not a reason to ask REST instead");
+    }
+}

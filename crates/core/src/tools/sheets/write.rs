@@ -303,3 +303,24 @@ mod tests {
         assert!(text.contains("row 0, column 1"), "{text}");
     }
 }
+
+#[cfg(test)]
+mod mcp_route_tests {
+    use super::*;
+
+    #[test]
+    fn only_data_that_reads_alike_raw_and_typed_goes_to_update_values() {
+        for alike in [json!(null), json!(true), json!(3.5), json!("Tea"), json!("")] {
+            assert!(stored_alike(&alike), "{alike}");
+        }
+        for typed in [json!("=SUM(A1:A2)"), json!("12"), json!("1/2/2026"), json!("+4"), json!("TRUE"), json!("'x")] {
+            assert!(!stored_alike(&typed), "{typed} is typed by the Sheets UI: REST");
+        }
+        let formula = json!({ "spreadsheet_id": "s", "sheet": "Sheet1", "range": "A1", "data": [["=1+1"]] });
+        assert!(update_cells_on_mcp(&formula).expect("valid").is_none());
+        let plain = json!({ "spreadsheet_id": "s", "sheet": "Sheet1", "range": "A1", "data": [["Tea", 3]] });
+        let routed = update_cells_on_mcp(&plain).expect("valid").expect("routed");
+        assert!(routed["range"].as_str().is_some_and(|range| range.ends_with("Sheet1'!A1") || range == "Sheet1!A1"));
+        assert_eq!(routed["values"], json!([["Tea", 3]]));
+    }
+}
