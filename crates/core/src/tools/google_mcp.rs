@@ -152,11 +152,7 @@ fn may_resend(tool: &ToolDef, error: &McpError) -> bool {
 fn ask_person(tool: &ToolDef, route: &McpRoute, forms: &[GoogleForm]) -> ToolError {
     let message = forms.first().map(|form| form.message.as_str()).unwrap_or_default();
     let quoted: String = message.chars().filter(|c| !c.is_control()).take(300).collect();
-    ToolError::GoogleAsksPerson {
-        tool: tool.meta.name,
-        server: route.product.label(),
-        message: quoted,
-    }
+    ToolError::GoogleAsksPerson { tool: tool.meta.name, server: route.product.label(), message: quoted }
 }
 
 /// Google's result as the tool answers: a tool error in Google's words, or the route's reshaping of it.
@@ -177,7 +173,10 @@ fn finish(route: &McpRoute, arguments: &Value, result: CallToolResult) -> Result
         Some(value) => value,
         None => serde_json::from_str(&text()).map_err(|_| ToolError::GoogleMcpRefused {
             server: route.product.label(),
-            words: format!("{} answered something other than JSON, which Gatehouse can't read as its result.", route.tool),
+            words: format!(
+                "{} answered something other than JSON, which Gatehouse can't read as its result.",
+                route.tool
+            ),
         })?,
     };
     (route.result)(arguments, value)

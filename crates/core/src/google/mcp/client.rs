@@ -119,7 +119,9 @@ pub enum McpError {
     #[error("The {} did not finish {tool} after {rounds} rounds: the call was given up.", .product.label())]
     TooManyRounds { product: Product, tool: String, rounds: usize },
     /// `GATEHOUSE_GOOGLE_ENDPOINT` names a place that is not this computer.
-    #[error("Gatehouse does not send requests for Google's MCP servers to {0}: only this computer may replace Google's hosts.")]
+    #[error(
+        "Gatehouse does not send requests for Google's MCP servers to {0}: only this computer may replace Google's hosts."
+    )]
     NotLocal(String),
     /// The server did not answer within the request timeout.
     #[error("The {} did not answer within {} seconds. Try again in a moment.", .product.label(), .timeout.as_secs())]
@@ -245,7 +247,12 @@ impl McpClient {
             })
             .collect();
         Self {
-            inner: Arc::new(Inner { options, servers, revision: AtomicU64::new(0), not_agentic: AtomicBool::new(false) }),
+            inner: Arc::new(Inner {
+                options,
+                servers,
+                revision: AtomicU64::new(0),
+                not_agentic: AtomicBool::new(false),
+            }),
         }
     }
 
@@ -324,9 +331,8 @@ impl McpClient {
         let tools = full
             .into_iter()
             .map(|definition| {
-                let always_asks = restricted
-                    .as_ref()
-                    .is_some_and(|listed| !listed.iter().any(|tool| tool.name == definition.name));
+                let always_asks =
+                    restricted.as_ref().is_some_and(|listed| !listed.iter().any(|tool| tool.name == definition.name));
                 GoogleTool { product, definition, always_asks }
             })
             .collect();
@@ -462,7 +468,8 @@ impl McpClient {
                         let what = serde_json::to_value(request)
                             .ok()
                             .and_then(|value| {
-                                let mode = value.pointer("/params/mode").and_then(|mode| mode.as_str()).map(str::to_owned);
+                                let mode =
+                                    value.pointer("/params/mode").and_then(|mode| mode.as_str()).map(str::to_owned);
                                 let method = value.get("method").and_then(|method| method.as_str()).map(str::to_owned);
                                 match (method.as_deref(), mode.as_deref()) {
                                     (Some("elicitation/create"), Some("url")) => Some("a web page to open".to_owned()),
@@ -676,7 +683,14 @@ impl StreamableHttpClient for Signed {
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
         let token = self.token().await?;
         self.http
-            .post_message_with_max_sse_event_size(uri, message, session_id, Some(token), custom_headers, max_sse_event_size)
+            .post_message_with_max_sse_event_size(
+                uri,
+                message,
+                session_id,
+                Some(token),
+                custom_headers,
+                max_sse_event_size,
+            )
             .await
     }
 
@@ -690,9 +704,7 @@ impl StreamableHttpClient for Signed {
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
         let token = self.token().await?;
-        self.http
-            .post_message_with_response_limits(uri, message, session_id, Some(token), custom_headers, limits)
-            .await
+        self.http.post_message_with_response_limits(uri, message, session_id, Some(token), custom_headers, limits).await
     }
 
     async fn delete_session(

@@ -13,9 +13,9 @@ use rmcp::model::JsonObject;
 
 use super::super::google_mcp::{McpRoute, object};
 use super::super::registry::{Cap, Output, Scope, Service, ToolDef, ToolMeta, parse_args_ref};
-use crate::google::mcp::Product;
 use super::super::{ToolContext, ToolError};
 use super::{FILE_FIELDS, file_json, folder_or_default, mime_type_arg};
+use crate::google::mcp::Product;
 
 const SPREADSHEET_FIELDS: &str = "id,name,modifiedTime,webViewLink,owners(emailAddress)";
 const FOLDER_FIELDS: &str = "id,name,modifiedTime,parents,webViewLink";
@@ -285,8 +285,10 @@ fn search_files_on_mcp(args: &Value) -> Result<Option<JsonObject>, ToolError> {
 /// Google's `{files, nextPageToken}` as `search_files` has always answered.
 fn search_files_from_mcp(args: &Value, answer: Value) -> Result<Output, ToolError> {
     let args: SearchFilesArgs = parse_args_ref("search_files", args)?;
-    let files: Vec<File> = serde_json::from_value(answer.get("files").cloned().unwrap_or(json!([])))
-        .map_err(|error| ToolError::invalid(format!("Drive's MCP server answered files Gatehouse can't read: {error}")))?;
+    let files: Vec<File> =
+        serde_json::from_value(answer.get("files").cloned().unwrap_or(json!([]))).map_err(|error| {
+            ToolError::invalid(format!("Drive's MCP server answered files Gatehouse can't read: {error}"))
+        })?;
     let more = answer.get("nextPageToken").and_then(Value::as_str).is_some_and(|token| !token.is_empty());
     let listing = Listing { files, more, incomplete: false };
     Ok(Output::Json(listing_json("files", &listing, args.max_results, file_json)))
