@@ -40,7 +40,7 @@ pub fn add_google_backend(status: &mut Value, reach: &GoogleReach, tools: &[Tool
     let rest: Vec<&'static str> = match reach.backend {
         GoogleBackend::Mcp => Vec::new(),
         GoogleBackend::Rest => google.iter().map(|tool| tool.meta.name).collect(),
-        GoogleBackend::Both => google.iter().filter(|tool| !on_mcp(&tool)).map(|tool| tool.meta.name).collect(),
+        GoogleBackend::Both => google.iter().filter(|tool| !on_mcp(tool)).map(|tool| tool.meta.name).collect(),
     };
     if !rest.is_empty() {
         let served: Vec<&str> = google.iter().filter(on_mcp).map(|tool| tool.meta.name).collect();
