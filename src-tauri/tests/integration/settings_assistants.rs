@@ -17,7 +17,7 @@ use gatehouse_core::connect::{find_client, limit};
 use gatehouse_core::engine::{ApprovalSetup, Engine, EngineOptions};
 use gatehouse_core::google::RetryPolicy;
 use gatehouse_core::google::auth::SignedOut;
-use gatehouse_core::tools::sets::catalogue;
+use gatehouse_core::tools::sets::{ToolSelection, catalogue};
 use gatehouse_desktop::settings::assistants::Connector;
 use gatehouse_desktop::settings::{self, Core};
 use gatehouse_desktop::startup::Mode;
