@@ -15,13 +15,14 @@ use crate::approval::{Approvals, CallMeta, Permit, redact};
 use crate::auth::state::{AuthSnapshot, AuthState};
 use crate::cache::{self, Lookup, ResponseCache};
 use crate::config::Config;
+use crate::google::mcp::{McpClient, McpOptions};
 use crate::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
 use crate::limits::local_files::{self, LocalFiles};
 use crate::limits::response_cap;
 use crate::resend::{Claim, Resends};
 use crate::resources::{self, Resource, ResourceError};
 use crate::tools::registry::{Output, Scope};
-use crate::tools::{Access, Progress, StartError, ToolContext, ToolDef, ToolError, enabled_tools};
+use crate::tools::{Access, Progress, StartError, ToolContext, ToolDef, ToolError, enabled_tools, google_mcp};
 
 /// A call the engine could not even start: the MCP layer answers these as protocol errors.
 #[derive(Debug, thiserror::Error)]
@@ -187,22 +188,24 @@ pub const SANDBOX_NOTE: &str =
 impl Engine {
     pub fn new(options: EngineOptions) -> Result<Arc<Self>, StartError> {
         let EngineOptions { config, tokens, sandbox, retry, approvals } = options;
-        let tools = enabled_tools(config.enabled_tools.as_deref())?;
+        let mut tools = enabled_tools(config.enabled_tools.as_deref())?;
+        tools.retain(|tool| crate::tools::google_mcp::offered(tool, config.google_backend));
         let index = tools.iter().enumerate().map(|(i, tool)| (tool.meta.name, i)).collect();
         let http = GoogleClient::http_client(config.request_timeout);
-        let google = GoogleClient::new(
-            http,
-            Endpoints::new(config.google_endpoint.clone()),
-            tokens,
-            retry,
-            config.request_timeout,
-        );
+        let endpoints = Endpoints::new(config.google_endpoint.clone());
+        let mcp = McpClient::new(McpOptions {
+            http: http.clone(),
+            endpoints: endpoints.clone(),
+            tokens: Arc::clone(&tokens),
+            timeout: config.request_timeout,
+        });
+        let google = GoogleClient::new(http, endpoints, tokens, retry, config.request_timeout);
         let auth = AuthState::new(AuthSnapshot { account: google.account(), ..AuthSnapshot::signed_out() });
         let local = LocalFiles::new(config.export_dir.clone(), config.local_roots.clone());
         let names = Arc::new(DriveNames(google.clone()));
         let cache = ResponseCache::new(approvals.store.clone(), google.clone());
         let approvals = Arc::new(Approvals::new(approvals.store, approvals.policy, &tools).with_target_names(names));
-        let ctx = ToolContext { google, config: Arc::new(config), local, cache, progress: Progress::none() };
+        let ctx = ToolContext { google, mcp, config: Arc::new(config), local, cache, progress: Progress::none() };
         let (assistants, _) = tokio::sync::watch::channel(0);
         let resends = Resends::new(crate::approval::gate::DEFAULT_RETRY_WINDOW);
         Ok(Arc::new(Self { auth, approvals, tools, index, ctx, sandbox, assistants, resends }))
@@ -377,8 +380,15 @@ impl Engine {
                         Some(Claim::First(first)) => Some(first),
                         None => None,
                     };
-                    let (permit, answered_via) =
-                        self.approvals.permit_answered(tool, &arguments, meta, account.as_deref()).await;
+                    // Google's form is the card of a tool Google asks about at every call: Gatehouse does not
+                    // ask first (pause, deny rules and tool sets were applied above; the audit follows).
+                    let (permit, answered_via) = if self.approvals.is_gated(tool)
+                        && google_mcp::google_asks_first(tool, &self.ctx, &arguments).await
+                    {
+                        (Permit::Run { source: DecisionSource::GoogleForm }, None)
+                    } else {
+                        self.approvals.permit_answered(tool, &arguments, meta, account.as_deref()).await
+                    };
                     unfinished.decided(&permit, answered_via);
                     // A change is on disk as pending before it is sent, or not sent at all.
                     let permit = match (permit, &tool.meta.access) {
@@ -477,16 +487,16 @@ impl Engine {
         let ctx = self.ctx.reporting(progress);
         if let Some(changed) = cache::changed_by(tool, &arguments) {
             cache.forget_changed(&changed).await;
-            let output = tool.run(ctx, arguments).await;
+            let output = google_mcp::run(tool, ctx, arguments).await;
             cache.forget_changed(&changed).await;
             return output;
         }
         let auth = self.auth.current();
         match cache.lookup(&tool.meta, &arguments, auth.account.as_deref(), auth.granted_scopes.as_deref()).await {
-            Lookup::Off => tool.run(ctx, arguments).await,
+            Lookup::Off => google_mcp::run(tool, ctx, arguments).await,
             Lookup::Hit(text) => Ok(Output::Text(text)),
             Lookup::Miss(pending) => {
-                let output = tool.run(ctx, arguments).await?;
+                let output = google_mcp::run(tool, ctx, arguments).await?;
                 match &output {
                     Output::Json(value) => cache.keep(pending, &value.to_string(), self.ctx.max_chars()).await,
                     Output::Text(text) => cache.keep(pending, text, self.ctx.max_chars()).await,

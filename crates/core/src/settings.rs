@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use crate::Engine;
 use crate::approval::policy::{DEFAULT_APPROVAL_TIMEOUT, MAX_APPROVAL_TIMEOUT_SECS, Policy};
 use crate::approval::store::{DATABASE_FILE, Store, StoreError};
-use crate::config::{Config, DEFAULT_MAX_RESPONSE_CHARS};
+use crate::config::{Config, DEFAULT_MAX_RESPONSE_CHARS, GoogleBackend};
 use crate::limits::response_cap::group;
 use crate::tools::all_tools;
 use crate::tools::registry::Access;
@@ -65,6 +65,8 @@ pub enum Key {
     /// default: see `control::answers`). Saved only from the desktop app's Advanced page: nothing on the control
     /// socket changes settings, so a program that can reach the socket can't turn it on. Applies at once.
     AnswerFromTerminal,
+    /// `GATEHOUSE_GOOGLE_BACKEND`: Google's MCP servers, its REST APIs, or both ([`GoogleBackend`]).
+    GoogleBackend,
 }
 
 impl Key {
@@ -76,6 +78,7 @@ impl Key {
         Key::ApprovalTimeout,
         Key::ExportDir,
         Key::EnabledTools,
+        Key::GoogleBackend,
         Key::StartInSandbox,
         Key::AnswerFromTerminal,
     ];
@@ -97,6 +100,7 @@ impl Key {
             Key::StartInSandbox => "start_in_sandbox",
             Key::CacheTtl => "cache_ttl",
             Key::AnswerFromTerminal => "answer_from_terminal",
+            Key::GoogleBackend => "google_backend",
         }
     }
 
@@ -107,6 +111,7 @@ impl Key {
             Key::EnabledTools => Some("ENABLED_TOOLS"),
             Key::ExportDir => Some("GATEHOUSE_EXPORT_DIR"),
             Key::StartInSandbox => Some("GATEHOUSE_SANDBOX"),
+            Key::GoogleBackend => Some("GATEHOUSE_GOOGLE_BACKEND"),
             // No variable may turn on terminal answers: whoever starts a process could set it.
             Key::GateReads | Key::ApprovalTimeout | Key::CacheTtl | Key::AnswerFromTerminal => None,
         }
@@ -123,6 +128,7 @@ impl Key {
             Key::StartInSandbox => "Starting in the sandbox",
             Key::CacheTtl => "How long answers are cached",
             Key::AnswerFromTerminal => "Answering from a terminal",
+            Key::GoogleBackend => "The way Gatehouse reaches Google",
         }
     }
 
@@ -168,6 +174,7 @@ pub struct PersonSettings {
     pub start_in_sandbox: Option<bool>,
     pub cache_ttl: Option<Duration>,
     pub answer_from_terminal: Option<bool>,
+    pub google_backend: Option<GoogleBackend>,
 }
 
 impl PersonSettings {
@@ -229,6 +236,7 @@ impl PersonSettings {
             Key::StartInSandbox => self.start_in_sandbox = Some(saved_switch(key, text)?),
             Key::CacheTtl => self.cache_ttl = Some(cache_ttl(&json!(text))?),
             Key::AnswerFromTerminal => self.answer_from_terminal = Some(saved_switch(key, text)?),
+            Key::GoogleBackend => self.google_backend = Some(google_backend(&json!(text))?),
         }
         Ok(())
     }
@@ -303,6 +311,7 @@ pub struct Effective {
     pub start_in_sandbox: Decided<bool>,
     pub cache_ttl: Decided<Duration>,
     pub answer_from_terminal: Decided<bool>,
+    pub google_backend: Decided<GoogleBackend>,
 }
 
 /// Whether `variable` is set (an empty value counts as unset, as [`Config`] reads it).
@@ -364,6 +373,14 @@ pub fn decide(
         Some(on) => decided(on, Source::Person),
         None => decided(false, Source::Default),
     };
+    let google_backend = match (from_env(Key::GoogleBackend), person.google_backend) {
+        (Some(name), _) => {
+            let backend = GoogleBackend::parse(&variable(name)).unwrap_or(config.google_backend);
+            decided(backend, Source::Environment { variable: name })
+        }
+        (None, Some(backend)) => decided(backend, Source::Person),
+        (None, None) => decided(GoogleBackend::default(), Source::Default),
+    };
     Effective {
         response_cap,
         gate_reads,
@@ -373,6 +390,7 @@ pub fn decide(
         start_in_sandbox,
         cache_ttl,
         answer_from_terminal,
+        google_backend,
     }
 }
 
@@ -433,6 +451,9 @@ pub fn apply(
 ) -> Policy {
     let effective = decide(person, config, &policy, lookup);
     config.max_response_chars = effective.response_cap.value;
+    if effective.google_backend.source == Source::Person {
+        config.google_backend = effective.google_backend.value;
+    }
     if effective.enabled_tools.source == Source::Person {
         let known = all_tools();
         let tools: Vec<String> = effective
@@ -537,6 +558,13 @@ pub fn view(
             Some(timeout_limit),
         ),
         (
+            Key::GoogleBackend,
+            json!(effective.google_backend.value.name()),
+            json!(GoogleBackend::default().name()),
+            effective.google_backend.source,
+            Some("both, mcp or rest.".to_owned()),
+        ),
+        (
             Key::StartInSandbox,
             json!(effective.start_in_sandbox.value),
             json!(false),
@@ -587,6 +615,7 @@ fn differs_from_running(key: Key, value: &Value, engine: &Engine) -> bool {
         Key::StartInSandbox => return value == &json!(true) && !engine.is_sandbox(),
         // The cache reads it at every call; terminal answers read it at each answer.
         Key::CacheTtl | Key::AnswerFromTerminal => return false,
+        Key::GoogleBackend => json!(config.google_backend.name()),
     };
     &running != value
 }
@@ -656,6 +685,7 @@ pub async fn set(
         Key::StartInSandbox => Some(switch(key, input)?.to_string()),
         Key::CacheTtl => Some(cache_ttl(input)?.as_secs().to_string()),
         Key::AnswerFromTerminal => Some(switch(key, input)?.to_string()),
+        Key::GoogleBackend => Some(google_backend(input)?.name().to_owned()),
     };
     match text {
         Some(text) => store.set_setting(key.name(), &text).await?,
@@ -727,6 +757,15 @@ fn not_seconds(text: &str) -> SettingsError {
         "\u{201c}{}\u{201d} is not a number of seconds. Type a whole number of seconds, such as 120 (two minutes).",
         text.trim()
     ))
+}
+
+fn google_backend(input: &Value) -> Result<GoogleBackend, SettingsError> {
+    input.as_str().and_then(GoogleBackend::parse).ok_or_else(|| {
+        SettingsError::Invalid(format!(
+            "\u{201c}{}\u{201d} is not a way to reach Google. Choose both (Google's MCP servers where they can serve a tool, its REST APIs otherwise), mcp (Google's MCP servers only) or rest (its REST APIs only).",
+            typed(input)
+        ))
+    })
 }
 
 fn cache_ttl(input: &Value) -> Result<Duration, SettingsError> {

@@ -135,6 +135,7 @@ fn source_label(kind: SourceKind) -> &'static str {
         SourceKind::Withdrawn => "Withdrawn by the assistant",
         SourceKind::Shutdown => "Gatehouse was closed",
         SourceKind::AgentName => "Assistant name refused",
+        SourceKind::GoogleForm => "Google's approval form",
     }
 }
 

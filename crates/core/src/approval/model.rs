@@ -125,7 +125,8 @@ pub struct Caller {
 /// How a call was decided, as the audit log records it: `grant:<id>`, `policy:<rule>`, `person`, `timeout`,
 /// `deny:<rule>`, `not-gated`, `unattended` (nobody to ask), `paused` (every assistant paused),
 /// `invalid-arguments` (the tool refused its arguments before any decision), `agent-name` (the caller's name was
-/// refused, see `Approvals::refuse_caller`), `withdrawn` (the assistant stopped
+/// refused, see `Approvals::refuse_caller`), `google-form` (left to the form Google's MCP server asks the person
+/// with, see `tools::google_mcp::google_asks_first`), `withdrawn` (the assistant stopped
 /// waiting — cancelled the call, or went away — before it was decided).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
@@ -145,6 +146,9 @@ pub enum DecisionSource {
     /// The caller's name was refused before any decision (too long, control characters, or a registered
     /// assistant's name claimed without its token).
     AgentName,
+    /// Not carded by Gatehouse: the call went to a Google MCP tool that asks the person with its own form at
+    /// every call (Google's form is the card).
+    GoogleForm,
 }
 
 impl std::fmt::Display for DecisionSource {
@@ -162,6 +166,7 @@ impl std::fmt::Display for DecisionSource {
             DecisionSource::Withdrawn => f.write_str("withdrawn"),
             DecisionSource::Shutdown => f.write_str("shutdown"),
             DecisionSource::AgentName => f.write_str("agent-name"),
+            DecisionSource::GoogleForm => f.write_str("google-form"),
         }
     }
 }
@@ -189,6 +194,7 @@ impl TryFrom<String> for DecisionSource {
             None if text == "withdrawn" => DecisionSource::Withdrawn,
             None if text == "shutdown" => DecisionSource::Shutdown,
             None if text == "agent-name" => DecisionSource::AgentName,
+            None if text == "google-form" => DecisionSource::GoogleForm,
             _ => return Err(format!("{text:?} is not a decision source")),
         })
     }

@@ -227,6 +227,7 @@ pub fn source_words(source: &DecisionSource, is_never_rule: impl Fn(&str) -> boo
         DecisionSource::Withdrawn => "withdrawn: the assistant stopped waiting before it was decided".to_owned(),
         DecisionSource::Shutdown => "not run: Gatehouse was closed before anyone answered".to_owned(),
         DecisionSource::AgentName => "refused: the assistant's name could not be accepted".to_owned(),
+        DecisionSource::GoogleForm => "left to Google's own approval form".to_owned(),
     }
 }
 

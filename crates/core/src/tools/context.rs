@@ -5,6 +5,7 @@ use std::sync::Arc;
 use crate::cache::ResponseCache;
 use crate::config::Config;
 use crate::google::GoogleClient;
+use crate::google::mcp::McpClient;
 use crate::limits::local_files::LocalFiles;
 
 use super::progress::Progress;
@@ -13,6 +14,8 @@ use super::progress::Progress;
 #[derive(Clone)]
 pub struct ToolContext {
     pub google: GoogleClient,
+    /// Google's Workspace MCP servers, signed with the same tokens as `google` ([`super::google_mcp`]).
+    pub mcp: McpClient,
     pub config: Arc<Config>,
     pub local: LocalFiles,
     /// The response cache: the engine serves cached reads from it; the cache tools manage it.

@@ -35,6 +35,18 @@ pub enum ToolError {
     /// Something named in the arguments doesn't exist (e.g. a sheet title).
     #[error("{0}")]
     NotFound(String),
+    /// Google's MCP server for the tool could not be used (see [`crate::google::mcp::McpError`]).
+    #[error("{0}")]
+    GoogleMcp(#[from] crate::google::mcp::McpError),
+    /// Google's MCP server ran the call and answered a tool error, in its words (hostile text, cut).
+    #[error("The {server} refused the call: {words:?}")]
+    GoogleMcpRefused { server: &'static str, words: String },
+    /// Google asks the person to approve the call on a form, which Gatehouse can't show yet (the plug-in point:
+    /// `tools::google_mcp::ask_person`). Nothing ran.
+    #[error(
+        "The {server} asks the person to approve {tool} on a form ({message:?}), and Gatehouse can't show Google's approval forms yet, so nothing was changed or read. Tell the person. They can let Gatehouse use Google's REST API for this meanwhile: set the Google backend to both (Gatehouse › Settings › Advanced, or GATEHOUSE_GOOGLE_BACKEND=both)."
+    )]
+    GoogleAsksPerson { tool: &'static str, server: &'static str, message: String },
 }
 
 impl ToolError {

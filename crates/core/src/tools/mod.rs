@@ -8,6 +8,7 @@ pub mod docs;
 pub mod drive;
 pub mod error;
 pub mod gmail;
+pub mod google_mcp;
 pub mod mcpb_manifest;
 pub mod progress;
 pub mod registry;

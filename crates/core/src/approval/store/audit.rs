@@ -72,10 +72,11 @@ pub enum SourceKind {
     Withdrawn,
     Shutdown,
     AgentName,
+    GoogleForm,
 }
 
 impl SourceKind {
-    pub const ALL: [SourceKind; 12] = [
+    pub const ALL: [SourceKind; 13] = [
         SourceKind::Person,
         SourceKind::Grant,
         SourceKind::Policy,
@@ -88,6 +89,7 @@ impl SourceKind {
         SourceKind::Withdrawn,
         SourceKind::Shutdown,
         SourceKind::AgentName,
+        SourceKind::GoogleForm,
     ];
 
     /// The source's text in the log (`grant` for `grant:<id>`).
@@ -105,6 +107,7 @@ impl SourceKind {
             SourceKind::Withdrawn => "withdrawn",
             SourceKind::Shutdown => "shutdown",
             SourceKind::AgentName => "agent-name",
+            SourceKind::GoogleForm => "google-form",
         }
     }
 
@@ -122,6 +125,7 @@ impl SourceKind {
             DecisionSource::Withdrawn => SourceKind::Withdrawn,
             DecisionSource::Shutdown => SourceKind::Shutdown,
             DecisionSource::AgentName => SourceKind::AgentName,
+            DecisionSource::GoogleForm => SourceKind::GoogleForm,
         }
     }
 }

@@ -7,7 +7,7 @@ pub mod approvals;
 use std::path::Path;
 use std::sync::Arc;
 
-use gatehouse_core::config::Config;
+use gatehouse_core::config::{Config, GoogleBackend};
 use gatehouse_core::google::RetryPolicy;
 use gatehouse_core::google::auth::StaticToken;
 use gatehouse_core::{Engine, EngineOptions};
@@ -108,6 +108,8 @@ fn engine(google: &FakeGoogle, home: &Path, identity: Identity, adjust: impl FnO
     let token = google.issue_token(identity);
     let mut config = Config::with_home(home);
     config.google_endpoint = Some(google.url().parse().expect("emulator url"));
+    // The tool tests are the REST backend's; `google_mcp` tests the others (and sets them through `adjust`).
+    config.google_backend = GoogleBackend::Rest;
     adjust(&mut config);
     let engine = Engine::new(EngineOptions {
         config,
