@@ -8,6 +8,7 @@
 
 mod assistants;
 mod audit;
+mod audit_batch;
 mod cache;
 mod chain;
 mod error;
@@ -26,6 +27,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 pub use assistants::{Assistant, MAX_ASSISTANT_NAME, NewAssistant, TokenMatch, check_assistant_name, token_hash};
 pub use audit::{AuditMatch, AuditQuery, AuditRecord, PendingAudit, SourceKind};
+pub use audit_batch::{GROUP_COMMIT_WINDOW, may_group_commit};
 pub use cache::{CacheDrop, CacheKey, CachedResult};
 pub use chain::{GENESIS, record_hash};
 pub use error::StoreError;
@@ -64,6 +66,10 @@ struct Inner {
     assistants: RwLock<AssistantSnapshot>,
     /// Held across every database write and the index change that follows it.
     writer: tokio::sync::Mutex<()>,
+    /// Reads' audit records waiting for their group commit (see `audit_batch`).
+    audit_queue: audit_batch::AuditQueue,
+    /// The settings read lately (see `settings`).
+    settings: settings::RememberedSettings,
 }
 
 impl std::fmt::Debug for Store {
@@ -114,6 +120,8 @@ impl Store {
                 never: RwLock::new(never),
                 assistants: RwLock::new(assistants),
                 writer: tokio::sync::Mutex::new(()),
+                audit_queue: audit_batch::AuditQueue::default(),
+                settings: settings::RememberedSettings::default(),
             }),
         };
         // Calls a crashed process left pending go into the chain as interrupted. A failure here loses no
@@ -140,8 +148,13 @@ impl Store {
             .map_err(StoreError::query(&inner.path, "tell whether assistants used it before"))
     }
 
-    /// Closes every connection, folding the write-ahead log into the file. Calls made afterwards fail.
+    /// Commits the reads' audit records still queued, then closes every connection, folding the write-ahead log
+    /// into the file. Calls made afterwards fail.
     pub async fn close(&self) {
+        // Reads' records waiting for their group commit are written first (see `audit_batch`).
+        if let Err(error) = self.flush_audit().await {
+            tracing::error!("closing the store before the audit records of recent reads were written: {error}");
+        }
         self.inner.pool.close().await;
     }
 
