@@ -427,7 +427,10 @@ impl Engine {
         tracing::info!(tool = name, ok = !reply.is_error, elapsed_ms = duration_ms, "tool call");
         if let Some((entry, pending)) = unfinished.finished() {
             let entry = AuditEntry { time: chrono::Utc::now(), verdict, source, outcome, duration_ms, ..entry };
-            self.approvals.finish_audit(entry, pending).instrument(tracing::trace_span!(target: TIMING_TARGET, "audit")).await;
+            self.approvals
+                .finish_audit(entry, pending)
+                .instrument(tracing::trace_span!(target: TIMING_TARGET, "audit"))
+                .await;
         }
         Ok(reply)
     }
@@ -502,7 +505,9 @@ impl Engine {
             .await;
         let keep = || tracing::trace_span!(target: TIMING_TARGET, "cache_keep");
         match lookup {
-            Lookup::Off => tool.run(ctx, arguments).instrument(tracing::trace_span!(target: TIMING_TARGET, "tool")).await,
+            Lookup::Off => {
+                tool.run(ctx, arguments).instrument(tracing::trace_span!(target: TIMING_TARGET, "tool")).await
+            }
             Lookup::Hit(text) => Ok(Output::Text(text)),
             Lookup::Miss(pending) => {
                 // A result written to a file is written pretty from its JSON; any other is serialized once,
@@ -516,7 +521,9 @@ impl Engine {
                         cache.keep(pending, value.to_string(), cap).instrument(keep()).await;
                         Output::Json(value)
                     }
-                    Output::Json(value) => Output::Text(cache.keep(pending, value.to_string(), cap).instrument(keep()).await),
+                    Output::Json(value) => {
+                        Output::Text(cache.keep(pending, value.to_string(), cap).instrument(keep()).await)
+                    }
                     Output::Text(text) => Output::Text(cache.keep(pending, text, cap).instrument(keep()).await),
                 })
             }

@@ -160,8 +160,13 @@ impl ResponseCache {
         }
         let now = chrono::Utc::now();
         let expired_before = now - chrono::Duration::from_std(pending.ttl).unwrap_or(chrono::Duration::zero());
-        let entry =
-            CachedResult { target: pending.target, parents: pending.parents, version: pending.version, stored: now, result };
+        let entry = CachedResult {
+            target: pending.target,
+            parents: pending.parents,
+            version: pending.version,
+            stored: now,
+            result,
+        };
         let (kept, entry) = store.keep_result(pending.key, entry, expired_before).await;
         if let Err(error) = kept {
             tracing::warn!("an answer could not be kept in the response cache: {error}");

@@ -128,6 +128,20 @@ async fn a_queued_read_record_is_committed_within_the_window_without_anyone_read
     assert!(started.elapsed() < GROUP_COMMIT_WINDOW + Duration::from_secs(1), "{:?}", started.elapsed());
 }
 
+/// The cell read number `n` asks for, within the sheet's grid (`A1`…`A900`, then `B1`…): its record says
+/// which read it was.
+fn cell_of(n: usize) -> String {
+    let column = char::from(b'A' + u8::try_from(n / 900 % 26).unwrap());
+    format!("{column}{}", n % 900 + 1)
+}
+
+/// The read number a cell stands for ([`cell_of`]'s inverse).
+fn read_of(cell: &str) -> Option<usize> {
+    let column = usize::from(cell.as_bytes().first()?.checked_sub(b'A')?);
+    let row: usize = cell.get(1..)?.parse().ok()?;
+    Some(column * 900 + row.checked_sub(1)?)
+}
+
 fn this_test() -> String {
     let module = module_path!().split_once("::").map_or("", |(_, module)| module);
     format!("{module}::reads_answered_before_a_kill_9_keep_their_records")
@@ -192,7 +206,7 @@ fn reads_answered_before_a_kill_9_keep_their_records() {
             let recorded: BTreeSet<usize> = records
                 .iter()
                 .filter(|record| record.entry.verdict == Verdict::Allowed)
-                .filter_map(|record| record.entry.arguments["range"].as_str()?.strip_prefix("A")?.parse().ok())
+                .filter_map(|record| read_of(record.entry.arguments["range"].as_str()?))
                 .collect();
             let lost_early: Vec<usize> = answers
                 .iter()
@@ -215,7 +229,7 @@ fn reads_answered_before_a_kill_9_keep_their_records() {
 }
 
 /// The child: `BURST` tasks reading one cell each through the engine, each reporting a read once it returned.
-/// Read `n` asks for `A{n}`, so its record says which it was.
+/// Read `n` asks for [`cell_of`]`(n)`, so its record says which it was.
 async fn read_until_killed(setup: &str) {
     let [home, url, token, sheet] = setup.split('\n').collect::<Vec<_>>()[..] else { panic!("bad setup {setup:?}") };
     let store = Store::open(&Path::new(home).join(DATABASE_FILE)).await.unwrap();
@@ -231,14 +245,14 @@ async fn read_until_killed(setup: &str) {
         approvals: ApprovalSetup { store: Some(store), policy: policy() },
     })
     .unwrap();
-    let next = Arc::new(std::sync::atomic::AtomicUsize::new(1));
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let tasks: Vec<_> = (0..BURST)
         .map(|_| {
             let (engine, next, sheet) = (engine.clone(), next.clone(), sheet.to_owned());
             tokio::spawn(async move {
                 loop {
                     let n = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    let arguments = json!({ "spreadsheet_id": sheet, "sheet": "Sales", "range": format!("A{n}") });
+                    let arguments = json!({ "spreadsheet_id": sheet, "sheet": "Sales", "range": cell_of(n) });
                     let reply = engine.call("get_sheet_data", object(arguments)).await.unwrap();
                     assert!(!reply.is_error, "{}", reply.text);
                     println!("read {n}");
