@@ -36,9 +36,10 @@ const RUNS: usize = 6;
 /// Reads under way at once in the child.
 const BURST: usize = 4;
 /// What the test allows a kill to lose: reads answered this long before it. The design's bound is
-/// [`GROUP_COMMIT_WINDOW`] plus one commit (a few milliseconds); this leaves room for a loaded machine's fsync
-/// and for the parent reading the child's lines late.
-const LOSS_BOUND: Duration = Duration::from_millis(250);
+/// [`GROUP_COMMIT_WINDOW`] plus one commit: a few milliseconds on a quiet disk, but one fsync took over 250 ms
+/// here while five builds and another kill test ran (the test failed at 250 ms then); this leaves room for
+/// that and for the parent reading the child's lines late.
+const LOSS_BOUND: Duration = Duration::from_secs(2);
 
 const ALLOW_WRITES: &str = r#"
 [[allow]]
@@ -184,7 +185,7 @@ fn reads_answered_before_a_kill_9_keep_their_records() {
             }
         });
         let (_, first) = answered.recv_timeout(Duration::from_secs(60)).expect("the child never read");
-        std::thread::sleep(Duration::from_millis(rand::random_range(50..400)));
+        std::thread::sleep(Duration::from_millis(rand::random_range(50..2500)));
         let killed = Instant::now();
         child.kill().unwrap();
         let status = child.wait().unwrap();
