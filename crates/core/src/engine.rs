@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use tracing::Instrument;
 
 use crate::approval::gate::TargetNames;
 use crate::approval::model::{Agent, AnswerChannel, AuditEntry, CallOutcome, DecisionSource, Verdict};
@@ -19,6 +20,7 @@ use crate::google::mcp::{McpClient, McpOptions};
 use crate::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
 use crate::limits::local_files::{self, LocalFiles};
 use crate::limits::response_cap;
+use crate::logging::TIMING_TARGET;
 use crate::resend::{Claim, Resends};
 use crate::resources::{self, Resource, ResourceError};
 use crate::tools::registry::{Output, Scope};
@@ -319,8 +321,21 @@ impl Engine {
         }
     }
 
-    /// A tool's call, from its decision to its audit record, running `body` once permitted.
+    /// A tool's call, from its decision to its audit record, running `body` once permitted; timed as
+    /// `call` (see [`crate::logging::TIMING_TARGET`]).
     async fn call_through(
+        &self,
+        meta: &CallMeta,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+        progress: Progress,
+        body: Body<'_>,
+    ) -> Result<Reply, CallError> {
+        let span = tracing::trace_span!(target: TIMING_TARGET, "call");
+        self.call_phases(meta, name, arguments, progress, body).instrument(span).await
+    }
+
+    async fn call_phases(
         &self,
         meta: &CallMeta,
         name: &str,
@@ -387,7 +402,10 @@ impl Engine {
                     {
                         (Permit::Run { source: DecisionSource::GoogleForm }, None)
                     } else {
-                        self.approvals.permit_answered(tool, &arguments, meta, account.as_deref()).await
+                        self.approvals
+                            .permit_answered(tool, &arguments, meta, account.as_deref())
+                            .instrument(tracing::trace_span!(target: TIMING_TARGET, "decide"))
+                            .await
                     };
                     unfinished.decided(&permit, answered_via);
                     // A change is on disk as pending before it is sent, or not sent at all.
@@ -423,7 +441,10 @@ impl Engine {
         tracing::info!(tool = name, ok = !reply.is_error, elapsed_ms = duration_ms, "tool call");
         if let Some((entry, pending)) = unfinished.finished() {
             let entry = AuditEntry { time: chrono::Utc::now(), verdict, source, outcome, duration_ms, ..entry };
-            self.approvals.finish_audit(entry, pending).await;
+            self.approvals
+                .finish_audit(entry, pending)
+                .instrument(tracing::trace_span!(target: TIMING_TARGET, "audit"))
+                .await;
         }
         Ok(reply)
     }
@@ -492,16 +513,33 @@ impl Engine {
             return output;
         }
         let auth = self.auth.current();
-        match cache.lookup(&tool.meta, &arguments, auth.account.as_deref(), auth.granted_scopes.as_deref()).await {
-            Lookup::Off => google_mcp::run(tool, ctx, arguments).await,
+        let lookup = cache
+            .lookup(&tool.meta, &arguments, auth.account.as_deref(), auth.granted_scopes.as_deref())
+            .instrument(tracing::trace_span!(target: TIMING_TARGET, "cache_lookup"))
+            .await;
+        let keep = || tracing::trace_span!(target: TIMING_TARGET, "cache_keep");
+        match lookup {
+            Lookup::Off => {
+                google_mcp::run(tool, ctx, arguments).instrument(tracing::trace_span!(target: TIMING_TARGET, "tool")).await
+            }
             Lookup::Hit(text) => Ok(Output::Text(text)),
             Lookup::Miss(pending) => {
-                let output = google_mcp::run(tool, ctx, arguments).await?;
-                match &output {
-                    Output::Json(value) => cache.keep(pending, &value.to_string(), self.ctx.max_chars()).await,
-                    Output::Text(text) => cache.keep(pending, text, self.ctx.max_chars()).await,
-                }
-                Ok(output)
+                // A result written to a file is written pretty from its JSON; any other is serialized once,
+                // and that text is both kept and returned.
+                let to_file = tool.meta.local_path && arguments.get("local_path").is_some();
+                let output =
+                    google_mcp::run(tool, ctx, arguments).instrument(tracing::trace_span!(target: TIMING_TARGET, "tool")).await?;
+                let cap = self.ctx.max_chars();
+                Ok(match output {
+                    Output::Json(value) if to_file => {
+                        cache.keep(pending, value.to_string(), cap).instrument(keep()).await;
+                        Output::Json(value)
+                    }
+                    Output::Json(value) => {
+                        Output::Text(cache.keep(pending, value.to_string(), cap).instrument(keep()).await)
+                    }
+                    Output::Text(text) => Output::Text(cache.keep(pending, text, cap).instrument(keep()).await),
+                })
             }
         }
     }
@@ -550,7 +588,10 @@ impl Engine {
                 let reply = json!({ "local_path": path.display().to_string(), "bytes": bytes, "message": message });
                 Ok(reply.to_string())
             }
-            None => Ok(response_cap::render(&tool.meta, output, self.ctx.max_chars())?),
+            None => {
+                let _render = tracing::trace_span!(target: TIMING_TARGET, "render").entered();
+                Ok(response_cap::render(&tool.meta, output, self.ctx.max_chars())?)
+            }
         }
     }
 }

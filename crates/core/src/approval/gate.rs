@@ -596,8 +596,9 @@ impl Approvals {
         );
         let Some(store) = &self.store else { return };
         let written = match pending {
-            Some(pending) => store.complete_audit(pending, entry).await,
-            None => store.append_audit(entry).await,
+            Some(pending) => store.complete_audit(pending, entry).await.map(drop),
+            // A read nobody decided waits for the next group commit; every other record is on disk first.
+            None => store.record_audit(entry).await,
         };
         if let Err(error) = written {
             tracing::error!("the audit record could not be written: {error}");
@@ -620,10 +621,16 @@ impl Approvals {
         });
     }
 
-    /// Waits until the records of abandoned calls are written, so a process that stops next loses none.
+    /// Waits until the records of abandoned calls are written, and commits the reads' records waiting for
+    /// their group commit, so a process that stops next loses none.
     pub async fn settle(&self) {
         let mut writing = self.detached.subscribe();
         let _ = writing.wait_for(|writing| *writing == 0).await;
+        if let Some(store) = &self.store
+            && let Err(error) = store.flush_audit().await
+        {
+            tracing::error!("stopping before the audit records of recent reads were written: {error}");
+        }
     }
 }
 

@@ -28,6 +28,7 @@ mod arguments_bounds;
 mod assistant_connected;
 mod assistants_http;
 mod assistants_store;
+mod audit_group_commit;
 mod audit_intent;
 mod auth_adc;
 mod auth_login;

@@ -13,7 +13,7 @@ use super::chain::{
     verdict_text,
 };
 use super::seal::{RowKey, Seal};
-use super::{Store, StoreError};
+use super::{Store, StoreError, audit_batch};
 use crate::approval::model::{AnswerChannel, AuditEntry, CallOutcome, DecisionSource, Verdict};
 
 /// An entry as it sits in the chain.
@@ -250,7 +250,7 @@ fn stored_agent(name: &Option<String>, self_reported: i64) -> Option<crate::appr
 
 /// What is stored and hashed of an entry: its duration within SQLite's signed integer (no call lasts 292
 /// million years, but the hash must cover what is stored, so clamp before hashing), its arguments canonical.
-fn stored_form(mut entry: AuditEntry) -> AuditEntry {
+pub(super) fn stored_form(mut entry: AuditEntry) -> AuditEntry {
     entry.duration_ms = entry.duration_ms.min(i64::MAX as u64);
     entry.arguments = canonical_value(&entry.arguments);
     entry
@@ -287,7 +287,7 @@ pub(super) async fn seal_unsealed(
 }
 
 /// Appends `entry` to the end of the chain within `tx`.
-async fn append_in(
+pub(super) async fn append_in(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
     path: &Path,
     key: &RowKey,
@@ -411,16 +411,27 @@ impl Store {
                 .begin_with("BEGIN IMMEDIATE")
                 .await
                 .map_err(StoreError::query(path, "start an audit write"))?;
-            let record = append_in(&mut tx, path, &inner.key, entry).await?;
-            if let Some(PendingAudit(id)) = pending {
-                sqlx::query("DELETE FROM audit_pending WHERE id = ?1")
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(StoreError::query(path, "complete a pending audit record"))?;
+            // Reads' records waiting for a group commit go first, in this commit (see `audit_batch`).
+            let queued = audit_batch::append_queued_in(&mut tx, &inner).await?;
+            let appended = async {
+                let record = append_in(&mut tx, path, &inner.key, entry).await?;
+                if let Some(PendingAudit(id)) = pending {
+                    sqlx::query("DELETE FROM audit_pending WHERE id = ?1")
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(StoreError::query(path, "complete a pending audit record"))?;
+                }
+                Ok(record)
             }
-            tx.commit().await.map_err(StoreError::query(path, "save an audit record"))?;
-            Ok(record)
+            .await;
+            match appended {
+                Ok(record) => audit_batch::commit_or_restore(tx, &inner, queued).await.map(|()| record),
+                Err(error) => {
+                    inner.audit_queue.restore(queued);
+                    Err(error)
+                }
+            }
         })
         .await
     }
@@ -501,6 +512,8 @@ impl Store {
         query: &AuditQuery,
         matching: &AuditMatch,
     ) -> Result<Vec<AuditRecord>, StoreError> {
+        // This process's reads waiting for their group commit are part of the log it shows.
+        self.flush_audit().await?;
         let inner = &self.inner;
         let text = matching.text.as_deref().map(str::trim).filter(|text| !text.is_empty());
         let rows: Vec<AuditRow> = sqlx::query_as(concat!(
@@ -528,6 +541,7 @@ impl Store {
     /// Writes the whole log to `writer` as JSON Lines, oldest first, one `AuditRecord` per line, and returns
     /// how many records were written. Reads one consistent snapshot, so appends meanwhile are not included.
     pub async fn export_audit<W: AsyncWrite + Unpin>(&self, writer: &mut W) -> Result<u64, StoreError> {
+        self.flush_audit().await?;
         let inner = &self.inner;
         let path = &inner.path;
         let mut tx = inner.pool.begin().await.map_err(StoreError::query(path, "read the audit log"))?;

@@ -8,6 +8,7 @@
 
 mod assistants;
 mod audit;
+mod audit_batch;
 mod cache;
 mod chain;
 mod error;
@@ -29,6 +30,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 pub use assistants::{Assistant, MAX_ASSISTANT_NAME, NewAssistant, TokenMatch, check_assistant_name, token_hash};
 pub use audit::{AuditMatch, AuditQuery, AuditRecord, PendingAudit, SourceKind};
+pub use audit_batch::{GROUP_COMMIT_WINDOW, may_group_commit};
 pub use cache::{CacheDrop, CacheKey, CachedResult};
 pub use chain::{GENESIS, record_hash};
 pub use error::StoreError;
@@ -80,6 +82,10 @@ struct Inner {
     /// Other rows found written or changed by something other than Gatehouse (never-allow rules), by
     /// `never:<id>`, in words: logged once, reported by `gatehouse status` and `audit verify`.
     changed: RwLock<BTreeMap<String, String>>,
+    /// Reads' audit records waiting for their group commit (see `audit_batch`).
+    audit_queue: audit_batch::AuditQueue,
+    /// The settings read lately (see `settings`).
+    settings: settings::RememberedSettings,
 }
 
 /// How a store is opened.
@@ -171,6 +177,8 @@ impl Store {
             ignored: RwLock::new(BTreeMap::new()),
             key,
             changed: RwLock::new(BTreeMap::new()),
+            audit_queue: audit_batch::AuditQueue::default(),
+            settings: settings::RememberedSettings::default(),
         };
         inner.note_changed(never_changed);
         let honoured = inner.admit(grants, chrono::Utc::now());
@@ -239,8 +247,13 @@ impl Store {
             .map_err(StoreError::query(&inner.path, "tell whether assistants used it before"))
     }
 
-    /// Closes every connection, folding the write-ahead log into the file. Calls made afterwards fail.
+    /// Commits the reads' audit records still queued, then closes every connection, folding the write-ahead log
+    /// into the file. Calls made afterwards fail.
     pub async fn close(&self) {
+        // Reads' records waiting for their group commit are written first (see `audit_batch`).
+        if let Err(error) = self.flush_audit().await {
+            tracing::error!("closing the store before the audit records of recent reads were written: {error}");
+        }
         self.inner.pool.close().await;
     }
 

@@ -125,6 +125,8 @@ impl std::fmt::Display for ChainBreak {
 impl Store {
     /// Checks the whole audit log, in one consistent snapshot (appends may continue meanwhile).
     pub async fn verify_audit(&self) -> Result<AuditVerification, StoreError> {
+        // Reads' records still waiting for their group commit are checked too.
+        self.flush_audit().await?;
         let inner = &self.inner;
         let path = &inner.path;
         let read_error = || StoreError::query(path, "read the audit log");
