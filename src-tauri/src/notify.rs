@@ -207,6 +207,7 @@ mod tests {
             why_not_grantable: None,
             created: now,
             deadline: now + chrono::Duration::seconds(seconds_left),
+            form: None,
         }
     }
 

@@ -422,6 +422,7 @@ mod tests {
             why_not_grantable: None,
             created: Utc::now(),
             deadline: Utc::now() + chrono::TimeDelta::seconds(90),
+            form: None,
         }
     }
 
