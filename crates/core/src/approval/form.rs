@@ -184,7 +184,10 @@ impl FormCard {
     pub fn shown(&self) -> FormCard {
         let text = |text: &str| crate::shown::shown(text).into_owned();
         let options = |options: &[FieldOption]| -> Vec<FieldOption> {
-            options.iter().map(|option| FieldOption { value: option.value.clone(), title: text(&option.title) }).collect()
+            options
+                .iter()
+                .map(|option| FieldOption { value: option.value.clone(), title: text(&option.title) })
+                .collect()
         };
         let fields = self
             .fields
@@ -250,7 +253,10 @@ impl FormCard {
                     None => continue,
                 },
             };
-            field.kind.check(&value).map_err(|problem| FormAnswerError::Invalid { field: shown(&field.label), problem })?;
+            field
+                .kind
+                .check(&value)
+                .map_err(|problem| FormAnswerError::Invalid { field: shown(&field.label), problem })?;
             checked.insert(field.name.clone(), value);
         }
         Ok(checked)
@@ -403,7 +409,9 @@ fn field_kind(
             _ => Ok(options),
         }
     };
-    let untitled = |values: &[String]| values.iter().map(|value| FieldOption { value: value.clone(), title: value.clone() }).collect();
+    let untitled = |values: &[String]| {
+        values.iter().map(|value| FieldOption { value: value.clone(), title: value.clone() }).collect()
+    };
     let titled = |pairs: &[rmcp::model::ConstTitle]| {
         pairs.iter().map(|pair| FieldOption { value: pair.const_.clone(), title: pair.title.clone() }).collect()
     };
@@ -438,7 +446,8 @@ fn field_kind(
             (text(&boolean.title), text(&boolean.description), FieldKind::Boolean { default: boolean.default })
         }
         PrimitiveSchemaDefinition::Enum(EnumSchema::Single(SingleSelectEnumSchema::Untitled(single))) => {
-            let kind = FieldKind::Choice { options: options(untitled(&single.enum_))?, default: single.default.clone() };
+            let kind =
+                FieldKind::Choice { options: options(untitled(&single.enum_))?, default: single.default.clone() };
             (text(&single.title), text(&single.description), kind)
         }
         PrimitiveSchemaDefinition::Enum(EnumSchema::Single(SingleSelectEnumSchema::Titled(single))) => {
@@ -510,7 +519,11 @@ fn check_format(format: TextFormat, text: &str) -> Result<(), String> {
     }
 }
 
-fn bounds<N: PartialOrd + std::fmt::Display + Copy>(number: N, minimum: Option<N>, maximum: Option<N>) -> Result<(), String> {
+fn bounds<N: PartialOrd + std::fmt::Display + Copy>(
+    number: N,
+    minimum: Option<N>,
+    maximum: Option<N>,
+) -> Result<(), String> {
     if let Some(min) = minimum.filter(|min| number < *min) {
         return Err(format!("takes at least {min}, not {number}"));
     }
@@ -591,14 +604,24 @@ mod tests {
     fn every_kind_of_field_becomes_a_field_in_google_order() {
         let card = card();
         let names: Vec<&str> = card.fields.iter().map(|field| field.name.as_str()).collect();
-        assert_eq!(names, ["to", "link", "day", "at", "note", "share", "copies", "notify", "role", "level", "labels", "tags"]);
-        let kinds: Vec<Value> = card.fields.iter().map(|field| serde_json::to_value(&field.kind).unwrap()["type"].clone()).collect();
+        assert_eq!(
+            names,
+            ["to", "link", "day", "at", "note", "share", "copies", "notify", "role", "level", "labels", "tags"]
+        );
+        let kinds: Vec<Value> =
+            card.fields.iter().map(|field| serde_json::to_value(&field.kind).unwrap()["type"].clone()).collect();
         assert_eq!(
             kinds,
-            ["text", "text", "text", "text", "text", "number", "integer", "boolean", "choice", "choice", "choices", "choices"]
+            [
+                "text", "text", "text", "text", "text", "number", "integer", "boolean", "choice", "choice", "choices",
+                "choices"
+            ]
         );
         let to = &card.fields[0];
-        assert_eq!((to.label.as_str(), to.description.as_deref(), to.required), ("Recipient", Some("Who gets it"), true));
+        assert_eq!(
+            (to.label.as_str(), to.description.as_deref(), to.required),
+            ("Recipient", Some("Who gets it"), true)
+        );
         assert_eq!(card.fields[1].label, "link", "no title: the name");
         let FieldKind::Choice { options, .. } = &card.fields[9].kind else { panic!("a choice") };
         assert_eq!(options[0], FieldOption { value: "low".into(), title: "Low\u{2066}".into() });
@@ -640,7 +663,10 @@ mod tests {
         assert_eq!(with("copies", json!(1.5)), "the field “copies” takes a whole number");
         assert_eq!(with("copies", json!(0)), "the field “copies” takes at least 1, not 0");
         assert_eq!(with("notify", json!("yes")), "the field “Notify\\nthem” takes true or false");
-        assert!(with("role", json!("owner")).starts_with("the field “role” has no choice “owner”: choose one of “reader”, “writer”"));
+        assert!(
+            with("role", json!("owner"))
+                .starts_with("the field “role” has no choice “owner”: choose one of “reader”, “writer”")
+        );
         assert_eq!(with("labels", json!([])), "the field “labels” needs at least 1 of its choices");
         assert_eq!(with("labels", json!(["a", "b", "c"])), "the field “labels” takes at most 2 of its choices");
         assert_eq!(with("labels", json!(["a", "a"])), "the field “labels” has “a” chosen twice");
@@ -690,7 +716,8 @@ mod tests {
                    "labels": ["a", "b"], "role": "reader"})
         );
         assert!(card.check(&content).is_ok());
-        let one = |name: &str, value: &str| card.content_of_fields(&[(name.into(), value.into())]).unwrap_err().to_string();
+        let one =
+            |name: &str, value: &str| card.content_of_fields(&[(name.into(), value.into())]).unwrap_err().to_string();
         assert_eq!(one("copies", "two"), "the field “copies” takes a whole number, not “two”");
         assert_eq!(one("notify", "maybe"), "the field “Notify\\nthem” takes true or false, not “maybe”");
         assert_eq!(one("nobody", "x"), "Google's form has no field “nobody”");

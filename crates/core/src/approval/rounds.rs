@@ -250,7 +250,9 @@ impl Approvals {
             FormEnded::Unshowable(_) => return,
         };
         let (answer, content, verdict, outcome) = match &asked.answer {
-            FormAnswer::Accept(content) => ("accept", Value::Object(content.clone()), Verdict::Allowed, CallOutcome::Ok),
+            FormAnswer::Accept(content) => {
+                ("accept", Value::Object(content.clone()), Verdict::Allowed, CallOutcome::Ok)
+            }
             FormAnswer::Decline => ("decline", Value::Null, Verdict::Denied, CallOutcome::Refused),
             FormAnswer::Cancel => ("cancel", Value::Null, Verdict::Denied, CallOutcome::Refused),
         };

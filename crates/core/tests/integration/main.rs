@@ -73,6 +73,7 @@ mod gmail_labels;
 mod gmail_read;
 mod gmail_send;
 mod google_client;
+mod google_forms;
 mod leaks;
 // Real symbolic links: Unix only (making one on Windows takes a privilege most users lack).
 #[cfg(unix)]
