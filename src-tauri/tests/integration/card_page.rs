@@ -138,7 +138,12 @@ async fn the_card_page_renders_every_kind_of_google_form_field_and_its_answer_is
             let tool = tools.iter().find(|tool| tool.meta.name == "update_cells").expect("update_cells");
             let args = json!({ "spreadsheet_id": "S1", "sheet": "Sales", "range": "A1", "data": [["x"]] });
             let caller = Caller { agent: Some(Agent::self_reported("claude")), interactive: true };
-            approvals.ask_form(&FormCall::of_tool(tool, &args, &caller, true), &form).await
+            approvals
+                .ask_form(
+                    &FormCall::new(&caller, (tool.meta.name, tool.meta.title), &args, tool.evaluators(), true),
+                    &form,
+                )
+                .await
         }
     });
     let cards = pending(&approvals, 1).await;

@@ -27,7 +27,6 @@ use super::gate::Permit;
 use super::model::{AuditEntry, CallOutcome, Caller, Constraint, DecisionSource, Verdict};
 use super::redact;
 use crate::google::mcp::form::{FormAnswer, GoogleForm, Repeat, Round};
-use crate::tools::ToolDef;
 
 /// Why a form's card offers no *Always allow*, as the card and `gatehouse approvals` say it.
 pub const FORM_NOT_GRANTABLE: &str =
@@ -53,22 +52,20 @@ pub struct FormCall<'a> {
 }
 
 impl<'a> FormCall<'a> {
-    /// The call of Gatehouse's `tool`, its target taken from the tool's own evaluators as its card would.
-    pub fn of_tool(tool: &'a ToolDef, arguments: &'a Value, caller: &'a Caller, google_asks_too: bool) -> Self {
-        let target = tool
-            .evaluators()
+    /// The call of `tool` (`title` in plain words), its target proposed by the tool's own constraining
+    /// evaluators, as its card would name it (for a tool of Gatehouse's: `ToolDef::evaluators`).
+    pub fn new(
+        caller: &'a Caller,
+        (tool, title): (&'a str, &'a str),
+        arguments: &'a Value,
+        evaluators: &'a [Arc<dyn ArgEvaluator>],
+        google_asks_too: bool,
+    ) -> Self {
+        let target = evaluators
             .iter()
             .filter(|evaluator| evaluator.constrains())
             .find_map(|evaluator| evaluator.propose(arguments).ok().flatten());
-        FormCall {
-            caller,
-            tool: tool.meta.name,
-            title: tool.meta.title,
-            arguments,
-            evaluators: tool.evaluators(),
-            target,
-            google_asks_too,
-        }
+        FormCall { caller, tool, title, arguments, evaluators, target, google_asks_too }
     }
 }
 

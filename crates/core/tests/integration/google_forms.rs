@@ -134,7 +134,7 @@ impl Setup {
             let tools = all_tools();
             let tool = tools.iter().find(|tool| tool.meta.name == "update_cells").expect("update_cells");
             let (args, caller) = (update_cells_args(&setup.sheet), caller());
-            let call = FormCall::of_tool(tool, &args, &caller, true);
+            let call = FormCall::new(&caller, (tool.meta.name, tool.meta.title), &args, tool.evaluators(), true);
             let approvals = setup.approvals();
             approvals
                 .run_in_rounds(&call, |repeat| round(&setup.client, &setup.sheet, repeat))
