@@ -168,3 +168,52 @@ async fn connect_with_tools_writes_them_into_the_entry_and_the_assistant_is_offe
     let said = String::from_utf8_lossy(&wrong.stderr);
     assert!(said.contains("“doc-read” is not a tool set"), "{said}");
 }
+
+#[tokio::test]
+async fn an_assistant_that_takes_only_so_many_tools_is_offered_sets_that_fit_and_told_so() {
+    let home = tempfile::tempdir().unwrap();
+    let config = config_path(home.path(), "vscode");
+    let connected = run(home.path(), &["connect", "vscode", "--sandbox"]);
+    assert!(connected.status.success(), "{connected:?}");
+    let said = stdout(&connected);
+    let fit = gatehouse_core::connect::limit::fit(
+        find_client("vscode").unwrap(),
+        None,
+        gatehouse_core::tools::sets::catalogue(),
+    );
+    let picked = fit.selection.as_ref().expect("VS Code takes fewer tools than Gatehouse has").spec();
+    assert!(said.contains(&format!("VS Code takes at most 128 tools, so Gatehouse offers it {picked}")), "{said}");
+    assert!(said.contains("gatehouse connect vscode --tools SETS"), "and how to change it: {said}");
+
+    let written: Value = serde_json::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
+    let ours = &written["servers"]["gatehouse"];
+    assert_eq!(ours["args"], serde_json::json!(["serve", "--sandbox", "--tools", picked]));
+    // What VS Code starts offers what was said, within its limit.
+    let mut command = tokio::process::Command::new(ours["command"].as_str().unwrap());
+    command.args(ours["args"].as_array().unwrap().iter().map(|arg| arg.as_str().unwrap()));
+    command.env_clear().env("HOME", home.path()).kill_on_drop(true);
+    let client = stdio_client(command).await.unwrap();
+    let listed = client.peer().list_all_tools().await.unwrap();
+    assert_eq!(listed.len(), fit.offered);
+    assert!(
+        listed.len() <= 128 && said.contains(&format!("({} of its", listed.len())),
+        "{} tools: {said}",
+        listed.len()
+    );
+    client.cancel().await.unwrap();
+
+    // A choice of the person's is kept, even over the limit, and warned about.
+    let over = run(home.path(), &["connect", "cursor", "--tools", "sheets,drive"]);
+    let said = stdout(&over);
+    assert!(
+        over.status.success()
+            && said.contains(&format!("Cursor takes at most 40 tools, and these are {}", sheets_and_drive())),
+        "{over:?}"
+    );
+}
+
+/// How many tools the sets `sheets,drive` hold.
+fn sheets_and_drive() -> usize {
+    let selection = gatehouse_core::tools::sets::ToolSelection::parse("sheets,drive").expect("sets");
+    gatehouse_core::tools::sets::catalogue().iter().filter(|meta| selection.allows(meta.name)).count()
+}

@@ -94,6 +94,10 @@
     if (client.tools) {
       card.append(el("p", { class: "hint" }, "Tools offered: " + client.tools));
     }
+    if (client.over_limit) {
+      // The assistant takes fewer tools than its entry offers: say so where the choice is made.
+      card.append(el("p", { class: "notice error", role: "alert" }, client.over_limit));
+    }
     const row = el("div", { class: "row" });
     const entryThere = client.state === "connected" || client.state === "elsewhere";
     let tools = null;

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use gatehouse_core::connect::{
     CLIENTS, ConnectOutcome, Connection, DisconnectOutcome, ENTRY_NAME, ServerEntry, client_ids, connect, disconnect,
-    find_client, snippet, status,
+    find_client, limit, snippet, status,
 };
+use gatehouse_core::tools::sets::catalogue;
 
 use crate::user_auth::plain_errors;
 
@@ -27,7 +28,8 @@ pub struct ConnectArgs {
     #[arg(long)]
     snippet: bool,
     /// Offer the assistant only these tools: a comma list of tool sets (`gatehouse tools --sets`) and tool
-    /// names, written into its entry as `gatehouse serve --tools …`.
+    /// names, written into its entry as `gatehouse serve --tools …`. Without it, an assistant that takes only so
+    /// many tools (VS Code, Cursor, Windsurf) is offered sets that fit, and told so.
     #[arg(long, value_name = "SETS", conflicts_with = "list")]
     tools: Option<gatehouse_core::tools::sets::ToolSelection>,
 }
@@ -60,11 +62,17 @@ fn connect_command(args: ConnectArgs) -> Result<()> {
         return list();
     }
     let entry = ServerEntry::gatehouse(&this_binary()?, args.sandbox)?;
-    let entry = match &args.tools {
+    let client = args.client.as_deref().map(find_client).transpose()?;
+    // An assistant that takes only so many tools gets a set that fits, unless the person chose one.
+    let fit = client.map(|client| limit::fit(client, args.tools.as_ref(), catalogue()));
+    let selection = match &fit {
+        Some(fit) => fit.selection.as_ref(),
+        None => args.tools.as_ref(),
+    };
+    let entry = match selection {
         Some(tools) => entry.offering(tools),
         None => entry,
     };
-    let client = args.client.as_deref().map(find_client).transpose()?;
     if args.snippet {
         print!("{}", snippet(client, &entry));
         return Ok(());
@@ -85,6 +93,12 @@ fn connect_command(args: ConnectArgs) -> Result<()> {
             }
             println!("Restart {name} (or reload its MCP servers) to start using Gatehouse.");
         }
+    }
+    if let Some(words) = fit.and_then(|fit| fit.words) {
+        println!(
+            "{words} To choose other tools: gatehouse connect {} --tools SETS (gatehouse tools --sets lists them).",
+            client.id
+        );
     }
     if !connected.installed {
         println!(

@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 use chrono::Utc;
 use clap::Subcommand;
 use gatehouse_core::approval::words::{RuleState, limit_words, rule_scope_words, time};
-use gatehouse_core::control::protocol::MAX_NEVER_DAYS;
+use gatehouse_core::ops::never::{MAX_NEVER_DAYS, NeverAddError, check_days_and_agent};
 use gatehouse_core::shown::shown;
 
 use crate::grants::{IdWords, resolve_id};
@@ -49,11 +49,17 @@ pub async fn run(args: NeverArgs) -> Result<()> {
 async fn never(args: NeverArgs) -> Result<()> {
     // Checked before anything is opened: the answer does not depend on a server.
     if let Some(Action::Add { days, agent, .. }) = &args.action {
-        if !(1..=MAX_NEVER_DAYS).contains(days) {
-            bail!("A never-allow rule lasts from 1 to {MAX_NEVER_DAYS} days, not {days}: give --days in that range.");
-        }
-        if agent.as_deref().is_some_and(|agent| agent.trim().is_empty()) {
-            bail!("The assistant's name is empty: give --agent its name, or leave --agent out for any assistant.");
+        match check_days_and_agent(*days, agent.as_deref()) {
+            Err(NeverAddError::Days(days)) => {
+                bail!(
+                    "A never-allow rule lasts from 1 to {MAX_NEVER_DAYS} days, not {days}: give --days in that range."
+                )
+            }
+            Err(NeverAddError::EmptyAgent) => {
+                bail!("The assistant's name is empty: give --agent its name, or leave --agent out for any assistant.")
+            }
+            Err(other) => bail!("{other}"),
+            Ok(_) => {}
         }
     }
     let mut access = Access::open(args.sandbox).await?;

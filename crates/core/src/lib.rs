@@ -21,7 +21,7 @@ pub mod host;
 pub mod limits;
 pub mod logging;
 pub mod mcp;
-pub mod never_rules;
+pub mod ops;
 pub mod private_files;
 pub mod resend;
 pub mod resources;

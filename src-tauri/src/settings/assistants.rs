@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use gatehouse_core::approval::store::{Assistant, Store};
+use gatehouse_core::connect::limit;
 use gatehouse_core::connect::{
     CLIENTS, ConnectOutcome, Connection, DisconnectOutcome, ENTRY_NAME, ServerEntry, connect, disconnect, find_client,
     http_snippet, snippet, status, url_with_token,
 };
-use gatehouse_core::tools::sets::{NamedSet, ToolSelection};
+use gatehouse_core::tools::sets::{NamedSet, ToolSelection, catalogue};
 use serde::Serialize;
 use tauri::{AppHandle, Runtime, State};
 
@@ -114,6 +115,8 @@ pub struct ClientView {
     pub summary: String,
     /// The tools its entry offers it (`gatehouse serve --tools …`); `None`: every tool.
     pub tools: Option<String>,
+    /// Those are more than it takes (VS Code, Cursor, Windsurf): what to tell the person.
+    pub over_limit: Option<String>,
 }
 
 /// The page: each assistant Gatehouse configures, and what any other assistant needs.
@@ -254,6 +257,7 @@ impl Core {
                     state: Standing::Unreadable,
                     summary: error.to_string(),
                     tools: None,
+                    over_limit: None,
                 };
             }
         };
@@ -298,6 +302,10 @@ impl Core {
             state,
             summary,
             tools: found.connection.tools().map(str::to_owned),
+            over_limit: match &found.connection {
+                Connection::Connected { .. } => limit::over_limit(client, found.connection.tools(), catalogue()),
+                _ => None,
+            },
         }
     }
 
@@ -307,11 +315,14 @@ impl Core {
     pub fn connect_assistant(&self, connector: &Connector, id: &str, tools: Option<&str>) -> Result<Changed, String> {
         let client = find_client(id).map_err(|error| error.to_string())?;
         let entry = entry(self, connector)?;
-        let entry = match tools.map(str::trim).filter(|tools| !tools.is_empty()) {
-            Some(tools) => match ToolSelection::parse_kept(tools).map_err(|error| error.to_string())? {
-                Some(selection) => entry.offering(&selection),
-                None => entry,
-            },
+        let asked = match tools.map(str::trim).filter(|tools| !tools.is_empty()) {
+            Some(tools) => Some(ToolSelection::parse(tools).map_err(|error| error.to_string())?),
+            None => None,
+        };
+        // An assistant that takes only so many tools gets sets that fit, unless the person chose some.
+        let fit = limit::fit(client, asked.as_ref(), catalogue());
+        let entry = match &fit.selection {
+            Some(selection) => entry.offering(selection),
             None => entry,
         };
         let done = connect(client, &entry, connector.lookup()).map_err(|error| error.to_string())?;
@@ -329,6 +340,9 @@ impl Core {
                 said
             }
         };
+        if let Some(words) = &fit.words {
+            message.push_str(&format!(" {words} You can choose other tools for it below."));
+        }
         if !done.installed {
             message.push_str(&format!(
                 " {name} does not look installed on this computer; the setting is ready for when it is."

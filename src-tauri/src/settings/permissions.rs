@@ -15,9 +15,10 @@ use gatehouse_core::approval::words::{
     GrantState, RuleState, expiry_words, limit_words, owner_words, rule_scope_words, scope_words, short_id, time,
     uses_words,
 };
-use gatehouse_core::control::protocol::MAX_NEVER_DAYS;
 use gatehouse_core::engine::Engine;
-use gatehouse_core::never_rules::{self, NeverAddError, NeverRequest};
+use gatehouse_core::ops;
+use gatehouse_core::ops::never::MAX_NEVER_DAYS;
+use gatehouse_core::ops::never::{NeverAddError, NeverRequest};
 use serde::Serialize;
 use tauri::State;
 
@@ -253,7 +254,7 @@ pub async fn revoke(core: &Core, id: &str) -> Result<Changed<GrantRow>, String> 
 pub async fn add_never(core: &Core, tool: &str, agent: Option<&str>, days: u32) -> Result<RuleRow, String> {
     let agent = agent.map(str::trim).filter(|agent| !agent.is_empty()).map(str::to_owned);
     let request = NeverRequest { tool: tool.trim().to_owned(), agent, days, constraint: None };
-    let rule = never_rules::add(&core.engine, request).await.map_err(|error| match error {
+    let rule = ops::never::add(&core.engine, request).await.map_err(|error| match error {
         // The core's own words for these speak of the terminal; the page says what to do here.
         NeverAddError::UnknownTool(tool) => {
             format!("There is no tool “{tool}” in Gatehouse. Choose one from the list.")

@@ -13,9 +13,11 @@ use gatehouse_core::approval::policy::Policy;
 use gatehouse_core::approval::store::{Store, TokenMatch};
 use gatehouse_core::auth::identity::AuthMethod;
 use gatehouse_core::config::Config;
+use gatehouse_core::connect::{find_client, limit};
 use gatehouse_core::engine::{ApprovalSetup, Engine, EngineOptions};
 use gatehouse_core::google::RetryPolicy;
 use gatehouse_core::google::auth::SignedOut;
+use gatehouse_core::tools::sets::{ToolSelection, catalogue};
 use gatehouse_desktop::settings::assistants::Connector;
 use gatehouse_desktop::settings::{self, Core};
 use gatehouse_desktop::startup::Mode;
@@ -130,6 +132,12 @@ fn program_name() -> String {
     format!("gatehouse{}", std::env::consts::EXE_SUFFIX)
 }
 
+/// The sets *Connect* offers an assistant that takes only so many tools (`connect::limit`).
+fn pick(id: &str) -> String {
+    let fit = limit::fit(find_client(id).expect("a known assistant"), None, catalogue());
+    fit.selection.expect("a pick").spec().to_owned()
+}
+
 fn text(value: &Value) -> String {
     value.as_str().map(str::to_owned).unwrap_or_else(|| value.to_string())
 }
@@ -182,9 +190,16 @@ async fn connect_merges_into_cursors_file_with_a_backup_and_disconnect_takes_out
     let written = read_json(&file);
     assert_eq!(written["theme"], "dark", "other settings are kept");
     assert_eq!(written["mcpServers"]["github"]["command"], "npx", "other servers are kept");
-    assert_eq!(written["mcpServers"]["gatehouse"], json!({ "command": setup.program(), "args": ["serve"] }));
+    // Cursor takes at most 40 tools, so it is offered sets that fit, and the person is told which.
+    let picked = pick("cursor");
+    assert_eq!(
+        written["mcpServers"]["gatehouse"],
+        json!({ "command": setup.program(), "args": ["serve", "--tools", picked] })
+    );
+    assert!(message.contains(&format!("Cursor takes at most 40 tools, so Gatehouse offers it {picked}")), "{message}");
     let cursor = setup.client("cursor");
     assert_eq!((cursor["state"].as_str(), text(&cursor["summary"])), (Some("connected"), "Connected.".to_owned()));
+    assert_eq!(cursor["over_limit"], Value::Null, "the pick fits");
 
     // Connecting again changes nothing and makes no second backup.
     let again = invoke(&setup.settings, "assistants_connect", json!({ "client": "cursor" })).expect("connect");
@@ -268,7 +283,8 @@ async fn the_sandbox_connects_to_the_sandbox_and_another_program_or_mode_is_told
     let sandbox = Setup::new(Options { sandbox: true, ..NORMAL }).await;
     let file = sandbox.path(".codeium/windsurf/mcp_config.json");
     invoke(&sandbox.settings, "assistants_connect", json!({ "client": "windsurf" })).expect("connect");
-    assert_eq!(read_json(&file)["mcpServers"]["gatehouse"]["args"], json!(["serve", "--sandbox"]));
+    let args = json!(["serve", "--sandbox", "--tools", pick("windsurf")]);
+    assert_eq!(read_json(&file)["mcpServers"]["gatehouse"]["args"], args);
     assert_eq!(sandbox.client("windsurf")["summary"], "Connected to the sandbox.");
     let listed = sandbox.list();
     assert_eq!(listed["sandbox"], true);
@@ -305,7 +321,7 @@ async fn the_sandbox_while_nobody_is_signed_in_connects_for_the_account() {
     let fallback = Setup::new(Options { sandbox: true, signed_out: true, ..NORMAL }).await;
     let file = fallback.path(".codeium/windsurf/mcp_config.json");
     invoke(&fallback.settings, "assistants_connect", json!({ "client": "windsurf" })).expect("connect");
-    assert_eq!(read_json(&file)["mcpServers"]["gatehouse"]["args"], json!(["serve"]));
+    assert_eq!(read_json(&file)["mcpServers"]["gatehouse"]["args"], json!(["serve", "--tools", pick("windsurf")]));
     let windsurf = fallback.client("windsurf");
     assert_eq!(windsurf["state"], "connected", "{windsurf}");
     assert!(text(&windsurf["summary"]).contains("Until you sign in"), "{windsurf}");
@@ -321,7 +337,7 @@ async fn the_sandbox_while_nobody_is_signed_in_connects_for_the_account() {
     let cursor = fallback.write(".cursor/mcp.json", &entry.to_string());
     assert_eq!(fallback.client("cursor")["state"], "elsewhere");
     invoke(&fallback.settings, "assistants_connect", json!({ "client": "cursor" })).expect("connect");
-    assert_eq!(read_json(&cursor)["mcpServers"]["gatehouse"]["args"], json!(["serve"]));
+    assert_eq!(read_json(&cursor)["mcpServers"]["gatehouse"]["args"], json!(["serve", "--tools", pick("cursor")]));
     assert_eq!(fallback.client("cursor")["state"], "connected");
 }
 
@@ -471,6 +487,18 @@ async fn connect_may_offer_only_a_tool_set_and_the_card_says_which() {
     let cursor = setup.client("cursor");
     assert_eq!((cursor["state"].as_str(), cursor["tools"].as_str()), (Some("connected"), Some("docs-read")));
 
+    // A choice over the assistant's limit is the person's: it is kept, and the page warns where it is made.
+    let over = invoke(&setup.settings, "assistants_connect", json!({ "client": "cursor", "tools": "sheets,drive" }))
+        .expect("connect");
+    let message = text(&over["message"]);
+    assert!(
+        message.contains(&format!("Cursor takes at most 40 tools, and these are {}", sheets_and_drive())),
+        "{message}"
+    );
+    let cursor = setup.client("cursor");
+    assert_eq!(cursor["tools"], "sheets,drive");
+    assert!(text(&cursor["over_limit"]).starts_with("Cursor takes at most 40 tools"), "{cursor}");
+
     // `all` (or nothing) writes no `--tools`: the assistant is offered every tool, new ones included.
     invoke(&setup.settings, "assistants_connect", json!({ "client": "goose", "tools": "all" })).expect("connect");
     assert!(setup.client("goose")["tools"].is_null(), "{}", setup.client("goose"));
@@ -509,4 +537,10 @@ async fn every_command_is_refused_outside_the_settings_window_and_the_cards_stay
         let refused = invoke(&setup.settings, command, json!({ "id": 1, "answer": "AllowOnce" })).unwrap_err();
         assert!(text(&refused).contains("not allowed"), "{command}: {refused}");
     }
+}
+
+/// How many tools the sets `sheets,drive` hold.
+fn sheets_and_drive() -> usize {
+    let selection = ToolSelection::parse("sheets,drive").expect("sets");
+    catalogue().iter().filter(|meta| selection.allows(meta.name)).count()
 }

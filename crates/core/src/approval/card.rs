@@ -1,4 +1,4 @@
-//! What an approval card offers, and the strict reading of the person's answer (APPROVALS.md, "The card
+//! What an approval card offers, and the strict reading of the person's answer (docs/approvals.md, "The card
 //! and its answer").
 //!
 //! The answer only *selects* among what the card offered: every field of the grant it makes comes from the

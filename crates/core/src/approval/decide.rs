@@ -1,4 +1,4 @@
-//! The decision for one gated call (APPROVALS.md, "Deciding a gated call"), rule by rule, as a pure function
+//! The decision for one gated call (docs/approvals.md, "Deciding a gated call"), rule by rule, as a pure function
 //! of what is known at that moment: no I/O, no clock, no store. The gate gathers the facts, calls [`decide`]
 //! and carries the result out, so every rule here can be tested on its own.
 //!

@@ -1,5 +1,5 @@
 //! The fingerprint of a tool's definition: a grant records it, and a grant whose tool has changed since no
-//! longer applies (APPROVALS.md, rule 2). It covers what the assistant is shown (name, title, description,
+//! longer applies (docs/approvals.md, rule 2). It covers what the assistant is shown (name, title, description,
 //! input schema, annotations) and how calls are gated (the evaluator kinds), so a tool that now does, says
 //! or checks something else asks again.
 //!

@@ -1,4 +1,4 @@
-//! Approvals: the one decision every tool call that changes something passes through (APPROVALS.md).
+//! Approvals: the one decision every tool call that changes something passes through (docs/approvals.md).
 //!
 //! - [`model`]: the words of the rules as types;
 //! - [`decide`]: the decision, rule by rule, as a pure function;

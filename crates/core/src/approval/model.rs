@@ -1,4 +1,4 @@
-//! The words of APPROVALS.md as types: who a grant belongs to, what it allows, who is calling, and how a
+//! The words of docs/approvals.md as types: who a grant belongs to, what it allows, who is calling, and how a
 //! decision was reached. Every other approval module speaks in these.
 
 use chrono::{DateTime, Utc};

@@ -104,7 +104,7 @@ pub enum GrantState {
     Active,
     Expired,
     Revoked(DateTime<Utc>),
-    /// A grant without an expiry never applies (APPROVALS.md): only a damaged or hand-made row has none.
+    /// A grant without an expiry never applies (docs/approvals.md): only a damaged or hand-made row has none.
     NoExpiry,
 }
 

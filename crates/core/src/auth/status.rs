@@ -1,5 +1,5 @@
 //! `server://auth-status`: how Gatehouse is signed in, and what that sign-in cannot do, why, and what the
-//! person can do about it (PRODUCT.md specifies the shape).
+//! person can do about it (docs/product.md specifies the shape).
 //!
 //! The tool lists are derived from the tool declarations only ([`ToolMeta::fails_for`] and
 //! [`ToolMeta::scope`]): a tool is listed under a category because it declares it, so none can be forgotten.

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use super::error::ConnectError;
+use super::limit::ToolLimit;
 
 /// The operating system whose conventions a path follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +100,8 @@ pub struct Client {
     installed_marker: Option<Location>,
     /// Where the format and location were checked.
     pub source: &'static str,
+    /// How many tools it takes, when it takes only so many (`connect::limit`).
+    pub tool_limit: Option<ToolLimit>,
 }
 
 /// Every assistant Gatehouse configures, in the order they are listed to a person.
@@ -106,7 +109,7 @@ pub static CLIENTS: [Client; 6] = [
     // {"mcpServers": {name: {command, args, env}}}; macOS ~/Library/Application Support/Claude, Windows
     // %APPDATA%\Claude, Linux (community builds, Electron's appData) ~/.config/Claude.
     // https://modelcontextprotocol.io/quickstart/user and https://github.com/aaddrick/claude-desktop-debian
-    // (docs/CONFIGURATION.md).
+    // (docs/configuration.md).
     Client {
         id: "claude-desktop",
         name: "Claude Desktop",
@@ -119,6 +122,7 @@ pub static CLIENTS: [Client; 6] = [
         folder_variable: None,
         installed_marker: None,
         source: "https://modelcontextprotocol.io/quickstart/user",
+        tool_limit: None,
     },
     // User scope: top-level "mcpServers" of ~/.claude.json, entries {"type": "stdio", command, args, env}
     // (what `claude mcp add --scope user` writes); CLAUDE_CONFIG_DIR moves it to $CLAUDE_CONFIG_DIR/.claude.json.
@@ -135,6 +139,7 @@ pub static CLIENTS: [Client; 6] = [
         folder_variable: Some(("CLAUDE_CONFIG_DIR", &[".claude.json"])),
         installed_marker: Some(at(Base::Home, &[".claude"])),
         source: "https://code.claude.com/docs/en/mcp",
+        tool_limit: None,
     },
     // Global ~/.cursor/mcp.json (%USERPROFILE%\.cursor\mcp.json), {"mcpServers": {name: {command, args, env}}}.
     // https://cursor.com/docs/mcp
@@ -150,6 +155,10 @@ pub static CLIENTS: [Client; 6] = [
         folder_variable: None,
         installed_marker: None,
         source: "https://cursor.com/docs/mcp",
+        tool_limit: Some(ToolLimit {
+            max: 40,
+            source: "https://github.com/modelcontextprotocol/.github/discussions/360 (Cursor: \"cannot take more than 40 tools\")",
+        }),
     },
     // The user profile's mcp.json (Code/User, beside settings.json): top-level "servers", entries
     // {"type": "stdio", command, args, env}, JSON with comments.
@@ -166,6 +175,10 @@ pub static CLIENTS: [Client; 6] = [
         folder_variable: None,
         installed_marker: None,
         source: "https://code.visualstudio.com/docs/copilot/reference/mcp-configuration",
+        tool_limit: Some(ToolLimit {
+            max: 128,
+            source: "https://github.com/microsoft/vscode-copilot-release/issues/9375 (\"You may not include more than 128 tools in your request\")",
+        }),
     },
     // ~/.codeium/windsurf/mcp_config.json (%USERPROFILE%\.codeium\windsurf\mcp_config.json),
     // {"mcpServers": {name: {command, args, env}}}. https://docs.windsurf.com/windsurf/cascade/mcp
@@ -181,6 +194,10 @@ pub static CLIENTS: [Client; 6] = [
         folder_variable: None,
         installed_marker: None,
         source: "https://docs.windsurf.com/windsurf/cascade/mcp",
+        tool_limit: Some(ToolLimit {
+            max: 100,
+            source: "https://docs.windsurf.com/windsurf/cascade/mcp (Cascade: a limit of 100 tools in total)",
+        }),
     },
     // ~/.config/goose/config.yaml on Linux and macOS (etcetera's XDG strategy, so XDG_CONFIG_HOME applies),
     // %APPDATA%\Block\goose\config\config.yaml on Windows, $GOOSE_PATH_ROOT/config when set; under `extensions:`
@@ -199,6 +216,7 @@ pub static CLIENTS: [Client; 6] = [
         folder_variable: Some(("GOOSE_PATH_ROOT", &["config", "config.yaml"])),
         installed_marker: None,
         source: "https://block.github.io/goose/docs/guides/config-files",
+        tool_limit: None,
     },
 ];
 

@@ -13,6 +13,7 @@ mod error;
 mod file;
 mod json_file;
 mod jsonc;
+pub mod limit;
 mod yaml_file;
 
 use std::path::{Path, PathBuf};

@@ -32,8 +32,7 @@ pub const MAX_RESPONSE_LINE: usize = 64 * 1024 * 1024;
 /// The most audit records one `audit` request returns; a client pages on with `before_seq`.
 pub const MAX_AUDIT_PAGE: u32 = 500;
 
-/// The longest a *never allow* may last, in days (about ten years): it always ends.
-pub const MAX_NEVER_DAYS: u32 = 3650;
+pub use crate::ops::never::MAX_NEVER_DAYS;
 
 /// What a client asks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

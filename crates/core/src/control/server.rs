@@ -33,7 +33,8 @@ use crate::Engine;
 use crate::approval::CallMeta;
 use crate::approval::model::Constraint;
 use crate::approval::store::{AuditQuery, Store, StoreError};
-use crate::never_rules::{self, NeverAddError, NeverRequest};
+use crate::ops;
+use crate::ops::never::{NeverAddError, NeverRequest};
 use crate::tools::progress::{Progress, Step};
 
 /// How often the grant index drops grants another process revoked (another `gatehouse serve`, the settings
@@ -672,7 +673,7 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
     }
 }
 
-/// Makes a *never allow* rule for the account this server acts as (the checks are [`never_rules::add`]'s).
+/// Makes a *never allow* rule for the account this server acts as (the checks are [`ops::never::add`]'s).
 async fn never_add(
     engine: &Engine,
     tool: String,
@@ -680,7 +681,7 @@ async fn never_add(
     days: u32,
     constraint: Option<Constraint>,
 ) -> Response {
-    match never_rules::add(engine, NeverRequest { tool, agent, days, constraint }).await {
+    match ops::never::add(engine, NeverRequest { tool, agent, days, constraint }).await {
         Ok(rule) => {
             tracing::info!(rule = %rule.id, tool = %rule.tool, "never-allow rule added from `gatehouse never add`");
             Response::NeverAdded(rule)

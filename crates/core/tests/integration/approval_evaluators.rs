@@ -1,4 +1,4 @@
-//! The evaluators declared on the tools (APPROVALS.md, "Evaluator"): every write tool is thought about, each
+//! The evaluators declared on the tools (docs/approvals.md, "Evaluator"): every write tool is thought about, each
 //! evaluator reads the arguments exactly as its tool does, and the fingerprints follow the definitions.
 
 use crate::support;

@@ -1,4 +1,4 @@
-//! The rules of APPROVALS.md, one test per rule, each named after the rule it holds the engine to.
+//! The rules of docs/approvals.md, one test per rule, each named after the rule it holds the engine to.
 //!
 //! The first half drives the pure decision (`decide`) with facts built by hand around the real tools and
 //! their real evaluators, so every rule of "Deciding a gated call" is checked on its own. The second half

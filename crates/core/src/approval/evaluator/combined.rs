@@ -1,4 +1,4 @@
-//! A tool's evaluators taken together, as the decision needs them (APPROVALS.md, "Deciding a gated call"
+//! A tool's evaluators taken together, as the decision needs them (docs/approvals.md, "Deciding a gated call"
 //! rule 2 and "The card and its answer"). A tool without an evaluator allows standing approval, offers no
 //! constraint and satisfies none.
 

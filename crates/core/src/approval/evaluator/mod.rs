@@ -1,4 +1,4 @@
-//! Evaluators: per-tool code that judges a call's arguments for standing approval (APPROVALS.md,
+//! Evaluators: per-tool code that judges a call's arguments for standing approval (docs/approvals.md,
 //! "Evaluator"). Each one (1) may veto standing approval, (2) proposes the constraint a card may offer and
 //! (3) checks whether a call satisfies a stored constraint.
 //!

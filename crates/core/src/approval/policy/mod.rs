@@ -1,4 +1,4 @@
-//! The administrator's policy file (APPROVALS.md, "Policy file"): platform grants, deny rules, the tools
+//! The administrator's policy file (docs/approvals.md, "Policy file"): platform grants, deny rules, the tools
 //! that always ask, and the limits a card and the wait for an answer obey.
 //!
 //! A policy is only ever built by [`Policy::parse`] (or is the default, "no file"), so every value in it has

@@ -1,5 +1,5 @@
 //! Assistants registered for HTTP, each with its own bearer token: calls made with a token are attributed to
-//! the name bound to it, and are unattended when it was registered as an automation (APPROVALS.md, "Agent").
+//! the name bound to it, and are unattended when it was registered as an automation (docs/approvals.md, "Agent").
 //!
 //! Only the SHA-256 of a token is kept; the token is returned once, by [`Store::add_assistant`]. Every
 //! request looks its token up in memory ([`Store::assistant_for_token`]), never on the disk. Like the grant

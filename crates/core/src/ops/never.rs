@@ -5,7 +5,9 @@
 use crate::Engine;
 use crate::approval::model::Constraint;
 use crate::approval::store::{NeverAllow, StoreError};
-use crate::control::protocol::MAX_NEVER_DAYS;
+
+/// The longest a *never allow* rule lasts, in days (it always ends).
+pub const MAX_NEVER_DAYS: u32 = 3650;
 
 /// Why a never-allow rule was not made. The messages say what to change.
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +51,18 @@ pub struct NeverRequest {
     pub constraint: Option<Constraint>,
 }
 
+/// The checks of a request that need no server (so a terminal command can make them before it connects): the
+/// duration, and an assistant's name that is given but empty. Returns the name trimmed.
+pub fn check_days_and_agent(days: u32, agent: Option<&str>) -> Result<Option<String>, NeverAddError> {
+    if !(1..=MAX_NEVER_DAYS).contains(&days) {
+        return Err(NeverAddError::Days(days));
+    }
+    match agent.map(str::trim) {
+        Some("") => Err(NeverAddError::EmptyAgent),
+        agent => Ok(agent.map(str::to_owned)),
+    }
+}
+
 /// Checks `request` against `engine` (its tools, its gate, its signed-in account), saves the rule for the
 /// signed-in account and returns it. Once this returns, the engine's calls are refused by it.
 pub async fn add(engine: &Engine, request: NeverRequest) -> Result<NeverAllow, NeverAddError> {
@@ -57,13 +71,7 @@ pub async fn add(engine: &Engine, request: NeverRequest) -> Result<NeverAllow, N
     if !engine.approvals().is_gated(def) {
         return Err(NeverAddError::NotGated(tool));
     }
-    if !(1..=MAX_NEVER_DAYS).contains(&days) {
-        return Err(NeverAddError::Days(days));
-    }
-    let agent = match agent.map(|agent| agent.trim().to_owned()) {
-        Some(agent) if agent.is_empty() => return Err(NeverAddError::EmptyAgent),
-        agent => agent,
-    };
+    let agent = check_days_and_agent(days, agent.as_deref())?;
     if let Some(constraint) = &constraint {
         let known =
             def.evaluators().iter().any(|evaluator| evaluator.constrains() && evaluator.kind() == constraint.kind);
