@@ -1,5 +1,5 @@
 //! A call to one of Google's MCP servers run in rounds, with each approval form Google asks for shown to the
-//! person on a card (issue 17, item 3; APPROVALS.md, "Google's own approval forms").
+//! person on a card (issue 17, item 3; docs/approvals.md, "Google's own approval forms").
 //!
 //! Google answers a consequential `tools/call` with forms first (an `InputRequiredResult`); the client repeats
 //! the same call with the person's answers. [`Approvals::run_in_rounds`] drives that: the MCP client gives it
