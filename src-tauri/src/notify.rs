@@ -47,6 +47,13 @@ pub fn words(card: &PendingCard, position: usize, waiting: usize, now: DateTime<
     };
     let summary = format!("{who} wants to {}", lowercase_first(&card.title));
     let mut lines = Vec::new();
+    // Google's form is answered on the card (its fields need typing); the notification only says it waits.
+    if let Some(form) = &card.form {
+        lines.push(match form.has_fields() {
+            true => "Google asks for your approval, with a form to fill in on the card.".to_owned(),
+            false => "Google asks for your approval.".to_owned(),
+        });
+    }
     if let Some(target) = &card.target {
         lines.push(format!("Target: {}", gatehouse_core::shown::cut_line(target, 120, "the card shows all")));
     }
@@ -207,6 +214,7 @@ mod tests {
             why_not_grantable: None,
             created: now,
             deadline: now + chrono::Duration::seconds(seconds_left),
+            form: None,
         }
     }
 
@@ -236,6 +244,30 @@ mod tests {
             "Answer within 30 s, or it will not run.\nApproval 2 of 3 waiting. Click to open the approval card."
         );
         assert!(words(&card(None, None, -1), 0, 1, now).body.starts_with("Time is up"));
+    }
+
+    #[test]
+    fn a_google_form_is_announced_as_google_asking_and_is_filled_on_the_card() {
+        let google = gatehouse_core::google::mcp::form::GoogleForm {
+            key: "approval".into(),
+            message: "Send it?".into(),
+            requested_schema: serde_json::from_value(serde_json::json!({
+                "type": "object", "properties": {"to": {"type": "string", "format": "email"}}
+            }))
+            .unwrap(),
+        };
+        let form = gatehouse_core::approval::form::FormCard::from_form(&google, false).unwrap();
+        let asked = PendingCard { form: Some(form.clone()), ..card(Some("claude"), None, 30) };
+        let notice = words(&asked, 0, 1, Utc::now());
+        assert_eq!(
+            notice.body,
+            "Google asks for your approval, with a form to fill in on the card.\nAnswer within 30 s, or it will not run.\nClick to open the approval card."
+        );
+        let empty = PendingCard {
+            form: Some(gatehouse_core::approval::form::FormCard { fields: Vec::new(), ..form }),
+            ..asked
+        };
+        assert!(words(&empty, 0, 1, Utc::now()).body.starts_with("Google asks for your approval.\n"));
     }
 
     #[cfg(all(unix, not(target_os = "macos")))]

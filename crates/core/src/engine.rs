@@ -520,15 +520,18 @@ impl Engine {
         let keep = || tracing::trace_span!(target: TIMING_TARGET, "cache_keep");
         match lookup {
             Lookup::Off => {
-                google_mcp::run(tool, ctx, arguments).instrument(tracing::trace_span!(target: TIMING_TARGET, "tool")).await
+                google_mcp::run(tool, ctx, arguments)
+                    .instrument(tracing::trace_span!(target: TIMING_TARGET, "tool"))
+                    .await
             }
             Lookup::Hit(text) => Ok(Output::Text(text)),
             Lookup::Miss(pending) => {
                 // A result written to a file is written pretty from its JSON; any other is serialized once,
                 // and that text is both kept and returned.
                 let to_file = tool.meta.local_path && arguments.get("local_path").is_some();
-                let output =
-                    google_mcp::run(tool, ctx, arguments).instrument(tracing::trace_span!(target: TIMING_TARGET, "tool")).await?;
+                let output = google_mcp::run(tool, ctx, arguments)
+                    .instrument(tracing::trace_span!(target: TIMING_TARGET, "tool"))
+                    .await?;
                 let cap = self.ctx.max_chars();
                 Ok(match output {
                     Output::Json(value) if to_file => {

@@ -17,6 +17,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use super::card::{CardOffer, RawAnswer};
 use super::model::AnswerChannel;
+use super::form::{FormAnswerError, FormCard};
 
 /// What a card shows, and what the answer may choose from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,6 +41,9 @@ pub struct PendingCard {
     pub created: DateTime<Utc>,
     /// When the call stops waiting.
     pub deadline: DateTime<Utc>,
+    /// Google's approval form, when this card asks it (see [`super::form`]); `None` for Gatehouse's own cards.
+    #[serde(default)]
+    pub form: Option<FormCard>,
 }
 
 impl PendingCard {
@@ -66,6 +70,7 @@ impl PendingCard {
             arguments: shown_value(&self.arguments),
             offer,
             why_not_grantable: self.why_not_grantable.as_deref().map(text),
+            form: self.form.as_ref().map(FormCard::shown),
             ..self.clone()
         }
     }
@@ -117,6 +122,20 @@ pub enum AnswerError {
         "There is no pending approval {0}: it was already answered, it timed out, or the assistant stopped waiting. Run `gatehouse approvals` to see what is pending."
     )]
     NotPending(u64),
+    /// The answer does not fit the card (a form's field missing or wrong, *Always allow* on a form, a filled
+    /// form on one of Gatehouse's own cards): nothing was answered, and the card still waits.
+    #[error("Nothing was answered: {0}. The approval is still waiting; answer it again.")]
+    Unfit(FormAnswerError),
+}
+
+/// Whether `answer` fits `card`: a form's card takes only answers its form reads ([`FormCard::read_answer`]),
+/// and only a form's card takes a filled form.
+fn fits(card: &PendingCard, answer: &RawAnswer) -> Result<(), AnswerError> {
+    match (&card.form, answer) {
+        (Some(form), answer) => form.read_answer(answer).map(drop).map_err(AnswerError::Unfit),
+        (None, RawAnswer::Form(_)) => Err(AnswerError::Unfit(FormAnswerError::NotAForm)),
+        (None, _) => Ok(()),
+    }
 }
 
 struct Waiting {
@@ -175,9 +194,14 @@ impl Broker {
     }
 
     /// Answers pending card `id` from `channel` (which the audit record names). Whether that channel may
-    /// answer is its caller's to check first (see `crate::control::answers`).
+    /// answer is its caller's to check first (see `crate::control::answers`). An answer that does not fit the
+    /// card ([`AnswerError::Unfit`]) answers nothing: the card keeps waiting.
     pub fn answer_via(&self, id: u64, answer: RawAnswer, channel: AnswerChannel) -> Result<(), AnswerError> {
-        let waiting = self.lock().remove(&id).ok_or(AnswerError::NotPending(id))?;
+        let waiting = {
+            let mut pending = self.lock();
+            fits(&pending.get(&id).ok_or(AnswerError::NotPending(id))?.card, &answer)?;
+            pending.remove(&id).ok_or(AnswerError::NotPending(id))?
+        };
         let _ = self.events.send(BrokerEvent::Removed(id));
         waiting.reply.send(Ok((answer, channel))).map_err(|_| AnswerError::NotPending(id))
     }
@@ -253,6 +277,7 @@ mod tests {
             why_not_grantable: None,
             created: Utc::now(),
             deadline: Utc::now(),
+            form: None,
         }
     }
 
@@ -308,6 +333,59 @@ mod tests {
         assert_eq!(broker.answer(id, RawAnswer::AllowOnce), Err(AnswerError::NotPending(id)));
         assert_eq!(waiter.await.unwrap(), Waited::Answered(RawAnswer::Deny, AnswerChannel::Card));
         assert!(broker.pending().is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_does_not_fit_a_form_answers_nothing_and_the_card_keeps_waiting() {
+        let request: rmcp::model::InputRequest = serde_json::from_value(serde_json::json!({
+            "method": "elicitation/create",
+            "params": {"mode": "form", "message": "Share it?", "requestedSchema": {"type": "object",
+                "properties": {"with": {"type": "string", "format": "email"}}, "required": ["with"]}}
+        }))
+        .unwrap();
+        let google = crate::google::mcp::form::GoogleForm::from_input_request("approval", &request).unwrap();
+        let form = FormCard::from_form(&google, false).unwrap();
+        let broker = Arc::new(Broker::new());
+        let waiter = tokio::spawn({
+            let broker = broker.clone();
+            let card = PendingCard { form: Some(form), ..card("share_file") };
+            async move { broker.ask(card, Duration::from_secs(10)).await }
+        });
+        let ordinary = tokio::spawn({
+            let broker = broker.clone();
+            async move { broker.ask(card("update_cells"), Duration::from_secs(10)).await }
+        });
+        let pending = wait_for_pending(&broker, 2).await;
+        let (form_id, own_id) = match pending[0].form {
+            Some(_) => (pending[0].id, pending[1].id),
+            None => (pending[1].id, pending[0].id),
+        };
+        let filled = |with: &str| {
+            let mut content = serde_json::Map::new();
+            content.insert("with".into(), Value::String(with.into()));
+            RawAnswer::Form(content)
+        };
+        let always = RawAnswer::Always(crate::approval::card::RawChoice {
+            scope: "TOOL".into(),
+            days: "1".into(),
+            limit: "ANY".into(),
+        });
+        for unfit in [RawAnswer::AllowOnce, filled("not an address"), always] {
+            let refused = broker.answer(form_id, unfit.clone());
+            assert!(matches!(refused, Err(AnswerError::Unfit(_))), "{unfit:?}: {refused:?}");
+        }
+        let refused = broker.answer(form_id, filled("bob")).unwrap_err().to_string();
+        assert!(refused.contains("the field “with” takes an email address"), "{refused}");
+        assert_eq!(
+            broker.answer(own_id, filled("bob@example.com")),
+            Err(AnswerError::Unfit(FormAnswerError::NotAForm)),
+            "a filled form answers no card of Gatehouse's own"
+        );
+        assert_eq!(broker.pending().len(), 2, "nothing was answered");
+        broker.answer(form_id, filled("bob@example.com")).unwrap();
+        assert_eq!(waiter.await.unwrap(), Waited::Answered(filled("bob@example.com")));
+        broker.answer(own_id, RawAnswer::Deny).unwrap();
+        assert_eq!(ordinary.await.unwrap(), Waited::Answered(RawAnswer::Deny));
     }
 
     #[tokio::test]

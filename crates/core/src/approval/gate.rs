@@ -89,7 +89,7 @@ pub enum Permit {
 }
 
 /// The refusal of a call nobody answered because every card was dismissed, or is while paused.
-fn dismissed(name: &str, why: Dismissal) -> Permit {
+pub(crate) fn dismissed(name: &str, why: Dismissal) -> Permit {
     match why {
         Dismissal::Paused => Permit::Refuse {
             source: DecisionSource::Paused,
@@ -188,14 +188,26 @@ impl Approvals {
             };
             return (mail, None);
         };
-        let described = evaluator::describe(tool.evaluators(), &target);
-        let name = self.target_name(&target).await;
-        let offered_label = offered.map(|_| named(&described, name.as_deref()));
-        let target_words = match name {
+        let (target_words, offered_label) = self.named_target(tool.evaluators(), &target).await;
+        (Some(target_words), offered.map(|_| offered_label))
+    }
+
+    /// A card's target in words (`“Budget 2026” (spreadsheet 1AbC)`, or the evaluators' description when the
+    /// name can't be found), and the label of a limit to it (`only this spreadsheet: “Budget 2026”`): the one
+    /// wording every card uses, Gatehouse's own and Google's forms alike.
+    pub(crate) async fn named_target(
+        &self,
+        evaluators: &[Arc<dyn evaluator::ArgEvaluator>],
+        target: &super::model::Constraint,
+    ) -> (String, String) {
+        let described = evaluator::describe(evaluators, target);
+        let name = self.target_name(target).await;
+        let label = named(&described, name.as_deref());
+        let words = match name {
             Some(name) => format!("“{name}” ({} {})", target.kind, target.value),
             None => described.trim_start_matches("only ").to_owned(),
         };
-        (Some(target_words), offered_label)
+        (words, label)
     }
 
     /// The name of the file a constraint names ("Budget 2026"), when it names one and it can be found quickly
@@ -239,6 +251,11 @@ impl Approvals {
         if paused {
             self.broker.dismiss_all(Dismissal::Paused);
         }
+    }
+
+    /// Whether every assistant is paused (see [`Approvals::set_paused`]).
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::SeqCst)
     }
 
     /// Whether the tool's calls pass through the decision: every write, and reads when the policy gates them.
@@ -460,6 +477,7 @@ impl Approvals {
             why_not_grantable,
             created: now,
             deadline: now + chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::MAX),
+            form: None,
         };
         // The assistant's process, found while it still holds the connection (for a terminal answer's check).
         // Finding an HTTP client's process scans `/proc`: off the runtime's threads.

@@ -751,7 +751,13 @@ async fn terminal_answer(
             tracing::info!(approval = id, pid = ?peer.pid, "answered from `gatehouse approvals`");
             Response::Answered { id }
         }
-        Err(error) => Response::error(FailureKind::NotPending, error.to_string()),
+        Err(error @ crate::approval::broker::AnswerError::NotPending(_)) => {
+            Response::error(FailureKind::NotPending, error.to_string())
+        }
+        // An answer that does not fit the card (a form's field): the card still waits for a right one.
+        Err(error @ crate::approval::broker::AnswerError::Unfit(_)) => {
+            Response::error(FailureKind::Invalid, error.to_string())
+        }
     }
 }
 

@@ -78,6 +78,7 @@ mod gmail_read;
 mod gmail_send;
 mod google_client;
 mod google_mcp;
+mod google_forms;
 mod leaks;
 // Real symbolic links: Unix only (making one on Windows takes a privilege most users lack).
 #[cfg(unix)]

@@ -103,10 +103,10 @@ impl Store {
             Some(row) => row,
             None => {
                 let row: Option<Row> = sqlx::query_as("SELECT value, mac FROM settings WHERE key = ?1")
-            .bind(key)
-            .fetch_optional(&inner.pool)
-            .await
-            .map_err(StoreError::query(&inner.path, "read a setting"))?;
+                    .bind(key)
+                    .fetch_optional(&inner.pool)
+                    .await
+                    .map_err(StoreError::query(&inner.path, "read a setting"))?;
                 inner.settings.remember(key, row.clone(), writes);
                 row
             }
