@@ -71,7 +71,7 @@ pub enum Key {
 
 impl Key {
     /// Every setting, in the order the settings window shows them.
-    pub const ALL: [Key; 8] = [
+    pub const ALL: [Key; 9] = [
         Key::ResponseCap,
         Key::CacheTtl,
         Key::GateReads,

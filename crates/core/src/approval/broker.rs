@@ -16,8 +16,8 @@ use serde_json::Value;
 use tokio::sync::{broadcast, oneshot};
 
 use super::card::{CardOffer, RawAnswer};
-use super::model::AnswerChannel;
 use super::form::{FormAnswerError, FormCard};
+use super::model::AnswerChannel;
 
 /// What a card shows, and what the answer may choose from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -24,7 +24,7 @@ use super::card;
 use super::evaluator::ArgEvaluator;
 use super::form::FormCard;
 use super::gate::Permit;
-use super::model::{AuditEntry, CallOutcome, Caller, Constraint, DecisionSource, Verdict};
+use super::model::{AnswerChannel, AuditEntry, CallOutcome, Caller, Constraint, DecisionSource, Verdict};
 use super::redact;
 use crate::google::mcp::form::{FormAnswer, GoogleForm, Repeat, Round};
 
@@ -87,6 +87,8 @@ pub enum FormEnded {
 pub struct FormAsked {
     pub answer: FormAnswer,
     pub ended: FormEnded,
+    /// Where the person answered (the card, its notification, a terminal), when they did.
+    pub channel: Option<AnswerChannel>,
 }
 
 /// Why a call in rounds ended without Google's result.
@@ -192,7 +194,7 @@ impl Approvals {
     }
 
     async fn ask_form_card(&self, call: &FormCall<'_>, form: &GoogleForm, target: Option<String>) -> FormAsked {
-        let cancelled = |ended| FormAsked { answer: FormAnswer::Cancel, ended };
+        let cancelled = |ended| FormAsked { answer: FormAnswer::Cancel, ended, channel: None };
         if self.is_paused() {
             return cancelled(FormEnded::Dismissed(Dismissal::Paused));
         }
@@ -218,8 +220,8 @@ impl Approvals {
         };
         match self.broker().ask(pending, timeout).await {
             // The broker took only an answer that fits the form, so this reads it again the same way.
-            Waited::Answered(raw) => match card.read_answer(&raw) {
-                Ok(answer) => FormAsked { answer, ended: FormEnded::Person },
+            Waited::Answered(raw, channel) => match card.read_answer(&raw) {
+                Ok(answer) => FormAsked { answer, ended: FormEnded::Person, channel: Some(channel) },
                 Err(why) => cancelled(FormEnded::Unshowable(why.to_string())),
             },
             Waited::TimedOut => cancelled(FormEnded::TimedOut),
@@ -267,6 +269,7 @@ impl Approvals {
             source,
             outcome,
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            answered_via: asked.channel.clone(),
         };
         self.audit(entry).await;
     }

@@ -57,7 +57,7 @@ async fn setup(policy: &str) -> Setup {
     let home = tempfile::tempdir().unwrap();
     let sheet =
         google.world().create_spreadsheet("Budget", &[("Sheet1", vec![vec![json!("a")]])], &Identity::user(ADA));
-    let store = Store::open(&home.path().join(DATABASE_FILE)).await.unwrap();
+    let store = crate::support::open_store(&home.path().join(DATABASE_FILE)).await.unwrap();
     let tools = all_tools();
     let names: Vec<&str> = tools.iter().map(|tool| tool.meta.name).collect();
     let policy = Policy::parse(policy, &home.path().join("policy.toml"), &names).expect("the policy parses");

@@ -43,6 +43,10 @@ async fn logged_while_reading(setting: &str) -> String {
         .finish();
     // The test runs on one thread (tokio's current-thread runtime), so every task logs here.
     let _guard = tracing::subscriber::set_default(subscriber);
+    // Other tests run on other threads meanwhile, each with its own subscriber or none: a callsite first met
+    // there may have its interest cached as "never" before this thread's subscriber was registered. Asking
+    // every callsite again makes this subscriber see what it asks for, whatever ran first.
+    tracing::callsite::rebuild_interest_cache();
 
     let h = Harness::new().await;
     let id = h.google.world().create_spreadsheet(SHEET, &[("Data", vec![vec![json!(CELL)]])], &h.owner());

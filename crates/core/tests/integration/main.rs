@@ -77,8 +77,8 @@ mod gmail_labels;
 mod gmail_read;
 mod gmail_send;
 mod google_client;
-mod google_mcp;
 mod google_forms;
+mod google_mcp;
 mod leaks;
 // Real symbolic links: Unix only (making one on Windows takes a privilege most users lack).
 #[cfg(unix)]
