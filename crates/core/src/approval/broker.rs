@@ -383,9 +383,9 @@ mod tests {
         );
         assert_eq!(broker.pending().len(), 2, "nothing was answered");
         broker.answer(form_id, filled("bob@example.com")).unwrap();
-        assert_eq!(waiter.await.unwrap(), Waited::Answered(filled("bob@example.com")));
+        assert_eq!(waiter.await.unwrap(), Waited::Answered(filled("bob@example.com"), AnswerChannel::Card));
         broker.answer(own_id, RawAnswer::Deny).unwrap();
-        assert_eq!(ordinary.await.unwrap(), Waited::Answered(RawAnswer::Deny));
+        assert_eq!(ordinary.await.unwrap(), Waited::Answered(RawAnswer::Deny, AnswerChannel::Card));
     }
 
     #[tokio::test]

@@ -196,6 +196,7 @@ mod tests {
             source,
             outcome: CallOutcome::Ok,
             duration_ms: 0,
+            answered_via: None,
         }
     }
 
