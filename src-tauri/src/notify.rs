@@ -257,8 +257,10 @@ mod tests {
             .unwrap(),
         };
         let form = gatehouse_core::approval::form::FormCard::from_form(&google, false).unwrap();
+        // The time is taken before the card is made, as the other tests do: a later one reads "29 s".
+        let now = Utc::now();
         let asked = PendingCard { form: Some(form.clone()), ..card(Some("claude"), None, 30) };
-        let notice = words(&asked, 0, 1, Utc::now());
+        let notice = words(&asked, 0, 1, now);
         assert_eq!(
             notice.body,
             "Google asks for your approval, with a form to fill in on the card.\nAnswer within 30 s, or it will not run.\nClick to open the approval card."
