@@ -123,9 +123,6 @@ pub async fn start(options: &Options) -> anyhow::Result<Started> {
     // calls show their cards here and share the app's grants and sign-in.
     if let Some(control) = host.control() {
         control.accept_relays();
-        // Cards are answered on the card here, not from a terminal, unless the person allows it (Advanced).
-        // The settings are read from GATEHOUSE_HOME's store at each answer (the sandbox's store holds none).
-        control.answer_on_cards(None);
         // The sandbox it chose itself: assistants connected for the account (a plain `gatehouse serve`) reach
         // it now, and the account once the person signs in.
         if mode == (Mode::Sandbox { because_signed_out: true }) {
