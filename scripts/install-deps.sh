@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing Gatehouse needs and is missing: Debian/Ubuntu packages, a Rust
-# toolchain if there is none, and (with --validators, for the tests) the pinned npm MCP validators under
-# target/tools and what the desktop app's end-to-end test needs (WebKitWebDriver, Xvfb, tauri-driver).
+# toolchain if there is none, and (with --validators, for the tests) the pinned MCP validators and the
+# official Python and TypeScript SDK clients (MCP 2026-07-28) under target/tools, and what the desktop app's
+# end-to-end test needs (WebKitWebDriver, Xvfb, tauri-driver).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +31,8 @@ if $want_validators && ! command -v npm >/dev/null; then packages+=(nodejs npm);
 # virtual X display; its screenshots are taken from that display (xdotool finds the window, ImageMagick's
 # import takes it).
 if $want_validators; then packages+=(webkit2gtk-driver xvfb xdotool imagemagick); fi
+# The official Python SDK's client (tests/clients/mcp2026.py) runs in a venv under target/tools (Python 3.10+).
+if $want_validators; then packages+=(python3-venv); fi
 # The Windows control channel's test (scripts/test-windows.sh) is cross-built with MinGW and run under Wine.
 if $want_validators; then packages+=(gcc-mingw-w64-x86-64 wine wine64); fi
 missing=()
@@ -66,12 +69,30 @@ fi
 if $want_validators; then
   tools=target/tools
   mkdir -p "$tools"
+  # The official TypeScript SDK's client for MCP 2026-07-28 is @modelcontextprotocol/client (2.x): the older
+  # @modelcontextprotocol/sdk (1.32.2, its newest) stops at 2025-11-25. tests/clients/mcp2026.mjs uses it.
   if [ ! -x "$tools/node_modules/.bin/conformance" ] || [ ! -x "$tools/node_modules/.bin/inspector" ] ||
-    [ ! -x "$tools/node_modules/.bin/mcpb" ]; then
-    echo "Installing the MCP validators (MCP Inspector CLI, MCP conformance suite, the MCP Bundle CLI, Node 22)…" >&2
+    [ ! -x "$tools/node_modules/.bin/mcpb" ] || [ ! -d "$tools/node_modules/@modelcontextprotocol/client" ]; then
+    echo "Installing the MCP validators (MCP Inspector CLI, MCP conformance suite, the MCP Bundle CLI, the TypeScript SDK's client, Node 22)…" >&2
     [ -f "$tools/package.json" ] || (cd "$tools" && npm init -y >/dev/null)
     (cd "$tools" && npm install --no-audit --no-fund --loglevel=error \
       node@22 @modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/conformance@0.1.16 \
-      @anthropic-ai/mcpb@2.1.2 >&2)
+      @anthropic-ai/mcpb@2.1.2 @modelcontextprotocol/client@2.4.0 >&2)
+  fi
+  # The conformance suite's scenarios for MCP 2026-07-28 exist only in its 0.2 pre-releases; kept apart from
+  # the released 0.1.16 above (same package name), for scripts/validate-mcp.sh.
+  if [ ! -x "$tools/conformance-2026/node_modules/.bin/conformance" ]; then
+    echo "Installing the MCP conformance suite's 2026-07-28 scenarios (0.2.0-alpha.12)…" >&2
+    mkdir -p "$tools/conformance-2026"
+    [ -f "$tools/conformance-2026/package.json" ] || (cd "$tools/conformance-2026" && npm init -y >/dev/null)
+    (cd "$tools/conformance-2026" && npm install --no-audit --no-fund --loglevel=error \
+      @modelcontextprotocol/conformance@0.2.0-alpha.12 >&2)
+  fi
+  # The official Python SDK (`mcp` on PyPI; 2.x speaks 2026-07-28), in a venv of its own for
+  # tests/clients/mcp2026.py.
+  if [ ! -x "$tools/py/bin/python" ] || ! "$tools/py/bin/python" -c 'import mcp' 2>/dev/null; then
+    echo "Installing the official MCP Python SDK (mcp 2.3.0) into $tools/py…" >&2
+    python3 -m venv "$tools/py"
+    "$tools/py/bin/pip" install --quiet --disable-pip-version-check mcp==2.3.0 >&2
   fi
 fi

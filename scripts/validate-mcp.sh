@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks the real `gatehouse` binary with the ecosystem's own MCP validators: the MCP Inspector CLI over
-# stdio and HTTP, and the official conformance suite's server scenarios over HTTP. Prints one
+# stdio and HTTP, and the official conformance suite's server scenarios over HTTP (2025 revisions, and
+# 2026-07-28's from the suite's pre-release). Prints one
 # "ok NAME" / "not ok NAME" line per check. Expects `cargo build` and `install-deps.sh --validators` done.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +34,8 @@ check() { # check NAME COMMAND… : runs COMMAND, reports ok/not ok
 for tool in inspector conformance mcpb; do
   command -v "$tool" >/dev/null || { echo "not ok validators-installed ($tool missing: run scripts/install-deps.sh --validators)"; exit 1; }
 done
+[ -x target/tools/conformance-2026/node_modules/.bin/conformance ] ||
+  { echo "not ok validators-installed (the 2026-07-28 conformance suite is missing: run scripts/install-deps.sh --validators)"; exit 1; }
 
 expected_tools=$("$bin" tools | grep -c '^| `')
 
@@ -108,6 +111,20 @@ check "inspector-http-refused-without-token" refused_without_token
 conformance_url="$url?access_token=$token"
 for scenario in server-initialize ping tools-list dns-rebinding-protection; do
   check "conformance-$scenario" conformance server --url "$conformance_url" --scenario "$scenario"
+done
+
+# MCP 2026-07-28 (stateless requests, server/discover, subscriptions/listen, caching hints): the scenarios
+# exist only in the suite's 0.2 pre-release (target/tools/conformance-2026). The checks that need the suite's
+# own test server are listed, with why, in scripts/conformance-2026-baseline.yml. Left out: the header
+# scenarios (http-header-validation, http-custom-header-server-validation), which post to the URL without its
+# query and so without the token (a 401 for every probe); rmcp's header checks are covered by
+# server-stateless's header-mismatch check. Scenarios that call the reference server's sample tools
+# (tools-call-*, prompts-*, resources-read-*) do not apply.
+conformance_2026=target/tools/conformance-2026/node_modules/.bin/conformance
+for scenario in server-stateless tools-list dns-rebinding-protection resources-list sep-2164-resource-not-found \
+  server-sse-multiple-streams caching; do
+  check "conformance-2026-07-28-$scenario" "$conformance_2026" server --url "$conformance_url" \
+    --scenario "$scenario" --spec-version 2026-07-28 --expected-failures scripts/conformance-2026-baseline.yml
 done
 
 # Claude Desktop's one-click bundle: packed from this binary and validated by the official MCP Bundle CLI

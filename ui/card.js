@@ -1,7 +1,8 @@
 // The approval card: shows the oldest call waiting for the person and passes their answer to the core.
 // Everything shown comes from the core's pending card, escaped by the core (control and direction characters
 // arrive written out, e.g. `\u{202e}`) and set as text, never as HTML; the Always allow choices are built only
-// from what the card's `offer` holds, so the card can never ask for more than the core offered.
+// from what the card's `offer` holds, so the card can never ask for more than the core offered. A card that
+// carries Google's approval form shows its fields as controls and sends the filled form back on *Allow*.
 "use strict";
 
 (function () {
@@ -134,6 +135,159 @@
     limits.append(radio("limit", "ANY", "Any arguments", !offer.constraint));
   }
 
+  // Google's approval form (issue 17): each field of the form as a real control, labelled and described by
+  // the schema's own words (escaped by the core). Option values and field names are sent back as Google wrote
+  // them and never shown; what is shown is their titles.
+  let formControls = []; // [{ field, read() }] of the form on screen
+
+  function fieldControl(field, id) {
+    const kind = field.kind;
+    const input = (type) => {
+      const control = document.createElement("input");
+      control.type = type;
+      control.id = id;
+      if (field.required) control.required = true;
+      return control;
+    };
+    switch (kind.type) {
+      case "text": {
+        const types = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" };
+        const control = input(types[kind.format] || "text");
+        if (kind.min_length != null) control.minLength = kind.min_length;
+        if (kind.max_length != null) control.maxLength = kind.max_length;
+        if (kind.default != null) control.value = kind.format === "date-time" ? localTime(kind.default) : kind.default;
+        const read = () => {
+          if (control.value === "") return undefined;
+          // A local date and time, as the control takes it, goes back with its offset (RFC 3339).
+          if (kind.format === "date-time") {
+            const when = new Date(control.value);
+            return isNaN(when.getTime()) ? control.value : when.toISOString();
+          }
+          return control.value;
+        };
+        return { control, read };
+      }
+      case "number":
+      case "integer": {
+        const control = input("number");
+        control.step = kind.type === "integer" ? "1" : "any";
+        if (kind.minimum != null) control.min = String(kind.minimum);
+        if (kind.maximum != null) control.max = String(kind.maximum);
+        if (kind.default != null) control.value = String(kind.default);
+        const read = () => {
+          if (control.value === "") return undefined;
+          const number = Number(control.value);
+          // Not a number: sent as typed, so the core names the field and what it takes.
+          return isNaN(number) ? control.value : number;
+        };
+        return { control, read };
+      }
+      case "boolean": {
+        const control = input("checkbox");
+        control.checked = kind.default === true;
+        return { control, read: () => control.checked };
+      }
+      case "choice": {
+        const control = document.createElement("select");
+        control.id = id;
+        if (field.required) control.required = true;
+        if (kind.default == null) {
+          const none = document.createElement("option");
+          none.value = "";
+          none.textContent = field.required ? "Choose…" : "(none)";
+          control.append(none);
+        }
+        for (const choice of kind.options) {
+          const option = document.createElement("option");
+          option.value = choice.value;
+          option.textContent = choice.title;
+          option.selected = choice.value === kind.default;
+          control.append(option);
+        }
+        control.value = kind.default != null ? kind.default : "";
+        return { control, read: () => (control.value === "" ? undefined : control.value) };
+      }
+      case "choices": {
+        const control = document.createElement("div");
+        control.id = id;
+        control.className = "choices";
+        const boxes = kind.options.map((choice) => {
+          const label = document.createElement("label");
+          const box = document.createElement("input");
+          box.type = "checkbox";
+          box.value = choice.value;
+          box.checked = (kind.default || []).includes(choice.value);
+          label.append(box, document.createTextNode(choice.title));
+          control.append(label);
+          return box;
+        });
+        return { control, read: () => boxes.filter((box) => box.checked).map((box) => box.value) };
+      }
+      default:
+        return null;
+    }
+  }
+
+  // "2026-12-31T09:00:00Z" as a datetime-local control shows it, in local time.
+  function localTime(text) {
+    const when = new Date(text);
+    if (isNaN(when.getTime())) return "";
+    const pad = (n) => String(n).padStart(2, "0");
+    return when.getFullYear() + "-" + pad(when.getMonth() + 1) + "-" + pad(when.getDate()) + "T" +
+      pad(when.getHours()) + ":" + pad(when.getMinutes());
+  }
+
+  function showForm(form) {
+    const box = $("google-form");
+    const fields = $("google-fields");
+    fields.replaceChildren();
+    formControls = [];
+    box.hidden = !form;
+    if (!form) return;
+    $("google-too").hidden = !form.google_asks_too;
+    $("google-message").textContent = form.message;
+    form.fields.forEach((field, i) => {
+      const id = "google-field-" + i;
+      const made = fieldControl(field, id);
+      if (!made) return;
+      const wrap = document.createElement("div");
+      wrap.className = "google-field";
+      const label = document.createElement("label");
+      label.htmlFor = id;
+      label.textContent = field.label;
+      if (field.required) {
+        const required = document.createElement("span");
+        required.className = "required";
+        required.textContent = " (required)";
+        label.append(required);
+      }
+      wrap.append(label);
+      if (field.description) {
+        const help = document.createElement("p");
+        help.className = "field-help";
+        help.id = id + "-help";
+        help.textContent = field.description;
+        made.control.setAttribute("aria-describedby", help.id);
+        wrap.append(help);
+      }
+      wrap.append(made.control);
+      fields.append(wrap);
+      formControls.push({ field, read: made.read });
+    });
+  }
+
+  // The form's content as the person filled it in. Each name is set as an own property, so a field called
+  // `__proto__` is a field like any other.
+  function formContent() {
+    const content = {};
+    for (const { field, read } of formControls) {
+      const value = read();
+      if (value === undefined) continue;
+      Object.defineProperty(content, field.name, { value, enumerable: true, configurable: true, writable: true });
+    }
+    return content;
+  }
+
   function showAlways(open) {
     $("always-options").hidden = !open;
     $("always").setAttribute("aria-expanded", String(open));
@@ -171,6 +325,13 @@
     showTarget(card.target);
     showArguments(card.arguments);
     $("error").textContent = "";
+    showForm(card.form);
+    $("allow-once").textContent = card.form ? "Allow" : "Allow once";
+    $("allow-once").setAttribute(
+      "aria-label",
+      card.form ? "Allow: send Google your answer to its form" : "Allow once: run this one call"
+    );
+    $("deny").setAttribute("aria-label", card.form ? "Deny: tell Google no" : "Deny: do not run this");
     const offer = card.offer;
     $("always").hidden = !offer.grantable;
     const why = card.why_not_grantable || (card.retry ? "this call repeats one you already answered." : null);
@@ -251,7 +412,10 @@
   }
 
   $("deny").addEventListener("click", () => answer("Deny"));
-  $("allow-once").addEventListener("click", () => answer("AllowOnce"));
+  $("allow-once").addEventListener("click", () => {
+    const card = queue.find((c) => c.id === shown);
+    answer(card && card.form ? { Form: formContent() } : "AllowOnce");
+  });
   $("always").addEventListener("click", () => showAlways($("always-options").hidden));
   $("always-back").addEventListener("click", () => {
     showAlways(false);

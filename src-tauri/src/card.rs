@@ -189,7 +189,7 @@ fn window<R: Runtime>(app: &AppHandle<R>) -> Option<WebviewWindow<R>> {
         }
         Err(error) => {
             tracing::error!(
-                "the approval card could not be opened ({error}); answer with `gatehouse approvals` in a terminal"
+                "the approval card could not be opened ({error}); to answer with `gatehouse approvals` in a terminal, turn on *Answer from a terminal* on the Advanced page"
             );
             None
         }
@@ -241,7 +241,7 @@ fn show<R: Runtime>(app: &AppHandle<R>, pending: &[PendingCard]) {
     }
     if let Err(error) = window.show() {
         tracing::error!(
-            "the approval card could not be shown ({error}); answer with `gatehouse approvals` in a terminal"
+            "the approval card could not be shown ({error}); to answer with `gatehouse approvals` in a terminal, turn on *Answer from a terminal* on the Advanced page"
         );
     }
     if !already_visible && let Err(error) = window.set_focus() {

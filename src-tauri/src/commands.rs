@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use gatehouse_core::approval::Approvals;
-use gatehouse_core::approval::broker::PendingCard;
+use gatehouse_core::approval::broker::{AnswerError, PendingCard};
 use gatehouse_core::approval::card::{RawAnswer, parse_choice};
 use tauri::State;
 
@@ -38,8 +38,12 @@ impl Cards {
                 format!("Nothing was answered: {invalid}. Choose again among the options the card shows.")
             })?;
         }
-        // The only way an answer fails: someone or something else ended the card meanwhile.
-        broker.answer(id, answer).map_err(|_| not_waiting(id))
+        // An answer that does not fit Google's form says which field is wrong, and the card keeps waiting;
+        // otherwise someone or something else ended the card meanwhile.
+        broker.answer(id, answer).map_err(|error| match error {
+            AnswerError::NotPending(_) => not_waiting(id),
+            unfit @ AnswerError::Unfit(_) => unfit.to_string(),
+        })
     }
 }
 
@@ -57,7 +61,7 @@ pub fn card_pending(cards: State<'_, Cards>) -> Vec<PendingCard> {
 }
 
 /// Answers approval `id`: `"AllowOnce"`, `"Deny"`, or `{"Always": {"scope", "days", "limit"}}` chosen among
-/// what its card offers.
+/// what its card offers; on a card of Google's form, `{"Form": {field: value}}` (checked against the form).
 #[tauri::command]
 pub fn card_answer(cards: State<'_, Cards>, id: u64, answer: RawAnswer) -> Result<(), String> {
     cards.answer(id, answer)

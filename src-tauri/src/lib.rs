@@ -79,6 +79,12 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
     let app = with_commands(builder)
         .setup(move |app| {
             let started = tauri::async_runtime::block_on(startup::start(&options))?;
+            // With windows, cards are answered on the card, not from a terminal, unless the person allows it
+            // (Advanced); headless (no display: `headless::run`), the terminal is the only way to answer. The
+            // settings are read from GATEHOUSE_HOME's store at each answer (the sandbox's store holds none).
+            if let Some(control) = started.host.control() {
+                control.answer_on_cards(None);
+            }
             let approvals = started.host.engine().approvals().clone();
             // The card window is made once cards are likely, not at launch on a fresh install (see `card`).
             let engine = started.host.engine();

@@ -2,7 +2,7 @@
 //! one that arrived while the card window did not get the focus (another app in front, another workspace).
 //! Clicking the notification opens the card.
 //!
-//! A notification only announces: answers still come from the card window (or `gatehouse approvals`). Without
+//! A notification only announces: answers still come from the card window (or `gatehouse approvals`, when the person turned on *Answer from a terminal*). Without
 //! a notification server (a bare window manager, a headless session) nothing is shown and the card works as
 //! before, so every failure here is logged at debug and dropped.
 
@@ -47,6 +47,13 @@ pub fn words(card: &PendingCard, position: usize, waiting: usize, now: DateTime<
     };
     let summary = format!("{who} wants to {}", lowercase_first(&card.title));
     let mut lines = Vec::new();
+    // Google's form is answered on the card (its fields need typing); the notification only says it waits.
+    if let Some(form) = &card.form {
+        lines.push(match form.has_fields() {
+            true => "Google asks for your approval, with a form to fill in on the card.".to_owned(),
+            false => "Google asks for your approval.".to_owned(),
+        });
+    }
     if let Some(target) = &card.target {
         lines.push(format!("Target: {}", gatehouse_core::shown::cut_line(target, 120, "the card shows all")));
     }
@@ -207,6 +214,7 @@ mod tests {
             why_not_grantable: None,
             created: now,
             deadline: now + chrono::Duration::seconds(seconds_left),
+            form: None,
         }
     }
 
@@ -236,6 +244,32 @@ mod tests {
             "Answer within 30 s, or it will not run.\nApproval 2 of 3 waiting. Click to open the approval card."
         );
         assert!(words(&card(None, None, -1), 0, 1, now).body.starts_with("Time is up"));
+    }
+
+    #[test]
+    fn a_google_form_is_announced_as_google_asking_and_is_filled_on_the_card() {
+        let google = gatehouse_core::google::mcp::form::GoogleForm {
+            key: "approval".into(),
+            message: "Send it?".into(),
+            requested_schema: serde_json::from_value(serde_json::json!({
+                "type": "object", "properties": {"to": {"type": "string", "format": "email"}}
+            }))
+            .unwrap(),
+        };
+        let form = gatehouse_core::approval::form::FormCard::from_form(&google, false).unwrap();
+        // The time is taken before the card is made, as the other tests do: a later one reads "29 s".
+        let now = Utc::now();
+        let asked = PendingCard { form: Some(form.clone()), ..card(Some("claude"), None, 30) };
+        let notice = words(&asked, 0, 1, now);
+        assert_eq!(
+            notice.body,
+            "Google asks for your approval, with a form to fill in on the card.\nAnswer within 30 s, or it will not run.\nClick to open the approval card."
+        );
+        let empty = PendingCard {
+            form: Some(gatehouse_core::approval::form::FormCard { fields: Vec::new(), ..form }),
+            ..asked
+        };
+        assert!(words(&empty, 0, 1, Utc::now()).body.starts_with("Google asks for your approval.\n"));
     }
 
     #[cfg(all(unix, not(target_os = "macos")))]

@@ -24,8 +24,13 @@ fn rounds() -> usize {
 }
 const EMAIL: &str = "bench@project.iam.gserviceaccount.com";
 
+/// The release `gatehouse`, or the one `GATEHOUSE_BENCH_BIN` names (to measure another build, such as the
+/// one before a change, with the same harness in the same run).
 fn release_bin() -> Result<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/gatehouse");
+    let path = match std::env::var_os("GATEHOUSE_BENCH_BIN") {
+        Some(path) => PathBuf::from(path),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/gatehouse"),
+    };
     anyhow::ensure!(path.exists(), "{} is missing: run `bash scripts/bench.sh`", path.display());
     Ok(path)
 }
@@ -179,6 +184,28 @@ async fn main() -> Result<()> {
         _ => None,
     };
 
+    // 4. Where a call's time goes: the same small read through a second server that times its phases
+    //    (`GATEHOUSE_TIMING`, see crates/core/src/logging.rs), its stderr kept in a file.
+    let timing_log = home.path().join("timing.log");
+    let mut timed = server(&bin, &[]);
+    timed.env("GATEHOUSE_TIMING", "1");
+    let (transport, _) =
+        TokioChildProcess::builder(timed).stderr(Stdio::from(std::fs::File::create(&timing_log)?)).spawn()?;
+    let client = ().serve(transport).await?;
+    for _ in 0..20 {
+        call(&client, "get_sheet_data", args.clone()).await?;
+    }
+    let skip = std::fs::read_to_string(&timing_log)?.lines().count();
+    let mut timed_mcp = Vec::with_capacity(rounds());
+    for _ in 0..rounds() {
+        let started = Instant::now();
+        call(&client, "get_sheet_data", args.clone()).await?;
+        timed_mcp.push(started.elapsed());
+    }
+    client.cancel().await?;
+    timed_mcp.sort();
+    let phases = phase_times(&std::fs::read_to_string(&timing_log)?, skip);
+
     let p50_overhead = ms(percentile(&mcp, 0.5)) - ms(percentile(&floor, 0.5));
     println!("| measure | value | target |");
     println!("|---|---|---|");
@@ -221,5 +248,48 @@ async fn main() -> Result<()> {
         }
         None => println!("| 20,000 x 8 read: peak heap (massif) | not measured: valgrind is not installed | ≤ 3x |"),
     }
+    println!();
+    println!("Where a `get_sheet_data` call's time goes, inside the server (p50 of {} calls):", rounds());
+    println!();
+    println!("| phase | wall p50 | of which on CPU (busy) p50 |");
+    println!("|---|---|---|");
+    println!("| MCP round trip seen by the client (this run) | {:.3} ms | |", ms(percentile(&timed_mcp, 0.5)));
+    for name in ["call", "decide", "cache_lookup", "tool", "cache_keep", "render", "audit"] {
+        let Some((mut wall, mut busy)) = phases.get(name).cloned() else { continue };
+        wall.sort();
+        busy.sort();
+        println!("| {name} | {:.3} ms | {:.3} ms |", ms(percentile(&wall, 0.5)), ms(percentile(&busy, 0.5)));
+    }
     Ok(())
+}
+
+/// The `time.busy` / `time.idle` of each timed phase's closing line in a `GATEHOUSE_TIMING` log, past its
+/// first `skip` lines (the warm-up): per phase, the wall times (busy + idle) and the busy ones.
+fn phase_times(log: &str, skip: usize) -> std::collections::HashMap<String, (Vec<Duration>, Vec<Duration>)> {
+    let mut phases: std::collections::HashMap<String, (Vec<Duration>, Vec<Duration>)> = Default::default();
+    for line in log.lines().skip(skip) {
+        let Some((context, rest)) = line.split_once(": gatehouse::timing: close ") else { continue };
+        let Some(name) = context.rsplit([' ', ':']).next() else { continue };
+        let field = |key: &str| rest.split_whitespace().find_map(|f| f.strip_prefix(key)).and_then(duration);
+        let (Some(busy), Some(idle)) = (field("time.busy="), field("time.idle=")) else { continue };
+        let entry = phases.entry(name.to_owned()).or_default();
+        entry.0.push(busy + idle);
+        entry.1.push(busy);
+    }
+    phases
+}
+
+/// A duration as tracing prints it: `12.3µs`, `1.20ms`, `456ns`, `1.5s`.
+fn duration(text: &str) -> Option<Duration> {
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let seconds = match unit {
+        "ns" => number / 1e9,
+        "µs" | "us" => number / 1e6,
+        "ms" => number / 1e3,
+        "s" => number,
+        _ => return None,
+    };
+    Some(Duration::from_secs_f64(seconds))
 }

@@ -363,3 +363,92 @@ async fn a_bad_policy_file_stops_the_server_at_start_naming_the_line() {
     assert!(stderr.contains("updte_cells") && stderr.contains(&policy.display().to_string()), "{stderr}");
     assert!(!stderr.to_lowercase().contains("stack backtrace"), "{stderr}");
 }
+
+/// The assistant of the test below: a `python3` that starts `gatehouse serve` itself (argv[1]), speaks MCP to
+/// it over its pipes, asks for `update_cells` (argv[2], the arguments), and, as an eager or prompt-injected
+/// assistant would, runs `gatehouse approvals allow N` from a shell it starts (its grandchild). It prints that
+/// answer's outcome, then the call's reply, one JSON line each.
+const EAGER_ASSISTANT: &str = r#"
+import json, re, subprocess, sys, time
+gatehouse, arguments = sys.argv[1], json.loads(sys.argv[2])
+serve = subprocess.Popen([gatehouse, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def send(message):
+    serve.stdin.write((json.dumps(message) + "\n").encode())
+    serve.stdin.flush()
+def reply(id):
+    while True:
+        line = serve.stdout.readline()
+        if not line:
+            sys.exit("gatehouse serve closed its output")
+        message = json.loads(line)
+        if message.get("id") == id:
+            return message
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "eager-assistant", "version": "1"}}})
+reply(1)
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "update_cells", "arguments": arguments}})
+card = None
+for _ in range(300):
+    listed = subprocess.run([gatehouse, "approvals"], capture_output=True, text=True).stdout
+    found = re.search(r"^Approval (\S+):", listed, re.M)
+    if found:
+        card = found.group(1)
+        break
+    time.sleep(0.1)
+own = subprocess.run(["sh", "-c", '"$0" approvals allow "$1"; status=$?; exit $status', gatehouse, card or "none"], capture_output=True, text=True)
+print(json.dumps({"card": card, "ok": own.returncode == 0, "stderr": own.stderr}), flush=True)
+print(json.dumps(reply(2)), flush=True)
+"#;
+
+/// Issue 15, item 2: on a headless host, a terminal answer from a program the assistant started is refused
+/// (the host reads the answering process's ancestry from the control socket's peer), and the person's own
+/// terminal (a process the assistant did not start) is taken and recorded as a terminal answer.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_terminal_answer_from_the_assistants_own_shell_is_refused_and_the_persons_own_is_taken() {
+    let home = Home::new();
+    let (google, sheet) = emulator(&home).await;
+    let mut serve = gatehouse(&home);
+    serve
+        .env("SERVICE_ACCOUNT_PATH", home.path().join("key.json"))
+        .env("GATEHOUSE_GOOGLE_ENDPOINT", google.url())
+        .env_remove("GATEHOUSE_POLICY_FILE");
+    let arguments = json!({ "spreadsheet_id": sheet, "sheet": "Data", "range": "B1", "data": [["by the assistant"]] });
+    let mut assistant = tokio::process::Command::new("python3");
+    assistant.arg("-c").arg(EAGER_ASSISTANT).arg(gatehouse_e2e::gatehouse_bin()).arg(arguments.to_string());
+    for (key, value) in serve.as_std().get_envs() {
+        match value {
+            Some(value) => assistant.env(key, value),
+            None => assistant.env_remove(key),
+        };
+    }
+    let mut assistant = assistant.stdout(std::process::Stdio::piped()).kill_on_drop(true).spawn().unwrap();
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(assistant.stdout.take().unwrap()));
+    let own = next_line(&mut lines).await;
+    let card = own["card"].as_str().expect("the assistant saw its card").to_owned();
+    assert_eq!(own["ok"], json!(false), "{own}");
+    let refusal = own["stderr"].as_str().unwrap();
+    assert!(refusal.contains("An assistant can't approve its own changes"), "{refusal}");
+    assert!(refusal.contains("in a terminal you opened yourself"), "{refusal}");
+    assert_eq!(cell(&google, &sheet, 0, 1), "", "nothing was written");
+    assert_eq!(next_approval(&home).await.0, card, "the card still waits");
+
+    // The person, at a terminal of their own (a process the assistant did not start): taken.
+    let allowed = run_gatehouse(&home, &["approvals", "allow", &card]).await;
+    assert!(allowed.ok, "{}", allowed.stderr);
+    let reply = next_line(&mut lines).await;
+    assert!(reply["result"].is_object() && reply["result"]["isError"] != json!(true), "{reply}");
+    assert_eq!(cell(&google, &sheet, 0, 1), "by the assistant");
+    let audit = run_gatehouse(&home, &["audit"]).await;
+    assert!(audit.ok, "{}", audit.stderr);
+    assert!(audit.stdout.contains("ANSWERED"), "{}", audit.stdout);
+    assert!(audit.stdout.contains("from a terminal: process"), "{}", audit.stdout);
+    assistant.kill().await.unwrap();
+}
+
+/// The assistant's next JSON line (at most a minute away).
+#[cfg(target_os = "linux")]
+async fn next_line(lines: &mut tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>) -> Value {
+    let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line()).await.unwrap().unwrap();
+    serde_json::from_str(&line.expect("the assistant printed a line")).unwrap()
+}

@@ -1,9 +1,11 @@
-//! The real `gatehouse` binary over stdio, driven by rmcp's client.
+//! The real `gatehouse` binary over stdio, driven by rmcp's client and by the official SDKs' 2026-07-28 clients.
 
 use std::process::Stdio;
 use std::time::Duration;
 
-use gatehouse_e2e::{Home, answer_next_approval, call, gatehouse, json, stdio_client, text};
+use gatehouse_e2e::{
+    Home, Sdk, answer_next_approval, call, gatehouse, json, next_approval, run_gatehouse, stdio_client, text,
+};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -233,14 +235,15 @@ async fn a_google_endpoint_off_this_computer_is_refused_at_start() {
     assert!(stderr.contains("http://127.0.0.1:8080") && stderr.contains("localhost"), "says what is allowed: {stderr}");
 }
 
-#[tokio::test]
-async fn gatehouse_log_debug_keeps_tool_results_out_of_stderr() {
+/// What `gatehouse serve` with `GATEHOUSE_LOG=setting` wrote to stderr while an assistant read the sample sheet,
+/// and the sheet's text cells longer than a few letters.
+async fn logged_while_reading(setting: &str) -> (String, Vec<String>) {
     use rmcp::ServiceExt;
     use tokio::io::AsyncReadExt;
 
     let home = Home::new();
     let mut command = sandbox(&home);
-    command.env("GATEHOUSE_LOG", "debug");
+    command.env("GATEHOUSE_LOG", setting);
     let (transport, stderr) =
         rmcp::transport::TokioChildProcess::builder(command).stderr(Stdio::piped()).spawn().expect("spawn gatehouse");
     let mut stderr = stderr.expect("stderr piped");
@@ -253,7 +256,6 @@ async fn gatehouse_log_debug_keeps_tool_results_out_of_stderr() {
     let id = budget_id(&client).await;
     let read = call(&client, "get_sheet_data", json!({ "spreadsheet_id": id, "sheet": "Sales" })).await.unwrap();
     assert!(!read.is_error.unwrap_or(false), "{}", text(&read));
-    // Every text cell of the sample sheet longer than a few letters: none may reach the log.
     let cells: Vec<String> = json(&read)["values"]
         .as_array()
         .into_iter()
@@ -266,9 +268,51 @@ async fn gatehouse_log_debug_keeps_tool_results_out_of_stderr() {
         .collect();
     assert!(!cells.is_empty(), "{}", text(&read));
     client.cancel().await.unwrap();
-    let logged = tokio::time::timeout(Duration::from_secs(30), logged).await.unwrap().unwrap();
-    assert!(logged.contains("tool call"), "debug logging was on:\n{logged}");
-    for cell in &cells {
-        assert!(!logged.contains(cell.as_str()), "the cell {cell:?} reached stderr:\n{logged}");
+    (tokio::time::timeout(Duration::from_secs(30), logged).await.unwrap().unwrap(), cells)
+}
+
+/// Debug logs (stderr, which assistants keep) never carry a tool's result or its arguments, at any level short
+/// of asking for rmcp's whole messages by name (issue 15, item 10).
+#[tokio::test]
+async fn gatehouse_log_debug_keeps_tool_results_out_of_stderr() {
+    for setting in ["debug", "trace", "debug,rmcp=debug"] {
+        let (logged, cells) = logged_while_reading(setting).await;
+        assert!(logged.contains("tool call"), "{setting}: logging was on:\n{logged}");
+        assert!(!logged.contains("\"sheet\""), "{setting}: the arguments reached stderr:\n{logged}");
+        for cell in &cells {
+            assert!(!logged.contains(cell.as_str()), "{setting}: the cell {cell:?} reached stderr:\n{logged}");
+        }
+    }
+    // Asked for by name, rmcp's whole messages do appear: the test would see a leak.
+    let (traced, cells) = logged_while_reading("info,rmcp=trace").await;
+    assert!(cells.iter().any(|cell| traced.contains(cell.as_str())), "rmcp=trace shows messages:\n{traced}");
+}
+
+/// The official SDKs that speak MCP 2026-07-28 (Python's `mcp`, TypeScript's `@modelcontextprotocol/client`, as
+/// `install-deps.sh` pins them) as the assistant over stdio, with no `initialize`: one discovering the server, one
+/// pinned to the revision. Each lists every tool, watches `server://auth-status` with `subscriptions/listen`,
+/// reads the sample data, and writes a cell after the person allows the card at another terminal; the card and
+/// the audit log name it by the `clientInfo` its requests carry, as self-reported.
+#[tokio::test]
+async fn the_official_2026_sdks_read_and_write_over_stdio_named_by_each_request_as_self_reported() {
+    let bin = gatehouse_e2e::gatehouse_bin();
+    let bin = bin.to_str().expect("a UTF-8 path");
+    for (sdk, mode) in [(Sdk::Python, "auto"), (Sdk::TypeScript, "2026-07-28")] {
+        let home = Home::new();
+        let person = async {
+            let (id, listing) = next_approval(&home).await;
+            let allowed = run_gatehouse(&home, &["approvals", "allow", &id]).await;
+            assert!(allowed.ok, "{}", allowed.stderr);
+            listing
+        };
+        let (steps, listing) = tokio::join!(sdk.run(&home, &["--stdio", bin, "--mode", mode]), person);
+        steps.assert_sandbox_round_trip("2026-07-28", sdk.written_value());
+        let says = format!("“{}” (says it is)", sdk.default_name());
+        assert!(listing.contains(&format!("{says} wants to run Update cells")), "{listing}");
+        let audit = run_gatehouse(&home, &["audit", "--sandbox", "--tool", "update_cells"]).await;
+        assert!(audit.ok, "{}", audit.stderr);
+        let row = audit.stdout.lines().find(|line| line.contains(&says) && line.contains("update_cells"));
+        let row = row.unwrap_or_else(|| panic!("no record of the write by {says}:\n{}", audit.stdout));
+        assert!(row.contains("person") && row.contains(" ok "), "{row}");
     }
 }

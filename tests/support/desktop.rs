@@ -207,15 +207,19 @@ impl Drop for Xvfb {
     }
 }
 
-/// A private D-Bus session bus.
+/// A private D-Bus session bus, with a Secret Service on it: gnome-keyring, unlocked, keeping its keyring in a
+/// folder of its own. The app keeps the key that seals its approvals there (`approval::store::seal`): with no
+/// keychain it honours no grant, as it should, and an *Always allow* would not cover the next call.
 pub struct SessionBus {
     child: Child,
     pub address: String,
+    _keyring_home: tempfile::TempDir,
 }
 
 impl SessionBus {
     pub fn start() -> Result<Self> {
         let daemon = require("dbus-daemon", "Debian package dbus")?;
+        let keyring = require("gnome-keyring-daemon", "Debian package gnome-keyring")?;
         let mut child = Command::new(daemon)
             .args(["--session", "--nofork", "--print-address=1"])
             .stdin(Stdio::null())
@@ -228,7 +232,25 @@ impl SessionBus {
         std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)?;
         let address = line.trim().to_owned();
         ensure!(address.starts_with("unix:"), "dbus-daemon printed no address: {line:?}");
-        Ok(Self { child, address })
+        let bus = Self { child, address, _keyring_home: tempfile::tempdir()? };
+
+        // It goes to the background once it serves, and ends with the bus.
+        let home = bus._keyring_home.path();
+        std::fs::create_dir_all(home.join("run"))?;
+        let mut unlock = Command::new(keyring)
+            .args(["--unlock", "--components=secrets"])
+            .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
+            .env("HOME", home)
+            .env("XDG_RUNTIME_DIR", home.join("run"))
+            .env_remove("XDG_DATA_HOME")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting gnome-keyring-daemon")?;
+        std::io::Write::write_all(&mut unlock.stdin.take().context("gnome-keyring-daemon's stdin")?, b"pw")?;
+        ensure!(unlock.wait()?.success(), "gnome-keyring-daemon --unlock failed");
+        Ok(bus)
     }
 }
 

@@ -57,6 +57,8 @@
           )
         : null;
     const decision = [el("strong", {}, decisionText(row)), el("div", {}, capital(row.decided_by))];
+    // Where the card was answered: a terminal answer stands out, since an assistant's shell could be one.
+    if (row.answered_via) decision.push(el("div", { class: "answered-via" }, `Answered ${row.answered_via}.`));
     if (grant && !grant.active) decision.push(el("div", { class: "muted" }, `That approval is now ${grant.state}.`));
     const details = el(
       "details",
@@ -76,7 +78,9 @@
         el("dt", {}, "Took"),
         el("dd", {}, `${row.duration_ms} ms`),
         el("dt", {}, "Recorded source"),
-        el("dd", {}, el("code", {}, row.source))
+        el("dd", {}, el("code", {}, row.source)),
+        row.answered_via ? el("dt", {}, "Answered") : null,
+        row.answered_via ? el("dd", {}, row.answered_via) : null
       )
     );
     return el(

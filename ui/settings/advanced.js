@@ -39,9 +39,18 @@
       label: "Tools your assistants can use",
       hint: "A tool that is turned off is not offered to any assistant.",
     },
+    google_backend: {
+      label: "How Gatehouse reaches Google",
+      hint: "Google asks AI assistants to use its Workspace MCP servers. Both uses them for every tool they can serve and Google's other services for the rest; MCP only offers just the tools they can serve; REST uses Google's other services only.",
+      choices: { both: "Both (recommended)", mcp: "Google's MCP servers only", rest: "REST only" },
+    },
     start_in_sandbox: {
       label: "Start in the sandbox",
       hint: "Use the built-in sample files instead of your Google account, to try things out safely.",
+    },
+    answer_from_terminal: {
+      label: "Answer from a terminal",
+      hint: "Also take answers to requests from `gatehouse approvals` in a terminal while this app is open. Leave it off if an assistant can run commands on this computer: it could answer its own requests. Even when on, an answer from an assistant or a program it started is refused.",
     },
   };
 
@@ -115,6 +124,31 @@
         resetButton(section, setting)
       ),
       el("p", { class: "hint", id: `${id}-hint` }, words.hint, ` The default is ${defaultText}.`),
+      status(setting),
+      messageBox(setting.key, messages)
+    );
+  }
+
+  // A setting with a few named values: a drop-down of them.
+  function choiceSetting(section, setting, messages) {
+    const words = WORDS[setting.key];
+    const id = "setting-" + setting.key;
+    const select = el(
+      "select",
+      { id, disabled: !setting.editable, "aria-describedby": `${id}-hint` },
+      Object.entries(words.choices).map(([value, label]) =>
+        el("option", { value, selected: value === setting.value }, label)
+      )
+    );
+    select.addEventListener("change", () =>
+      change(section, setting.key, () => invoke("advanced_set", { key: setting.key, value: select.value }))
+    );
+    return el(
+      "section",
+      { class: "setting", "data-key": setting.key },
+      el("label", { for: id }, words.label),
+      el("div", { class: "row" }, select, resetButton(section, setting)),
+      el("p", { class: "hint", id: `${id}-hint` }, words.hint, ` The default is ${words.choices[setting.default]}.`),
       status(setting),
       messageBox(setting.key, messages)
     );
@@ -278,6 +312,7 @@
     const rows = view.settings.map((setting) => {
       if (setting.key === "enabled_tools") return toolsSetting(section, setting, view.tools, messages);
       if (typeof setting.value === "boolean") return switchSetting(section, setting, messages);
+      if (WORDS[setting.key] && WORDS[setting.key].choices) return choiceSetting(section, setting, messages);
       return textSetting(section, setting, messages);
     });
     const parts = [

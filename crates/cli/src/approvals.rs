@@ -1,5 +1,6 @@
 //! `gatehouse approvals`: the approval cards waiting in the running servers of this OS user, and answering
-//! them from a terminal (allow once, deny, always allow), over each server's control socket.
+//! them from a terminal (allow once, deny, always allow; Google's forms with `answer N --field NAME=VALUE`),
+//! over each server's control socket.
 //!
 //! Card numbers are per server process. With one server running they are shown and taken as they are
 //! (`3`); with several, as `PID.N` (`41234.3`), and a bare number is refused as ambiguous.
@@ -11,6 +12,7 @@ use chrono::Utc;
 use clap::{Subcommand, ValueEnum};
 use gatehouse_core::approval::broker::PendingCard;
 use gatehouse_core::approval::card::{CardOffer, InvalidChoice, Limit, RawAnswer, RawChoice, Scope, parse_choice};
+use gatehouse_core::approval::form::{FieldKind, FieldOption, FormField, TextFormat};
 use gatehouse_core::config::Config;
 use gatehouse_core::control::protocol::FailureKind;
 use gatehouse_core::control::{Client, ControlError};
@@ -40,6 +42,15 @@ enum Action {
     Deny {
         /// The approval's number as `gatehouse approvals` shows it.
         id: String,
+    },
+    /// Fill in and accept Google's approval form on a waiting card, one `--field NAME=VALUE` per field (repeat
+    /// it for each choice of a multiple choice; `NAME=` alone chooses none).
+    Answer {
+        /// The approval's number as `gatehouse approvals` shows it.
+        id: String,
+        /// A field of Google's form and its value, e.g. `--field recipient=bob@example.com`.
+        #[arg(long = "field", value_name = "NAME=VALUE")]
+        fields: Vec<String>,
     },
     /// Allow the waiting call, and calls like it from now on for a number of days (only what its card offers).
     Always {
@@ -102,6 +113,7 @@ async fn approvals(args: ApprovalsArgs) -> Result<()> {
         Action::Allow { id } => (id, Chosen::AllowOnce),
         Action::Deny { id } => (id, Chosen::Deny),
         Action::Always { id, scope, days, constrained } => (id, Chosen::Always { scope, days, constrained }),
+        Action::Answer { id, fields } => (id, Chosen::Form(fields)),
     };
     let several = servers.len() > 1;
     let (server, number) = find_server(&mut servers, &id).await?;
@@ -113,15 +125,31 @@ async fn approvals(args: ApprovalsArgs) -> Result<()> {
         Chosen::Always { scope, days, constrained } => {
             RawAnswer::Always(choice(&card, &shown, scope, days, constrained)?)
         }
+        Chosen::Form(fields) => form_answer(&card, &shown, &fields)?,
     };
+    // A form's answer is checked against Google's schema here, so a wrong field is named before anything is
+    // sent (the server checks it again).
+    if let Some(form) = &card.form
+        && let Err(unfit) = form.read_answer(&raw)
+    {
+        bail!("Nothing was sent: {unfit}. {}", form_help(&shown));
+    }
     match server.answer(number, raw.clone()).await {
         Ok(()) => {}
         Err(ControlError::Server { kind: FailureKind::NotPending, .. }) => return Err(not_waiting(&shown)),
+        Err(ControlError::Server { kind: FailureKind::Invalid, message, .. }) => bail!("{message}"),
         Err(error) => return Err(error.into()),
     }
     let who = agent_words(&card);
     let (title, tool) = (safe::shown(&card.title), safe::shown(&card.tool));
     match raw {
+        _ if card.form.is_some() => match raw {
+            RawAnswer::Deny => println!("Declined Google's form: Google will not run {title} ({tool}) from {who}."),
+            _ => {
+                println!("Accepted Google's form: your answer goes to Google, which runs {title} ({tool}) from {who}.")
+            }
+        },
+        RawAnswer::Form(_) => println!("Answered: {title} ({tool}) from {who}."),
         RawAnswer::AllowOnce => println!("Allowed once: {title} ({tool}) from {who} runs now."),
         RawAnswer::Deny => println!("Denied: {title} ({tool}) from {who} will not run."),
         RawAnswer::Always(choice) => {
@@ -146,6 +174,111 @@ enum Chosen {
     AllowOnce,
     Deny,
     Always { scope: Option<ScopeArg>, days: Option<String>, constrained: bool },
+    Form(Vec<String>),
+}
+
+/// The filled form of `--field NAME=VALUE` pairs, each read as Google's form types its field.
+fn form_answer(card: &PendingCard, shown: &str, fields: &[String]) -> Result<RawAnswer> {
+    let Some(form) = &card.form else {
+        bail!(
+            "Nothing was sent: approval {shown} is one of Gatehouse's own cards, not a Google form, so it has no fields. Answer it with `gatehouse approvals allow {shown}` or `deny {shown}`."
+        );
+    };
+    let mut pairs = Vec::with_capacity(fields.len());
+    for field in fields {
+        let Some((name, value)) = field.split_once('=') else {
+            bail!("Nothing was sent: “{}” is not NAME=VALUE. {}", safe::shown(field), form_help(shown));
+        };
+        pairs.push((name.to_owned(), value.to_owned()));
+    }
+    let content =
+        form.content_of_fields(&pairs).map_err(|unfit| anyhow!("Nothing was sent: {unfit}. {}", form_help(shown)))?;
+    Ok(RawAnswer::Form(content))
+}
+
+fn form_help(shown: &str) -> String {
+    format!(
+        "`gatehouse approvals show {shown}` lists the form's fields; answer with `gatehouse approvals answer {shown} --field NAME=VALUE …`, `allow {shown}` (accept as it stands) or `deny {shown}` (decline)."
+    )
+}
+
+/// A form's field in words: its name to type, its label, what it takes, and whether it is required.
+fn field_words(field: &FormField) -> String {
+    let takes = match &field.kind {
+        FieldKind::Text { format, min_length, max_length, default } => {
+            let mut words = match format {
+                Some(TextFormat::Email) => "an email address".to_owned(),
+                Some(TextFormat::Uri) => "a full address (https://…)".to_owned(),
+                Some(TextFormat::Date) => "a date (2026-12-31)".to_owned(),
+                Some(TextFormat::DateTime) => "a date and time (2026-12-31T09:00:00Z)".to_owned(),
+                None => "text".to_owned(),
+            };
+            match (min_length, max_length) {
+                (Some(min), Some(max)) => words.push_str(&format!(", {min} to {max} characters")),
+                (Some(min), None) => words.push_str(&format!(", at least {min} characters")),
+                (None, Some(max)) => words.push_str(&format!(", at most {max} characters")),
+                (None, None) => {}
+            }
+            if let Some(default) = default {
+                words.push_str(&format!(", now “{}”", safe::shown(default)));
+            }
+            words
+        }
+        FieldKind::Number { minimum, maximum, default } => bounded("a number", *minimum, *maximum, *default),
+        FieldKind::Integer { minimum, maximum, default } => bounded("a whole number", *minimum, *maximum, *default),
+        FieldKind::Boolean { default } => match default {
+            Some(value) => format!("true or false, now {value}"),
+            None => "true or false".to_owned(),
+        },
+        FieldKind::Choice { options, default } => {
+            let mut words = format!("one of {}", options_words(options));
+            if let Some(default) = default {
+                words.push_str(&format!(", now “{}”", safe::shown(default)));
+            }
+            words
+        }
+        FieldKind::Choices { options, min_items, max_items, .. } => {
+            let mut words = format!("any of {} (one --field each)", options_words(options));
+            if let Some(min) = min_items {
+                words.push_str(&format!(", at least {min}"));
+            }
+            if let Some(max) = max_items {
+                words.push_str(&format!(", at most {max}"));
+            }
+            words
+        }
+    };
+    let required = if field.required { "; required" } else { "" };
+    let description = match &field.description {
+        Some(description) => format!(" — {}", safe::shown(description)),
+        None => String::new(),
+    };
+    format!("{} (“{}”): {takes}{required}{description}", safe::shown(&field.name), safe::shown(&field.label))
+}
+
+fn bounded<N: std::fmt::Display>(what: &str, minimum: Option<N>, maximum: Option<N>, default: Option<N>) -> String {
+    let mut words = what.to_owned();
+    match (minimum, maximum) {
+        (Some(min), Some(max)) => words.push_str(&format!(" from {min} to {max}")),
+        (Some(min), None) => words.push_str(&format!(" of at least {min}")),
+        (None, Some(max)) => words.push_str(&format!(" of at most {max}")),
+        (None, None) => {}
+    }
+    if let Some(default) = default {
+        words.push_str(&format!(", now {default}"));
+    }
+    words
+}
+
+fn options_words(options: &[FieldOption]) -> String {
+    let listed: Vec<String> = options
+        .iter()
+        .map(|option| match option.title == option.value {
+            true => format!("“{}”", safe::shown(&option.value)),
+            false => format!("“{}” ({})", safe::shown(&option.value), safe::shown(&option.title)),
+        })
+        .collect();
+    or_words(&listed)
 }
 
 /// The *Always allow* choice, checked against what the card offers before anything is sent.
@@ -316,6 +449,23 @@ fn card_lines(card: &PendingCard, shown: &str, length: Length) -> Vec<String> {
         format!("  Arguments:     {}", value(&card.arguments.to_string(), ARGUMENTS_SHOWN)),
         format!("  Time left:     {}", time_left(card)),
     ];
+    if let Some(form) = &card.form {
+        lines.push(format!("  Google asks:   {}", value(&form.message, ARGUMENTS_SHOWN)));
+        if form.google_asks_too {
+            lines.push("  Note:          Gatehouse already allowed this call; Google asks too.".to_owned());
+        }
+        for field in &form.fields {
+            lines.push(format!("  Field:         {}", field_words(field)));
+        }
+        let fill = match form.fields.is_empty() {
+            true => String::new(),
+            false => format!(" | answer {shown} --field NAME=VALUE …"),
+        };
+        lines.push(format!(
+            "  Answer:        gatehouse approvals allow {shown} (accept) | deny {shown} (decline){fill}"
+        ));
+        return lines;
+    }
     lines.push(match card.offer.grantable {
         true => format!("  Always allow:  offered: {}", always_words(&card.offer)),
         false => format!("  Always allow:  not offered: {}", safe::shown(&why_not_offered(card))),
@@ -422,6 +572,7 @@ mod tests {
             why_not_grantable: None,
             created: Utc::now(),
             deadline: Utc::now() + chrono::TimeDelta::seconds(90),
+            form: None,
         }
     }
 
@@ -439,6 +590,63 @@ mod tests {
 
         let error = choice(&self::card(false), "3", Some(ScopeArg::Tool), Some("7".into()), false).unwrap_err();
         assert!(error.to_string().contains("only Allow once and Deny"), "{error}");
+    }
+
+    /// A card asking Google's form with a required email field and a titled choice.
+    fn form_card() -> PendingCard {
+        let google = gatehouse_core::google::mcp::form::GoogleForm {
+            key: "approval".into(),
+            message: "Share “Budget”\nwith bob?".into(),
+            requested_schema: serde_json::from_value(json!({
+                "type": "object",
+                "properties": {
+                    "with": {"type": "string", "format": "email", "title": "Recipient"},
+                    "role": {"type": "string", "oneOf": [{"const": "reader", "title": "Can view"}, {"const": "writer", "title": "Can edit"}]}
+                },
+                "required": ["with"]
+            }))
+            .unwrap(),
+        };
+        let form = gatehouse_core::approval::form::FormCard::from_form(&google, true).unwrap();
+        PendingCard {
+            form: Some(form),
+            offer: offer(false, Some(&Agent::registered("claude")), 0, vec![]),
+            ..card(false)
+        }
+    }
+
+    #[test]
+    fn a_google_form_lists_its_fields_and_how_to_answer_them() {
+        let card = form_card();
+        let lines = card_lines(&card, "3", Length::Full);
+        assert_eq!(lines[4], "  Google asks:   Share “Budget”\\nwith bob?", "{lines:#?}");
+        assert_eq!(lines[5], "  Note:          Gatehouse already allowed this call; Google asks too.");
+        assert_eq!(lines[6], "  Field:         with (“Recipient”): an email address; required");
+        assert_eq!(lines[7], "  Field:         role (“role”): one of “reader” (Can view) or “writer” (Can edit)");
+        assert_eq!(
+            lines[8],
+            "  Answer:        gatehouse approvals allow 3 (accept) | deny 3 (decline) | answer 3 --field NAME=VALUE …"
+        );
+        assert_eq!(lines.len(), 9, "{lines:#?}");
+    }
+
+    #[test]
+    fn terminal_fields_become_the_form_answer_or_an_error_naming_the_field() {
+        let card = form_card();
+        let fields = ["with=bob@example.com".to_owned(), "role=Can edit".to_owned()];
+        let raw = form_answer(&card, "3", &fields).unwrap();
+        assert_eq!(
+            raw,
+            RawAnswer::Form(json!({"with": "bob@example.com", "role": "writer"}).as_object().unwrap().clone())
+        );
+        let error = form_answer(&card, "3", &["role=owner".to_owned()]).unwrap_err().to_string();
+        assert!(error.starts_with("Nothing was sent: the field “role” has no choice “owner”"), "{error}");
+        let error = form_answer(&card, "3", &["with".to_owned()]).unwrap_err().to_string();
+        assert!(error.starts_with("Nothing was sent: “with” is not NAME=VALUE."), "{error}");
+        let missing = card.form.as_ref().unwrap().read_answer(&RawAnswer::AllowOnce).unwrap_err().to_string();
+        assert_eq!(missing, "the field “Recipient” needs a value");
+        let error = form_answer(&self::card(false), "3", &fields).unwrap_err().to_string();
+        assert!(error.contains("one of Gatehouse's own cards, not a Google form"), "{error}");
     }
 
     #[test]

@@ -9,7 +9,9 @@ use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use gatehouse_core::approval::model::{AuditEntry, CallOutcome};
 use gatehouse_core::approval::store::{AuditQuery, AuditRecord};
-use gatehouse_core::approval::words::{agent_words, one_line, outcome_words, time, verdict_words};
+use gatehouse_core::approval::words::{
+    agent_words, answer_channel_words, one_line, outcome_words, time, verdict_words,
+};
 use gatehouse_core::shown::shown;
 use tokio::io::AsyncWriteExt;
 
@@ -67,8 +69,9 @@ async fn list(access: &mut Access, query: &AuditQuery) -> Result<()> {
         println!("The audit log has no records{}.", filter_words(query));
         return Ok(());
     }
-    let header = ["TIME", "AGENT", "TOOL", "TARGET", "VERDICT", "SOURCE", "OUTCOME", "DURATION"].map(str::to_owned);
-    let rows: Vec<[String; 8]> = records.iter().map(row).collect();
+    let header =
+        ["TIME", "AGENT", "TOOL", "TARGET", "VERDICT", "SOURCE", "ANSWERED", "OUTCOME", "DURATION"].map(str::to_owned);
+    let rows: Vec<[String; 9]> = records.iter().map(row).collect();
     let mut widths = header.clone().map(|cell| cell.chars().count());
     for cells in &rows {
         for (width, cell) in widths.iter_mut().zip(cells) {
@@ -83,8 +86,9 @@ async fn list(access: &mut Access, query: &AuditQuery) -> Result<()> {
     Ok(())
 }
 
-fn row(record: &AuditRecord) -> [String; 8] {
-    let AuditEntry { time: at, agent, tool, target, verdict, source, outcome, duration_ms, .. } = &record.entry;
+fn row(record: &AuditRecord) -> [String; 9] {
+    let AuditEntry { time: at, agent, tool, target, verdict, source, outcome, duration_ms, answered_via, .. } =
+        &record.entry;
     let outcome = match outcome {
         CallOutcome::Error(message) => format!("error: {}", one_line(message, 60)),
         outcome => outcome_words(outcome),
@@ -96,6 +100,7 @@ fn row(record: &AuditRecord) -> [String; 8] {
         target.as_deref().map(|target| one_line(target, 64)).unwrap_or_else(|| "-".to_owned()),
         verdict_words(*verdict).to_owned(),
         one_line(&source.to_string(), 64),
+        answered_via.as_ref().map(answer_channel_words).unwrap_or_else(|| "-".to_owned()),
         outcome,
         format!("{duration_ms} ms"),
     ]
@@ -112,6 +117,9 @@ fn filter_words(query: &AuditQuery) -> String {
 
 async fn verify(access: &mut Access) -> Result<()> {
     let verification = access.verify().await?;
+    for line in &verification.ignored {
+        eprintln!("{}", shown(line));
+    }
     if !verification.intact {
         bail!(
             "{} Keep a copy of the database as it is for whoever investigates; new records still chain on from the end.",
@@ -119,6 +127,12 @@ async fn verify(access: &mut Access) -> Result<()> {
         );
     }
     println!("{}", shown(&verification.message));
+    if !verification.ignored.is_empty() {
+        bail!(
+            "The audit log's records chain, but Gatehouse found {} problem(s) with the approvals database (above): rows it does not honour or can't check. Keep a copy of the database as it is for whoever investigates.",
+            verification.ignored.len()
+        );
+    }
     Ok(())
 }
 

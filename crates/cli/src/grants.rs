@@ -45,6 +45,10 @@ async fn grants(args: GrantsArgs) -> Result<()> {
 
 async fn list(access: &mut Access) -> Result<()> {
     let grants = access.grants().await?;
+    // Said first, and whatever else is listed: a planted row is why the person should look.
+    for line in access.seal_report().await? {
+        eprintln!("Warning: {}", shown(&line));
+    }
     if grants.is_empty() {
         println!("No standing approvals. *Always allow* on an approval card makes one.");
         return Ok(());

@@ -117,8 +117,31 @@ fn init_logging() {
     gatehouse_core::logging::init_stderr();
 }
 
-#[tokio::main]
-async fn main() -> Result<()> {
+fn main() -> Result<()> {
+    limit_malloc_arenas();
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting Gatehouse's async runtime")?
+        .block_on(run())
+}
+
+/// glibc gives each thread that allocates an arena of its own (up to 8 per core), and keeps what each arena
+/// once held: with tokio's workers, its blocking threads and one thread per SQLite connection, an idle
+/// server kept several megabytes in arenas it no longer used (docs/benchmarks.md, *Idle memory*). Two
+/// arenas serve this server's few busy threads without contention. Set before any thread starts; an
+/// explicit `MALLOC_ARENA_MAX` in the environment still wins, as glibc reads it first.
+fn limit_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        // SAFETY: mallopt only sets an allocator parameter; called before any other thread exists.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 2);
+        }
+    }
+}
+
+async fn run() -> Result<()> {
     let cli = Cli::parse();
     init_logging();
     // Every command's error is printed as its message alone: the messages say what to do, and a backtrace

@@ -65,6 +65,7 @@ async fn status() -> Result<()> {
         }
     }
     print_policy(&mut warnings);
+    warnings.extend(approval_rows(&context.config.home).await);
     if let Some(endpoint) = &context.config.google_endpoint {
         warnings.push(format!("GATEHOUSE_GOOGLE_ENDPOINT sends every Google request to {endpoint}, not to Google."));
     }
@@ -74,6 +75,26 @@ async fn status() -> Result<()> {
     match failed {
         Some(error) => Err(error.into()),
         None => Ok(()),
+    }
+}
+
+/// What the approvals database holds that Gatehouse does not honour or can't check (rows written by other
+/// programs, no keychain to check them with), in words; nothing when there is no database yet.
+async fn approval_rows(home: &std::path::Path) -> Vec<String> {
+    if !home.join(gatehouse_core::approval::store::DATABASE_FILE).exists() {
+        return Vec::new();
+    }
+    let report = match crate::store_access::Access::open(false).await {
+        Ok(mut access) => {
+            let report = access.seal_report().await;
+            access.close().await;
+            report
+        }
+        Err(error) => Err(error),
+    };
+    match report {
+        Ok(report) => report.iter().map(|line| gatehouse_core::shown::shown(line).into_owned()).collect(),
+        Err(error) => vec![format!("The approvals database could not be checked: {error}")],
     }
 }
 

@@ -68,7 +68,7 @@ impl Access {
         let mut servers = servers_using(&config.home, &path).await?.into_iter();
         let reach = match servers.next() {
             Some(first) => Reach::Servers { first, others: servers.collect() },
-            None => Reach::Direct(Store::open(&path).await?),
+            None => Reach::Direct(Store::open_with(&path, gatehouse_core::host::store_options()).await?),
         };
         Ok(Access { path, home: config.home, reach })
     }
@@ -284,7 +284,20 @@ impl Access {
     pub async fn verify(&mut self) -> Result<Verification> {
         Ok(match &mut self.reach {
             Reach::Servers { first, .. } => first.verify().await?,
-            Reach::Direct(store) => Verification::from(&store.verify_audit().await?),
+            Reach::Direct(store) => {
+                let mut verification = Verification::from(&store.verify_audit().await?);
+                verification.ignored = store.seal_report().await?;
+                verification
+            }
+        })
+    }
+
+    /// Everything the store holds but does not honour or can't check, in words (rows something other than
+    /// Gatehouse wrote; no keychain to check them with).
+    pub async fn seal_report(&mut self) -> Result<Vec<String>> {
+        Ok(match &mut self.reach {
+            Reach::Servers { first, .. } => first.seal_report().await?,
+            Reach::Direct(store) => store.seal_report().await?,
         })
     }
 

@@ -185,7 +185,9 @@ async fn main() {
     // each grant committed, and the index following each commit.
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a temporary folder for the store");
     let path = dir.path().join("gatehouse.db");
-    let store = Store::open(&path).await.expect("open the store");
+    let store = Store::open_with(&path, gatehouse_core::approval::store::StoreOptions::with_key([0x5a; 32]))
+        .await
+        .expect("open the store");
     let mut grants = other_grants(&mut rng, &tools, now);
     grants.push(covering_grant(print, now));
     let started = Instant::now();
@@ -198,7 +200,9 @@ async fn main() {
 
     // The index kept in step with the database: a fresh load of the same file gives the same candidates.
     let started = Instant::now();
-    let reloaded = Store::open(&path).await.expect("reopen the store");
+    let reloaded = Store::open_with(&path, gatehouse_core::approval::store::StoreOptions::with_key([0x5a; 32]))
+        .await
+        .expect("reopen the store");
     let reload = started.elapsed();
     assert_eq!(index_ids(&store, &tools), index_ids(&reloaded, &tools), "the index differs from the database");
     reloaded.close().await;

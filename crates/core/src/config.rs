@@ -11,6 +11,39 @@ use url::Url;
 /// Default cap on a tool result, in characters of its serialized form.
 pub const DEFAULT_MAX_RESPONSE_CHARS: usize = 1_000_000;
 
+/// Which of Google's surfaces serves the tools (`GATEHOUSE_GOOGLE_BACKEND`, or the person's setting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GoogleBackend {
+    /// Google's Workspace MCP servers only: the tools that can't run there are not offered.
+    Mcp,
+    /// The REST APIs only (Gatehouse before Google's MCP servers).
+    Rest,
+    /// Each tool through Google's MCP server where its declaration says it can and that server answers, the
+    /// REST API otherwise.
+    #[default]
+    Both,
+}
+
+impl GoogleBackend {
+    pub const ALL: [GoogleBackend; 3] = [GoogleBackend::Both, GoogleBackend::Mcp, GoogleBackend::Rest];
+
+    /// The value as the variable and the setting spell it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            GoogleBackend::Mcp => "mcp",
+            GoogleBackend::Rest => "rest",
+            GoogleBackend::Both => "both",
+        }
+    }
+
+    /// `mcp`, `rest` or `both` (any case, spaces around ignored).
+    pub fn parse(text: &str) -> Option<Self> {
+        let text = text.trim();
+        Self::ALL.into_iter().find(|backend| backend.name().eq_ignore_ascii_case(text))
+    }
+}
+
 /// A setting that could not be used, with the variable's name and what to write instead.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -44,6 +77,8 @@ pub struct Config {
     pub drive_folder_id: Option<String>,
     /// Upper bound on one HTTP request to Google.
     pub request_timeout: Duration,
+    /// `GATEHOUSE_GOOGLE_BACKEND`: Google's MCP servers, its REST APIs, or both.
+    pub google_backend: GoogleBackend,
 }
 
 impl Config {
@@ -99,6 +134,15 @@ impl Config {
             )?),
             None => Duration::from_secs(60),
         };
+        let google_backend = match get("GATEHOUSE_GOOGLE_BACKEND") {
+            Some(value) => GoogleBackend::parse(&value).ok_or(ConfigError::Invalid {
+                name: "GATEHOUSE_GOOGLE_BACKEND",
+                value,
+                expected: "mcp, rest or both",
+                remedy: "Use both (the default: Google's MCP servers where they can serve a tool, REST otherwise), mcp or rest, or unset it.",
+            })?,
+            None => GoogleBackend::default(),
+        };
         Ok(Self {
             home,
             google_endpoint,
@@ -108,6 +152,7 @@ impl Config {
             enabled_tools,
             drive_folder_id: get("DRIVE_FOLDER_ID"),
             request_timeout,
+            google_backend,
         })
     }
 
@@ -123,6 +168,7 @@ impl Config {
             enabled_tools: None,
             drive_folder_id: None,
             request_timeout: Duration::from_secs(60),
+            google_backend: GoogleBackend::default(),
         }
     }
 }

@@ -6,22 +6,25 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use tracing::Instrument;
 
 use crate::approval::gate::TargetNames;
-use crate::approval::model::{Agent, AuditEntry, CallOutcome, DecisionSource, Verdict};
+use crate::approval::model::{Agent, AnswerChannel, AuditEntry, CallOutcome, Caller, DecisionSource, Verdict};
 use crate::approval::policy::Policy;
 use crate::approval::store::{PendingAudit, Store};
 use crate::approval::{Approvals, CallMeta, Permit, redact};
 use crate::auth::state::{AuthSnapshot, AuthState};
 use crate::cache::{self, Lookup, ResponseCache};
 use crate::config::Config;
+use crate::google::mcp::{McpClient, McpOptions};
 use crate::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
 use crate::limits::local_files::{self, LocalFiles};
 use crate::limits::response_cap;
+use crate::logging::TIMING_TARGET;
 use crate::resend::{Claim, Resends};
 use crate::resources::{self, Resource, ResourceError};
 use crate::tools::registry::{Output, Scope};
-use crate::tools::{Access, Progress, StartError, ToolContext, ToolDef, ToolError, enabled_tools};
+use crate::tools::{Access, Forms, Progress, StartError, ToolContext, ToolDef, ToolError, enabled_tools, google_mcp};
 
 /// A call the engine could not even start: the MCP layer answers these as protocol errors.
 #[derive(Debug, thiserror::Error)]
@@ -127,7 +130,10 @@ struct Unfinished<'a> {
 
 impl Unfinished<'_> {
     /// The call was let through: dropped from now on, it was stopped while it ran.
-    fn decided(&mut self, permit: &Permit) {
+    fn decided(&mut self, permit: &Permit, answered_via: Option<AnswerChannel>) {
+        if let Some(entry) = &mut self.entry {
+            entry.answered_via = answered_via;
+        }
         if let (Some(entry), Permit::Run { source }) = (&mut self.entry, permit) {
             entry.verdict = Verdict::Allowed;
             entry.source = source.clone();
@@ -184,22 +190,32 @@ pub const SANDBOX_NOTE: &str =
 impl Engine {
     pub fn new(options: EngineOptions) -> Result<Arc<Self>, StartError> {
         let EngineOptions { config, tokens, sandbox, retry, approvals } = options;
-        let tools = enabled_tools(config.enabled_tools.as_deref())?;
+        let mut tools = enabled_tools(config.enabled_tools.as_deref())?;
+        tools.retain(|tool| crate::tools::google_mcp::offered(tool, config.google_backend));
         let index = tools.iter().enumerate().map(|(i, tool)| (tool.meta.name, i)).collect();
         let http = GoogleClient::http_client(config.request_timeout);
-        let google = GoogleClient::new(
-            http,
-            Endpoints::new(config.google_endpoint.clone()),
-            tokens,
-            retry,
-            config.request_timeout,
-        );
+        let endpoints = Endpoints::new(config.google_endpoint.clone());
+        let mcp = McpClient::new(McpOptions {
+            http: http.clone(),
+            endpoints: endpoints.clone(),
+            tokens: Arc::clone(&tokens),
+            timeout: config.request_timeout,
+        });
+        let google = GoogleClient::new(http, endpoints, tokens, retry, config.request_timeout);
         let auth = AuthState::new(AuthSnapshot { account: google.account(), ..AuthSnapshot::signed_out() });
         let local = LocalFiles::new(config.export_dir.clone(), config.local_roots.clone());
         let names = Arc::new(DriveNames(google.clone()));
         let cache = ResponseCache::new(approvals.store.clone(), google.clone());
         let approvals = Arc::new(Approvals::new(approvals.store, approvals.policy, &tools).with_target_names(names));
-        let ctx = ToolContext { google, config: Arc::new(config), local, cache, progress: Progress::none() };
+        let ctx = ToolContext {
+            google,
+            mcp,
+            config: Arc::new(config),
+            local,
+            cache,
+            progress: Progress::none(),
+            forms: None,
+        };
         let (assistants, _) = tokio::sync::watch::channel(0);
         let resends = Resends::new(crate::approval::gate::DEFAULT_RETRY_WINDOW);
         Ok(Arc::new(Self { auth, approvals, tools, index, ctx, sandbox, assistants, resends }))
@@ -313,8 +329,21 @@ impl Engine {
         }
     }
 
-    /// A tool's call, from its decision to its audit record, running `body` once permitted.
+    /// A tool's call, from its decision to its audit record, running `body` once permitted; timed as
+    /// `call` (see [`crate::logging::TIMING_TARGET`]).
     async fn call_through(
+        &self,
+        meta: &CallMeta,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+        progress: Progress,
+        body: Body<'_>,
+    ) -> Result<Reply, CallError> {
+        let span = tracing::trace_span!(target: TIMING_TARGET, "call");
+        self.call_phases(meta, name, arguments, progress, body).instrument(span).await
+    }
+
+    async fn call_phases(
         &self,
         meta: &CallMeta,
         name: &str,
@@ -348,6 +377,7 @@ impl Engine {
                 source: DecisionSource::Withdrawn,
                 outcome: CallOutcome::Refused,
                 duration_ms: 0,
+                answered_via: None,
             }),
             started,
         };
@@ -358,10 +388,10 @@ impl Engine {
             None => Ok(tool.check_arguments(&arguments)),
         };
         let (reply, verdict, source, outcome) = match checked {
-            Err(refusal) => self.carry_out(tool, arguments, refusal, progress, body).await,
+            Err(refusal) => self.carry_out(tool, arguments, refusal, progress, body, &meta.caller).await,
             // Pause and deny rules come before anything, a re-send's stored reply included.
             Ok(Ok(())) => match self.approvals.screen(tool, &arguments, meta, account.as_deref()) {
-                Some(refused) => self.carry_out(tool, arguments, refused, progress, body).await,
+                Some(refused) => self.carry_out(tool, arguments, refused, progress, body, &meta.caller).await,
                 None => {
                     let first = match self.claim(tool, &arguments, meta) {
                         Some(Claim::Resent(resent)) => {
@@ -373,8 +403,21 @@ impl Engine {
                         Some(Claim::First(first)) => Some(first),
                         None => None,
                     };
-                    let permit = self.approvals.permit(tool, &arguments, meta, account.as_deref()).await;
-                    unfinished.decided(&permit);
+                    // Google's form is the card of a tool Google asks about at every call: Gatehouse does not
+                    // ask first (pause, deny rules and tool sets were applied above; the audit follows). Not for
+                    // an unattended assistant: nobody would answer the form, so Gatehouse's rules refuse it now.
+                    let (permit, answered_via) = if self.approvals.is_gated(tool)
+                        && meta.caller.interactive
+                        && google_mcp::google_asks_first(tool, &self.ctx, &arguments).await
+                    {
+                        (Permit::Run { source: DecisionSource::GoogleForm }, None)
+                    } else {
+                        self.approvals
+                            .permit_answered(tool, &arguments, meta, account.as_deref())
+                            .instrument(tracing::trace_span!(target: TIMING_TARGET, "decide"))
+                            .await
+                    };
+                    unfinished.decided(&permit, answered_via);
                     // A change is on disk as pending before it is sent, or not sent at all.
                     let permit = match (permit, &tool.meta.access) {
                         (Permit::Run { source }, Access::Write { .. }) => match unfinished.record_before().await {
@@ -391,7 +434,7 @@ impl Engine {
                         },
                         (permit, _) => permit,
                     };
-                    let carried = self.carry_out(tool, arguments, permit, progress, body).await;
+                    let carried = self.carry_out(tool, arguments, permit, progress, body, &meta.caller).await;
                     if let Some(first) = first {
                         first.answered(&carried.0);
                     }
@@ -408,7 +451,10 @@ impl Engine {
         tracing::info!(tool = name, ok = !reply.is_error, elapsed_ms = duration_ms, "tool call");
         if let Some((entry, pending)) = unfinished.finished() {
             let entry = AuditEntry { time: chrono::Utc::now(), verdict, source, outcome, duration_ms, ..entry };
-            self.approvals.finish_audit(entry, pending).await;
+            self.approvals
+                .finish_audit(entry, pending)
+                .instrument(tracing::trace_span!(target: TIMING_TARGET, "audit"))
+                .await;
         }
         Ok(reply)
     }
@@ -423,7 +469,8 @@ impl Engine {
         Some(self.resends.claim(request, crate::approval::gate::call_key(tool.meta.name, arguments, meta)))
     }
 
-    /// Runs the call when permitted; the reply and what the audit log records about it.
+    /// Runs the call when permitted; the reply and what the audit log records about it. A form of Google's the
+    /// person did not accept is a refusal, recorded with who ended it (`person`, `timeout`, …).
     async fn carry_out(
         &self,
         tool: &ToolDef,
@@ -431,18 +478,40 @@ impl Engine {
         permit: Permit,
         progress: Progress,
         body: Body<'_>,
+        caller: &Caller,
     ) -> (Reply, Verdict, DecisionSource, CallOutcome) {
         match permit {
             Permit::Refuse { source, message } => {
                 (Reply { text: message, is_error: true }, Verdict::Denied, source, CallOutcome::Refused)
             }
-            Permit::Run { source } => match self.run(tool, arguments, progress, body).await {
-                Ok(text) => (Reply { text, is_error: false }, Verdict::Allowed, source, CallOutcome::Ok),
-                Err(error) => {
-                    let text = error.for_assistant();
-                    (Reply { text: text.clone(), is_error: true }, Verdict::Allowed, source, CallOutcome::Error(text))
+            Permit::Run { source } => {
+                match self.run(tool, arguments, progress, body, self.forms(caller, &source)).await {
+                    Ok(text) => (Reply { text, is_error: false }, Verdict::Allowed, source, CallOutcome::Ok),
+                    Err(ToolError::FormNotApproved { ended_by, message }) => {
+                        let source = ended_by.unwrap_or(source);
+                        (Reply { text: message, is_error: true }, Verdict::Denied, source, CallOutcome::Refused)
+                    }
+                    Err(error) => {
+                        let text = error.for_assistant();
+                        (
+                            Reply { text: text.clone(), is_error: true },
+                            Verdict::Allowed,
+                            source,
+                            CallOutcome::Error(text),
+                        )
+                    }
                 }
-            },
+            }
+        }
+    }
+
+    /// Who asks the person the forms Google may answer this call with: the approvals, for this caller. A call
+    /// permitted as [`DecisionSource::GoogleForm`] was not carded by Gatehouse, so Google's form is its card.
+    fn forms(&self, caller: &Caller, source: &DecisionSource) -> Forms {
+        Forms {
+            approvals: Arc::clone(&self.approvals),
+            caller: caller.clone(),
+            decided_by_gatehouse: *source != DecisionSource::GoogleForm,
         }
     }
 
@@ -467,26 +536,52 @@ impl Engine {
 
     /// Runs the tool through the response cache (see [`crate::cache`]): a cached read may be answered from it,
     /// and a write drops what it may change, before and after it runs (also when it fails: it may have done part).
-    async fn run_cached(&self, tool: &ToolDef, arguments: Value, progress: Progress) -> Result<Output, ToolError> {
+    async fn run_cached(
+        &self,
+        tool: &ToolDef,
+        arguments: Value,
+        progress: Progress,
+        forms: Forms,
+    ) -> Result<Output, ToolError> {
         let cache = &self.ctx.cache;
-        let ctx = self.ctx.reporting(progress);
+        let ctx = self.ctx.for_call(progress, forms);
         if let Some(changed) = cache::changed_by(tool, &arguments) {
             cache.forget_changed(&changed).await;
-            let output = tool.run(ctx, arguments).await;
+            let output = google_mcp::run(tool, ctx, arguments).await;
             cache.forget_changed(&changed).await;
             return output;
         }
         let auth = self.auth.current();
-        match cache.lookup(&tool.meta, &arguments, auth.account.as_deref(), auth.granted_scopes.as_deref()).await {
-            Lookup::Off => tool.run(ctx, arguments).await,
+        let lookup = cache
+            .lookup(&tool.meta, &arguments, auth.account.as_deref(), auth.granted_scopes.as_deref())
+            .instrument(tracing::trace_span!(target: TIMING_TARGET, "cache_lookup"))
+            .await;
+        let keep = || tracing::trace_span!(target: TIMING_TARGET, "cache_keep");
+        match lookup {
+            Lookup::Off => {
+                google_mcp::run(tool, ctx, arguments)
+                    .instrument(tracing::trace_span!(target: TIMING_TARGET, "tool"))
+                    .await
+            }
             Lookup::Hit(text) => Ok(Output::Text(text)),
             Lookup::Miss(pending) => {
-                let output = tool.run(ctx, arguments).await?;
-                match &output {
-                    Output::Json(value) => cache.keep(pending, &value.to_string(), self.ctx.max_chars()).await,
-                    Output::Text(text) => cache.keep(pending, text, self.ctx.max_chars()).await,
-                }
-                Ok(output)
+                // A result written to a file is written pretty from its JSON; any other is serialized once,
+                // and that text is both kept and returned.
+                let to_file = tool.meta.local_path && arguments.get("local_path").is_some();
+                let output = google_mcp::run(tool, ctx, arguments)
+                    .instrument(tracing::trace_span!(target: TIMING_TARGET, "tool"))
+                    .await?;
+                let cap = self.ctx.max_chars();
+                Ok(match output {
+                    Output::Json(value) if to_file => {
+                        cache.keep(pending, value.to_string(), cap).instrument(keep()).await;
+                        Output::Json(value)
+                    }
+                    Output::Json(value) => {
+                        Output::Text(cache.keep(pending, value.to_string(), cap).instrument(keep()).await)
+                    }
+                    Output::Text(text) => Output::Text(cache.keep(pending, text, cap).instrument(keep()).await),
+                })
             }
         }
     }
@@ -497,6 +592,7 @@ impl Engine {
         arguments: Value,
         progress: Progress,
         body: Body<'_>,
+        forms: Forms,
     ) -> Result<String, ToolError> {
         self.check_scope(tool).await?;
         if let Body::Resource(resource) = body {
@@ -517,7 +613,7 @@ impl Engine {
             }
             _ => None,
         };
-        let output = self.run_cached(tool, arguments, progress).await?;
+        let output = self.run_cached(tool, arguments, progress, forms).await?;
         match local_target {
             Some((path, folder)) => {
                 let text = match output {
@@ -535,7 +631,10 @@ impl Engine {
                 let reply = json!({ "local_path": path.display().to_string(), "bytes": bytes, "message": message });
                 Ok(reply.to_string())
             }
-            None => Ok(response_cap::render(&tool.meta, output, self.ctx.max_chars())?),
+            None => {
+                let _render = tracing::trace_span!(target: TIMING_TARGET, "render").entered();
+                Ok(response_cap::render(&tool.meta, output, self.ctx.max_chars())?)
+            }
         }
     }
 }

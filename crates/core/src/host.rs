@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approval::broker::Dismissal;
 use crate::approval::policy::{Policy, PolicyError};
-use crate::approval::store::{DATABASE_FILE, Store};
+use crate::approval::store::{DATABASE_FILE, Store, StoreOptions};
 #[cfg(feature = "sandbox")]
 use crate::auth::resolve::Resolution;
 use crate::auth::resolve::{ResolveError, resolve};
@@ -88,7 +88,7 @@ impl Host {
         } else {
             resolve(&config, |name| std::env::var(name).ok()).await?
         };
-        let store = open_store(&config, sandbox).await;
+        let store = open_store(&config, sandbox, policy.max_days()).await;
         // The person's own settings (the app's Advanced page), under the administrator's policy and the
         // environment. They live in the account's store, also while the sandbox runs.
         let person = match (&store, sandbox) {
@@ -209,6 +209,19 @@ pub async fn stop_signal() {
     }
 }
 
+/// How a command that opens the approvals store itself (no server runs) opens it: with the policy's
+/// `max_days`, so it ignores the same grant rows a server would. A policy file that can't be read is logged
+/// and the default used: the command only lists.
+pub fn store_options() -> StoreOptions {
+    match load_policy() {
+        Ok(policy) => StoreOptions { max_days: policy.max_days(), ..StoreOptions::default() },
+        Err(error) => {
+            tracing::warn!("{error}");
+            StoreOptions::default()
+        }
+    }
+}
+
 /// The administrator's policy with the restrictions `GATEHOUSE_POLICY_FILE`'s file adds, or the default when
 /// there is none ([`Policy::load`]). A bad file is an error naming the line.
 fn load_policy() -> Result<Policy, PolicyError> {
@@ -223,9 +236,9 @@ fn load_policy() -> Result<Policy, PolicyError> {
 /// The store of grants and the audit log under `GATEHOUSE_HOME` (the sandbox keeps its own). One that cannot
 /// be opened leaves the host running — the person's standing approvals then don't apply and every change not
 /// allowed by the policy is asked about — and says why.
-async fn open_store(config: &Config, sandbox: bool) -> Option<Store> {
+async fn open_store(config: &Config, sandbox: bool, max_days: u32) -> Option<Store> {
     let file = if sandbox { SANDBOX_DATABASE_FILE } else { DATABASE_FILE };
-    match Store::open(&config.home.join(file)).await {
+    match Store::open_with(&config.home.join(file), StoreOptions { max_days, ..StoreOptions::default() }).await {
         Ok(store) => Some(store),
         Err(error) => {
             tracing::error!("{error} Until then, every change is asked about and your standing approvals don't apply.");

@@ -23,6 +23,7 @@ pub mod logging;
 pub mod mcp;
 pub mod ops;
 pub mod private_files;
+pub mod process;
 pub mod resend;
 pub mod resources;
 pub mod settings;

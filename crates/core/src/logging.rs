@@ -43,14 +43,36 @@ pub fn filter(setting: Option<&str>) -> EnvFilter {
     EnvFilter::try_new(&text).unwrap_or_else(|_| EnvFilter::new(format!("{DEFAULT},rmcp=info")))
 }
 
-/// Installs the filter of `GATEHOUSE_LOG`, writing to stderr (stdout is the MCP channel over stdio).
+/// The variable that, set to anything, also prints how long each phase of every tool call took (see
+/// [`TIMING_TARGET`]): `scripts/bench.sh` uses it for the time breakdown in docs/benchmarks.md.
+pub const TIMING_VARIABLE: &str = "GATEHOUSE_TIMING";
+
+/// The target of the spans timing a call's phases (`call`, `decide`, `cache_lookup`, `tool`, `cache_keep`,
+/// `render`, `audit`): at `trace`, so they cost one check per phase unless [`TIMING_VARIABLE`] is set. They
+/// carry no fields: no arguments, no data.
+pub const TIMING_TARGET: &str = "gatehouse::timing";
+
+/// Installs the filter of `GATEHOUSE_LOG`, writing to stderr (stdout is the MCP channel over stdio), and
+/// with [`TIMING_VARIABLE`] set a line per timed phase as it ends (`time.busy`, `time.idle`).
 pub fn init_stderr() {
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::fmt::format::FmtSpan;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+
     let setting = std::env::var(LOG_VARIABLE).ok();
-    tracing_subscriber::fmt()
-        .with_env_filter(filter(setting.as_deref()))
+    let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(false)
-        .init();
+        .with_filter(filter(setting.as_deref()));
+    let timing = std::env::var_os(TIMING_VARIABLE).map(|_| {
+        tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_ansi(false)
+            .with_span_events(FmtSpan::CLOSE)
+            .with_filter(tracing_subscriber::filter::Targets::new().with_target(TIMING_TARGET, tracing::Level::TRACE))
+    });
+    tracing_subscriber::registry().with(logs).with(timing).init();
 }
 
 #[cfg(test)]

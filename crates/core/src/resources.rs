@@ -117,11 +117,20 @@ pub async fn read(engine: &Engine, uri: &str) -> Result<String, ResourceError> {
 /// `server://auth-status` for the engine's current sign-in.
 pub fn auth_status(engine: &Engine) -> serde_json::Value {
     let auth = engine.auth().current();
-    crate::auth::status::auth_status(
+    let mut status = crate::auth::status::auth_status(
         auth.method,
         auth.class,
         auth.account.as_deref(),
         auth.granted_scopes.as_deref(),
         engine.tools(),
-    )
+    );
+    if auth.method != crate::auth::identity::AuthMethod::None {
+        let ctx = engine.context();
+        let reach = crate::auth::status::GoogleReach {
+            backend: ctx.config.google_backend,
+            not_agentic: ctx.mcp.refused_as_not_agentic(),
+        };
+        crate::auth::status::add_google_backend(&mut status, &reach, engine.tools());
+    }
+    status
 }

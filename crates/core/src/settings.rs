@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use crate::Engine;
 use crate::approval::policy::{DEFAULT_APPROVAL_TIMEOUT, MAX_APPROVAL_TIMEOUT_SECS, Policy};
 use crate::approval::store::{DATABASE_FILE, Store, StoreError};
-use crate::config::{Config, DEFAULT_MAX_RESPONSE_CHARS};
+use crate::config::{Config, DEFAULT_MAX_RESPONSE_CHARS, GoogleBackend};
 use crate::limits::response_cap::group;
 use crate::tools::all_tools;
 use crate::tools::registry::Access;
@@ -61,19 +61,33 @@ pub enum Key {
     /// How long the response cache may serve a kept answer (`set_cache_ttl`); 0 turns the cache off. Applies
     /// at once: the cache reads it at every call.
     CacheTtl,
+    /// Take answers to cards from `gatehouse approvals` in a terminal while the desktop app hosts (off by
+    /// default: see `control::answers`). Saved only from the desktop app's Advanced page: nothing on the control
+    /// socket changes settings, so a program that can reach the socket can't turn it on. Applies at once.
+    AnswerFromTerminal,
+    /// `GATEHOUSE_GOOGLE_BACKEND`: Google's MCP servers, its REST APIs, or both ([`GoogleBackend`]).
+    GoogleBackend,
 }
 
 impl Key {
     /// Every setting, in the order the settings window shows them.
-    pub const ALL: [Key; 7] = [
+    pub const ALL: [Key; 9] = [
         Key::ResponseCap,
         Key::CacheTtl,
         Key::GateReads,
         Key::ApprovalTimeout,
         Key::ExportDir,
         Key::EnabledTools,
+        Key::GoogleBackend,
         Key::StartInSandbox,
+        Key::AnswerFromTerminal,
     ];
+
+    /// Whether a saved value counts only when its row is sealed with Gatehouse's key: the store's list
+    /// ([`SEALED_SETTINGS`](crate::approval::store::SEALED_SETTINGS), with why).
+    pub fn needs_seal(self) -> bool {
+        crate::approval::store::SEALED_SETTINGS.contains(&self.name())
+    }
 
     /// The key in the store and in the settings window's commands.
     pub const fn name(self) -> &'static str {
@@ -85,6 +99,8 @@ impl Key {
             Key::ApprovalTimeout => "approval_timeout",
             Key::StartInSandbox => "start_in_sandbox",
             Key::CacheTtl => "cache_ttl",
+            Key::AnswerFromTerminal => "answer_from_terminal",
+            Key::GoogleBackend => "google_backend",
         }
     }
 
@@ -95,7 +111,9 @@ impl Key {
             Key::EnabledTools => Some("ENABLED_TOOLS"),
             Key::ExportDir => Some("GATEHOUSE_EXPORT_DIR"),
             Key::StartInSandbox => Some("GATEHOUSE_SANDBOX"),
-            Key::GateReads | Key::ApprovalTimeout | Key::CacheTtl => None,
+            Key::GoogleBackend => Some("GATEHOUSE_GOOGLE_BACKEND"),
+            // No variable may turn on terminal answers: whoever starts a process could set it.
+            Key::GateReads | Key::ApprovalTimeout | Key::CacheTtl | Key::AnswerFromTerminal => None,
         }
     }
 
@@ -109,6 +127,8 @@ impl Key {
             Key::ApprovalTimeout => "The time to answer a card",
             Key::StartInSandbox => "Starting in the sandbox",
             Key::CacheTtl => "How long answers are cached",
+            Key::AnswerFromTerminal => "Answering from a terminal",
+            Key::GoogleBackend => "The way Gatehouse reaches Google",
         }
     }
 
@@ -153,6 +173,8 @@ pub struct PersonSettings {
     pub approval_timeout: Option<Duration>,
     pub start_in_sandbox: Option<bool>,
     pub cache_ttl: Option<Duration>,
+    pub answer_from_terminal: Option<bool>,
+    pub google_backend: Option<GoogleBackend>,
 }
 
 impl PersonSettings {
@@ -161,9 +183,15 @@ impl PersonSettings {
     pub async fn load(store: &Store) -> Result<Self, StoreError> {
         let mut settings = PersonSettings::default();
         for key in Key::ALL {
-            if let Some(text) = store.get_setting(key.name()).await?
-                && let Err(error) = settings.read(key, &text)
+            let Some((text, seal)) = store.get_sealed_setting(key.name()).await? else { continue };
+            // A setting that would loosen what the card protects counts only when Gatehouse wrote it.
+            if key.needs_seal()
+                && let Some(problem) = seal.problem()
             {
+                tracing::warn!("the saved setting {key} is ignored: {problem}");
+                continue;
+            }
+            if let Err(error) = settings.read(key, &text) {
                 tracing::warn!("the saved setting {key} ({text:?}) is ignored: {error}");
             }
         }
@@ -207,6 +235,8 @@ impl PersonSettings {
             }
             Key::StartInSandbox => self.start_in_sandbox = Some(saved_switch(key, text)?),
             Key::CacheTtl => self.cache_ttl = Some(cache_ttl(&json!(text))?),
+            Key::AnswerFromTerminal => self.answer_from_terminal = Some(saved_switch(key, text)?),
+            Key::GoogleBackend => self.google_backend = Some(google_backend(&json!(text))?),
         }
         Ok(())
     }
@@ -280,6 +310,8 @@ pub struct Effective {
     pub approval_timeout: Decided<Duration>,
     pub start_in_sandbox: Decided<bool>,
     pub cache_ttl: Decided<Duration>,
+    pub answer_from_terminal: Decided<bool>,
+    pub google_backend: Decided<GoogleBackend>,
 }
 
 /// Whether `variable` is set (an empty value counts as unset, as [`Config`] reads it).
@@ -337,7 +369,29 @@ pub fn decide(
         (None, None) => decided(false, Source::Default),
     };
     let cache_ttl = decide_cache_ttl(person.cache_ttl);
-    Effective { response_cap, gate_reads, enabled_tools, export_dir, approval_timeout, start_in_sandbox, cache_ttl }
+    let answer_from_terminal = match person.answer_from_terminal {
+        Some(on) => decided(on, Source::Person),
+        None => decided(false, Source::Default),
+    };
+    let google_backend = match (from_env(Key::GoogleBackend), person.google_backend) {
+        (Some(name), _) => {
+            let backend = GoogleBackend::parse(&variable(name)).unwrap_or(config.google_backend);
+            decided(backend, Source::Environment { variable: name })
+        }
+        (None, Some(backend)) => decided(backend, Source::Person),
+        (None, None) => decided(GoogleBackend::default(), Source::Default),
+    };
+    Effective {
+        response_cap,
+        gate_reads,
+        enabled_tools,
+        export_dir,
+        approval_timeout,
+        start_in_sandbox,
+        cache_ttl,
+        answer_from_terminal,
+        google_backend,
+    }
 }
 
 /// The cache's time to live: the person's choice, else the default (no variable or policy decides it).
@@ -361,6 +415,24 @@ pub async fn cache_ttl_in(store: &Store) -> Result<Decided<Duration>, StoreError
     Ok(decide_cache_ttl(person))
 }
 
+/// Whether the person turned on *Answer from a terminal* (in the store under `home`, where the settings live
+/// whatever the host serves). Read at each terminal answer; a store that can't be read says no (logged).
+pub async fn answers_from_terminal(home: &Path) -> bool {
+    PersonSettings::load_for_home(home).await.answer_from_terminal.unwrap_or(false)
+}
+
+/// [`answers_from_terminal`] from an open `store`. The row counts only when Gatehouse sealed it
+/// ([`Key::needs_seal`]): one written into the file by another program leaves terminal answers off.
+pub async fn answers_from_terminal_in(store: &Store) -> bool {
+    match PersonSettings::load(store).await {
+        Ok(settings) => settings.answer_from_terminal.unwrap_or(false),
+        Err(error) => {
+            tracing::warn!("{error} Answers from a terminal stay off until this is fixed.");
+            false
+        }
+    }
+}
+
 /// Saves the person's cache time to live (`set_cache_ttl`), checked as the settings window checks it.
 pub async fn save_cache_ttl(store: &Store, input: &Value) -> Result<Duration, SettingsError> {
     let ttl = cache_ttl(input)?;
@@ -379,6 +451,9 @@ pub fn apply(
 ) -> Policy {
     let effective = decide(person, config, &policy, lookup);
     config.max_response_chars = effective.response_cap.value;
+    if effective.google_backend.source == Source::Person {
+        config.google_backend = effective.google_backend.value;
+    }
     if effective.enabled_tools.source == Source::Person {
         let known = all_tools();
         let tools: Vec<String> = effective
@@ -483,6 +558,13 @@ pub fn view(
             Some(timeout_limit),
         ),
         (
+            Key::GoogleBackend,
+            json!(effective.google_backend.value.name()),
+            json!(GoogleBackend::default().name()),
+            effective.google_backend.source,
+            Some("both, mcp or rest.".to_owned()),
+        ),
+        (
             Key::StartInSandbox,
             json!(effective.start_in_sandbox.value),
             json!(false),
@@ -495,6 +577,13 @@ pub fn view(
             json!(DEFAULT_CACHE_TTL.as_secs()),
             effective.cache_ttl.source,
             Some(format!("From 0 (no cache) to {}.", seconds_words(MAX_CACHE_TTL_SECS))),
+        ),
+        (
+            Key::AnswerFromTerminal,
+            json!(effective.answer_from_terminal.value),
+            json!(false),
+            effective.answer_from_terminal.source,
+            None,
         ),
     ];
     rows.into_iter()
@@ -524,8 +613,9 @@ fn differs_from_running(key: Key, value: &Value, engine: &Engine) -> bool {
         Key::ApprovalTimeout => json!(policy.approval_timeout().as_secs()),
         // The app also starts in the sandbox when nobody is signed in: only asking for it can wait for a restart.
         Key::StartInSandbox => return value == &json!(true) && !engine.is_sandbox(),
-        // The cache reads it at every call.
-        Key::CacheTtl => return false,
+        // The cache reads it at every call; terminal answers read it at each answer.
+        Key::CacheTtl | Key::AnswerFromTerminal => return false,
+        Key::GoogleBackend => json!(config.google_backend.name()),
     };
     &running != value
 }
@@ -594,6 +684,8 @@ pub async fn set(
         Key::ApprovalTimeout => Some(approval_timeout(input, policy.admin_approval_timeout())?.as_secs().to_string()),
         Key::StartInSandbox => Some(switch(key, input)?.to_string()),
         Key::CacheTtl => Some(cache_ttl(input)?.as_secs().to_string()),
+        Key::AnswerFromTerminal => Some(switch(key, input)?.to_string()),
+        Key::GoogleBackend => Some(google_backend(input)?.name().to_owned()),
     };
     match text {
         Some(text) => store.set_setting(key.name(), &text).await?,
@@ -665,6 +757,15 @@ fn not_seconds(text: &str) -> SettingsError {
         "\u{201c}{}\u{201d} is not a number of seconds. Type a whole number of seconds, such as 120 (two minutes).",
         text.trim()
     ))
+}
+
+fn google_backend(input: &Value) -> Result<GoogleBackend, SettingsError> {
+    input.as_str().and_then(GoogleBackend::parse).ok_or_else(|| {
+        SettingsError::Invalid(format!(
+            "\u{201c}{}\u{201d} is not a way to reach Google. Choose both (Google's MCP servers where they can serve a tool, its REST APIs otherwise), mcp (Google's MCP servers only) or rest (its REST APIs only).",
+            typed(input)
+        ))
+    })
 }
 
 fn cache_ttl(input: &Value) -> Result<Duration, SettingsError> {

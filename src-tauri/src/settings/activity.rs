@@ -10,8 +10,8 @@ use gatehouse_core::approval::model::{DecisionSource, Grant};
 use gatehouse_core::approval::redact::target_constraint;
 use gatehouse_core::approval::store::{AuditMatch, AuditQuery, AuditRecord, SourceKind};
 use gatehouse_core::approval::words::{
-    GrantState, agent_words, limit_words, one_line, outcome_words, parse_verdict, scope_words, short_id, source_words,
-    time, verdict_words,
+    GrantState, agent_words, answer_channel_words, limit_words, one_line, outcome_words, parse_verdict, scope_words,
+    short_id, source_words, time, verdict_words,
 };
 use gatehouse_core::engine::Engine;
 use serde::{Deserialize, Serialize};
@@ -84,6 +84,9 @@ pub struct ActivityRow {
     /// `ok`, `refused` or `error: …` (cut).
     pub outcome: String,
     pub duration_ms: u64,
+    /// Where the person answered the card ("on the approval card", "from a terminal: process 4242, …"), when
+    /// one was answered: a terminal answer stands out, since an assistant's shell could be one.
+    pub answered_via: Option<String>,
     /// The grant behind a call a standing approval allowed; `None` otherwise, or when it is gone from the store.
     pub grant: Option<GrantBehind>,
 }
@@ -132,6 +135,7 @@ fn source_label(kind: SourceKind) -> &'static str {
         SourceKind::Withdrawn => "Withdrawn by the assistant",
         SourceKind::Shutdown => "Gatehouse was closed",
         SourceKind::AgentName => "Assistant name refused",
+        SourceKind::GoogleForm => "Google's approval form",
     }
 }
 
@@ -218,6 +222,7 @@ fn row(
         decided_by: source_words(&entry.source, |id| never.contains(id)),
         outcome: one_line(&outcome_words(&entry.outcome), ARGUMENTS_SHOWN),
         duration_ms: entry.duration_ms,
+        answered_via: entry.answered_via.as_ref().map(answer_channel_words),
         grant,
     }
 }

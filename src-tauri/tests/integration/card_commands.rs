@@ -83,7 +83,12 @@ async fn card_answer_is_refused_outside_the_card_window_and_the_call_keeps_waiti
 #[tokio::test(flavor = "multi_thread")]
 async fn always_allow_makes_the_grant_offered_and_an_unoffered_choice_is_refused_in_words() {
     let home = tempfile::tempdir().expect("temp dir");
-    let store = Store::open(&home.path().join("gatehouse.db")).await.expect("store");
+    let store = Store::open_with(
+        &home.path().join("gatehouse.db"),
+        gatehouse_core::approval::store::StoreOptions::with_key([0x5a; 32]),
+    )
+    .await
+    .expect("store");
     let approvals = Arc::new(Approvals::new(Some(store), Policy::default(), &all_tools()));
     let app = app(&approvals);
     let card = window(&app, card::LABEL);

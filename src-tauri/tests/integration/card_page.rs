@@ -38,12 +38,20 @@ fn ask_as(
 
 /// Runs the page over `queue`; what the harness reports.
 fn run_page(queue: &Value) -> Value {
+    run_page_with(queue, &[])
+}
+
+/// Runs the page over `queue` with the harness's extra arguments (its scenario); what it reports.
+fn run_page_with(queue: &Value, scenario: &[String]) -> Value {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let ui = root.join("../ui");
     let mut node = Command::new("node")
         .arg(root.join("tests/integration/card_page/harness.js"))
         .arg(ui.join("card.html"))
         .arg(ui.join("card.js"))
+        .args(scenario)
+        // A local date and time on the page is read in this zone.
+        .env("TZ", "UTC")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -87,4 +95,141 @@ async fn the_card_page_shows_hostile_text_as_text_cuts_long_values_and_holds_a_r
     approvals.broker().dismiss_all(Dismissal::ShuttingDown);
     forged.await.expect("the call ends");
     next.await.expect("the call ends");
+}
+
+/// Google's approval form (issue 17, item 3) on the real card page: every field type an elicitation form may
+/// use is a real control with the schema's label, description and limits; Google's text is shown escaped;
+/// *Always allow* is not offered; and what the page sends on *Allow* is taken by the core as the form's answer,
+/// typed as the schema says. A wrong value sent the same way is refused, naming the field.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_card_page_renders_every_kind_of_google_form_field_and_its_answer_is_the_forms() {
+    use gatehouse_core::approval::rounds::{FormCall, FormEnded};
+    use gatehouse_core::google::mcp::form::{FormAnswer, GoogleForm};
+
+    let approvals = approvals_without_store();
+    let app = app(&approvals);
+    let form = GoogleForm {
+        key: "approval".into(),
+        message: "Allow an AI agent to send mail to “bob”\u{202e}\nas ada?".into(),
+        requested_schema: serde_json::from_value(json!({
+            "type": "object",
+            "properties": {
+                "to": {"type": "string", "format": "email", "title": "Recipient", "description": "Who gets it"},
+                "site": {"type": "string", "format": "uri", "title": "Link"},
+                "day": {"type": "string", "format": "date", "title": "Day"},
+                "at": {"type": "string", "format": "date-time", "title": "When"},
+                "note": {"type": "string", "minLength": 2, "maxLength": 5, "default": "ok", "title": "Note\nhere"},
+                "share": {"type": "number", "minimum": 0, "maximum": 1.5, "title": "Share"},
+                "copies": {"type": "integer", "minimum": 1, "maximum": 3, "default": 1, "title": "Copies"},
+                "notify": {"type": "boolean", "title": "Notify them"},
+                "role": {"type": "string", "enum": ["reader", "writer"], "title": "Role"},
+                "level": {"type": "string", "oneOf": [{"const": "low", "title": "Low"}, {"const": "high", "title": "High\u{2066}"}], "title": "Level"},
+                "labels": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}, "minItems": 1, "title": "Labels"},
+                "tags": {"type": "array", "items": {"anyOf": [{"const": "x", "title": "Ex"}, {"const": "y", "title": "Why"}]}, "title": "Tags"}
+            },
+            "required": ["to", "role", "labels"]
+        }))
+        .expect("a form's schema"),
+    };
+    let asked = tokio::spawn({
+        let approvals = approvals.clone();
+        async move {
+            let tools = all_tools();
+            let tool = tools.iter().find(|tool| tool.meta.name == "update_cells").expect("update_cells");
+            let args = json!({ "spreadsheet_id": "S1", "sheet": "Sales", "range": "A1", "data": [["x"]] });
+            let caller = Caller { agent: Some(Agent::self_reported("claude")), interactive: true };
+            approvals
+                .ask_form(
+                    &FormCall::new(&caller, (tool.meta.name, tool.meta.title), &args, tool.evaluators(), true),
+                    &form,
+                )
+                .await
+        }
+    });
+    let cards = pending(&approvals, 1).await;
+    let queue = invoke(&window(&app, card::LABEL), "card_pending", json!({})).expect("the card may list");
+    let fills = json!([
+        {"value": "bob@example.com"}, {"value": "https://example.com/x"}, {"value": "2026-12-31"},
+        {"value": "2026-12-31T09:30"}, {"value": "ok"}, {"value": "0.5"}, {"value": "2"}, {"checked": true},
+        {"value": "writer"}, {"value": "high"}, {"checked": ["a", "c"]}, {"checked": ["y"]}
+    ]);
+    let report = run_page_with(&queue, &["form".to_owned(), fills.to_string()]);
+
+    assert_eq!(report["formHidden"], false, "{report}");
+    assert_eq!(report["message"], "Allow an AI agent to send mail to “bob”\\u{202e}\\nas ada?", "escaped: {report}");
+    assert_eq!(report["tooHidden"], false, "Gatehouse had allowed it: Google asks too");
+    assert_eq!(report["allow"], "Allow");
+    assert_eq!(report["alwaysHidden"], true, "no Always allow on a form");
+    assert!(report["notGrantable"].as_str().unwrap().contains("Google asks for its form each time"), "{report}");
+    let fields = report["fields"].as_array().expect("fields");
+    assert_eq!(fields.len(), 12, "{report}");
+    let field = |i: usize| &fields[i];
+    let expect = [
+        ("Recipient (required)", "INPUT", json!("email")),
+        ("Link", "INPUT", json!("url")),
+        ("Day", "INPUT", json!("date")),
+        ("When", "INPUT", json!("datetime-local")),
+        ("Note\\nhere", "INPUT", json!("text")),
+        ("Share", "INPUT", json!("number")),
+        ("Copies", "INPUT", json!("number")),
+        ("Notify them", "INPUT", json!("checkbox")),
+        ("Role (required)", "SELECT", Value::Null),
+        ("Level", "SELECT", Value::Null),
+        ("Labels (required)", "DIV", Value::Null),
+        ("Tags", "DIV", Value::Null),
+    ];
+    for (i, (label, tag, kind)) in expect.iter().enumerate() {
+        assert_eq!(field(i)["label"], *label, "field {i}: {}", field(i));
+        assert_eq!(field(i)["tag"], *tag, "field {i}: {}", field(i));
+        assert_eq!(field(i).get("type").cloned().unwrap_or(Value::Null), *kind, "field {i}: {}", field(i));
+        assert_eq!(field(i)["labelFor"], field(i)["id"], "each label names its control: {}", field(i));
+    }
+    assert_eq!(
+        (field(0)["help"].clone(), field(0)["describedBy"].clone()),
+        (json!("Who gets it"), json!("google-field-0-help"))
+    );
+    assert_eq!(field(0)["required"], true);
+    assert_eq!(
+        (field(4)["minLength"].clone(), field(4)["maxLength"].clone(), field(4)["value"].clone()),
+        (json!(2), json!(5), json!("ok"))
+    );
+    assert_eq!(
+        (field(5)["min"].clone(), field(5)["max"].clone(), field(5)["step"].clone()),
+        (json!("0"), json!("1.5"), json!("any"))
+    );
+    assert_eq!(
+        (field(6)["min"].clone(), field(6)["max"].clone(), field(6)["step"].clone(), field(6)["value"].clone()),
+        (json!("1"), json!("3"), json!("1"), json!("1"))
+    );
+    assert_eq!(
+        field(8)["options"],
+        json!([{"value": "", "text": "Choose…"}, {"value": "reader", "text": "reader"}, {"value": "writer", "text": "writer"}])
+    );
+    assert_eq!(
+        field(9)["options"],
+        json!([{"value": "", "text": "(none)"}, {"value": "low", "text": "Low"}, {"value": "high", "text": "High\\u{2066}"}]),
+        "titles shown escaped, values sent as Google wrote them"
+    );
+    assert_eq!(field(11)["options"][1], json!({"value": "y", "type": "checkbox", "checked": false, "text": "Why"}));
+    assert_eq!(report["htmlWrites"], 0, "the page never writes HTML");
+
+    let answers = report["answers"].as_array().expect("answers");
+    assert_eq!(answers.len(), 1, "{report}");
+    let sent = answers[0]["answer"]["Form"].clone();
+    let expected = json!({
+        "to": "bob@example.com", "site": "https://example.com/x", "day": "2026-12-31", "at": "2026-12-31T09:30:00.000Z",
+        "note": "ok", "share": 0.5, "copies": 2, "notify": true, "role": "writer", "level": "high",
+        "labels": ["a", "c"], "tags": ["y"]
+    });
+    assert_eq!(sent, expected, "{report}");
+
+    // The same command the page calls: a wrong value is refused naming the field, and the card still waits.
+    let wrong = json!({ "id": cards[0].id, "answer": { "Form": { "to": "bob", "role": "writer", "labels": ["a"] } } });
+    let refused = invoke(&window(&app, card::LABEL), "card_answer", wrong).expect_err("refused");
+    assert!(refused.to_string().contains("the field “Recipient” takes an email address"), "{refused}");
+    invoke(&window(&app, card::LABEL), "card_answer", answers[0].clone()).expect("the page's answer is taken");
+    let asked = asked.await.expect("the form was asked");
+    assert_eq!(asked.ended, FormEnded::Person);
+    let FormAnswer::Accept(content) = asked.answer else { panic!("accepted: {asked:?}") };
+    assert_eq!(Value::Object(content), expected);
 }

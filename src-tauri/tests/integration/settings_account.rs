@@ -384,7 +384,9 @@ async fn a_service_account_key_shows_its_limitations_with_what_to_do_instead() {
     let resource = gatehouse_core::resources::auth_status(&world.engine);
     let categories: Vec<&str> =
         status["limitations"].as_array().expect("limitations").iter().filter_map(|l| l["category"].as_str()).collect();
-    assert_eq!(categories, ["no_drive_storage_quota", "no_personal_drive_identity", "no_mailbox"]);
+    // `uses_rest_api`: with the default backend (`both`), the tools Google's MCP servers can't run still use a
+    // REST API for an AI agent (issue 17, item 4).
+    assert_eq!(categories, ["no_drive_storage_quota", "no_personal_drive_identity", "no_mailbox", "uses_rest_api"]);
     for (shown, core) in
         status["limitations"].as_array().expect("shown").iter().zip(resource["limitations"].as_array().expect("core"))
     {

@@ -29,6 +29,7 @@ async fn record(page: &Page, agent: Option<&str>, tool: &str, target: &str, sour
         source,
         outcome,
         duration_ms: 12,
+        answered_via: None,
     };
     page.store().append_audit(entry).await.expect("the record is appended");
 }

@@ -74,7 +74,14 @@ impl Setup {
             std::fs::write(programs.path().join(program_name()), "#!/bin/sh\n").expect("a gatehouse program");
         }
         let store = match options.store {
-            true => Some(Store::open(&data.path().join("gatehouse.db")).await.expect("store")),
+            true => Some(
+                Store::open_with(
+                    &data.path().join("gatehouse.db"),
+                    gatehouse_core::approval::store::StoreOptions::with_key([0x5a; 32]),
+                )
+                .await
+                .expect("store"),
+            ),
             false => None,
         };
         let config = Config::with_home(data.path());

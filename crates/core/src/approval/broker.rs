@@ -16,6 +16,8 @@ use serde_json::Value;
 use tokio::sync::{broadcast, oneshot};
 
 use super::card::{CardOffer, RawAnswer};
+use super::form::{FormAnswerError, FormCard};
+use super::model::AnswerChannel;
 
 /// What a card shows, and what the answer may choose from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,6 +41,9 @@ pub struct PendingCard {
     pub created: DateTime<Utc>,
     /// When the call stops waiting.
     pub deadline: DateTime<Utc>,
+    /// Google's approval form, when this card asks it (see [`super::form`]); `None` for Gatehouse's own cards.
+    #[serde(default)]
+    pub form: Option<FormCard>,
 }
 
 impl PendingCard {
@@ -65,6 +70,7 @@ impl PendingCard {
             arguments: shown_value(&self.arguments),
             offer,
             why_not_grantable: self.why_not_grantable.as_deref().map(text),
+            form: self.form.as_ref().map(FormCard::shown),
             ..self.clone()
         }
     }
@@ -93,7 +99,7 @@ pub enum BrokerEvent {
 /// How waiting ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Waited {
-    Answered(RawAnswer),
+    Answered(RawAnswer, AnswerChannel),
     TimedOut,
     /// Nobody answered: every pending card was dismissed at once, for this reason.
     Dismissed(Dismissal),
@@ -116,11 +122,28 @@ pub enum AnswerError {
         "There is no pending approval {0}: it was already answered, it timed out, or the assistant stopped waiting. Run `gatehouse approvals` to see what is pending."
     )]
     NotPending(u64),
+    /// The answer does not fit the card (a form's field missing or wrong, *Always allow* on a form, a filled
+    /// form on one of Gatehouse's own cards): nothing was answered, and the card still waits.
+    #[error("Nothing was answered: {0}. The approval is still waiting; answer it again.")]
+    Unfit(FormAnswerError),
+}
+
+/// Whether `answer` fits `card`: a form's card takes only answers its form reads ([`FormCard::read_answer`]),
+/// and only a form's card takes a filled form.
+fn fits(card: &PendingCard, answer: &RawAnswer) -> Result<(), AnswerError> {
+    match (&card.form, answer) {
+        (Some(form), answer) => form.read_answer(answer).map(drop).map_err(AnswerError::Unfit),
+        (None, RawAnswer::Form(_)) => Err(AnswerError::Unfit(FormAnswerError::NotAForm)),
+        (None, _) => Ok(()),
+    }
 }
 
 struct Waiting {
     card: PendingCard,
-    reply: oneshot::Sender<Result<RawAnswer, Dismissal>>,
+    /// The process of the assistant whose call waits (see `crate::process`), when known: a terminal
+    /// answer from it or one of its descendants is refused.
+    origin: Option<u32>,
+    reply: oneshot::Sender<Result<(RawAnswer, AnswerChannel), Dismissal>>,
 }
 
 /// The pending approvals of this process.
@@ -143,15 +166,20 @@ impl Broker {
 
     /// Shows `card` (its `id` is assigned here) and waits for the first answer, at most `timeout`. If the
     /// caller stops waiting (the future is dropped), the card goes away.
-    pub async fn ask(&self, mut card: PendingCard, timeout: Duration) -> Waited {
+    pub async fn ask(&self, card: PendingCard, timeout: Duration) -> Waited {
+        self.ask_from(card, timeout, None).await
+    }
+
+    /// [`ask`](Broker::ask) for a call from the assistant process `origin` (when known).
+    pub async fn ask_from(&self, mut card: PendingCard, timeout: Duration, origin: Option<u32>) -> Waited {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         card.id = id;
-        let (reply, answer) = oneshot::channel::<Result<RawAnswer, Dismissal>>();
-        self.lock().insert(id, Waiting { card: card.clone(), reply });
+        let (reply, answer) = oneshot::channel::<Result<(RawAnswer, AnswerChannel), Dismissal>>();
+        self.lock().insert(id, Waiting { card: card.clone(), origin, reply });
         let _ = self.events.send(BrokerEvent::Added(Box::new(card)));
         let _cleanup = Withdraw { broker: self, id };
         match tokio::time::timeout(timeout, answer).await {
-            Ok(Ok(Ok(answer))) => Waited::Answered(answer),
+            Ok(Ok(Ok((answer, channel)))) => Waited::Answered(answer, channel),
             Ok(Ok(Err(dismissal))) => Waited::Dismissed(dismissal),
             // The sender is gone only when the broker itself was dropped (shutdown): not approved.
             Ok(Err(_)) => Waited::Dismissed(Dismissal::ShuttingDown),
@@ -159,11 +187,29 @@ impl Broker {
         }
     }
 
-    /// Answers pending card `id`. The first answer wins; any later one gets [`AnswerError::NotPending`].
+    /// Answers pending card `id` on the card window. The first answer wins; any later one gets
+    /// [`AnswerError::NotPending`].
     pub fn answer(&self, id: u64, answer: RawAnswer) -> Result<(), AnswerError> {
-        let waiting = self.lock().remove(&id).ok_or(AnswerError::NotPending(id))?;
+        self.answer_via(id, answer, AnswerChannel::Card)
+    }
+
+    /// Answers pending card `id` from `channel` (which the audit record names). Whether that channel may
+    /// answer is its caller's to check first (see `crate::control::answers`). An answer that does not fit the
+    /// card ([`AnswerError::Unfit`]) answers nothing: the card keeps waiting.
+    pub fn answer_via(&self, id: u64, answer: RawAnswer, channel: AnswerChannel) -> Result<(), AnswerError> {
+        let waiting = {
+            let mut pending = self.lock();
+            fits(&pending.get(&id).ok_or(AnswerError::NotPending(id))?.card, &answer)?;
+            pending.remove(&id).ok_or(AnswerError::NotPending(id))?
+        };
         let _ = self.events.send(BrokerEvent::Removed(id));
-        waiting.reply.send(Ok(answer)).map_err(|_| AnswerError::NotPending(id))
+        waiting.reply.send(Ok((answer, channel))).map_err(|_| AnswerError::NotPending(id))
+    }
+
+    /// The assistant process whose call card `id` waits for: `None` when no such card waits, `Some(None)`
+    /// when its process is not known.
+    pub fn origin(&self, id: u64) -> Option<Option<u32>> {
+        self.lock().get(&id).map(|waiting| waiting.origin)
     }
 
     /// The pending cards, oldest first.
@@ -231,6 +277,7 @@ mod tests {
             why_not_grantable: None,
             created: Utc::now(),
             deadline: Utc::now(),
+            form: None,
         }
     }
 
@@ -284,8 +331,61 @@ mod tests {
         let id = wait_for_pending(&broker, 1).await[0].id;
         broker.answer(id, RawAnswer::Deny).unwrap();
         assert_eq!(broker.answer(id, RawAnswer::AllowOnce), Err(AnswerError::NotPending(id)));
-        assert_eq!(waiter.await.unwrap(), Waited::Answered(RawAnswer::Deny));
+        assert_eq!(waiter.await.unwrap(), Waited::Answered(RawAnswer::Deny, AnswerChannel::Card));
         assert!(broker.pending().is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_does_not_fit_a_form_answers_nothing_and_the_card_keeps_waiting() {
+        let request: rmcp::model::InputRequest = serde_json::from_value(serde_json::json!({
+            "method": "elicitation/create",
+            "params": {"mode": "form", "message": "Share it?", "requestedSchema": {"type": "object",
+                "properties": {"with": {"type": "string", "format": "email"}}, "required": ["with"]}}
+        }))
+        .unwrap();
+        let google = crate::google::mcp::form::GoogleForm::from_input_request("approval", &request).unwrap();
+        let form = FormCard::from_form(&google, false).unwrap();
+        let broker = Arc::new(Broker::new());
+        let waiter = tokio::spawn({
+            let broker = broker.clone();
+            let card = PendingCard { form: Some(form), ..card("share_file") };
+            async move { broker.ask(card, Duration::from_secs(10)).await }
+        });
+        let ordinary = tokio::spawn({
+            let broker = broker.clone();
+            async move { broker.ask(card("update_cells"), Duration::from_secs(10)).await }
+        });
+        let pending = wait_for_pending(&broker, 2).await;
+        let (form_id, own_id) = match pending[0].form {
+            Some(_) => (pending[0].id, pending[1].id),
+            None => (pending[1].id, pending[0].id),
+        };
+        let filled = |with: &str| {
+            let mut content = serde_json::Map::new();
+            content.insert("with".into(), Value::String(with.into()));
+            RawAnswer::Form(content)
+        };
+        let always = RawAnswer::Always(crate::approval::card::RawChoice {
+            scope: "TOOL".into(),
+            days: "1".into(),
+            limit: "ANY".into(),
+        });
+        for unfit in [RawAnswer::AllowOnce, filled("not an address"), always] {
+            let refused = broker.answer(form_id, unfit.clone());
+            assert!(matches!(refused, Err(AnswerError::Unfit(_))), "{unfit:?}: {refused:?}");
+        }
+        let refused = broker.answer(form_id, filled("bob")).unwrap_err().to_string();
+        assert!(refused.contains("the field “with” takes an email address"), "{refused}");
+        assert_eq!(
+            broker.answer(own_id, filled("bob@example.com")),
+            Err(AnswerError::Unfit(FormAnswerError::NotAForm)),
+            "a filled form answers no card of Gatehouse's own"
+        );
+        assert_eq!(broker.pending().len(), 2, "nothing was answered");
+        broker.answer(form_id, filled("bob@example.com")).unwrap();
+        assert_eq!(waiter.await.unwrap(), Waited::Answered(filled("bob@example.com"), AnswerChannel::Card));
+        broker.answer(own_id, RawAnswer::Deny).unwrap();
+        assert_eq!(ordinary.await.unwrap(), Waited::Answered(RawAnswer::Deny, AnswerChannel::Card));
     }
 
     #[tokio::test]
@@ -306,7 +406,7 @@ mod tests {
         for waiter in waiters {
             let (i, waited) = waiter.await.unwrap();
             let expected = if i.is_multiple_of(2) { RawAnswer::AllowOnce } else { RawAnswer::Deny };
-            assert_eq!(waited, Waited::Answered(expected), "call {i}");
+            assert_eq!(waited, Waited::Answered(expected, AnswerChannel::Card), "call {i}");
         }
     }
 

@@ -185,6 +185,9 @@ pub enum RawAnswer {
     AllowOnce,
     Deny,
     Always(RawChoice),
+    /// A Google form filled in and accepted (`{"Form": {"field": value}}`): only a form's card takes it,
+    /// read by [`super::form::FormCard::read_answer`].
+    Form(serde_json::Map<String, serde_json::Value>),
 }
 
 /// Why an *Always allow* answer was not accepted, in words: each names what the card did not offer.
@@ -241,7 +244,8 @@ pub fn parse_choice(offer: &CardOffer, raw: &RawChoice) -> Result<Choice, Invali
 pub fn parse_answer(offer: &CardOffer, raw: &RawAnswer) -> (Answer, Option<InvalidChoice>) {
     match raw {
         RawAnswer::AllowOnce => (Answer::AllowOnce, None),
-        RawAnswer::Deny => (Answer::Deny, None),
+        // The broker takes a filled form only on a form's card; on any other it approves nothing.
+        RawAnswer::Deny | RawAnswer::Form(_) => (Answer::Deny, None),
         RawAnswer::Always(raw) => match parse_choice(offer, raw) {
             Ok(choice) => (Answer::Always(choice), None),
             Err(invalid) => (Answer::AllowOnce, Some(invalid)),

@@ -15,7 +15,7 @@ use super::card::{self, Answer, CardCall};
 use super::decide::{Decision, Deny, Facts, ForbiddenBy, GrantStores, decide};
 use super::evaluator;
 use super::fingerprint::fingerprint;
-use super::model::{AuditEntry, Caller, DecisionSource, Grant};
+use super::model::{AnswerChannel, AuditEntry, Caller, DecisionSource, Grant};
 use super::policy::Policy;
 use super::redact;
 use super::store::{NeverAllow, PendingAudit, Store, StoreError};
@@ -39,6 +39,10 @@ pub struct CallMeta {
     /// of the same request with the first run's reply, never a second run (see [`crate::resend`]); the gate
     /// itself takes no decision from it.
     pub request: Option<String>,
+    /// Where the assistant's process is (see `crate::process`): a terminal answer from it or a program it
+    /// started is refused. Never read from the wire: a relay could say anything, so the host finds it itself.
+    #[serde(skip)]
+    pub origin: Option<crate::process::Origin>,
 }
 
 impl Default for Caller {
@@ -85,7 +89,7 @@ pub enum Permit {
 }
 
 /// The refusal of a call nobody answered because every card was dismissed, or is while paused.
-fn dismissed(name: &str, why: Dismissal) -> Permit {
+pub(crate) fn dismissed(name: &str, why: Dismissal) -> Permit {
     match why {
         Dismissal::Paused => Permit::Refuse {
             source: DecisionSource::Paused,
@@ -184,14 +188,26 @@ impl Approvals {
             };
             return (mail, None);
         };
-        let described = evaluator::describe(tool.evaluators(), &target);
-        let name = self.target_name(&target).await;
-        let offered_label = offered.map(|_| named(&described, name.as_deref()));
-        let target_words = match name {
+        let (target_words, offered_label) = self.named_target(tool.evaluators(), &target).await;
+        (Some(target_words), offered.map(|_| offered_label))
+    }
+
+    /// A card's target in words (`“Budget 2026” (spreadsheet 1AbC)`, or the evaluators' description when the
+    /// name can't be found), and the label of a limit to it (`only this spreadsheet: “Budget 2026”`): the one
+    /// wording every card uses, Gatehouse's own and Google's forms alike.
+    pub(crate) async fn named_target(
+        &self,
+        evaluators: &[Arc<dyn evaluator::ArgEvaluator>],
+        target: &super::model::Constraint,
+    ) -> (String, String) {
+        let described = evaluator::describe(evaluators, target);
+        let name = self.target_name(target).await;
+        let label = named(&described, name.as_deref());
+        let words = match name {
             Some(name) => format!("“{name}” ({} {})", target.kind, target.value),
             None => described.trim_start_matches("only ").to_owned(),
         };
-        (Some(target_words), offered_label)
+        (words, label)
     }
 
     /// The name of the file a constraint names ("Budget 2026"), when it names one and it can be found quickly
@@ -237,6 +253,11 @@ impl Approvals {
         }
     }
 
+    /// Whether every assistant is paused (see [`Approvals::set_paused`]).
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::SeqCst)
+    }
+
     /// Whether the tool's calls pass through the decision: every write, and reads when the policy gates them.
     pub fn is_gated(&self, tool: &ToolDef) -> bool {
         matches!(tool.meta.access, Access::Write { .. }) || self.policy.gate_reads()
@@ -274,11 +295,23 @@ impl Approvals {
     /// takes no decision from an earlier request, not even one with the same JSON-RPC id (the engine answers
     /// a re-send from the first run's reply instead, after [`Approvals::screen`]).
     pub async fn permit(&self, tool: &ToolDef, args: &Value, meta: &CallMeta, account: Option<&str>) -> Permit {
+        self.permit_answered(tool, args, meta, account).await.0
+    }
+
+    /// [`permit`](Approvals::permit), with where the person answered the card when one was answered (for the
+    /// audit record).
+    pub async fn permit_answered(
+        &self,
+        tool: &ToolDef,
+        args: &Value,
+        meta: &CallMeta,
+        account: Option<&str>,
+    ) -> (Permit, Option<AnswerChannel>) {
         if !self.is_gated(tool) {
-            return Permit::Run { source: DecisionSource::NotGated };
+            return (Permit::Run { source: DecisionSource::NotGated }, None);
         }
         if let Some(refused) = self.screen(tool, args, meta, account) {
-            return refused;
+            return (refused, None);
         }
         let now = Utc::now();
         let key = call_key(tool.meta.name, args, meta);
@@ -325,7 +358,7 @@ impl Approvals {
         account: Option<&str>,
         key: CallKey,
         now: DateTime<Utc>,
-    ) -> Permit {
+    ) -> (Permit, Option<AnswerChannel>) {
         let name = tool.meta.name;
         let retry = meta.retry_marked || self.answered_recently(&key, now);
         let print = self.fingerprints.get(name).cloned().unwrap_or_default();
@@ -366,10 +399,10 @@ impl Approvals {
             },
         };
         match decide(&facts) {
-            Decision::Refused { source, message } => Permit::Refuse { source, message },
+            Decision::Refused { source, message } => (Permit::Refuse { source, message }, None),
             Decision::Covered { grant, source } => {
                 self.record_use(&grant, now).await;
-                Permit::Run { source }
+                (Permit::Run { source }, None)
             }
             Decision::Ask { mut grantable, mut constraint, mut why_not_grantable } => {
                 // Platform grants live in the policy, so they may apply without a store; but a card must not
@@ -381,14 +414,14 @@ impl Approvals {
                 if let Some(why) = &why_not_grantable {
                     tracing::debug!(tool = name, "no standing approval offered: {why}");
                 }
-                let permit = self
+                let (permit, channel) = self
                     .ask(tool, args, meta, account, &print, (grantable, why_not_grantable), constraint, retry)
                     .await;
                 // A question the person answered; one that timed out was never seen answered, so is no retry.
                 if !matches!(permit, Permit::Refuse { source: DecisionSource::Timeout, .. }) {
                     self.remember_answer(key, Utc::now());
                 }
-                permit
+                (permit, channel)
             }
         }
     }
@@ -425,7 +458,7 @@ impl Approvals {
         (grantable, why_not_grantable): (bool, Option<String>),
         constraint: Option<super::model::Constraint>,
         retry: bool,
-    ) -> Permit {
+    ) -> (Permit, Option<AnswerChannel>) {
         let name = tool.meta.name;
         let (target, label) = self.target_words(tool, args, constraint.as_ref()).await;
         let proposed: Vec<_> = constraint.into_iter().zip(label).collect();
@@ -444,19 +477,27 @@ impl Approvals {
             why_not_grantable,
             created: now,
             deadline: now + chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::MAX),
+            form: None,
         };
-        let raw = match self.broker.ask(pending, timeout).await {
-            Waited::Answered(raw) => raw,
-            Waited::Dismissed(why) => return dismissed(name, why),
+        // The assistant's process, found while it still holds the connection (for a terminal answer's check).
+        // Finding an HTTP client's process scans `/proc`: off the runtime's threads.
+        let origin = match meta.origin {
+            Some(origin) => tokio::task::spawn_blocking(move || origin.pid()).await.ok().flatten(),
+            None => None,
+        };
+        let (raw, channel) = match self.broker.ask_from(pending, timeout, origin).await {
+            Waited::Answered(raw, channel) => (raw, channel),
+            Waited::Dismissed(why) => return (dismissed(name, why), None),
             Waited::TimedOut => {
                 tracing::info!(tool = name, "the person did not answer in time: not approved");
-                return Permit::Refuse {
+                let refusal = Permit::Refuse {
                     source: DecisionSource::Timeout,
                     message: format!(
                         "The person did not confirm {name} in time ({} seconds), so it was not run. Ask them to watch for Gatehouse's approval card, then try again.",
                         timeout.as_secs()
                     ),
                 };
+                return (refusal, None);
             }
         };
         let (answer, invalid) = card::parse_answer(&offer, &raw);
@@ -466,7 +507,7 @@ impl Approvals {
                 "the answer chose something the card did not offer ({invalid}): running once, no grant"
             );
         }
-        match answer {
+        let permit = match answer {
             Answer::Deny => Permit::Refuse {
                 source: DecisionSource::Person,
                 message: format!(
@@ -478,7 +519,8 @@ impl Approvals {
                 self.create_grant(name, meta, account, print, &offer, &choice, now).await;
                 Permit::Run { source: DecisionSource::Person }
             }
-        }
+        };
+        (permit, Some(channel))
     }
 
     /// Makes the grant the person chose. Any failure (no signed-in account, an invalid choice, the store)
@@ -572,8 +614,9 @@ impl Approvals {
         );
         let Some(store) = &self.store else { return };
         let written = match pending {
-            Some(pending) => store.complete_audit(pending, entry).await,
-            None => store.append_audit(entry).await,
+            Some(pending) => store.complete_audit(pending, entry).await.map(drop),
+            // A read nobody decided waits for the next group commit; every other record is on disk first.
+            None => store.record_audit(entry).await,
         };
         if let Err(error) = written {
             tracing::error!("the audit record could not be written: {error}");
@@ -596,10 +639,16 @@ impl Approvals {
         });
     }
 
-    /// Waits until the records of abandoned calls are written, so a process that stops next loses none.
+    /// Waits until the records of abandoned calls are written, and commits the reads' records waiting for
+    /// their group commit, so a process that stops next loses none.
     pub async fn settle(&self) {
         let mut writing = self.detached.subscribe();
         let _ = writing.wait_for(|writing| *writing == 0).await;
+        if let Some(store) = &self.store
+            && let Err(error) = store.flush_audit().await
+        {
+            tracing::error!("stopping before the audit records of recent reads were written: {error}");
+        }
     }
 }
 
@@ -646,6 +695,7 @@ mod tests {
             caller: Caller { agent: Some(super::super::model::Agent::registered("claude")), interactive: true },
             retry_marked: false,
             request: Some(request.to_owned()),
+            origin: None,
         };
 
         let first = tokio::spawn({

@@ -4,7 +4,9 @@
 //! - [`decide`]: the decision, rule by rule, as a pure function;
 //! - [`evaluator`]: per-tool judgement of arguments (constraints, vetoes); [`fingerprint`]: a tool's definition;
 //! - [`policy`]: the administrator's policy file; [`card`]: what a card offers and the strict answer parser;
+//! - [`form`]: Google's approval forms as cards, and the strict reading of their answers;
 //! - [`broker`]: the pending cards; [`store`]: grants, the audit log and settings in SQLite;
+//! - [`rounds`]: a call to Google's MCP servers run in rounds, its forms asked on cards;
 //! - [`gate`]: the orchestration the engine calls for every tool call; [`redact`]: arguments as shown and logged;
 //! - [`words`]: grants, rules and audit records in plain words, for every shell.
 
@@ -13,10 +15,12 @@ pub mod card;
 pub mod decide;
 pub mod evaluator;
 pub mod fingerprint;
+pub mod form;
 pub mod gate;
 pub mod model;
 pub mod policy;
 pub mod redact;
+pub mod rounds;
 pub mod store;
 pub mod words;
 

@@ -125,7 +125,8 @@ pub struct Caller {
 /// How a call was decided, as the audit log records it: `grant:<id>`, `policy:<rule>`, `person`, `timeout`,
 /// `deny:<rule>`, `not-gated`, `unattended` (nobody to ask), `paused` (every assistant paused),
 /// `invalid-arguments` (the tool refused its arguments before any decision), `agent-name` (the caller's name was
-/// refused, see `Approvals::refuse_caller`), `withdrawn` (the assistant stopped
+/// refused, see `Approvals::refuse_caller`), `google-form` (left to the form Google's MCP server asks the person
+/// with, see `tools::google_mcp::google_asks_first`), `withdrawn` (the assistant stopped
 /// waiting — cancelled the call, or went away — before it was decided).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
@@ -145,6 +146,9 @@ pub enum DecisionSource {
     /// The caller's name was refused before any decision (too long, control characters, or a registered
     /// assistant's name claimed without its token).
     AgentName,
+    /// Not carded by Gatehouse: the call went to a Google MCP tool that asks the person with its own form at
+    /// every call (Google's form is the card).
+    GoogleForm,
 }
 
 impl std::fmt::Display for DecisionSource {
@@ -162,6 +166,7 @@ impl std::fmt::Display for DecisionSource {
             DecisionSource::Withdrawn => f.write_str("withdrawn"),
             DecisionSource::Shutdown => f.write_str("shutdown"),
             DecisionSource::AgentName => f.write_str("agent-name"),
+            DecisionSource::GoogleForm => f.write_str("google-form"),
         }
     }
 }
@@ -189,6 +194,7 @@ impl TryFrom<String> for DecisionSource {
             None if text == "withdrawn" => DecisionSource::Withdrawn,
             None if text == "shutdown" => DecisionSource::Shutdown,
             None if text == "agent-name" => DecisionSource::AgentName,
+            None if text == "google-form" => DecisionSource::GoogleForm,
             _ => return Err(format!("{text:?} is not a decision source")),
         })
     }
@@ -232,4 +238,56 @@ pub struct AuditEntry {
     pub source: DecisionSource,
     pub outcome: CallOutcome,
     pub duration_ms: u64,
+    /// Where the person answered the call's card, when they did (`None`: no card was answered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_via: Option<AnswerChannel>,
+}
+
+/// Where an answer to a card came from, as the audit log records it and the Activity page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AnswerChannel {
+    /// The card window next to the tray.
+    Card,
+    // No `Notification`: a notification only announces a card and opens it (src-tauri/src/notify.rs); its
+    // answer is the card's.
+    /// `gatehouse approvals` over the control socket, from process `pid` running `exe` (when the OS says).
+    Terminal {
+        pid: Option<u32>,
+        #[serde(default)]
+        exe: Option<String>,
+    },
+}
+
+impl std::fmt::Display for AnswerChannel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnswerChannel::Card => f.write_str("card"),
+            AnswerChannel::Terminal { pid, exe } => {
+                f.write_str("terminal")?;
+                match (pid, exe) {
+                    (Some(pid), Some(exe)) => write!(f, " (process {pid}, {exe})"),
+                    (Some(pid), None) => write!(f, " (process {pid})"),
+                    (None, _) => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+impl AnswerChannel {
+    /// The form kept in the audit log's `answered_via` column (JSON: the hash covers it as stored).
+    pub fn to_column(&self) -> String {
+        // Built by hand rather than with `serde_json::to_string`, which can't fail here but says it might:
+        // no fallback that could record the wrong channel. `from_column` reads it back with the derive.
+        let value = match self {
+            AnswerChannel::Card => serde_json::json!({ "kind": "card" }),
+            AnswerChannel::Terminal { pid, exe } => serde_json::json!({ "kind": "terminal", "pid": pid, "exe": exe }),
+        };
+        value.to_string()
+    }
+
+    pub fn from_column(text: &str) -> Result<AnswerChannel, String> {
+        serde_json::from_str(text).map_err(|e| format!("{text:?} is not an answer channel: {e}"))
+    }
 }

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 
 use super::evaluator;
-use super::model::{Agent, CallOutcome, Constraint, DecisionSource, Grant, Owner, Verdict};
+use super::model::{Agent, AnswerChannel, CallOutcome, Constraint, DecisionSource, Grant, Owner, Verdict};
 use super::store::NeverAllow;
 
 /// A moment as every shell prints it: `2026-11-30 05:11:53 UTC`.
@@ -227,6 +227,20 @@ pub fn source_words(source: &DecisionSource, is_never_rule: impl Fn(&str) -> boo
         DecisionSource::Withdrawn => "withdrawn: the assistant stopped waiting before it was decided".to_owned(),
         DecisionSource::Shutdown => "not run: Gatehouse was closed before anyone answered".to_owned(),
         DecisionSource::AgentName => "refused: the assistant's name could not be accepted".to_owned(),
+        DecisionSource::GoogleForm => "left to Google's own approval form".to_owned(),
+    }
+}
+
+/// Where the person answered a card, in words ("on the approval card", "from a terminal: process 4242,
+/// /usr/bin/gatehouse"), for the Activity page and `gatehouse audit`.
+pub fn answer_channel_words(channel: &AnswerChannel) -> String {
+    match channel {
+        AnswerChannel::Card => "on the approval card".to_owned(),
+        AnswerChannel::Terminal { pid: None, .. } => "from a terminal (`gatehouse approvals`)".to_owned(),
+        AnswerChannel::Terminal { pid: Some(pid), exe: None } => format!("from a terminal: process {pid}"),
+        AnswerChannel::Terminal { pid: Some(pid), exe: Some(exe) } => {
+            format!("from a terminal: process {pid}, {}", one_line(exe, 120))
+        }
     }
 }
 

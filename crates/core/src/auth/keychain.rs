@@ -190,8 +190,14 @@ pub struct TokenStore {
     backend: Backend,
 }
 
-/// Serializes this process's read-modify-write of the account list.
+/// Serializes this process's read-modify-write of the account list (and of the approvals store's key entry).
 static LOCK: Mutex<()> = Mutex::new(());
+
+/// Runs `work` (blocking keychain calls) holding this process's keychain lock.
+pub(crate) fn with_lock<T>(work: impl FnOnce() -> T) -> T {
+    let _guard = LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    work()
+}
 
 impl TokenStore {
     /// The store the environment asks for (`GATEHOUSE_TOKEN_STORE`, `GATEHOUSE_HOME`).
@@ -448,7 +454,8 @@ fn entry(service: &str, user: &str) -> Result<keyring::Entry, StoreError> {
     keyring::Entry::new(service, user).map_err(keyring_error)
 }
 
-fn keychain_get(service: &str, user: &str) -> Result<Option<String>, StoreError> {
+/// One keychain entry's text (also the approvals store's key, `approval::store::seal`).
+pub(crate) fn keychain_get(service: &str, user: &str) -> Result<Option<String>, StoreError> {
     match entry(service, user)?.get_password() {
         Ok(text) => Ok(Some(text)),
         Err(keyring_core::Error::NoEntry) => Ok(None),
@@ -456,7 +463,7 @@ fn keychain_get(service: &str, user: &str) -> Result<Option<String>, StoreError>
     }
 }
 
-fn keychain_set(service: &str, user: &str, text: &str) -> Result<(), StoreError> {
+pub(crate) fn keychain_set(service: &str, user: &str, text: &str) -> Result<(), StoreError> {
     entry(service, user)?.set_password(text).map_err(keyring_error)
 }
 

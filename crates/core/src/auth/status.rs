@@ -9,6 +9,7 @@
 use serde_json::{Value, json};
 
 use super::identity::{AuthMethod, IdentityClass};
+use crate::config::GoogleBackend;
 use crate::google::auth::SCOPES;
 use crate::tools::registry::{Limitation, Scope, ToolDef, ToolMeta};
 
@@ -16,6 +17,85 @@ use crate::tools::registry::{Limitation, Scope, ToolDef, ToolMeta};
 pub const NOT_SIGNED_IN: &str = "not_signed_in";
 /// The `category` of the entry listing tools whose scope the credential was not granted.
 pub const MISSING_SCOPES: &str = "missing_scopes";
+/// The `category` of the entry listing tools that still reach Google through a REST API (issue 17).
+pub const USES_REST_API: &str = "uses_rest_api";
+/// The `category` of the entry listing the tools that can't use Google's MCP servers because the OAuth client
+/// the person signed in with is not marked for AI agents.
+pub const CLIENT_NOT_AGENTIC: &str = "client_not_agentic";
+
+/// How this server reaches Google, for the two entries about Google's MCP servers ([`add_google_backend`]).
+pub struct GoogleReach {
+    pub backend: GoogleBackend,
+    /// Google's MCP servers refused the sign-in: its OAuth client is not marked agentic.
+    pub not_agentic: bool,
+}
+
+/// Adds to an [`auth_status`] answer, in its per-category shape, what the person should know about Google's
+/// rule for AI agents: the tools still calling a REST API, and a sign-in Google's MCP servers refuse.
+pub fn add_google_backend(status: &mut Value, reach: &GoogleReach, tools: &[ToolDef]) {
+    let google: Vec<&ToolDef> = tools.iter().filter(|tool| tool.meta.scope.is_some()).collect();
+    let on_mcp = |tool: &&&ToolDef| tool.mcp_route().is_some();
+    let setting = "set the Google backend to both (Gatehouse › Settings › Advanced, or GATEHOUSE_GOOGLE_BACKEND=both)";
+    let mut entries = Vec::new();
+    let rest: Vec<&'static str> = match reach.backend {
+        GoogleBackend::Mcp => Vec::new(),
+        GoogleBackend::Rest => google.iter().map(|tool| tool.meta.name).collect(),
+        GoogleBackend::Both => google.iter().filter(|tool| !on_mcp(tool)).map(|tool| tool.meta.name).collect(),
+    };
+    if !rest.is_empty() {
+        let served: Vec<&str> = google.iter().filter(on_mcp).map(|tool| tool.meta.name).collect();
+        let alternatives = match reach.backend {
+            GoogleBackend::Rest => vec![format!(
+                "To reach Google the way it asks AI agents to for the tools its MCP servers can serve ({}), {setting}.",
+                served.join(", ")
+            )],
+            _ => vec![format!(
+                "Google's MCP servers have no tool for these yet. The tools that run on them are: {}.",
+                served.join(", ")
+            )],
+        };
+        entries.push(json!({
+            "category": USES_REST_API,
+            "tools": rest,
+            "reason": "Google asks AI agents to reach Workspace data through its Workspace MCP servers (its quota pages speak of requiring MCP when AI agents obtain data from Google Workspace APIs); these tools still call Google's REST APIs, which Google may stop accepting from AI agents.",
+            "alternatives": alternatives,
+        }));
+    }
+    if reach.not_agentic && reach.backend != GoogleBackend::Rest {
+        let affected: Vec<&'static str> = google.iter().filter(on_mcp).map(|tool| tool.meta.name).collect();
+        let fallback = match reach.backend {
+            GoogleBackend::Both => " Meanwhile these tools use Google's REST APIs.",
+            _ => " With the Google backend set to mcp they can't run at all.",
+        };
+        entries.push(json!({
+            "category": CLIENT_NOT_AGENTIC,
+            "tools": affected,
+            "reason": format!("Google's MCP servers refused the sign-in: the OAuth client Gatehouse signs in with is not marked \"Use this client for an AI-powered agent\", and since November 11, 2026 they accept only such clients. A client that was not marked by November 12, 2026 can never be marked.{fallback}"),
+            "alternatives": [
+                "1. Open the Google Cloud console at https://console.cloud.google.com/apis/credentials, in the project Gatehouse signs in with.",
+                "2. Create credentials › OAuth client ID › Application type: Desktop app, and tick \"Use this client for an AI-powered agent\".",
+                "3. Download the client's JSON file and choose it on Gatehouse's Account page (How to set it up), then sign in with Google again.",
+                format!("Or, to keep the old client for now, {}: Google's REST APIs accept it.", setting.replace("both", "rest")),
+            ],
+        }));
+    }
+    if entries.is_empty() {
+        return;
+    }
+    let Some(object) = status.as_object_mut() else { return };
+    let mut limited: Vec<Value> = object.get("limited_tools").and_then(Value::as_array).cloned().unwrap_or_default();
+    for entry in &entries {
+        for tool in entry["tools"].as_array().into_iter().flatten() {
+            if !limited.contains(tool) {
+                limited.push(tool.clone());
+            }
+        }
+    }
+    if let Some(Value::Array(limitations)) = object.get_mut("limitations") {
+        limitations.extend(entries);
+    }
+    object.insert("limited_tools".into(), Value::Array(limited));
+}
 
 /// One failure class: the tools that fail, why, and what the person can do instead.
 struct Entry {

@@ -123,7 +123,12 @@ impl ResponseCache {
                 return Lookup::Off;
             }
         };
-        let file = match self.google.drive().get(target, "modifiedTime,version,parents").await {
+        let key = CacheKey { account: account.to_owned(), tool: meta.name.to_owned(), arguments: key_text(args) };
+        // The kept answer is read while Drive is asked for the file's version: the SQLite read costs nothing
+        // then, next to the round trip to Google.
+        let drive = self.google.drive();
+        let (file, kept) = tokio::join!(drive.get(target, "modifiedTime,version,parents"), store.cached_result(&key));
+        let file = match file {
             Ok(file) => file,
             Err(error) => {
                 tracing::debug!(tool = meta.name, target, "not cached: the file's version could not be read ({error})");
@@ -134,8 +139,7 @@ impl ResponseCache {
             (None, None) => return Lookup::Off,
             (modified, version) => format!("{} v{}", modified.unwrap_or_default(), version.unwrap_or_default()),
         };
-        let key = CacheKey { account: account.to_owned(), tool: meta.name.to_owned(), arguments: key_text(args) };
-        match store.cached_result(&key).await {
+        match kept {
             Ok(Some(kept)) if kept.version == version && fresh(&kept, ttl) => {
                 tracing::debug!(tool = meta.name, target, "answered from the response cache");
                 return Lookup::Hit(kept.result);
@@ -147,11 +151,12 @@ impl ResponseCache {
     }
 
     /// Keeps `result`, the answer of the call `pending` stands for, unless it is over the response cap `cap`
-    /// (it would only be refused, or written to a file).
-    pub async fn keep(&self, pending: Pending, result: &str, cap: usize) {
-        let Some(store) = &self.store else { return };
+    /// (it would only be refused, or written to a file), and gives it back: the text goes to the store and
+    /// back without a copy (a 20,000-row sheet is megabytes).
+    pub async fn keep(&self, pending: Pending, result: String, cap: usize) -> String {
+        let Some(store) = &self.store else { return result };
         if result.len() > cap && result.chars().count() > cap {
-            return;
+            return result;
         }
         let now = chrono::Utc::now();
         let expired_before = now - chrono::Duration::from_std(pending.ttl).unwrap_or(chrono::Duration::zero());
@@ -160,11 +165,13 @@ impl ResponseCache {
             parents: pending.parents,
             version: pending.version,
             stored: now,
-            result: result.to_owned(),
+            result,
         };
-        if let Err(error) = store.keep_result(pending.key, entry, expired_before).await {
+        let (kept, entry) = store.keep_result(pending.key, entry, expired_before).await;
+        if let Err(error) = kept {
             tracing::warn!("an answer could not be kept in the response cache: {error}");
         }
+        entry.result
     }
 
     /// Drops what a write call may change (see the module documentation); done before and after the write.

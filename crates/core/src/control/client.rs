@@ -25,7 +25,7 @@ use crate::approval::CallMeta;
 use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
 use crate::approval::model::{Constraint, Grant};
-use crate::approval::store::{Assistant, AuditQuery, AuditRecord, NeverAllow, NewAssistant};
+use crate::approval::store::{Assistant, AuditQuery, AuditRecord, IgnoredGrant, NeverAllow, NewAssistant};
 use crate::tools::Progress;
 
 /// How long a request waits for its answer (for an export: for each line).
@@ -284,6 +284,22 @@ impl Client {
     pub async fn audit(&mut self, query: &AuditQuery) -> Result<Vec<AuditRecord>, ControlError> {
         match self.request(&Request::audit(query)).await? {
             Response::Audit(records) => Ok(records),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// The grant rows the server's store ignores (see [`Store::ignored_grants`](crate::approval::store::Store::ignored_grants)).
+    pub async fn ignored_grants(&mut self) -> Result<Vec<IgnoredGrant>, ControlError> {
+        match self.request(&Request::IgnoredGrants).await? {
+            Response::IgnoredGrants(ignored) => Ok(ignored),
+            other => Err(self.unexpected(&other)),
+        }
+    }
+
+    /// Everything the server's store holds but does not honour or can't check, in words.
+    pub async fn seal_report(&mut self) -> Result<Vec<String>, ControlError> {
+        match self.request(&Request::SealReport).await? {
+            Response::SealReport(report) => Ok(report),
             other => Err(self.unexpected(&other)),
         }
     }

@@ -15,6 +15,7 @@
 //! [`protocol`] is the wire format; [`serve`] the server; [`Client`] the client. On platforms with neither
 //! both say so ([`ControlError::Unsupported`]).
 
+pub mod answers;
 pub mod protocol;
 
 #[cfg(any(unix, windows))]

@@ -15,7 +15,9 @@ use crate::approval::CallMeta;
 use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
 use crate::approval::model::{Constraint, Grant};
-use crate::approval::store::{Assistant, AuditQuery, AuditRecord, AuditVerification, NeverAllow, NewAssistant};
+use crate::approval::store::{
+    Assistant, AuditQuery, AuditRecord, AuditVerification, IgnoredGrant, NeverAllow, NewAssistant,
+};
 
 /// The longest `call` line a server reads: a relayed tool call carries its arguments (cells to write, text
 /// to insert, a mail of up to 25 MB), so this is generous; every other request is held to a much shorter line
@@ -60,6 +62,12 @@ pub enum Request {
     },
     /// Checks the whole audit chain.
     Verify,
+    /// The grant rows the server's store holds but does not honour (written by something other than
+    /// Gatehouse), and why.
+    IgnoredGrants,
+    /// Everything the server's store holds but does not honour or can't check, in words
+    /// ([`Store::seal_report`](crate::approval::store::Store::seal_report)).
+    SealReport,
     /// Every *never allow* rule in the server's store, removed ones too, newest first.
     NeverList,
     /// Makes a *never allow* rule for the account the server is signed in as: calls of `tool` (from `agent`,
@@ -173,6 +181,10 @@ pub struct Verification {
     pub broken_at: Option<i64>,
     /// In words: "The audit log is intact: 3 records." or what broke where.
     pub message: String,
+    /// Each row of the store that is not honoured because something other than Gatehouse wrote it, or that
+    /// can't be checked (no keychain), in words: the database was tampered with even when the log is intact.
+    #[serde(default)]
+    pub ignored: Vec<String>,
 }
 
 impl From<&AuditVerification> for Verification {
@@ -180,11 +192,15 @@ impl From<&AuditVerification> for Verification {
         let message = verification.to_string();
         match verification {
             AuditVerification::Ok { records } => {
-                Verification { intact: true, records: Some(*records), broken_at: None, message }
+                Verification { intact: true, records: Some(*records), broken_at: None, message, ignored: Vec::new() }
             }
-            AuditVerification::Broken(problem) => {
-                Verification { intact: false, records: None, broken_at: Some(problem.seq()), message }
-            }
+            AuditVerification::Broken(problem) => Verification {
+                intact: false,
+                records: None,
+                broken_at: Some(problem.seq()),
+                message,
+                ignored: Vec::new(),
+            },
         }
     }
 }
@@ -233,6 +249,8 @@ pub enum FailureKind {
     UnknownTool,
     /// A relayed read named no resource.
     UnknownResource,
+    /// The answer was not taken from here (see `control::answers`): the message says where to answer.
+    Refused,
     /// The server already serves as many connections as it will at once.
     Busy,
 }
@@ -254,6 +272,8 @@ pub enum Response {
         id: u64,
     },
     Grants(Vec<Grant>),
+    IgnoredGrants(Vec<IgnoredGrant>),
+    SealReport(Vec<String>),
     Revoked(Revoked),
     Audit(Vec<AuditRecord>),
     Verified(Verification),

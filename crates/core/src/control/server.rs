@@ -65,6 +65,20 @@ struct Published {
     url: OnceLock<String>,
     host: AtomicBool,
     sandbox_until_sign_in: AtomicBool,
+    /// The host is the desktop app: cards are answered on the card unless the person allows terminal answers
+    /// (see `answers`).
+    desktop: AtomicBool,
+    /// `GATEHOUSE_HOME`, where the person's settings are (the account's store, also while the sandbox runs).
+    home: OnceLock<PathBuf>,
+    /// The store the person's settings are read from for terminal answers, when the host gave one; else the
+    /// store under `home` is opened at each answer.
+    settings: OnceLock<crate::approval::store::Store>,
+}
+
+/// What the OS says about the process at the other end of a control connection.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Peer {
+    pub pid: Option<u32>,
 }
 
 type HttpUrl = Arc<Published>;
@@ -98,6 +112,17 @@ impl ControlHandle {
     /// here too (see [`ServerInfo::takes_relay`]).
     pub fn sandbox_until_sign_in(&self) {
         self.http.sandbox_until_sign_in.store(true, Ordering::SeqCst);
+    }
+
+    /// Says this host is the desktop app: from now on a card is answered on the card,
+    /// and a terminal answer is refused unless the person turned on *Answer from a terminal* (see `answers`).
+    /// `settings`: the store the person's settings live in, when the host has it open (else it is opened
+    /// under `GATEHOUSE_HOME` at each answer).
+    pub fn answer_on_cards(&self, settings: Option<crate::approval::store::Store>) {
+        if let Some(settings) = settings {
+            let _ = self.http.settings.set(settings);
+        }
+        self.http.desktop.store(true, Ordering::SeqCst);
     }
 
     /// Stops accepting and answering, waits for that, and removes the socket.
@@ -156,6 +181,7 @@ async fn serve_limited(
     }
     let stop = cancel.child_token();
     let http = HttpUrl::default();
+    let _ = http.home.set(home.to_owned());
     let mut handle = ControlHandle { path: path.clone(), stop: stop.clone(), task: None, http: Arc::clone(&http) };
 
     for (other, file) in socket_files(&dir)? {
@@ -185,10 +211,11 @@ async fn accept(listener: UnixListener, engine: Arc<Engine>, stop: CancellationT
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => match stream.peer_cred() {
                     Ok(peer) if peer.uid() == uid => {
+                        let peer = Peer { pid: peer.pid().and_then(|pid| u32::try_from(pid).ok()) };
                         let (read, write) = stream.into_split();
                         match door.admit() {
                             Some(seat) => {
-                                let served = answer(read, write, Arc::clone(&engine), stop.clone(), Arc::clone(&http), Arc::clone(&door));
+                                let served = answer(read, write, peer, Arc::clone(&engine), stop.clone(), Arc::clone(&http), Arc::clone(&door));
                                 tokio::spawn(async move {
                                     served.await;
                                     drop(seat);
@@ -359,6 +386,7 @@ fn begins_a_call(line: &[u8], more: &[u8]) -> bool {
 async fn answer<R, W>(
     read: R,
     mut write: W,
+    peer: Peer,
     engine: Arc<Engine>,
     stop: CancellationToken,
     http: HttpUrl,
@@ -423,14 +451,15 @@ async fn answer<R, W>(
         let sent = match request {
             Err(e) => {
                 let message = format!(
-                    "The request could not be read: {e}. Send one JSON object per line with an \"op\" of info, pending, answer, grants, revoke, audit, verify, export, never_list, never_add, never_remove, assistants, assistant_add, assistant_revoke, refresh, tools, call or read_resource, e.g. {{\"op\":\"pending\"}}."
+                    "The request could not be read: {e}. Send one JSON object per line with an \"op\" of info, pending, answer, grants, ignored_grants, seal_report, revoke, audit, verify, export, never_list, never_add, never_remove, assistants, assistant_add, assistant_revoke, refresh, tools, call or read_resource, e.g. {{\"op\":\"pending\"}}."
                 );
                 send(&mut write, &Response::error(FailureKind::BadRequest, message)).await
             }
             Ok(Request::Export) => export(&engine, &mut write).await,
             // A relay hangs up when its assistant cancels the call or goes away (or it is killed): the call is
             // then dropped, which withdraws its card at once and records it as withdrawn.
-            Ok(Request::Call { name, arguments, meta, tools, progress }) => {
+            Ok(Request::Call { name, arguments, mut meta, tools, progress }) => {
+                meta.origin = relay_origin(peer);
                 // Steps the call reports go out as `progress` lines while it runs, before its answer.
                 let (steps, mut heard) = tokio::sync::mpsc::unbounded_channel();
                 let progress = if progress {
@@ -450,11 +479,16 @@ async fn answer<R, W>(
                 }
             }
             // A resource read may wait for the person like a call (it is one): dropped likewise on hang-up.
-            Ok(request @ Request::ReadResource { .. }) => {
+            Ok(Request::ReadResource { uri, meta, tools }) => {
+                let meta = CallMeta { origin: relay_origin(peer), ..meta.unwrap_or_default() };
+                let request = Request::ReadResource { uri, meta: Some(meta), tools };
                 match unless_hung_up(&mut reader, handle(&engine, &http, request)).await {
                     Some(response) => send(&mut write, &response).await,
                     None => return,
                 }
+            }
+            Ok(Request::Answer { id, answer }) => {
+                send(&mut write, &terminal_answer(&engine, &http, peer, id, answer).await).await
             }
             Ok(request) => send(&mut write, &handle(&engine, &http, request).await).await,
         };
@@ -522,6 +556,12 @@ fn outside(tools: Option<&str>, tool: &str) -> Option<String> {
 /// A relayed call's meta as this host trusts it: whatever the relay says, the name it gives is only what its
 /// assistant said of itself (a relay is a `gatehouse serve` over stdio, or any program that can reach the
 /// socket), never a registered assistant's, which only an HTTP token proves.
+/// The assistant behind a relaying `gatehouse serve` whose process is the socket's `peer`: the relay's parent,
+/// found from the OS, never taken from what the relay says (`CallMeta::origin` is not on the wire).
+fn relay_origin(peer: Peer) -> Option<crate::process::Origin> {
+    peer.pid.and_then(crate::process::Origin::parent_of_relay)
+}
+
 fn relayed(mut meta: CallMeta) -> CallMeta {
     if let Some(agent) = &mut meta.caller.agent {
         agent.self_reported = true;
@@ -590,13 +630,11 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
             sandbox_until_sign_in: http.sandbox_until_sign_in.load(Ordering::SeqCst),
         }),
         Request::Pending => Response::Pending(approvals.broker().pending()),
-        Request::Answer { id, answer } => match approvals.broker().answer(id, answer) {
-            Ok(()) => {
-                tracing::info!(approval = id, "answered from `gatehouse approvals`");
-                Response::Answered { id }
-            }
-            Err(error) => Response::error(FailureKind::NotPending, error.to_string()),
-        },
+        // Answers are taken in `answer`, where the connection's peer is known (see `terminal_answer`).
+        Request::Answer { id, .. } => Response::error(
+            FailureKind::BadRequest,
+            format!("Approval {id} was not answered: this connection can't answer approvals."),
+        ),
         Request::Grants => {
             with_store(engine, |store| async move { store.list_grants().await.map(Response::Grants) }).await
         }
@@ -618,9 +656,17 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
         Request::Verify => {
             with_store(engine, |store| async move {
                 let verification = store.verify_audit().await?;
-                Ok(Response::Verified(Verification::from(&verification)))
+                let mut verification = Verification::from(&verification);
+                verification.ignored = store.seal_report().await?;
+                Ok(Response::Verified(verification))
             })
             .await
+        }
+        Request::SealReport => {
+            with_store(engine, |store| async move { store.seal_report().await.map(Response::SealReport) }).await
+        }
+        Request::IgnoredGrants => {
+            with_store(engine, |store| async move { store.ignored_grants().await.map(Response::IgnoredGrants) }).await
         }
         Request::Export => Response::error(FailureKind::BadRequest, "export is answered as a stream"),
         Request::NeverList => {
@@ -663,6 +709,54 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
         Request::Refresh => {
             refresh_index(engine).await;
             Response::Refreshed
+        }
+    }
+}
+
+/// Passes on an answer from `gatehouse approvals` unless [`answers::refusal`](super::answers::refusal) refuses
+/// it; the audit record names the answering process.
+async fn terminal_answer(
+    engine: &Engine,
+    http: &HttpUrl,
+    peer: Peer,
+    id: u64,
+    answer: crate::approval::card::RawAnswer,
+) -> Response {
+    let broker = engine.approvals().broker();
+    let Some(origin) = broker.origin(id) else {
+        return Response::error(
+            FailureKind::NotPending,
+            crate::approval::broker::AnswerError::NotPending(id).to_string(),
+        );
+    };
+    let desktop = http.desktop.load(Ordering::SeqCst);
+    // Read at each answer, so turning it off on the Advanced page counts at once.
+    let terminal_allowed = match (http.settings.get(), http.home.get()) {
+        _ if !desktop => false,
+        (Some(store), _) => crate::settings::answers_from_terminal_in(store).await,
+        (None, Some(home)) => crate::settings::answers_from_terminal(home).await,
+        (None, None) => false,
+    };
+    let asked = super::answers::TerminalAnswer { id, pid: peer.pid, origin, desktop, terminal_allowed };
+    if let Some(refusal) = super::answers::refusal(&asked) {
+        tracing::warn!(approval = id, pid = ?peer.pid, assistant = ?origin, "refused an answer from a terminal: {refusal}");
+        return Response::error(FailureKind::Refused, refusal);
+    }
+    let channel = crate::approval::model::AnswerChannel::Terminal {
+        pid: peer.pid,
+        exe: peer.pid.and_then(crate::process::executable_of),
+    };
+    match broker.answer_via(id, answer, channel) {
+        Ok(()) => {
+            tracing::info!(approval = id, pid = ?peer.pid, "answered from `gatehouse approvals`");
+            Response::Answered { id }
+        }
+        Err(error @ crate::approval::broker::AnswerError::NotPending(_)) => {
+            Response::error(FailureKind::NotPending, error.to_string())
+        }
+        // An answer that does not fit the card (a form's field): the card still waits for a right one.
+        Err(error @ crate::approval::broker::AnswerError::Unfit(_)) => {
+            Response::error(FailureKind::Invalid, error.to_string())
         }
     }
 }

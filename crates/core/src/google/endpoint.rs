@@ -182,6 +182,18 @@ impl Endpoints {
         self.reroute(&format!("{}{}", api.google_base(), path.trim_start_matches('/')))
     }
 
+    /// The URL of a Workspace product's MCP server: Google's `https://<P>mcp.googleapis.com/mcp/v1` (or
+    /// `/mcp/v1self`, for hosts that cannot show Google's approval forms). Under a root the rule the emulator
+    /// keeps applies instead: `<root>/mcp/<P>/v1` (`crates/google-fake/MCP.md`), because Google's own path is the
+    /// same for every product and the root replaces the host that tells them apart.
+    pub fn mcp_url(&self, product: &str, self_service: bool) -> String {
+        let segment = if self_service { "v1self" } else { "v1" };
+        match &self.root {
+            None => format!("https://{product}mcp.googleapis.com/mcp/{segment}"),
+            Some(root) => format!("{}/mcp/{product}/{segment}", root.as_str().trim_end_matches('/')),
+        }
+    }
+
     /// Maps any Google URL onto the root when one is set; other URLs pass unchanged (a service account's
     /// `token_uri` pointing elsewhere is honoured as written).
     pub fn reroute(&self, url: &str) -> String {
@@ -222,6 +234,16 @@ mod tests {
         assert_eq!(endpoints.url(Api::DriveUpload, "files"), "http://127.0.0.1:9000/upload/drive/v3/files");
         assert_eq!(endpoints.url(Api::OAuth, "token"), "http://127.0.0.1:9000/token");
         assert_eq!(endpoints.url(Api::DriveActivity, "v2/activity:query"), "http://127.0.0.1:9000/v2/activity:query");
+    }
+
+    #[test]
+    fn mcp_servers_follow_the_emulator_rule_below_a_root() {
+        let google = Endpoints::default();
+        assert_eq!(google.mcp_url("sheets", false), "https://sheetsmcp.googleapis.com/mcp/v1");
+        assert_eq!(google.mcp_url("drive", true), "https://drivemcp.googleapis.com/mcp/v1self");
+        let rerouted = Endpoints::new(Some(Url::parse("http://127.0.0.1:9000/").unwrap()));
+        assert_eq!(rerouted.mcp_url("docs", false), "http://127.0.0.1:9000/mcp/docs/v1");
+        assert_eq!(rerouted.mcp_url("gmail", true), "http://127.0.0.1:9000/mcp/gmail/v1self");
     }
 
     #[test]

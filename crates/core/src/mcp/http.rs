@@ -51,8 +51,14 @@ pub struct AssistantToken(pub Arc<Assistant>);
 #[derive(Debug, Clone)]
 pub struct RequestGone(pub CancellationToken);
 
+/// The port the server listens on, put in each request's extensions by the guard: with the client's address
+/// (axum's `ConnectInfo`) it finds the connection, and so the assistant's process (see `crate::process`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerPort(pub u16);
+
 #[derive(Clone)]
 struct Guard {
+    port: u16,
     token: Arc<str>,
     /// Where assistants' tokens are looked up; `None` (no store could be opened): only the server's token.
     store: Option<Store>,
@@ -82,6 +88,7 @@ pub fn router(engine: Arc<Engine>, token: &str, port: u16, cancel: CancellationT
         .with_allowed_origins(origins.clone())
         .with_cancellation_token(cancel);
     let guard = Guard {
+        port,
         token: Arc::from(token),
         store: engine.approvals().store().cloned(),
         hosts: hosts.into(),
@@ -121,6 +128,7 @@ impl IntoResponse for Refusal {
 }
 
 async fn check_request(State(guard): State<Guard>, mut request: Request, next: Next) -> Response {
+    request.extensions_mut().insert(ServerPort(guard.port));
     let bearer = match guard.check(request.headers(), request.uri().query()) {
         Err(refusal) => return refusal.into_response(),
         Ok(bearer) => bearer,
@@ -331,7 +339,7 @@ pub async fn serve(
         .local_addr()
         .map_err(|e| HttpError::Bind { addr: ([127, 0, 0, 1], 0).into(), detail: e.to_string() })?;
     let app = router(engine, token, local.port(), cancel.clone());
-    axum::serve(listener, app)
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(async move { cancel.cancelled().await })
         .await
         .map_err(|e| HttpError::Bind { addr: local, detail: e.to_string() })
@@ -344,7 +352,7 @@ mod tests {
     fn guard_with(store: Option<Store>) -> Guard {
         let hosts = loopback_authorities(8080);
         let origins: Vec<String> = hosts.iter().map(|h| format!("http://{h}")).collect();
-        Guard { token: Arc::from("secret"), store, hosts: hosts.into(), origins: origins.into() }
+        Guard { port: 8080, token: Arc::from("secret"), store, hosts: hosts.into(), origins: origins.into() }
     }
 
     fn guard() -> Guard {

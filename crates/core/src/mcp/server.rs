@@ -5,13 +5,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeRequestParams,
-    InitializeResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult, Implementation,
+    InitializeRequestParams, InitializeResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::backend::Backend;
@@ -19,7 +19,8 @@ use crate::Engine;
 use crate::approval::CallMeta;
 use crate::approval::model::{Agent, Caller};
 use crate::engine::{CallError, SANDBOX_NOTE};
-use crate::mcp::http::{AssistantToken, RequestGone};
+use crate::mcp::http::{AssistantToken, RequestGone, ServerPort};
+use crate::process::Origin;
 use crate::tools::Progress;
 use crate::tools::sets::{Chosen, ToolSelection};
 
@@ -143,6 +144,7 @@ impl McpServer {
             caller: self.caller(context),
             retry_marked: request.meta.as_ref().is_some_and(marked) || marked(&context.meta),
             request: Some(format!("{:016x}/{:?}", self.connection, context.id)),
+            origin: origin(context),
         }
     }
 
@@ -163,6 +165,19 @@ impl McpServer {
                 interactive: self.interactive,
             },
         }
+    }
+}
+
+/// Where the assistant's process is: over HTTP the process holding the connection's socket, over stdio the
+/// process that started this one (see `crate::process`). A terminal answer from it is refused.
+fn origin(context: &RequestContext<RoleServer>) -> Option<Origin> {
+    match context.extensions.get::<axum::http::request::Parts>() {
+        Some(parts) => parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .zip(parts.extensions.get::<ServerPort>())
+            .map(|(peer, port)| Origin::Tcp { peer: peer.0, server_port: port.0 }),
+        None => Origin::parent_of_this_process(),
     }
 }
 
@@ -218,6 +233,56 @@ impl ServerHandler for McpServer {
         self.backend.assistant_connected();
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
+    }
+
+    /// `server/discover`, after telling the backend an assistant connected: a 2026-07-28 client has no
+    /// `initialize`, and discovering the server is how it starts (the count is what [`Self::initialize`] keeps).
+    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+        self.backend.assistant_connected();
+        Ok(DiscoverResult::from_server_info(self.supported_protocol_versions().into_owned(), self.get_info()))
+    }
+
+    /// What a 2026-07-28 `subscriptions/listen` is given (such clients have no `resources/subscribe`): only
+    /// `server://auth-status` changes on its own, so of the filter only that resource is taken; the rest is
+    /// left out of the acknowledgement, which tells the client so.
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        let watched = requested.resource_subscriptions.as_deref().unwrap_or_default();
+        if watched.iter().any(|uri| uri == resources::AUTH_STATUS_URI) {
+            accepted.resource_subscriptions = Some(vec![resources::AUTH_STATUS_URI.to_owned()]);
+        }
+        Some(accepted)
+    }
+
+    /// One `subscriptions/listen` stream: `notifications/resources/updated` for `server://auth-status` at each
+    /// change of the sign-in, as [`Self::subscribe`] sends them to older clients, until the client ends it or
+    /// goes away.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let watched = context.accepted().resource_subscriptions.as_deref().unwrap_or_default();
+        if !watched.iter().any(|uri| uri == resources::AUTH_STATUS_URI) {
+            tokio::select! {
+                () = context.cancelled() => {}
+                () = self.closed.cancelled() => {}
+            }
+            return Ok(());
+        }
+        use futures::StreamExt;
+        let mut changes = self.backend.auth_changes();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                () = self.closed.cancelled() => return Ok(()),
+                change = changes.next() => {
+                    if change.is_none() {
+                        return Ok(());
+                    }
+                    if let Err(error) = context.sink().notify_resource_updated(resources::AUTH_STATUS_URI).await {
+                        tracing::debug!(%error, "a subscription to server://auth-status ended");
+                        return Ok(());
+                    }
+                }
+            }
+        }
     }
 
     async fn list_tools(
@@ -358,7 +423,8 @@ impl ServerHandler for McpServer {
             let text = format!("{uri} is read with the tool {tool}. {}", selection.refusal(tool, &chosen));
             return Err(ErrorData::invalid_request(text, None));
         }
-        let meta = CallMeta { caller: self.caller(&context), retry_marked: false, request: None };
+        let meta =
+            CallMeta { caller: self.caller(&context), retry_marked: false, request: None, origin: origin(&context) };
         let read = self.backend.read_resource(meta, uri);
         // Dropped when the client stops waiting, as a call is: a card it waits on is withdrawn.
         let read = tokio::select! {
@@ -368,7 +434,10 @@ impl ServerHandler for McpServer {
             }
         };
         let text = read.map_err(|error| match error {
-            resources::ResourceError::Unknown(_) => ErrorData::resource_not_found(error.to_string(), None),
+            // The URI in `data`, as MCP 2026-07-28 asks of a resource that does not exist.
+            resources::ResourceError::Unknown(_) => {
+                ErrorData::resource_not_found(error.to_string(), Some(serde_json::json!({ "uri": request.uri })))
+            }
             resources::ResourceError::Refused(_) | resources::ResourceError::NotOffered { .. } => {
                 ErrorData::invalid_request(error.to_string(), None)
             }

@@ -15,14 +15,17 @@ pub fn markdown(tools: &[ToolDef]) -> String {
          idempotent, **cap** whether the result is capped at `MAX_TOOL_RESPONSE_CHARS`, **local_path** whether \
          the full result can be written to the export folder instead, **fails for** the kinds of identity the tool \
          cannot work for (the `server://auth-status` categories: service accounts have no Drive storage and no My \
-         Drive of their own).\n",
+         Drive of their own), **path** how the tool reaches Google: `sheetsmcp/get_values` is the tool \
+         `get_values` of Google's Sheets MCP server, used when `GATEHOUSE_GOOGLE_BACKEND` is `both` (the default) \
+         or `mcp` (REST with `rest`, and where that tool can't take the call's arguments); REST: Google's REST \
+         APIs only (not offered with `mcp`).\n",
     );
     let mut services: Vec<_> = tools.iter().map(|t| t.meta.service).collect();
     services.dedup();
     for service in services {
         let _ = write!(
             out,
-            "\n## {}\n\n| tool | what it does | parameters | R/W | D | I | cap | local_path | fails for |\n|---|---|---|---|---|---|---|---|---|\n",
+            "\n## {}\n\n| tool | what it does | parameters | R/W | D | I | cap | local_path | fails for | path |\n|---|---|---|---|---|---|---|---|---|---|\n",
             service.label()
         );
         for tool in tools.iter().filter(|t| t.meta.service == service) {
@@ -41,16 +44,27 @@ pub fn markdown(tools: &[ToolDef]) -> String {
             };
             let _ = writeln!(
                 out,
-                "| `{}` | {} | {} | {rw} | {destructive} | {idempotent} | {cap} | {} | {} |",
+                "| `{}` | {} | {} | {rw} | {destructive} | {idempotent} | {cap} | {} | {} | {} |",
                 meta.name,
                 meta.description.replace('|', "\\|"),
                 parameters(tool),
                 if meta.local_path { "yes" } else { "" },
                 meta.fails_for.iter().map(|l| format!("`{}`", l.category())).collect::<Vec<_>>().join(", "),
+                path(tool),
             );
         }
     }
     out
+}
+
+/// How the tool reaches Google: its Google MCP tool (REST where the route can't express the arguments), or
+/// REST only; nothing for the tools that make no Google call.
+fn path(tool: &ToolDef) -> String {
+    match (tool.mcp_route(), tool.meta.scope) {
+        (Some(route), _) => format!("{}, else REST", route.path()),
+        (None, Some(_)) => "REST".to_owned(),
+        (None, None) => String::new(),
+    }
 }
 
 /// `name` for required parameters, `name=default` for optional ones.

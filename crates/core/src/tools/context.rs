@@ -2,9 +2,12 @@
 
 use std::sync::Arc;
 
+use crate::approval::Approvals;
+use crate::approval::model::Caller;
 use crate::cache::ResponseCache;
 use crate::config::Config;
 use crate::google::GoogleClient;
+use crate::google::mcp::McpClient;
 use crate::limits::local_files::LocalFiles;
 
 use super::progress::Progress;
@@ -13,18 +16,40 @@ use super::progress::Progress;
 #[derive(Clone)]
 pub struct ToolContext {
     pub google: GoogleClient,
+    /// Google's Workspace MCP servers, signed with the same tokens as `google` ([`super::google_mcp`]).
+    pub mcp: McpClient,
     pub config: Arc<Config>,
     pub local: LocalFiles,
     /// The response cache: the engine serves cached reads from it; the cache tools manage it.
     pub cache: ResponseCache,
     /// Where the call reports how far it has come ([`Progress::none`] unless the client asked).
     pub progress: Progress,
+    /// Who asks the person the approval forms Google answers a call with ([`super::google_mcp`]): set by the
+    /// engine for each call it runs; `None` elsewhere, where a form ends the call in words.
+    pub forms: Option<Forms>,
+}
+
+/// The person's side of one call, for Google's approval forms: the approvals that put them on cards, and
+/// the assistant the call came from.
+#[derive(Clone)]
+pub struct Forms {
+    pub approvals: Arc<Approvals>,
+    pub caller: Caller,
+    /// Gatehouse's own rules decided the call (a card, a grant, a policy, not gated). `false` when Gatehouse
+    /// left it to Google's form, which Google was to ask at every call of this tool
+    /// ([`super::google_mcp::google_asks_first`]): then it must be Google's form that asks.
+    pub decided_by_gatehouse: bool,
 }
 
 impl ToolContext {
     /// The same context for one call whose progress goes to `progress`.
     pub fn reporting(&self, progress: Progress) -> Self {
         Self { progress, ..self.clone() }
+    }
+
+    /// The same context for one call of an assistant's: its progress, and who asks Google's forms.
+    pub fn for_call(&self, progress: Progress, forms: Forms) -> Self {
+        Self { progress, forms: Some(forms), ..self.clone() }
     }
 
     /// The response-size cap in characters.

@@ -35,6 +35,29 @@ pub enum ToolError {
     /// Something named in the arguments doesn't exist (e.g. a sheet title).
     #[error("{0}")]
     NotFound(String),
+    /// Google's MCP server for the tool could not be used (see [`crate::google::mcp::McpError`]).
+    #[error("{0}")]
+    GoogleMcp(#[from] crate::google::mcp::McpError),
+    /// Google's MCP server ran the call and answered a tool error, in its words (hostile text, cut).
+    #[error("The {server} refused the call: {words:?}")]
+    GoogleMcpRefused { server: &'static str, words: String },
+    /// Google asks the person to approve the call on a form, outside a call of an assistant's (where nobody
+    /// can be asked: a resource's read, a tool run directly). Nothing ran.
+    #[error(
+        "The {server} asks the person to approve {tool} on a form ({message:?}), which Gatehouse shows only for a call an assistant makes, so nothing was changed or read. Call the tool instead."
+    )]
+    GoogleAsksPerson { tool: &'static str, server: &'static str, message: String },
+    /// The person did not accept Google's approval form (declined, no answer, a pause), or it could not be
+    /// shown: Google did not run the call. `ended_by` is who ended it, for the audit log (`None`: nobody
+    /// decided, as for a form that could not be shown).
+    #[error("{message}")]
+    FormNotApproved { ended_by: Option<crate::approval::model::DecisionSource>, message: String },
+    /// Gatehouse left the call to Google's form, and Google's server no longer asks one for it (its list of
+    /// tools changed since): nothing was sent, so nothing runs unasked.
+    #[error(
+        "The {server} no longer asks the person to approve {tool} on its own form (its tools changed since Gatehouse checked this call), so Gatehouse did not send it. Call it again: Gatehouse will ask the person on its own card."
+    )]
+    GoogleStoppedAsking { tool: &'static str, server: &'static str },
 }
 
 impl ToolError {

@@ -8,6 +8,7 @@ pub mod docs;
 pub mod drive;
 pub mod error;
 pub mod gmail;
+pub mod google_mcp;
 pub mod mcpb_manifest;
 pub mod progress;
 pub mod registry;
@@ -16,7 +17,7 @@ pub mod scopes;
 pub mod sets;
 pub mod sheets;
 
-pub use context::ToolContext;
+pub use context::{Forms, ToolContext};
 pub use error::ToolError;
 pub use progress::Progress;
 pub use registry::{Access, Cap, Output, Service, ToolDef, ToolMeta, all_tools};

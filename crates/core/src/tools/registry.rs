@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::context::ToolContext;
 use super::error::ToolError;
+use super::google_mcp::McpRoute;
 use crate::approval::evaluator::{ArgEvaluator, Evaluator};
 
 /// Which Google product a tool works on.
@@ -359,6 +360,8 @@ pub struct ToolDef {
     handler: Handler,
     evaluators: Vec<Arc<dyn ArgEvaluator>>,
     check: Check,
+    /// How the tool runs on Google's MCP servers, where it can ([`ToolDef::on_google_mcp`]).
+    mcp: Option<McpRoute>,
 }
 
 type Check = Arc<dyn Fn(&Value) -> Result<(), ToolError> + Send + Sync>;
@@ -409,7 +412,17 @@ impl ToolDef {
             crate::limits::arguments::check(name, args)?;
             parse_args_ref::<A>(name, args).map(drop)
         });
-        Self { meta, schema: super::schema::input_schema::<A>(), handler, evaluators, check }
+        Self { meta, schema: super::schema::input_schema::<A>(), handler, evaluators, check, mcp: None }
+    }
+
+    /// The same tool, also able to run on Google's MCP server as `route` says (see [`super::google_mcp`]).
+    pub fn on_google_mcp(self, route: McpRoute) -> Self {
+        Self { mcp: Some(route), ..self }
+    }
+
+    /// How the tool runs on Google's MCP servers, if it can.
+    pub fn mcp_route(&self) -> Option<&McpRoute> {
+        self.mcp.as_ref()
     }
 
     /// Checks `args` as the tool will, without running it: every string within its kind's bound

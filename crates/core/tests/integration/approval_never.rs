@@ -10,7 +10,7 @@ use gatehouse_core::approval::card::RawAnswer;
 use gatehouse_core::approval::fingerprint::fingerprint;
 use gatehouse_core::approval::model::{AuditEntry, Caller, Constraint, DecisionSource, Grant, Owner};
 use gatehouse_core::approval::policy::Policy;
-use gatehouse_core::approval::store::{AuditQuery, DATABASE_FILE, NeverAllow, Store, StoreError};
+use gatehouse_core::approval::store::{AuditQuery, DATABASE_FILE, NeverAllow, StoreError};
 use gatehouse_core::approval::{Approvals, CallMeta, Permit};
 use gatehouse_core::tools::{ToolDef, all_tools};
 use serde_json::{Value, json};
@@ -42,7 +42,7 @@ fn ids(rules: &[NeverAllow]) -> Vec<&str> {
 async fn rules_round_trip_and_the_snapshot_follows_every_write() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("home").join(DATABASE_FILE);
-    let store = Store::open(&path).await.unwrap();
+    let store = crate::support::open_store(&path).await.unwrap();
     assert!(store.never_allows().is_empty());
     assert!(store.list_never_allow().await.unwrap().is_empty());
 
@@ -84,7 +84,7 @@ async fn rules_round_trip_and_the_snapshot_follows_every_write() {
     // Reopened, the snapshot is loaded again from the database.
     let listed = store.list_never_allow().await.unwrap();
     store.close().await;
-    let store = Store::open(&path).await.unwrap();
+    let store = crate::support::open_store(&path).await.unwrap();
     assert_eq!(store.list_never_allow().await.unwrap(), listed);
     assert_eq!(store.never_allows().as_ref(), [n2, n3]);
 }
@@ -93,9 +93,9 @@ async fn rules_round_trip_and_the_snapshot_follows_every_write() {
 async fn rules_added_or_removed_by_another_process_reach_this_ones_snapshot() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(DATABASE_FILE);
-    let here = Store::open(&path).await.unwrap();
+    let here = crate::support::open_store(&path).await.unwrap();
     // Another process: its own connections and its own snapshot of the same file.
-    let elsewhere = Store::open(&path).await.unwrap();
+    let elsewhere = crate::support::open_store(&path).await.unwrap();
 
     elsewhere.add_never_allow(&rule("n1", "update_cells", at(0), at(100))).await.unwrap();
     elsewhere.add_never_allow(&rule("n2", "delete_file", at(1), at(100))).await.unwrap();
@@ -132,6 +132,7 @@ fn meta() -> CallMeta {
         },
         retry_marked: false,
         request: None,
+        origin: None,
     }
 }
 
@@ -148,7 +149,7 @@ async fn wait_for_card(approvals: &Approvals) -> PendingCard {
 #[tokio::test]
 async fn a_never_allow_refuses_what_a_grant_covers_names_the_person_and_ends_when_it_expires() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join(DATABASE_FILE)).await.unwrap();
+    let store = crate::support::open_store(&dir.path().join(DATABASE_FILE)).await.unwrap();
     let tools = all_tools();
     let tool = update_cells(&tools);
     let now = Utc::now();
@@ -256,7 +257,7 @@ mod control {
         let home = tempfile::tempdir().unwrap();
         let sheet =
             google.world().create_spreadsheet("Budget", &[("Sales", vec![vec![json!("a")]])], &Identity::user(ADA));
-        let store = Store::open(&home.path().join(DATABASE_FILE)).await.unwrap();
+        let store = crate::support::open_store(&home.path().join(DATABASE_FILE)).await.unwrap();
         let mut config = Config::with_home(home.path());
         config.google_endpoint = Some(google.url().parse().unwrap());
         let account = signed_in.then(|| ADA.to_owned());

@@ -11,7 +11,6 @@ use gatehouse_core::approval::card::{RawAnswer, RawChoice};
 use gatehouse_core::approval::fingerprint::fingerprint;
 use gatehouse_core::approval::model::{Caller, Owner};
 use gatehouse_core::approval::policy::Policy;
-use gatehouse_core::approval::store::Store;
 use gatehouse_core::approval::{Approvals, CallMeta};
 use gatehouse_core::tools::{ToolDef, all_tools};
 use proptest::prelude::*;
@@ -86,7 +85,7 @@ fn arguments(step: &Step) -> Value {
 /// Runs the steps through a fresh gate and store; returns each card and the store's grants afterwards.
 async fn run(steps: &[Step]) -> (Vec<(Step, PendingCard)>, Vec<gatehouse_core::approval::model::Grant>) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("gatehouse.db")).await.unwrap();
+    let store = crate::support::open_store(&dir.path().join("gatehouse.db")).await.unwrap();
     let tools = all_tools();
     let approvals = Arc::new(Approvals::new(Some(store.clone()), Policy::default(), &tools));
     let mut cards = Vec::new();
@@ -99,6 +98,7 @@ async fn run(steps: &[Step]) -> (Vec<(Step, PendingCard)>, Vec<gatehouse_core::a
             },
             retry_marked: false,
             request: None,
+            origin: None,
         };
         let args = arguments(step);
         let call = tokio::spawn({

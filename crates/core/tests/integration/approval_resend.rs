@@ -49,6 +49,7 @@ fn meta(request: &str) -> CallMeta {
         },
         retry_marked: false,
         request: Some(format!("0000000000000001/{request}")),
+        origin: None,
     }
 }
 

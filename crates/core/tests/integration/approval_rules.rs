@@ -623,6 +623,7 @@ fn interactive(agent: Option<&str>) -> CallMeta {
         caller: Caller { agent: agent.map(Agent::registered), interactive: true },
         retry_marked: false,
         request: None,
+        origin: None,
     }
 }
 
@@ -631,6 +632,7 @@ fn unattended(agent: &str) -> CallMeta {
         caller: Caller { agent: Some(Agent::registered(agent)), interactive: false },
         retry_marked: false,
         request: None,
+        origin: None,
     }
 }
 
@@ -648,7 +650,7 @@ struct Gate {
 impl Gate {
     async fn new(policy_text: &str) -> Gate {
         let home = tempfile::tempdir().unwrap();
-        let store = Store::open(&home.path().join("gatehouse.db")).await.unwrap();
+        let store = crate::support::open_store(&home.path().join("gatehouse.db")).await.unwrap();
         let approvals = Arc::new(Approvals::new(Some(store.clone()), policy(policy_text), &all_tools()));
         Gate { approvals, store, _home: home }
     }
@@ -1133,6 +1135,7 @@ fn says_it_is(agent: &str) -> CallMeta {
         caller: Caller { agent: Some(Agent::self_reported(agent)), interactive: true },
         retry_marked: false,
         request: None,
+        origin: None,
     }
 }
 
@@ -1272,7 +1275,7 @@ impl gatehouse_core::approval::gate::TargetNames for SheetNames {
 #[tokio::test]
 async fn a_grant_made_on_a_card_keeps_its_targets_name_for_the_lists() {
     let home = tempfile::tempdir().unwrap();
-    let store = Store::open(&home.path().join("gatehouse.db")).await.unwrap();
+    let store = crate::support::open_store(&home.path().join("gatehouse.db")).await.unwrap();
     let approvals = Arc::new(
         Approvals::new(Some(store.clone()), Policy::default(), &all_tools()).with_target_names(Arc::new(SheetNames)),
     );

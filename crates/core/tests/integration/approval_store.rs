@@ -60,6 +60,7 @@ fn entry(i: u64) -> AuditEntry {
             _ => CallOutcome::Ok,
         },
         duration_ms: i * 7,
+        answered_via: None,
     }
 }
 
@@ -80,13 +81,16 @@ async fn raw(path: &Path) -> SqliteConnection {
 async fn grants_round_trip_and_the_index_follows_every_write() {
     let dir = tempfile::tempdir().unwrap();
     let path = db_path(&dir);
-    let store = Store::open(&path).await.unwrap();
+    let store = crate::support::open_store(&path).await.unwrap();
     assert!(store.candidates("update_cells").is_empty());
     assert!(store.list_grants().await.unwrap().is_empty());
 
     let g1 = grant("g1", "update_cells", 0);
+    // Platform grants come only from the policy file: the store refuses to keep one (issue 15, item 2).
+    let platform = Grant { owner: Owner::Platform, ..grant("p1", "delete_file", 10) };
+    let error = store.insert_grant(&platform).await.unwrap_err();
+    assert!(matches!(error, StoreError::RefusedGrant { ref id, .. } if id == "p1"), "{error}");
     let mut g2 = grant("g2", "delete_file", 10);
-    g2.owner = Owner::Platform;
     g2.agent = None;
     g2.constraint = None;
     g2.unattended = true;
@@ -142,7 +146,7 @@ async fn grants_round_trip_and_the_index_follows_every_write() {
     // Reopened, the index is loaded again from the database.
     let before = store.list_grants().await.unwrap();
     store.close().await;
-    let store = Store::open(&path).await.unwrap();
+    let store = crate::support::open_store(&path).await.unwrap();
     assert_eq!(store.list_grants().await.unwrap(), before);
     assert_eq!(ids(&store.candidates("update_cells")), ["g3"]);
     assert_eq!(*store.candidates("delete_file")[0], g2);
@@ -153,7 +157,7 @@ async fn grants_round_trip_and_the_index_follows_every_write() {
 async fn the_database_is_created_private_in_a_new_folder() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a").join("b").join("gatehouse.db");
-    let store = Store::open(&path).await.unwrap();
+    let store = crate::support::open_store(&path).await.unwrap();
     store.append_audit(entry(1)).await.unwrap();
     assert_eq!(store.path(), path);
     #[cfg(unix)]
@@ -170,7 +174,7 @@ async fn the_database_is_created_private_in_a_new_folder() {
         // An existing file others could read is narrowed.
         store.close().await;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-        Store::open(&path).await.unwrap();
+        crate::support::open_store(&path).await.unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
     }
 }
@@ -181,7 +185,7 @@ async fn a_database_that_cannot_be_opened_is_named() {
     // The path is a folder, not a file.
     let path = dir.path().join("gatehouse.db");
     std::fs::create_dir(&path).unwrap();
-    let error = Store::open(&path).await.unwrap_err();
+    let error = crate::support::open_store(&path).await.unwrap_err();
     assert!(matches!(error, StoreError::Open { .. }), "{error:?}");
     let message = error.to_string();
     assert!(message.contains(&path.display().to_string()), "{message}");
@@ -192,14 +196,14 @@ async fn a_database_that_cannot_be_opened_is_named() {
 async fn settings_round_trip_and_survive_a_reopen() {
     let dir = tempfile::tempdir().unwrap();
     let path = db_path(&dir);
-    let store = Store::open(&path).await.unwrap();
+    let store = crate::support::open_store(&path).await.unwrap();
     assert_eq!(store.get_setting("gate_reads").await.unwrap(), None);
     store.set_setting("gate_reads", "true").await.unwrap();
     store.set_setting("max_days", "30").await.unwrap();
     store.set_setting("gate_reads", "false").await.unwrap();
     assert_eq!(store.get_setting("gate_reads").await.unwrap().as_deref(), Some("false"));
     store.close().await;
-    let store = Store::open(&path).await.unwrap();
+    let store = crate::support::open_store(&path).await.unwrap();
     assert_eq!(store.get_setting("gate_reads").await.unwrap().as_deref(), Some("false"));
     assert_eq!(store.get_setting("max_days").await.unwrap().as_deref(), Some("30"));
 }
@@ -208,7 +212,7 @@ async fn settings_round_trip_and_survive_a_reopen() {
 async fn the_audit_log_chains_lists_exports_and_verifies() {
     let dir = tempfile::tempdir().unwrap();
     let path = db_path(&dir);
-    let store = Store::open(&path).await.unwrap();
+    let store = crate::support::open_store(&path).await.unwrap();
     assert_eq!(store.verify_audit().await.unwrap(), AuditVerification::Ok { records: 0 });
 
     let mut appended = Vec::new();
@@ -256,7 +260,7 @@ async fn the_audit_log_chains_lists_exports_and_verifies() {
 
     // Reopened, the chain continues where it ended.
     store.close().await;
-    let store = Store::open(&path).await.unwrap();
+    let store = crate::support::open_store(&path).await.unwrap();
     let next = store.append_audit(entry(31)).await.unwrap();
     assert_eq!((next.seq, next.prev_hash.as_str()), (31, appended[29].hash.as_str()));
     assert_eq!(store.verify_audit().await.unwrap(), AuditVerification::Ok { records: 31 });
@@ -266,7 +270,7 @@ async fn the_audit_log_chains_lists_exports_and_verifies() {
 async fn the_audit_table_refuses_changes_and_removals() {
     let dir = tempfile::tempdir().unwrap();
     let path = db_path(&dir);
-    let store = Store::open(&path).await.unwrap();
+    let store = crate::support::open_store(&path).await.unwrap();
     for i in 1..=3 {
         store.append_audit(entry(i)).await.unwrap();
     }
@@ -297,7 +301,7 @@ const DROP_TRIGGERS: [&str; 4] = [
 /// A log of 20 records, tampered with by `sql` with the guards dropped; returns the store, reopened.
 async fn tampered(dir: &tempfile::TempDir, sql: &[&'static str]) -> Store {
     let path = db_path(dir);
-    let store = Store::open(&path).await.unwrap();
+    let store = crate::support::open_store(&path).await.unwrap();
     for i in 1..=20 {
         store.append_audit(entry(i)).await.unwrap();
     }
@@ -308,7 +312,7 @@ async fn tampered(dir: &tempfile::TempDir, sql: &[&'static str]) -> Store {
         sqlx::query(*statement).execute(&mut conn).await.unwrap();
     }
     conn.close().await.unwrap();
-    Store::open(&path).await.unwrap()
+    crate::support::open_store(&path).await.unwrap()
 }
 
 async fn broken(store: &Store) -> (ChainBreak, String) {
@@ -364,7 +368,7 @@ async fn a_changed_record_given_a_fresh_hash_is_still_named() {
         .unwrap();
     conn.close().await.unwrap();
 
-    let store = Store::open(&path).await.unwrap();
+    let store = crate::support::open_store(&path).await.unwrap();
     let (problem, words) = broken(&store).await;
     assert_eq!(problem, ChainBreak::Changed { seq: 8 });
     assert!(words.contains("record 8 was changed"), "{words}");
@@ -463,7 +467,7 @@ async fn a_tampered_head_is_named() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_writes_make_one_gap_free_chain_and_a_complete_index() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&db_path(&dir)).await.unwrap();
+    let store = crate::support::open_store(&db_path(&dir)).await.unwrap();
     let mut tasks = Vec::new();
     for i in 0..200u64 {
         let store = store.clone();
@@ -555,7 +559,7 @@ fn acknowledged_writes_survive_kill_9() {
     assert!(!acked_grants.is_empty() && !acked_seqs.is_empty(), "grant and audit writes were interleaved");
 
     runtime.block_on(async {
-        let store = Store::open(&path).await.unwrap();
+        let store = crate::support::open_store(&path).await.unwrap();
         let saved: BTreeSet<String> = store.list_grants().await.unwrap().into_iter().map(|g| g.id).collect();
         let missing: Vec<&String> = acked_grants.difference(&saved).collect();
         assert!(missing.is_empty(), "acknowledged grants lost: {missing:?}");
@@ -579,7 +583,7 @@ fn acknowledged_writes_survive_kill_9() {
 
 /// The child: grant inserts and audit appends from two tasks at once, each reported once it has returned.
 async fn write_and_acknowledge(path: &Path) {
-    let store = Store::open(path).await.unwrap();
+    let store = crate::support::open_store(path).await.unwrap();
     let grants = {
         let store = store.clone();
         tokio::spawn(async move {

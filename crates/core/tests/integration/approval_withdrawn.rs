@@ -137,6 +137,7 @@ fn meta() -> CallMeta {
         caller: Caller { agent: Some(gatehouse_core::approval::model::Agent::self_reported(AGENT)), interactive: true },
         retry_marked: false,
         request: None,
+        origin: None,
     }
 }
 

@@ -1,8 +1,9 @@
 //! The core's "an assistant connected" signal ([`Engine::assistant_connections`]), which the desktop app waits
 //! for to make its approval card window ahead of the first card. A real engine and store behind real streamable
 //! HTTP (rmcp's client in front) and the real control socket (a relay as `gatehouse serve` makes one, and a
-//! terminal's `gatehouse approvals`): an MCP `initialize` and a relay attaching each count once; a refused HTTP
-//! request and a terminal asking about approvals don't count.
+//! terminal's `gatehouse approvals`): an MCP `initialize` (or, for a 2026-07-28 client, its `server/discover`)
+//! and a relay attaching each count once; a refused HTTP request and a terminal asking about approvals don't
+//! count.
 
 use crate::store_engine;
 
@@ -15,7 +16,8 @@ use gatehouse_core::mcp::relay::Relay;
 use gatehouse_core::{Engine, mcp};
 use google_fake::FakeGoogle;
 use rmcp::ServiceExt;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use tokio::sync::watch;
@@ -87,6 +89,39 @@ async fn an_http_initialize_and_a_relay_attaching_each_signal_an_assistant_and_n
 
     client.cancel().await.expect("the HTTP session closes");
     control.shutdown().await;
+    cancel.cancel();
+}
+
+/// A 2026-07-28 client has no `initialize`: its `server/discover` is the connection the desktop app waits for,
+/// counted once, and its stateless requests after it don't count again.
+#[tokio::test]
+async fn a_2026_client_discovering_the_server_over_http_signals_an_assistant_once() {
+    let google = FakeGoogle::start().await.expect("the emulator starts");
+    let home = tempfile::tempdir().expect("a temp home");
+    let (engine, _store) = engine_in(home.path(), &google).await;
+    let cancel = CancellationToken::new();
+    let listener = mcp::http::bind("127.0.0.1:0".parse().expect("an address")).await.expect("a port");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("the bound address"));
+    tokio::spawn(mcp::http::serve(Arc::clone(&engine), listener, SERVER_TOKEN, cancel.clone()));
+    let mut connections = engine.assistant_connections();
+    assert_eq!(*connections.borrow_and_update(), 0);
+
+    let mut transport = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+    transport.auth_header = Some(SERVER_TOKEN.to_owned());
+    let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), transport);
+    let info = ClientConfig::new(ClientCapabilities::default(), Implementation::new("Claude Desktop", "1"));
+    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    let client = info.serve_with_lifecycle(transport, lifecycle).await.expect("the client discovers the server");
+    assert_eq!(
+        client.peer().peer_info().map(|info| info.protocol_version.clone()),
+        Some(ProtocolVersion::V_2026_07_28)
+    );
+    until_count(&mut connections, 1).await;
+    client.peer().list_all_tools().await.expect("a stateless tools/list");
+    client.peer().list_all_resources().await.expect("a stateless resources/list");
+    assert_eq!(*connections.borrow(), 1, "a stateless request after discovery counted again");
+
+    client.cancel().await.expect("the client closes");
     cancel.cancel();
 }
 

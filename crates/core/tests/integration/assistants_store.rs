@@ -13,7 +13,7 @@ fn at(seconds: i64) -> DateTime<Utc> {
 }
 
 async fn open(dir: &tempfile::TempDir) -> Store {
-    Store::open(&dir.path().join("gatehouse.db")).await.unwrap()
+    crate::support::open_store(&dir.path().join("gatehouse.db")).await.unwrap()
 }
 
 fn active_name(found: TokenMatch) -> Option<(String, bool)> {

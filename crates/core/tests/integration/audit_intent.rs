@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use gatehouse_core::approval::model::{AuditEntry, CallOutcome, DecisionSource, Verdict};
 use gatehouse_core::approval::policy::Policy;
-use gatehouse_core::approval::store::{AuditQuery, AuditVerification, DATABASE_FILE, Store};
+use gatehouse_core::approval::store::{AuditQuery, AuditVerification, DATABASE_FILE};
 use gatehouse_core::config::Config;
 use gatehouse_core::engine::ApprovalSetup;
 use gatehouse_core::google::RetryPolicy;
@@ -111,7 +111,7 @@ fn no_write_reaches_google_without_a_record_when_killed_9_at_random_points() {
         assert!(!in_google.is_empty(), "run {run}: nothing reached Google");
         runtime.block_on(async {
             // Opening the store records what the dead child left pending as interrupted.
-            let store = Store::open(&home.path().join(DATABASE_FILE)).await.unwrap();
+            let store = crate::support::open_store(&home.path().join(DATABASE_FILE)).await.unwrap();
             assert!(store.pending_audit().await.unwrap().is_empty(), "run {run}: records left pending");
             let all = AuditQuery { limit: u32::MAX, ..AuditQuery::default() };
             let records = store.list_audit(&all).await.unwrap();
@@ -140,7 +140,7 @@ fn no_write_reaches_google_without_a_record_when_killed_9_at_random_points() {
 /// The child: `BURST` tasks writing cells through the engine, each reporting a write once it returned.
 async fn write_until_killed(setup: &str) {
     let [home, url, token, sheet] = setup.split('\n').collect::<Vec<_>>()[..] else { panic!("bad setup {setup:?}") };
-    let store = Store::open(&Path::new(home).join(DATABASE_FILE)).await.unwrap();
+    let store = crate::support::open_store(&Path::new(home).join(DATABASE_FILE)).await.unwrap();
     let mut config = Config::with_home(Path::new(home));
     config.google_endpoint = Some(url.parse().unwrap());
     let engine = Engine::new(EngineOptions {
@@ -183,7 +183,7 @@ async fn write_until_killed(setup: &str) {
 async fn a_pending_record_is_completed_once_or_recorded_as_interrupted() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(DATABASE_FILE);
-    let store = Store::open(&path).await.unwrap();
+    let store = crate::support::open_store(&path).await.unwrap();
     let entry = AuditEntry {
         time: chrono::Utc::now(),
         agent: Some(gatehouse_core::approval::model::Agent::self_reported("claude")),
@@ -194,12 +194,13 @@ async fn a_pending_record_is_completed_once_or_recorded_as_interrupted() {
         source: DecisionSource::Policy("allow[0]".into()),
         outcome: CallOutcome::Pending,
         duration_ms: 0,
+        answered_via: None,
     };
     let pending = store.begin_audit(&entry).await.unwrap();
     assert_eq!(store.pending_audit().await.unwrap().len(), 1);
     assert!(store.list_audit(&AuditQuery::default()).await.unwrap().is_empty(), "pending is not in the chain");
     // This process runs: a store opened meanwhile leaves its record pending.
-    let other = Store::open(&path).await.unwrap();
+    let other = crate::support::open_store(&path).await.unwrap();
     assert_eq!(other.pending_audit().await.unwrap().len(), 1);
     let done = store.complete_audit(pending, AuditEntry { outcome: CallOutcome::Ok, ..entry.clone() }).await.unwrap();
     assert_eq!((done.seq, &done.entry.outcome), (1, &CallOutcome::Ok));
@@ -214,7 +215,7 @@ async fn a_pending_record_is_completed_once_or_recorded_as_interrupted() {
     let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", path.display())).await.unwrap();
     sqlx::query("UPDATE audit_pending SET pid = ?1").bind(i64::from(dead_pid)).execute(&pool).await.unwrap();
     pool.close().await;
-    let reopened = Store::open(&path).await.unwrap();
+    let reopened = crate::support::open_store(&path).await.unwrap();
     assert!(reopened.pending_audit().await.unwrap().is_empty());
     let records = reopened.list_audit(&AuditQuery::default()).await.unwrap();
     assert_eq!((records.len(), &records[0].entry.outcome), (2, &CallOutcome::Interrupted));

@@ -56,7 +56,7 @@ impl Cached {
 }
 
 async fn open(h: &Harness) -> Store {
-    Store::open(&h.home.path().join("gatehouse.db")).await.expect("open the store")
+    crate::support::open_store(&h.home.path().join("gatehouse.db")).await.expect("open the store")
 }
 
 fn engine(h: &Harness, store: &Store, adjust: impl FnOnce(&mut Config)) -> Arc<Engine> {

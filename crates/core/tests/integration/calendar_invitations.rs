@@ -69,6 +69,7 @@ fn meta() -> CallMeta {
         },
         retry_marked: false,
         request: None,
+        origin: None,
     }
 }
 

@@ -1,81 +1,12 @@
-//! What Gatehouse leaves where others could read it (issue 15, item 10): debug logs (stderr, which assistants
-//! keep) never carry a tool's result or arguments, and the files it writes — `GATEHOUSE_HOME`, the grants
-//! database, the token file, exported files — are this user's only.
+//! What Gatehouse leaves where others could read it (issue 15, item 10): the files it writes — `GATEHOUSE_HOME`, the grants
+//! database, the token file, exported files — are this user's only. That debug logs (stderr, which
+//! assistants keep) never carry a tool's result or arguments is tested on the real binary's stderr
+//! (tests/e2e/stdio.rs), where no other test's logging can interfere.
 
-use crate::support::{self, Harness};
-
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+use crate::support;
 
 use gatehouse_core::auth::{Secret, StoredAccount, TokenStore};
 use gatehouse_core::limits::local_files::LocalFiles;
-use gatehouse_core::mcp::McpServer;
-use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
-use serde_json::json;
-
-/// A cell value and an argument only the person should ever see.
-const CELL: &str = "Ada's salary is 98765 (private)";
-const SHEET: &str = "Payroll-7f3a";
-
-/// A `tracing` writer into a shared buffer.
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Everything logged, with `GATEHOUSE_LOG=setting`, while an assistant reads the payroll sheet over MCP.
-async fn logged_while_reading(setting: &str) -> String {
-    let buffer = Buffer::default();
-    let writer = buffer.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_env_filter(gatehouse_core::logging::filter(Some(setting)))
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    // The test runs on one thread (tokio's current-thread runtime), so every task logs here.
-    let _guard = tracing::subscriber::set_default(subscriber);
-
-    let h = Harness::new().await;
-    let id = h.google.world().create_spreadsheet(SHEET, &[("Data", vec![vec![json!(CELL)]])], &h.owner());
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    let server = McpServer::new(h.engine.clone());
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = ().serve(client_io).await.expect("connect");
-    let arguments = json!({ "spreadsheet_id": id, "sheet": "Data" }).as_object().cloned();
-    let mut request = CallToolRequestParams::new("get_sheet_data");
-    request.arguments = arguments;
-    let result = client.peer().call_tool(request).await.expect("the call");
-    let text = serde_json::to_string(&result).unwrap();
-    assert!(text.contains("98765"), "the assistant got the cell: {text}");
-    client.cancel().await.expect("close");
-    String::from_utf8_lossy(&buffer.0.lock().unwrap()).into_owned()
-}
-
-#[tokio::test]
-async fn debug_logs_never_carry_a_tool_result_or_its_arguments() {
-    for setting in ["debug", "trace", "debug,rmcp=debug"] {
-        let logged = logged_while_reading(setting).await;
-        assert!(logged.contains("tool call"), "{setting}: logging was on:\n{logged}");
-        assert!(!logged.contains("98765"), "{setting}: the cell reached the log:\n{logged}");
-        assert!(!logged.contains("\"sheet\""), "{setting}: the arguments reached the log:\n{logged}");
-    }
-    // Asked for by name, rmcp's whole messages do appear: the test would see a leak.
-    let traced = logged_while_reading("info,rmcp=trace").await;
-    assert!(traced.contains("98765"), "rmcp=trace shows messages:\n{traced}");
-}
 
 #[cfg(unix)]
 mod modes {
@@ -92,14 +23,14 @@ mod modes {
     async fn gatehouse_home_is_created_0700_and_a_loose_one_is_narrowed() {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("gatehouse");
-        gatehouse_core::approval::store::Store::open(&home.join("gatehouse.db")).await.expect("open");
+        crate::support::open_store(&home.join("gatehouse.db")).await.expect("open");
         assert_eq!(mode(&home), 0o700);
         assert_eq!(mode(&home.join("gatehouse.db")), 0o600);
 
         let loose = dir.path().join("loose");
         std::fs::create_dir(&loose).unwrap();
         std::fs::set_permissions(&loose, std::fs::Permissions::from_mode(0o755)).unwrap();
-        gatehouse_core::approval::store::Store::open(&loose.join("gatehouse.db")).await.expect("open");
+        crate::support::open_store(&loose.join("gatehouse.db")).await.expect("open");
         assert_eq!(mode(&loose), 0o700);
     }
 

@@ -14,6 +14,7 @@ mod sheets_common;
 mod store_engine;
 mod support;
 
+mod answers;
 mod approval_evaluators;
 mod approval_never;
 mod approval_properties;
@@ -27,6 +28,7 @@ mod arguments_bounds;
 mod assistant_connected;
 mod assistants_http;
 mod assistants_store;
+mod audit_group_commit;
 mod audit_intent;
 mod auth_adc;
 mod auth_login;
@@ -75,11 +77,14 @@ mod gmail_labels;
 mod gmail_read;
 mod gmail_send;
 mod google_client;
+mod google_forms;
+mod google_mcp;
 mod leaks;
 // Real symbolic links: Unix only (making one on Windows takes a privilege most users lack).
 #[cfg(unix)]
 mod local_links;
 mod resources_gated;
+mod seals;
 mod settings;
 mod sheets_chart;
 mod sheets_find;

@@ -215,6 +215,7 @@ async fn over_a_relay_the_host_decides_a_resource_read_and_refuses_one_outside_t
         },
         retry_marked: false,
         request: None,
+        origin: None,
     };
 
     // Outside `--tools docs-read`: refused by the host, nobody asked, nothing recorded.

@@ -24,11 +24,13 @@ const TTL: Duration = Duration::from_secs(600);
 pub struct Store {
     key: [u8; 32],
     pending: HashSet<String>,
+    /// The tool lists' changes while the emulator runs (see `changes`).
+    pub changes: super::Changes,
 }
 
 impl Default for Store {
     fn default() -> Self {
-        Self { key: rand::rng().random(), pending: HashSet::new() }
+        Self { key: rand::rng().random(), pending: HashSet::new(), changes: super::Changes::default() }
     }
 }
 

@@ -46,6 +46,7 @@
 //! See `server` and `crates/google-fake/MCP.md` for which calls ask, the form, and the `requestState`.
 
 mod approval;
+mod changes;
 mod guard;
 mod server;
 mod tools;
@@ -59,10 +60,11 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use crate::Shared;
 
 pub use approval::Store;
+pub use changes::Changes;
 pub use guard::NOT_AGENTIC;
 
 /// A Workspace product with an MCP server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Product {
     Sheets,
     Docs,

@@ -583,9 +583,21 @@ impl ServerHandler for GoogleMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools =
-            tools::catalogue(self.product).iter().filter(|tool| self.offers(tool)).map(|tool| tool.tool.clone());
-        Ok(ListToolsResult::with_all_items(tools.collect()))
+        let world = self.shared.lock();
+        let changes = &world.mcp.changes;
+        let tools = tools::catalogue(self.product)
+            .iter()
+            .filter(|tool| self.offers(tool) && !changes.is_hidden(self.product, tool.name))
+            .map(|tool| {
+                let mut shown = tool.tool.clone();
+                if let Some(description) = changes.description(self.product, tool.name) {
+                    shown.description = Some(description.to_owned().into());
+                }
+                shown
+            });
+        let mut list = ListToolsResult::with_all_items(tools.collect());
+        list.ttl_ms = changes.list_ttl_ms();
+        Ok(list)
     }
 
     async fn call_tool(
@@ -593,7 +605,8 @@ impl ServerHandler for GoogleMcp {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(tool) = tools::find(self.product, &request.name) else {
+        let hidden = self.shared.lock().mcp.changes.is_hidden(self.product, &request.name);
+        let Some(tool) = tools::find(self.product, &request.name).filter(|_| !hidden) else {
             return Err(ErrorData::invalid_params(format!("Unknown tool: {}", request.name), None));
         };
         if !self.offers(tool) {

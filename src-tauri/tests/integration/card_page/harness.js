@@ -1,6 +1,8 @@
 // Runs the card page (ui/card.js) in Node over a small stand-in for the DOM it uses, fed the queue the card
 // window gets (JSON on stdin), and prints what a person would see and what the page answered, as JSON.
 // Usage: node harness.js CARD_HTML CARD_JS < queue.json
+//        node harness.js CARD_HTML CARD_JS form FILL_JSON < queue.json   (Google's form: its controls, filled
+//        in as FILL_JSON says, one entry per field: {"value": …}, {"checked": true} or {"checked": [values]})
 "use strict";
 
 const fs = require("fs");
@@ -152,8 +154,73 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 const $ = (id) => elements[id];
 const escape = () => (documentListeners.keydown || []).forEach((fn) => fn({ key: "Escape", preventDefault() {} }));
 
+// A control of Google's form as a person meets it: what it is, its limits, its label and help.
+function describeField(wrap) {
+  const [label, ...rest] = wrap.children;
+  const help = rest.find((child) => child.className === "field-help");
+  const control = rest[rest.length - 1];
+  const described = {
+    label: label.textContent,
+    labelFor: label.htmlFor,
+    help: help ? help.textContent : null,
+    describedBy: control.attributes["aria-describedby"] || null,
+    tag: control.tagName,
+    id: control.id
+  };
+  for (const key of ["type", "required", "min", "max", "step", "minLength", "maxLength", "value", "checked"]) {
+    if (control[key] !== undefined) described[key] = control[key];
+  }
+  if (control.tagName === "SELECT") {
+    described.options = control.children.map((option) => ({ value: option.value, text: option.textContent }));
+  }
+  if (control.tagName === "DIV") {
+    described.options = control.children.map((label) => ({
+      value: label.children[0].value,
+      type: label.children[0].type,
+      checked: label.children[0].checked,
+      text: label.textContent
+    }));
+  }
+  return described;
+}
+
+function fillField(wrap, fill) {
+  const control = wrap.children[wrap.children.length - 1];
+  if (control.tagName === "DIV") {
+    for (const label of control.children) label.children[0].checked = fill.checked.includes(label.children[0].value);
+  } else if ("checked" in fill) {
+    control.checked = fill.checked;
+  } else {
+    control.value = fill.value;
+  }
+}
+
+async function formScenario(fills) {
+  const report = {
+    formHidden: $("google-form").hidden,
+    message: $("google-message").textContent,
+    tooHidden: $("google-too").hidden,
+    allow: $("allow-once").textContent,
+    alwaysHidden: $("always").hidden,
+    notGrantable: $("not-grantable").textContent,
+    fields: $("google-fields").children.map(describeField)
+  };
+  $("google-fields").children.forEach((wrap, i) => fillField(wrap, fills[i]));
+  $("allow-once").click();
+  await settle();
+  report.answers = answers.slice();
+  report.htmlWrites = htmlWrites;
+  return report;
+}
+
 (async () => {
   vm.runInContext(script, context, { filename: "card.js" });
+  if (process.argv[4] === "form") {
+    await settle();
+    await settle();
+    process.stdout.write(JSON.stringify(await formScenario(JSON.parse(process.argv[5]))));
+    return;
+  }
   await settle();
   await settle();
   const report = {

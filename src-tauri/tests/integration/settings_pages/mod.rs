@@ -56,7 +56,14 @@ pub async fn page(setup: Setup) -> Page {
 pub async fn page_on(setup: Setup, google: Option<(&str, &str)>) -> Page {
     let home = tempfile::tempdir().expect("temp dir");
     let store = match setup.store {
-        true => Some(Store::open(&home.path().join(DATABASE_FILE)).await.expect("the approvals database opens")),
+        true => Some(
+            Store::open_with(
+                &home.path().join(DATABASE_FILE),
+                gatehouse_core::approval::store::StoreOptions::with_key([0x5a; 32]),
+            )
+            .await
+            .expect("the approvals database opens"),
+        ),
         false => None,
     };
     let mut config = Config::with_home(home.path());

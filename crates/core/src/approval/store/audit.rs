@@ -12,8 +12,9 @@ use super::chain::{
     GENESIS, canonical_value, outcome_columns, parse_outcome, parse_time, parse_verdict, record_hash, time_text,
     verdict_text,
 };
-use super::{Store, StoreError};
-use crate::approval::model::{AuditEntry, CallOutcome, DecisionSource, Verdict};
+use super::seal::{RowKey, Seal};
+use super::{Store, StoreError, audit_batch};
+use crate::approval::model::{AnswerChannel, AuditEntry, CallOutcome, DecisionSource, Verdict};
 
 /// An entry as it sits in the chain.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,10 +72,11 @@ pub enum SourceKind {
     Withdrawn,
     Shutdown,
     AgentName,
+    GoogleForm,
 }
 
 impl SourceKind {
-    pub const ALL: [SourceKind; 12] = [
+    pub const ALL: [SourceKind; 13] = [
         SourceKind::Person,
         SourceKind::Grant,
         SourceKind::Policy,
@@ -87,6 +89,7 @@ impl SourceKind {
         SourceKind::Withdrawn,
         SourceKind::Shutdown,
         SourceKind::AgentName,
+        SourceKind::GoogleForm,
     ];
 
     /// The source's text in the log (`grant` for `grant:<id>`).
@@ -104,6 +107,7 @@ impl SourceKind {
             SourceKind::Withdrawn => "withdrawn",
             SourceKind::Shutdown => "shutdown",
             SourceKind::AgentName => "agent-name",
+            SourceKind::GoogleForm => "google-form",
         }
     }
 
@@ -121,6 +125,7 @@ impl SourceKind {
             DecisionSource::Withdrawn => SourceKind::Withdrawn,
             DecisionSource::Shutdown => SourceKind::Shutdown,
             DecisionSource::AgentName => SourceKind::AgentName,
+            DecisionSource::GoogleForm => SourceKind::GoogleForm,
         }
     }
 }
@@ -140,7 +145,7 @@ impl std::str::FromStr for SourceKind {
 macro_rules! audit_columns {
     () => {
         "seq, time, agent, tool, arguments, target, verdict, source, outcome, outcome_detail, duration_ms, \
-         prev_hash, hash, agent_self_reported"
+         prev_hash, hash, agent_self_reported, answered_via"
     };
 }
 pub(super) use audit_columns;
@@ -163,6 +168,8 @@ pub(super) struct AuditRow {
     pub hash: String,
     /// 1: `agent` is only the name the client gave of itself (see [`crate::approval::model::Agent`]).
     agent_self_reported: i64,
+    /// Where the card was answered (`AnswerChannel::to_column`), when one was.
+    answered_via: Option<String>,
 }
 
 impl AuditRow {
@@ -179,6 +186,7 @@ impl AuditRow {
             outcome: parse_outcome(&self.outcome, self.outcome_detail.clone())
                 .ok_or_else(|| format!("its outcome {:?}", self.outcome))?,
             duration_ms: u64::try_from(self.duration_ms).map_err(|e| format!("its duration: {e}"))?,
+            answered_via: parse_channel(self.answered_via.as_deref())?,
         })
     }
 
@@ -208,6 +216,8 @@ struct PendingRow {
     source: String,
     /// 1: `agent` is only the name the client gave of itself (see [`crate::approval::model::Agent`]).
     agent_self_reported: i64,
+    /// Where the card was answered, when one was: an interrupted call's record still says so.
+    answered_via: Option<String>,
 }
 
 impl PendingRow {
@@ -223,8 +233,14 @@ impl PendingRow {
             source: DecisionSource::try_from(self.source.clone()).map_err(|e| format!("its source: {e}"))?,
             outcome: CallOutcome::Interrupted,
             duration_ms: 0,
+            answered_via: parse_channel(self.answered_via.as_deref())?,
         })
     }
+}
+
+/// The `answered_via` column (in `audit` and `audit_pending` alike).
+fn parse_channel(column: Option<&str>) -> Result<Option<AnswerChannel>, String> {
+    column.map(AnswerChannel::from_column).transpose().map_err(|e| format!("its answer channel: {e}"))
 }
 
 /// The caller as its `agent` and `agent_self_reported` columns keep it (in `audit` and `audit_pending` alike).
@@ -234,26 +250,62 @@ fn stored_agent(name: &Option<String>, self_reported: i64) -> Option<crate::appr
 
 /// What is stored and hashed of an entry: its duration within SQLite's signed integer (no call lasts 292
 /// million years, but the hash must cover what is stored, so clamp before hashing), its arguments canonical.
-fn stored_form(mut entry: AuditEntry) -> AuditEntry {
+pub(super) fn stored_form(mut entry: AuditEntry) -> AuditEntry {
     entry.duration_ms = entry.duration_ms.min(i64::MAX as u64);
     entry.arguments = canonical_value(&entry.arguments);
     entry
 }
 
-/// Appends `entry` to the end of the chain within `tx`.
-async fn append_in(
+/// The seal of the audit head at (`seq`, `hash`) (see `seal`): it authenticates the chain's end, and so,
+/// through the hashes, every record before it.
+pub(super) fn head_tag(key: &RowKey, seq: i64, hash: &str) -> Option<String> {
+    key.tag("audit_head", &[Some(&seq.to_string()), Some(hash)])
+}
+
+/// What the head's seal says.
+pub(super) fn head_seal(key: &RowKey, seq: i64, hash: &str, mac: Option<&str>) -> Seal {
+    key.check("audit_head", &[Some(&seq.to_string()), Some(hash)], mac)
+}
+
+/// Seals the head if it has no seal yet (a log from before seals, see `seal`).
+pub(super) async fn seal_unsealed(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
     path: &Path,
+    key: &RowKey,
+) -> Result<usize, StoreError> {
+    let head: Option<(i64, String)> = sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1 AND mac IS NULL")
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(StoreError::query(path, "read the end of the audit log"))?;
+    let Some((seq, hash)) = head else { return Ok(0) };
+    sqlx::query("UPDATE audit_head SET mac = ?1 WHERE id = 1")
+        .bind(head_tag(key, seq, &hash))
+        .execute(&mut **tx)
+        .await
+        .map_err(StoreError::query(path, "seal the end of the audit log"))?;
+    Ok(1)
+}
+
+/// Appends `entry` to the end of the chain within `tx`.
+pub(super) async fn append_in(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    path: &Path,
+    key: &RowKey,
     entry: AuditEntry,
 ) -> Result<AuditRecord, StoreError> {
     // The head is where the chain ends; a log whose tail was cut still continues from there, so the gap
     // stays visible to `verify_audit`.
-    let head: Option<(i64, String)> = sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1")
-        .fetch_optional(&mut **tx)
-        .await
-        .map_err(StoreError::query(path, "read the end of the audit log"))?;
-    let head = match head {
-        Some(head) => Some(head),
+    let sealed_head: Option<(i64, String, Option<String>)> =
+        sqlx::query_as("SELECT seq, hash, mac FROM audit_head WHERE id = 1")
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(StoreError::query(path, "read the end of the audit log"))?;
+    // The new head is sealed only when the old one was (or there was none): a head whose seal is wrong (the
+    // chain rewritten to match it) is never sealed over, so `audit verify` keeps saying so.
+    let keep_sealing =
+        sealed_head.as_ref().is_none_or(|(seq, hash, mac)| head_seal(key, *seq, hash, mac.as_deref()).verified());
+    let head = match sealed_head {
+        Some((seq, hash, _)) => Some((seq, hash)),
         None => sqlx::query_as("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")
             .fetch_optional(&mut **tx)
             .await
@@ -271,7 +323,7 @@ async fn append_in(
     sqlx::query(concat!(
         "INSERT INTO audit (",
         audit_columns!(),
-        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
     ))
     .bind(seq)
     .bind(time_text(&entry.time))
@@ -287,15 +339,18 @@ async fn append_in(
     .bind(&prev_hash)
     .bind(&hash)
     .bind(i64::from(entry.agent.as_ref().is_some_and(|agent| agent.self_reported)))
+    .bind(entry.answered_via.as_ref().map(AnswerChannel::to_column))
     .execute(&mut **tx)
     .await
     .map_err(StoreError::query(path, "append to the audit log"))?;
+    let tag = if keep_sealing { head_tag(key, seq, &hash) } else { None };
     sqlx::query(
-        "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?1, ?2) \
-         ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+        "INSERT INTO audit_head (id, seq, hash, mac) VALUES (1, ?1, ?2, ?3) \
+         ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, mac = excluded.mac",
     )
     .bind(seq)
     .bind(&hash)
+    .bind(tag)
     .execute(&mut **tx)
     .await
     .map_err(StoreError::query(path, "move the end of the audit log"))?;
@@ -321,8 +376,8 @@ impl Store {
             let arguments = serde_json::to_string(&entry.arguments)
                 .map_err(|e| StoreError::Interrupted { path: path.display().to_string(), detail: e.to_string() })?;
             let id: i64 = sqlx::query_scalar(
-                "INSERT INTO audit_pending (pid, time, agent, tool, arguments, target, verdict, source, agent_self_reported) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
+                "INSERT INTO audit_pending (pid, time, agent, tool, arguments, target, verdict, source, agent_self_reported, answered_via) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
             )
             .bind(i64::from(std::process::id()))
             .bind(time_text(&entry.time))
@@ -333,6 +388,7 @@ impl Store {
             .bind(verdict_text(entry.verdict))
             .bind(entry.source.to_string())
             .bind(i64::from(entry.agent.as_ref().is_some_and(|agent| agent.self_reported)))
+            .bind(entry.answered_via.as_ref().map(AnswerChannel::to_column))
             .fetch_one(&inner.pool)
             .await
             .map_err(StoreError::query(path, "record a call before it runs"))?;
@@ -355,16 +411,27 @@ impl Store {
                 .begin_with("BEGIN IMMEDIATE")
                 .await
                 .map_err(StoreError::query(path, "start an audit write"))?;
-            let record = append_in(&mut tx, path, entry).await?;
-            if let Some(PendingAudit(id)) = pending {
-                sqlx::query("DELETE FROM audit_pending WHERE id = ?1")
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(StoreError::query(path, "complete a pending audit record"))?;
+            // Reads' records waiting for a group commit go first, in this commit (see `audit_batch`).
+            let queued = audit_batch::append_queued_in(&mut tx, &inner).await?;
+            let appended = async {
+                let record = append_in(&mut tx, path, &inner.key, entry).await?;
+                if let Some(PendingAudit(id)) = pending {
+                    sqlx::query("DELETE FROM audit_pending WHERE id = ?1")
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(StoreError::query(path, "complete a pending audit record"))?;
+                }
+                Ok(record)
             }
-            tx.commit().await.map_err(StoreError::query(path, "save an audit record"))?;
-            Ok(record)
+            .await;
+            match appended {
+                Ok(record) => audit_batch::commit_or_restore(tx, &inner, queued).await.map(|()| record),
+                Err(error) => {
+                    inner.audit_queue.restore(queued);
+                    Err(error)
+                }
+            }
         })
         .await
     }
@@ -382,7 +449,7 @@ impl Store {
                 .await
                 .map_err(StoreError::query(path, "start an audit write"))?;
             let rows: Vec<PendingRow> = sqlx::query_as(
-                "SELECT id, pid, time, agent, tool, arguments, target, verdict, source, agent_self_reported FROM audit_pending ORDER BY id",
+                "SELECT id, pid, time, agent, tool, arguments, target, verdict, source, agent_self_reported, answered_via FROM audit_pending ORDER BY id",
             )
             .fetch_all(&mut *tx)
             .await
@@ -397,7 +464,7 @@ impl Store {
                 let entry = row.interrupted().map_err(|detail| {
                     StoreError::unreadable(path, format!("pending audit record {}", row.id), detail)
                 })?;
-                append_in(&mut tx, path, stored_form(entry)).await?;
+                append_in(&mut tx, path, &inner.key, stored_form(entry)).await?;
                 sqlx::query("DELETE FROM audit_pending WHERE id = ?1")
                     .bind(row.id)
                     .execute(&mut *tx)
@@ -418,7 +485,7 @@ impl Store {
     pub async fn pending_audit(&self) -> Result<Vec<AuditEntry>, StoreError> {
         let inner = &self.inner;
         let rows: Vec<PendingRow> = sqlx::query_as(
-            "SELECT id, pid, time, agent, tool, arguments, target, verdict, source, agent_self_reported FROM audit_pending ORDER BY id",
+            "SELECT id, pid, time, agent, tool, arguments, target, verdict, source, agent_self_reported, answered_via FROM audit_pending ORDER BY id",
         )
         .fetch_all(&inner.pool)
         .await
@@ -445,6 +512,8 @@ impl Store {
         query: &AuditQuery,
         matching: &AuditMatch,
     ) -> Result<Vec<AuditRecord>, StoreError> {
+        // This process's reads waiting for their group commit are part of the log it shows.
+        self.flush_audit().await?;
         let inner = &self.inner;
         let text = matching.text.as_deref().map(str::trim).filter(|text| !text.is_empty());
         let rows: Vec<AuditRow> = sqlx::query_as(concat!(
@@ -472,6 +541,7 @@ impl Store {
     /// Writes the whole log to `writer` as JSON Lines, oldest first, one `AuditRecord` per line, and returns
     /// how many records were written. Reads one consistent snapshot, so appends meanwhile are not included.
     pub async fn export_audit<W: AsyncWrite + Unpin>(&self, writer: &mut W) -> Result<u64, StoreError> {
+        self.flush_audit().await?;
         let inner = &self.inner;
         let path = &inner.path;
         let mut tx = inner.pool.begin().await.map_err(StoreError::query(path, "read the audit log"))?;

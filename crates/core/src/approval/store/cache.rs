@@ -67,43 +67,21 @@ impl Store {
     }
 
     /// Keeps `entry` under `key` (replacing what was there), and drops every result stored before
-    /// `expired_before`, so the cache holds no more than one TTL's worth of answers.
+    /// `expired_before`, so the cache holds no more than one TTL's worth of answers. `entry` comes back
+    /// whatever happened: its result is bound to the statement where it is, not copied.
     pub async fn keep_result(
         &self,
         key: CacheKey,
         entry: CachedResult,
         expired_before: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        self.write(move |inner| async move {
-            let mut tx =
-                inner.pool.begin().await.map_err(StoreError::query(&inner.path, "update the response cache"))?;
-            sqlx::query("DELETE FROM response_cache WHERE stored < ?1")
-                .bind(time_text(&expired_before))
-                .execute(&mut *tx)
-                .await
-                .map_err(StoreError::query(&inner.path, "drop expired cached results"))?;
-            sqlx::query(
-                "INSERT INTO response_cache (account, tool, arguments, target, parents, version, stored, result) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
-                 ON CONFLICT (account, tool, arguments) DO UPDATE SET target = excluded.target, \
-                 parents = excluded.parents, version = excluded.version, stored = excluded.stored, \
-                 result = excluded.result",
-            )
-            .bind(key.account)
-            .bind(key.tool)
-            .bind(key.arguments)
-            .bind(entry.target)
-            .bind(entry.parents.join(","))
-            .bind(entry.version)
-            .bind(time_text(&entry.stored))
-            .bind(entry.result)
-            .execute(&mut *tx)
-            .await
-            .map_err(StoreError::query(&inner.path, "keep a cached result"))?;
-            tx.commit().await.map_err(StoreError::query(&inner.path, "update the response cache"))?;
-            Ok(())
-        })
-        .await
+    ) -> (Result<(), StoreError>, CachedResult) {
+        // Written on the caller's task, not the writer's own (see `Store::write`): nothing follows this commit,
+        // so a caller giving up only rolls it back, and the entry stays here to be given back.
+        let kept = {
+            let _writer = self.inner.writer.lock().await;
+            keep_in(&self.inner, key, &entry, expired_before).await
+        };
+        (kept, entry)
     }
 
     /// Drops the cached results `which` names, for every account; how many were dropped.
@@ -130,4 +108,39 @@ impl Store {
         })
         .await
     }
+}
+
+/// [`Store::keep_result`]'s transaction, borrowing the entry.
+async fn keep_in(
+    inner: &super::Inner,
+    key: CacheKey,
+    entry: &CachedResult,
+    expired_before: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    let mut tx = inner.pool.begin().await.map_err(StoreError::query(&inner.path, "update the response cache"))?;
+    sqlx::query("DELETE FROM response_cache WHERE stored < ?1")
+        .bind(time_text(&expired_before))
+        .execute(&mut *tx)
+        .await
+        .map_err(StoreError::query(&inner.path, "drop expired cached results"))?;
+    sqlx::query(
+        "INSERT INTO response_cache (account, tool, arguments, target, parents, version, stored, result) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+         ON CONFLICT (account, tool, arguments) DO UPDATE SET target = excluded.target, \
+         parents = excluded.parents, version = excluded.version, stored = excluded.stored, \
+         result = excluded.result",
+    )
+    .bind(key.account)
+    .bind(key.tool)
+    .bind(key.arguments)
+    .bind(&entry.target)
+    .bind(entry.parents.join(","))
+    .bind(&entry.version)
+    .bind(time_text(&entry.stored))
+    .bind(entry.result.as_str())
+    .execute(&mut *tx)
+    .await
+    .map_err(StoreError::query(&inner.path, "keep a cached result"))?;
+    tx.commit().await.map_err(StoreError::query(&inner.path, "update the response cache"))?;
+    Ok(())
 }

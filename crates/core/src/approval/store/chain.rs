@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::approval::model::{AuditEntry, CallOutcome, Verdict};
+use crate::approval::model::{AnswerChannel, AuditEntry, CallOutcome, Verdict};
 
 /// The `prev_hash` of record 1.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -32,6 +32,9 @@ struct Canonical<'a> {
     outcome: &'static str,
     outcome_detail: Option<&'a str>,
     duration_ms: u64,
+    /// Left out when unset, so records from before the column hash as they always did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answered_via: Option<String>,
 }
 
 /// SHA-256, as 64 lowercase hex digits, of the canonical JSON of (`seq`, `prev_hash`, `entry`).
@@ -51,6 +54,7 @@ pub fn record_hash(seq: i64, prev_hash: &str, entry: &AuditEntry) -> Result<Stri
         outcome,
         outcome_detail,
         duration_ms: entry.duration_ms,
+        answered_via: entry.answered_via.as_ref().map(AnswerChannel::to_column),
     };
     let mut hasher = HashWriter(Sha256::new());
     serde_json::to_writer(&mut hasher, &canonical)?;
@@ -151,6 +155,7 @@ mod tests {
             source: DecisionSource::Grant("g1".into()),
             outcome: CallOutcome::Ok,
             duration_ms: 12,
+            answered_via: None,
         }
     }
 
@@ -170,6 +175,9 @@ mod tests {
         let mut says_it_is = a.clone();
         says_it_is.agent = Some(crate::approval::model::Agent::self_reported("claude"));
         assert_ne!(hash, record_hash(1, GENESIS, &says_it_is).unwrap(), "who the agent is is part of the record");
+        let mut on_terminal = a.clone();
+        on_terminal.answered_via = Some(AnswerChannel::Terminal { pid: Some(7), exe: None });
+        assert_ne!(hash, record_hash(1, GENESIS, &on_terminal).unwrap(), "the answer's channel is covered");
     }
 
     #[test]

@@ -25,6 +25,11 @@ pub enum StoreError {
     )]
     Unreadable { path: String, what: String, detail: String },
 
+    #[error(
+        "The grant {id} was not saved in the approvals database at {path}: {reason}. Standing approvals are made on an approval card; the administrator's come from the policy file."
+    )]
+    RefusedGrant { path: String, id: String, reason: String },
+
     #[error("A grant with id {id} is already in the approvals database at {path}: make the new grant with a new id.")]
     DuplicateGrant { path: String, id: String },
 

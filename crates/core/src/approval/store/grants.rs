@@ -7,14 +7,16 @@ use chrono::{DateTime, Utc};
 use sqlx::SqlitePool;
 
 use super::chain::{parse_time, time_text};
-use super::{Candidates, Store, StoreError};
+use super::seal::{RowKey, Seal};
+use super::trust::{IgnoredGrant, refusal};
+use super::{Candidates, Inner, Store, StoreError};
 use crate::approval::model::{Agent, Constraint, Grant, Owner};
 
 /// The columns of `grants` in `GrantRow` order, as a literal so queries stay `&'static str`.
 macro_rules! grant_columns {
     () => {
         "id, owner_kind, owner_account, tool, agent, constraint_kind, constraint_value, unattended, created, \
-         expires, revoked, last_used, use_count, fingerprint, agent_self_reported, target_name"
+         expires, revoked, last_used, use_count, fingerprint, agent_self_reported, target_name, mac"
     };
 }
 
@@ -38,9 +40,52 @@ struct GrantRow {
     /// 1: the grant is for a client that says it is `agent`, not for the registered assistant of that name.
     agent_self_reported: i64,
     target_name: Option<String>,
+    /// The row's seal (see `seal`): `None` when written before seals, or without a key.
+    mac: Option<String>,
+}
+
+/// The columns of a grant its seal covers: everything a decision reads, and its revocation (so a revoked
+/// grant can't be brought back). Not its use count or last use, which every covered call updates, nor the
+/// target's name, which is only words.
+fn sealed_fields(grant: &Grant) -> [Option<String>; 12] {
+    let (owner_kind, owner_account) = match &grant.owner {
+        Owner::User(account) => ("user", Some(account.clone())),
+        Owner::Platform => ("platform", None),
+    };
+    [
+        Some(grant.id.clone()),
+        Some(owner_kind.to_owned()),
+        owner_account,
+        Some(grant.tool.clone()),
+        grant.agent.as_ref().map(|agent| agent.name.clone()),
+        Some(grant.agent.as_ref().is_some_and(|agent| agent.self_reported).to_string()),
+        grant.constraint.as_ref().map(|c| format!("{}:{}", c.kind.len(), c.kind) + &c.value),
+        Some(grant.unattended.to_string()),
+        Some(time_text(&grant.created)),
+        grant.expires.as_ref().map(time_text),
+        grant.revoked.as_ref().map(time_text),
+        Some(grant.fingerprint.clone()),
+    ]
+}
+
+/// The seal `grant` gets with `key` (`None` without one).
+fn grant_tag(key: &RowKey, grant: &Grant) -> Option<String> {
+    let fields = sealed_fields(grant);
+    let fields: Vec<Option<&str>> = fields.iter().map(Option::as_deref).collect();
+    key.tag("grant", &fields)
 }
 
 impl GrantRow {
+    /// The grant and what its seal says.
+    fn into_checked(self, path: &Path, key: &RowKey) -> Result<(Grant, Seal), StoreError> {
+        let mac = self.mac.clone();
+        let grant = self.into_grant(path)?;
+        let fields = sealed_fields(&grant);
+        let fields: Vec<Option<&str>> = fields.iter().map(Option::as_deref).collect();
+        let seal = key.check("grant", &fields, mac.as_deref());
+        Ok((grant, seal))
+    }
+
     fn into_grant(self, path: &Path) -> Result<Grant, StoreError> {
         let id = self.id;
         let bad = |detail: String| StoreError::unreadable(path, format!("grant {id}"), detail);
@@ -83,8 +128,12 @@ pub struct IndexSync {
     pub joined: usize,
 }
 
-/// The grants that are not revoked, oldest first: what the index starts from.
-pub(super) async fn load_active(pool: &SqlitePool, path: &Path) -> Result<Vec<Grant>, StoreError> {
+/// The grants that are not revoked, oldest first, with what their seals say: what the index starts from.
+pub(super) async fn load_active(
+    pool: &SqlitePool,
+    path: &Path,
+    key: &RowKey,
+) -> Result<Vec<(Grant, Seal)>, StoreError> {
     let rows: Vec<GrantRow> = sqlx::query_as(concat!(
         "SELECT ",
         grant_columns!(),
@@ -93,7 +142,57 @@ pub(super) async fn load_active(pool: &SqlitePool, path: &Path) -> Result<Vec<Gr
     .fetch_all(pool)
     .await
     .map_err(StoreError::query(path, "read its grants"))?;
-    rows.into_iter().map(|row| row.into_grant(path)).collect()
+    rows.into_iter().map(|row| row.into_checked(path, key)).collect()
+}
+
+/// Seals every grant row that has no seal yet (the rows from before seals, see `seal`).
+pub(super) async fn seal_unsealed(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    path: &Path,
+    key: &RowKey,
+) -> Result<usize, StoreError> {
+    let rows: Vec<GrantRow> = sqlx::query_as(concat!("SELECT ", grant_columns!(), " FROM grants WHERE mac IS NULL"))
+        .fetch_all(&mut **tx)
+        .await
+        .map_err(StoreError::query(path, "read its grants"))?;
+    let count = rows.len();
+    for row in rows {
+        let grant = row.into_grant(path)?;
+        sqlx::query("UPDATE grants SET mac = ?2 WHERE id = ?1")
+            .bind(&grant.id)
+            .bind(grant_tag(key, &grant))
+            .execute(&mut **tx)
+            .await
+            .map_err(StoreError::query(path, "seal its grants"))?;
+    }
+    Ok(count)
+}
+
+impl Inner {
+    /// The grants of `read` the store honours (see `trust`). Each one refused is recorded as ignored and
+    /// logged the first time it is met, so someone planting rows is seen in the log.
+    pub(super) fn admit(&self, read: Vec<(Grant, Seal)>, now: DateTime<Utc>) -> Vec<Grant> {
+        let mut honoured = Vec::with_capacity(read.len());
+        for (grant, seal) in read {
+            match refusal(&grant, self.max_days, &seal, now) {
+                None => honoured.push(grant),
+                Some(reason) => {
+                    let mut ignored = self.ignored.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if !ignored.contains_key(&grant.id) {
+                        let row = IgnoredGrant { id: grant.id.clone(), tool: grant.tool.clone(), reason };
+                        tracing::warn!(path = %self.path.display(), "{row}");
+                        ignored.insert(grant.id.clone(), row);
+                    }
+                }
+            }
+        }
+        honoured
+    }
+
+    /// The ids of the rows found untrustworthy so far.
+    fn ignored_ids(&self) -> Vec<String> {
+        self.ignored.read().unwrap_or_else(std::sync::PoisonError::into_inner).keys().cloned().collect()
+    }
 }
 
 impl Store {
@@ -106,6 +205,19 @@ impl Store {
     /// Saves a new grant; once this returns, `candidates` includes it (unless it is already revoked).
     pub async fn insert_grant(&self, grant: &Grant) -> Result<(), StoreError> {
         let grant = grant.clone();
+        // The same rules as for a row read back: a grant the store would ignore is never written (without a
+        // key to seal it with, none is).
+        let seal = match self.inner.key.unavailable() {
+            None => Seal::Verified,
+            Some(why) => Seal::Unchecked(why.to_owned()),
+        };
+        if let Some(reason) = refusal(&grant, self.inner.max_days, &seal, Utc::now()) {
+            return Err(StoreError::RefusedGrant {
+                path: self.inner.path.display().to_string(),
+                id: grant.id.clone(),
+                reason,
+            });
+        }
         self.write(move |inner| async move {
             let (owner_kind, owner_account) = match &grant.owner {
                 Owner::User(account) => ("user", Some(account.as_str())),
@@ -115,7 +227,7 @@ impl Store {
             let result = sqlx::query(concat!(
                 "INSERT INTO grants (",
                 grant_columns!(),
-                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
             ))
             .bind(&grant.id)
             .bind(owner_kind)
@@ -133,6 +245,7 @@ impl Store {
             .bind(&grant.fingerprint)
             .bind(i64::from(grant.agent.as_ref().is_some_and(|agent| agent.self_reported)))
             .bind(&grant.target_name)
+            .bind(grant_tag(&inner.key, &grant))
             .execute(&inner.pool)
             .await;
             match result {
@@ -156,9 +269,26 @@ impl Store {
     pub async fn revoke_grant(&self, id: &str, at: DateTime<Utc>) -> Result<bool, StoreError> {
         let id = id.to_owned();
         self.write(move |inner| async move {
-            let done = sqlx::query("UPDATE grants SET revoked = ?2 WHERE id = ?1 AND revoked IS NULL")
+            // The seal covers the revocation, so it is sealed anew (a row that was not Gatehouse's is sealed as
+            // revoked: it then applies even less).
+            let row: Option<GrantRow> =
+                sqlx::query_as(concat!("SELECT ", grant_columns!(), " FROM grants WHERE id = ?1 AND revoked IS NULL"))
+                    .bind(&id)
+                    .fetch_optional(&inner.pool)
+                    .await
+                    .map_err(StoreError::query(&inner.path, "revoke a grant"))?;
+            let tag = match row {
+                Some(row) => {
+                    let mut grant = row.into_grant(&inner.path)?;
+                    grant.revoked = Some(at);
+                    grant_tag(&inner.key, &grant)
+                }
+                None => None,
+            };
+            let done = sqlx::query("UPDATE grants SET revoked = ?2, mac = ?3 WHERE id = ?1 AND revoked IS NULL")
                 .bind(&id)
                 .bind(time_text(&at))
+                .bind(tag)
                 .execute(&inner.pool)
                 .await
                 .map_err(StoreError::query(&inner.path, "revoke a grant"))?;
@@ -184,6 +314,8 @@ impl Store {
                 tracing::info!("assistants added or revoked by another Gatehouse process now count here");
             }
             let indexed = serde_json::Value::from(inner.index().ids()).to_string();
+            // Rows already found untrustworthy are not read again at every sync.
+            let ignored = serde_json::Value::from(inner.ignored_ids()).to_string();
             let revoked: Vec<String> = sqlx::query_scalar(
                 "SELECT id FROM grants WHERE revoked IS NOT NULL AND id IN (SELECT value FROM json_each(?1))",
             )
@@ -194,13 +326,17 @@ impl Store {
             let rows: Vec<GrantRow> = sqlx::query_as(concat!(
                 "SELECT ",
                 grant_columns!(),
-                " FROM grants WHERE revoked IS NULL AND id NOT IN (SELECT value FROM json_each(?1)) ORDER BY created, rowid"
+                " FROM grants WHERE revoked IS NULL AND id NOT IN (SELECT value FROM json_each(?1)) \
+                 AND id NOT IN (SELECT value FROM json_each(?2)) ORDER BY created, rowid"
             ))
             .bind(&indexed)
+            .bind(&ignored)
             .fetch_all(&inner.pool)
             .await
             .map_err(StoreError::query(&inner.path, "read grants made elsewhere"))?;
-            let added = rows.into_iter().map(|row| row.into_grant(&inner.path)).collect::<Result<Vec<_>, _>>()?;
+            let read =
+                rows.into_iter().map(|row| row.into_checked(&inner.path, &inner.key)).collect::<Result<Vec<_>, _>>()?;
+            let added = inner.admit(read, Utc::now());
             let mut index = inner.index_mut();
             let forgotten = revoked.iter().filter(|id| index.remove(id)).count();
             let joined = added.len();
@@ -244,7 +380,37 @@ impl Store {
                 .fetch_all(&inner.pool)
                 .await
                 .map_err(StoreError::query(&inner.path, "list its grants"))?;
-        rows.into_iter().map(|row| row.into_grant(&inner.path)).collect()
+        // Each row not revoked is judged as the index would judge it (a row planted since the last sync too);
+        // revoked ones apply to nothing and are listed as history.
+        let now = Utc::now();
+        let mut listed = Vec::with_capacity(rows.len());
+        for row in rows {
+            let (grant, seal) = row.into_checked(&inner.path, &inner.key)?;
+            if grant.revoked.is_some() || !inner.admit(vec![(grant.clone(), seal)], now).is_empty() {
+                listed.push(grant);
+            }
+        }
+        Ok(listed)
+    }
+
+    /// The grant rows the store holds but does not honour, and why (see `trust`): the database is read again,
+    /// so rows written since the last sync are included. `gatehouse grants` and `audit verify` say them.
+    pub async fn ignored_grants(&self) -> Result<Vec<IgnoredGrant>, StoreError> {
+        let inner = &self.inner;
+        let rows: Vec<GrantRow> = sqlx::query_as(concat!(
+            "SELECT ",
+            grant_columns!(),
+            " FROM grants WHERE revoked IS NULL ORDER BY created, rowid"
+        ))
+        .fetch_all(&inner.pool)
+        .await
+        .map_err(StoreError::query(&inner.path, "read its grants"))?;
+        let grants =
+            rows.into_iter().map(|row| row.into_checked(&inner.path, &inner.key)).collect::<Result<Vec<_>, _>>()?;
+        let ids: Vec<String> = grants.iter().map(|(grant, _)| grant.id.clone()).collect();
+        inner.admit(grants, Utc::now());
+        let ignored = inner.ignored.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(ids.iter().filter_map(|id| ignored.get(id).cloned()).collect())
     }
 
     /// One grant by id, revoked or not (from the database).

@@ -10,8 +10,10 @@ use serde::{Deserialize, Serialize};
 use sqlx::SqlitePool;
 
 use super::chain::{parse_time, time_text};
+use super::seal::{RowKey, Seal};
 use super::{Inner, Store, StoreError};
 use crate::approval::model::Constraint;
+use crate::approval::words::one_line;
 
 /// A person's *never allow*: calls of `tool` are refused, without asking, until `expires`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,7 +40,7 @@ pub(super) type NeverSnapshot = Arc<[NeverAllow]>;
 /// The columns of `never_allow` in `NeverRow` order, as a literal so queries stay `&'static str`.
 macro_rules! never_columns {
     () => {
-        "id, owner_account, tool, agent, constraint_kind, constraint_value, created, expires, removed"
+        "id, owner_account, tool, agent, constraint_kind, constraint_value, created, expires, removed, mac"
     };
 }
 
@@ -54,9 +56,40 @@ struct NeverRow {
     created: String,
     expires: String,
     removed: Option<String>,
+    /// The row's seal (see `seal`).
+    mac: Option<String>,
+}
+
+/// The columns of a rule its seal covers: all of them.
+fn sealed_fields(rule: &NeverAllow) -> [Option<String>; 8] {
+    [
+        Some(rule.id.clone()),
+        Some(rule.owner_account.clone()),
+        Some(rule.tool.clone()),
+        rule.agent.clone(),
+        rule.constraint.as_ref().map(|c| format!("{}:{}", c.kind.len(), c.kind) + &c.value),
+        Some(time_text(&rule.created)),
+        Some(time_text(&rule.expires)),
+        rule.removed.as_ref().map(time_text),
+    ]
+}
+
+fn never_tag(key: &RowKey, rule: &NeverAllow) -> Option<String> {
+    let fields = sealed_fields(rule);
+    let fields: Vec<Option<&str>> = fields.iter().map(Option::as_deref).collect();
+    key.tag("never", &fields)
 }
 
 impl NeverRow {
+    fn into_checked(self, path: &Path, key: &RowKey) -> Result<(NeverAllow, Seal), StoreError> {
+        let mac = self.mac.clone();
+        let rule = self.into_rule(path)?;
+        let fields = sealed_fields(&rule);
+        let fields: Vec<Option<&str>> = fields.iter().map(Option::as_deref).collect();
+        let seal = key.check("never", &fields, mac.as_deref());
+        Ok((rule, seal))
+    }
+
     fn into_rule(self, path: &Path) -> Result<NeverAllow, StoreError> {
         let id = self.id;
         let bad = |detail: String| StoreError::unreadable(path, format!("never-allow rule {id}"), detail);
@@ -79,17 +112,67 @@ impl NeverRow {
     }
 }
 
-/// The rules that are not removed, oldest first: what the snapshot holds.
-pub(super) async fn load_active(pool: &SqlitePool, path: &Path) -> Result<NeverSnapshot, StoreError> {
-    let rows: Vec<NeverRow> = sqlx::query_as(concat!(
-        "SELECT ",
-        never_columns!(),
-        " FROM never_allow WHERE removed IS NULL ORDER BY created, rowid"
-    ))
-    .fetch_all(pool)
-    .await
-    .map_err(StoreError::query(path, "read its never-allow rules"))?;
-    rows.into_iter().map(|row| row.into_rule(path)).collect()
+/// The rules in force, oldest first: what the snapshot holds; and the rows whose seal is wrong, in words.
+///
+/// A rule's row whose seal is wrong was changed by something other than Gatehouse. Ignoring it would
+/// loosen what the person asked for, so it stays in force as though never removed and never expiring (its
+/// removal or expiry can't be believed), and is reported. A row that can't be checked (no keychain) is taken
+/// as written: the worst a changed one does then is turn a refusal into a card, never run a change unasked.
+pub(super) async fn load_active(
+    pool: &SqlitePool,
+    path: &Path,
+    key: &RowKey,
+) -> Result<(NeverSnapshot, Vec<(String, String)>), StoreError> {
+    let rows: Vec<NeverRow> =
+        sqlx::query_as(concat!("SELECT ", never_columns!(), " FROM never_allow ORDER BY created, rowid"))
+            .fetch_all(pool)
+            .await
+            .map_err(StoreError::query(path, "read its never-allow rules"))?;
+    let mut active = Vec::new();
+    let mut changed = Vec::new();
+    for row in rows {
+        let (mut rule, seal) = row.into_checked(path, key)?;
+        if seal == Seal::Wrong {
+            changed.push((
+                format!("never:{}", rule.id),
+                format!(
+                    "The never-allow rule {} for {} in the approvals database was written or changed by something other than Gatehouse (its seal is missing or wrong): it stays in force, whatever the file says about its removal or expiry.",
+                    one_line(&rule.id, 40),
+                    one_line(&rule.tool, 64)
+                ),
+            ));
+            rule.removed = None;
+            rule.expires = DateTime::<Utc>::MAX_UTC;
+        }
+        if rule.removed.is_none() {
+            active.push(rule);
+        }
+    }
+    Ok((active.into(), changed))
+}
+
+/// Seals every never-allow row that has no seal yet (the rows from before seals, see `seal`).
+pub(super) async fn seal_unsealed(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    path: &Path,
+    key: &RowKey,
+) -> Result<usize, StoreError> {
+    let rows: Vec<NeverRow> =
+        sqlx::query_as(concat!("SELECT ", never_columns!(), " FROM never_allow WHERE mac IS NULL"))
+            .fetch_all(&mut **tx)
+            .await
+            .map_err(StoreError::query(path, "read its never-allow rules"))?;
+    let count = rows.len();
+    for row in rows {
+        let rule = row.into_rule(path)?;
+        sqlx::query("UPDATE never_allow SET mac = ?2 WHERE id = ?1")
+            .bind(&rule.id)
+            .bind(never_tag(key, &rule))
+            .execute(&mut **tx)
+            .await
+            .map_err(StoreError::query(path, "seal its never-allow rules"))?;
+    }
+    Ok(count)
 }
 
 impl Inner {
@@ -104,7 +187,8 @@ impl Inner {
 
     /// Reads the rules other processes added or removed into the snapshot. Returns whether it changed.
     pub(super) async fn sync_never(&self) -> Result<bool, StoreError> {
-        let fresh = load_active(&self.pool, &self.path).await?;
+        let (fresh, changed) = load_active(&self.pool, &self.path, &self.key).await?;
+        self.note_changed(changed);
         if *fresh == *self.never() {
             return Ok(false);
         }
@@ -128,7 +212,7 @@ impl Store {
             let result = sqlx::query(concat!(
                 "INSERT INTO never_allow (",
                 never_columns!(),
-                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
             ))
             .bind(&rule.id)
             .bind(&rule.owner_account)
@@ -139,6 +223,7 @@ impl Store {
             .bind(time_text(&rule.created))
             .bind(time_text(&rule.expires))
             .bind(rule.removed.as_ref().map(time_text))
+            .bind(never_tag(&inner.key, &rule))
             .execute(&inner.pool)
             .await;
             match result {
@@ -166,9 +251,29 @@ impl Store {
     pub async fn remove_never_allow(&self, id: &str, at: DateTime<Utc>) -> Result<bool, StoreError> {
         let id = id.to_owned();
         self.write(move |inner| async move {
-            let done = sqlx::query("UPDATE never_allow SET removed = ?2 WHERE id = ?1 AND removed IS NULL")
+            // The seal covers the removal, so the row is sealed anew; without a key the removal is written
+            // unsealed (a rule's unchecked row is taken as written, see `load_active`).
+            let row: Option<NeverRow> = sqlx::query_as(concat!(
+                "SELECT ",
+                never_columns!(),
+                " FROM never_allow WHERE id = ?1 AND removed IS NULL"
+            ))
+            .bind(&id)
+            .fetch_optional(&inner.pool)
+            .await
+            .map_err(StoreError::query(&inner.path, "remove a never-allow rule"))?;
+            let tag = match row {
+                Some(row) => {
+                    let mut rule = row.into_rule(&inner.path)?;
+                    rule.removed = Some(at);
+                    never_tag(&inner.key, &rule)
+                }
+                None => None,
+            };
+            let done = sqlx::query("UPDATE never_allow SET removed = ?2, mac = ?3 WHERE id = ?1 AND removed IS NULL")
                 .bind(&id)
                 .bind(time_text(&at))
+                .bind(tag)
                 .execute(&inner.pool)
                 .await
                 .map_err(StoreError::query(&inner.path, "remove a never-allow rule"))?;

@@ -2,8 +2,9 @@
 
 use futures::TryStreamExt;
 
-use super::audit::{AuditRow, audit_columns};
+use super::audit::{AuditRow, audit_columns, head_seal};
 use super::chain::{GENESIS, record_hash};
+use super::seal::Seal;
 use super::{Store, StoreError};
 
 /// The result of checking the audit log.
@@ -48,6 +49,9 @@ pub enum ChainBreak {
     HeadMismatch { seq: i64 },
     /// Record `seq` lies beyond the head (record `head`): it was added without going through Gatehouse.
     BeyondHead { seq: i64, head: i64 },
+    /// The head (at record `seq`) is not sealed with this person's key (see `seal`): the chain and its head
+    /// may have been rewritten together, which the hashes alone can't show.
+    HeadUnsealed { seq: i64 },
 }
 
 impl ChainBreak {
@@ -57,6 +61,7 @@ impl ChainBreak {
             ChainBreak::Changed { seq }
             | ChainBreak::OutOfOrder { seq, .. }
             | ChainBreak::HeadMismatch { seq }
+            | ChainBreak::HeadUnsealed { seq }
             | ChainBreak::BeyondHead { seq, .. } => seq,
             ChainBreak::Missing { after, .. } => after + 1,
             ChainBreak::TailRemoved { last, .. } => last + 1,
@@ -109,6 +114,10 @@ impl std::fmt::Display for ChainBreak {
             ChainBreak::BeyondHead { seq, head } => {
                 write!(f, "record {seq} was added outside Gatehouse (the log ended at record {head})")
             }
+            ChainBreak::HeadUnsealed { seq } => write!(
+                f,
+                "the record of where the log ends (record {seq}) is not sealed with Gatehouse's key, so the log may have been rewritten from the start to match; or records were written while the keychain was unavailable"
+            ),
         }
     }
 }
@@ -116,14 +125,18 @@ impl std::fmt::Display for ChainBreak {
 impl Store {
     /// Checks the whole audit log, in one consistent snapshot (appends may continue meanwhile).
     pub async fn verify_audit(&self) -> Result<AuditVerification, StoreError> {
+        // Reads' records still waiting for their group commit are checked too.
+        self.flush_audit().await?;
         let inner = &self.inner;
         let path = &inner.path;
         let read_error = || StoreError::query(path, "read the audit log");
         let mut tx = inner.pool.begin().await.map_err(read_error())?;
-        let head: Option<(i64, String)> = sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1")
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(read_error())?;
+        let sealed_head: Option<(i64, String, Option<String>)> =
+            sqlx::query_as("SELECT seq, hash, mac FROM audit_head WHERE id = 1")
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(read_error())?;
+        let head = sealed_head.as_ref().map(|(seq, hash, _)| (*seq, hash.clone()));
         let max_seq: Option<i64> =
             sqlx::query_scalar("SELECT MAX(seq) FROM audit").fetch_one(&mut *tx).await.map_err(read_error())?;
         // The highest place any record could have been written at: where a moved record is searched for.
@@ -154,7 +167,12 @@ impl Store {
                 Some(ChainBreak::BeyondHead { seq: head_seq + 1, head: head_seq })
             }
             Some((_, head_hash)) if head_hash != last_hash => Some(ChainBreak::HeadMismatch { seq: last_seq }),
-            Some(_) => None,
+            // The chain is whole and ends at its head; the head's seal says whether Gatehouse put it there. Without
+            // a key it can't be told: `Store::seal_problems` says so.
+            Some(_) => sealed_head.and_then(|(seq, hash, mac)| {
+                (head_seal(&inner.key, seq, &hash, mac.as_deref()) == Seal::Wrong)
+                    .then_some(ChainBreak::HeadUnsealed { seq })
+            }),
         };
         Ok(problem.map_or(AuditVerification::Ok { records }, AuditVerification::Broken))
     }

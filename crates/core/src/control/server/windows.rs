@@ -13,7 +13,7 @@ use super::super::pipe::{
     registry_path, remove_quietly, write_registry,
 };
 use super::super::{ControlError, control_dir};
-use super::{ControlHandle, Door, HttpUrl, Limits, REFRESH_EVERY, answer, refresh_index, refuse_busy};
+use super::{ControlHandle, Door, HttpUrl, Limits, Peer, REFRESH_EVERY, answer, refresh_index, refuse_busy};
 use crate::Engine;
 
 /// Starts answering control requests for `engine` on a named pipe of this process, named in
@@ -40,6 +40,7 @@ pub async fn serve(engine: Arc<Engine>, home: &Path, cancel: CancellationToken) 
     }
     let stop = cancel.child_token();
     let http = HttpUrl::default();
+    let _ = http.home.set(home.to_owned());
     let mut handle = ControlHandle {
         path: path.clone(),
         stop: stop.clone(),
@@ -120,7 +121,8 @@ async fn accept(mut server: NamedPipeServer, pipe: Pipe, engine: Arc<Engine>, st
                     tokio::spawn(refuse_busy(write, door.connections()));
                     continue;
                 };
-                let served = answer(read, write, Arc::clone(&engine), stop.clone(), Arc::clone(&http), Arc::clone(&door));
+                // The client's process id is not read on Windows (see `answers`): the descent check can't be made.
+                let served = answer(read, write, Peer::default(), Arc::clone(&engine), stop.clone(), Arc::clone(&http), Arc::clone(&door));
                 tokio::spawn(async move {
                     served.await;
                     drop(seat);

@@ -6,4 +6,7 @@
 //! to Google; who may answer a form (the person, on a card) is decided above it, in `approval`, so the forms
 //! cross this boundary as plain data: [`form::GoogleForm`] going up, [`form::FormAnswer`] coming back.
 
+pub mod client;
 pub mod form;
+
+pub use client::{Catalogue, GoogleTool, McpClient, McpError, McpOptions, Product};

@@ -28,6 +28,9 @@ pub(crate) use write::{body_end, clearing_requests};
 
 use serde_json::Value;
 
+use super::google_mcp::McpRoute;
+use crate::google::mcp::Product;
+
 use super::registry::{Cap, Limitation, Scope, Service, ToolDef, ToolMeta};
 use crate::approval::evaluator::Evaluator;
 use crate::google::segment;
@@ -74,7 +77,13 @@ pub fn tools() -> Vec<ToolDef> {
             .with_local_path()
             .cached("file_id"),
             read::get_doc_content,
-        ),
+        )
+        .on_google_mcp(McpRoute {
+            product: Product::Docs,
+            tool: "read_doc",
+            arguments: read::get_doc_content_on_mcp,
+            result: read::get_doc_content_from_mcp,
+        }),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -113,7 +122,13 @@ pub fn tools() -> Vec<ToolDef> {
             )
             .cached("doc_id"),
             read::get_doc_structure,
-        ),
+        )
+        .on_google_mcp(McpRoute {
+            product: Product::Docs,
+            tool: "read_doc",
+            arguments: read::get_doc_structure_on_mcp,
+            result: read::get_doc_structure_from_mcp,
+        }),
         ToolDef::new(
             ToolMeta::read(
                 Service::Docs,

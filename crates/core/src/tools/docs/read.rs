@@ -8,7 +8,10 @@ use serde_json::{Value, json};
 use super::comments::{all_comments, comments_markdown};
 use super::{doc_url, title_of};
 use crate::docs_format::to_markdown::{structure, to_markdown, to_plain_text};
+use crate::tools::google_mcp::object;
+use crate::tools::registry::{Output, parse_args_ref};
 use crate::tools::{ToolContext, ToolError};
+use rmcp::model::JsonObject;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -50,6 +53,38 @@ pub(super) async fn get_doc_content(ctx: ToolContext, args: GetDocContentArgs) -
         "url": doc_url(&args.file_id),
         "content": to_plain_text(&doc),
     }))
+}
+
+/// `get_doc_content` on Docs' MCP server: Google's `read_doc` answers the `documents.get` JSON, which the same
+/// reader turns into the same text.
+pub(super) fn get_doc_content_on_mcp(args: &Value) -> Result<Option<JsonObject>, ToolError> {
+    let args: GetDocContentArgs = parse_args_ref("get_doc_content", args)?;
+    Ok(Some(object(json!({ "documentId": args.file_id }))))
+}
+
+pub(super) fn get_doc_content_from_mcp(args: &Value, doc: Value) -> Result<Output, ToolError> {
+    let args: GetDocContentArgs = parse_args_ref("get_doc_content", args)?;
+    Ok(Output::Json(json!({
+        "document_id": args.file_id,
+        "title": title_of(&doc),
+        "url": doc_url(&args.file_id),
+        "content": to_plain_text(&doc),
+    })))
+}
+
+/// `get_doc_structure` on Docs' MCP server (`read_doc`, the same document JSON).
+pub(super) fn get_doc_structure_on_mcp(args: &Value) -> Result<Option<JsonObject>, ToolError> {
+    let args: GetDocStructureArgs = parse_args_ref("get_doc_structure", args)?;
+    Ok(Some(object(json!({ "documentId": args.doc_id }))))
+}
+
+pub(super) fn get_doc_structure_from_mcp(args: &Value, doc: Value) -> Result<Output, ToolError> {
+    let args: GetDocStructureArgs = parse_args_ref("get_doc_structure", args)?;
+    let mut outline = structure(&doc);
+    if let Some(object) = outline.as_object_mut() {
+        object.insert("url".into(), json!(doc_url(&args.doc_id)));
+    }
+    Ok(Output::Json(outline))
 }
 
 pub(super) async fn get_doc_as_markdown(ctx: ToolContext, args: GetDocAsMarkdownArgs) -> Result<Value, ToolError> {

@@ -9,9 +9,13 @@ use serde_json::{Map, Value, json};
 use crate::drive_query::Query;
 use crate::google::drive::{Corpora, File, ListRequest, MAX_PAGE_SIZE, mime};
 
-use super::super::registry::{Cap, Scope, Service, ToolDef, ToolMeta};
+use rmcp::model::JsonObject;
+
+use super::super::google_mcp::{McpRoute, object};
+use super::super::registry::{Cap, Output, Scope, Service, ToolDef, ToolMeta, parse_args_ref};
 use super::super::{ToolContext, ToolError};
 use super::{FILE_FIELDS, file_json, folder_or_default, mime_type_arg};
+use crate::google::mcp::Product;
 
 const SPREADSHEET_FIELDS: &str = "id,name,modifiedTime,webViewLink,owners(emailAddress)";
 const FOLDER_FIELDS: &str = "id,name,modifiedTime,parents,webViewLink";
@@ -78,7 +82,13 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 Cap::Paging,
             ),
             search_files,
-        ),
+        )
+        .on_google_mcp(McpRoute {
+            product: Product::Drive,
+            tool: "search_files",
+            arguments: search_files_on_mcp,
+            result: search_files_from_mcp,
+        }),
         ToolDef::new(
             ToolMeta::read(
                 Service::Drive,
@@ -235,6 +245,12 @@ pub struct SearchFilesArgs {
 }
 
 async fn search_files(ctx: ToolContext, args: SearchFilesArgs) -> Result<Value, ToolError> {
+    let query = search_query(&args)?;
+    list(&ctx, ListSpec::new(query, FILE_FIELDS, args.max_results), "files", file_json).await
+}
+
+/// The Drive query `search_files` sends, on either surface.
+fn search_query(args: &SearchFilesArgs) -> Result<Query, ToolError> {
     if args.query.trim().is_empty() {
         return Err(ToolError::invalid(
             "query is empty: give the words to look for, or use list_files to see a folder.",
@@ -244,10 +260,38 @@ async fn search_files(ctx: ToolContext, args: SearchFilesArgs) -> Result<Value, 
     let query = Query::new().and_full_text_contains(&args.query).and_not_trashed();
     let mut query = and_mime_type_arg(query, args.mime_type.as_deref())?;
     // As in the reference server, no folder means everywhere, not the configured default folder.
-    if let Some(folder) = args.folder_id.filter(|id| !id.trim().is_empty()) {
-        query = query.and_in_parents(&folder);
+    if let Some(folder) = args.folder_id.as_ref().filter(|id| !id.trim().is_empty()) {
+        query = query.and_in_parents(folder);
     }
-    list(&ctx, ListSpec::new(query, FILE_FIELDS, args.max_results), "files", file_json).await
+    Ok(query)
+}
+
+/// The most files one page of Google's `search_files` holds.
+const MCP_SEARCH_PAGE: u32 = 100;
+
+/// `search_files` on Drive's MCP server: the same Drive query in one page (more than a page's worth: REST).
+fn search_files_on_mcp(args: &Value) -> Result<Option<JsonObject>, ToolError> {
+    let args: SearchFilesArgs = parse_args_ref("search_files", args)?;
+    if args.max_results == 0 {
+        return Err(ToolError::invalid("max_results must be at least 1."));
+    }
+    if args.max_results > MCP_SEARCH_PAGE {
+        return Ok(None);
+    }
+    let query = search_query(&args)?.render();
+    Ok(Some(object(json!({ "query": query, "pageSize": args.max_results }))))
+}
+
+/// Google's `{files, nextPageToken}` as `search_files` has always answered.
+fn search_files_from_mcp(args: &Value, answer: Value) -> Result<Output, ToolError> {
+    let args: SearchFilesArgs = parse_args_ref("search_files", args)?;
+    let files: Vec<File> =
+        serde_json::from_value(answer.get("files").cloned().unwrap_or(json!([]))).map_err(|error| {
+            ToolError::invalid(format!("Drive's MCP server answered files Gatehouse can't read: {error}"))
+        })?;
+    let more = answer.get("nextPageToken").and_then(Value::as_str).is_some_and(|token| !token.is_empty());
+    let listing = Listing { files, more, incomplete: false };
+    Ok(Output::Json(listing_json("files", &listing, args.max_results, file_json)))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -20,10 +20,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::google_mcp::McpRoute;
 use super::registry::{Cap, Limitation, Service, ToolDef, ToolMeta};
 use super::{ToolContext, ToolError};
 use crate::a1::{self, A1Range};
 use crate::approval::evaluator::Evaluator;
+use crate::google::mcp::Product;
 use crate::google::sheets::{SheetProperties, Spreadsheet};
 use crate::google::{ErrorKind, GoogleError};
 
@@ -41,7 +43,13 @@ pub fn tools() -> Vec<ToolDef> {
             .with_local_path()
             .cached("spreadsheet_id"),
             read::get_sheet_data,
-        ),
+        )
+        .on_google_mcp(McpRoute {
+            product: Product::Sheets,
+            tool: "get_values",
+            arguments: read::get_sheet_data_on_mcp,
+            result: read::get_sheet_data_from_mcp,
+        }),
         ToolDef::new(
             ToolMeta::read(
                 Service::Sheets,
@@ -110,7 +118,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             write::update_cells,
             [Evaluator::spreadsheet(|a: &write::UpdateCellsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .on_google_mcp(McpRoute {
+            product: Product::Sheets,
+            tool: "update_values",
+            arguments: write::update_cells_on_mcp,
+            result: write::update_cells_from_mcp,
+        }),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -134,7 +148,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             write::batch_update,
             [Evaluator::spreadsheet(|a: &write::BatchUpdateArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .on_google_mcp(McpRoute {
+            product: Product::Sheets,
+            tool: "update_spreadsheet",
+            arguments: write::batch_update_on_mcp,
+            result: write::batch_update_from_mcp,
+        }),
         ToolDef::new(
             ToolMeta::read(
                 Service::Sheets,

@@ -15,7 +15,10 @@ use serde_json::{Map, Value};
 use super::{on_sheet, range_arg, sheet_name};
 use crate::google::sheets::ValueRender;
 use crate::google::{Api, GoogleError};
-use crate::tools::registry::Output;
+use rmcp::model::JsonObject;
+
+use crate::tools::google_mcp::object;
+use crate::tools::registry::{Output, parse_args_ref};
 use crate::tools::{ToolContext, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -58,6 +61,30 @@ pub(super) async fn get_sheet_data(ctx: ToolContext, args: GetSheetDataArgs) -> 
         return grid_data(&ctx, &args.spreadsheet_id, &args.sheet, range).await.map(Output::Json);
     }
     values(&ctx, &args.spreadsheet_id, &args.sheet, &range, ValueRender::Formatted).await
+}
+
+/// `get_sheet_data` on Sheets' MCP server: Google's `get_values` reads the shown values of one range. The grid
+/// data (formulas, formats, notes) has no MCP tool: REST.
+pub(super) fn get_sheet_data_on_mcp(args: &Value) -> Result<Option<JsonObject>, ToolError> {
+    let args: GetSheetDataArgs = parse_args_ref("get_sheet_data", args)?;
+    if args.include_grid_data {
+        return Ok(None);
+    }
+    let range = range_arg(&args.sheet, args.range.as_deref())?;
+    Ok(Some(object(serde_json::json!({ "spreadsheetId": args.spreadsheet_id, "range": range }))))
+}
+
+/// Google's `ValueRange` as `get_sheet_data` has always answered: `{spreadsheet_id, sheet, range, values}`.
+pub(super) fn get_sheet_data_from_mcp(args: &Value, answer: Value) -> Result<Output, ToolError> {
+    let args: GetSheetDataArgs = parse_args_ref("get_sheet_data", args)?;
+    let range = answer.get("range").cloned().unwrap_or_else(|| Value::String(String::new()));
+    let values = answer.get("values").cloned().unwrap_or_else(|| Value::Array(Vec::new()));
+    Ok(Output::Json(serde_json::json!({
+        "spreadsheet_id": args.spreadsheet_id,
+        "sheet": sheet_name(&args.sheet),
+        "range": range,
+        "values": values,
+    })))
 }
 
 pub(super) async fn get_sheet_formulas(ctx: ToolContext, args: GetSheetFormulasArgs) -> Result<Output, ToolError> {

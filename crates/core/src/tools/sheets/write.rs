@@ -12,6 +12,10 @@ use serde_json::{Map, Value, json};
 use super::{on_sheet, range_arg, sheet_name};
 use crate::a1::A1Range;
 use crate::google::sheets::ValueRangeIn;
+use rmcp::model::JsonObject;
+
+use crate::tools::google_mcp::object;
+use crate::tools::registry::{Output, parse_args_ref};
 use crate::tools::schema::CellValue;
 use crate::tools::{ToolContext, ToolError};
 
@@ -88,6 +92,46 @@ pub(super) async fn update_cells(ctx: ToolContext, args: UpdateCellsArgs) -> Res
     }))
 }
 
+/// `update_cells` on Sheets' MCP server: Google's `update_values` stores cells as given (RAW), while
+/// `update_cells` types them as the Sheets UI does. So only data that both read alike goes there: numbers,
+/// true/false, empty cells, and text that the UI would keep as text too (no digit, no leading `=`, `+`, `-` or
+/// `'`, not TRUE/FALSE). Anything else (a formula, a date, "12") runs through REST.
+pub(super) fn update_cells_on_mcp(args: &Value) -> Result<Option<JsonObject>, ToolError> {
+    let args: UpdateCellsArgs = parse_args_ref("update_cells", args)?;
+    let range = range_arg(&args.sheet, Some(&args.range))?;
+    check_fits(&range, &args.data, "data")?;
+    if !args.data.iter().flatten().all(stored_alike) {
+        return Ok(None);
+    }
+    Ok(Some(object(json!({ "spreadsheetId": args.spreadsheet_id, "range": range, "values": args.data }))))
+}
+
+/// Whether a cell reads the same stored as given (RAW) and typed as the Sheets UI types it (USER_ENTERED).
+fn stored_alike(cell: &Value) -> bool {
+    match cell {
+        Value::Null | Value::Bool(_) | Value::Number(_) => true,
+        Value::String(text) => {
+            !text.chars().any(|c| c.is_ascii_digit())
+                && !text.starts_with(['=', '+', '-', '\''])
+                && !text.trim().eq_ignore_ascii_case("true")
+                && !text.trim().eq_ignore_ascii_case("false")
+        }
+        _ => false,
+    }
+}
+
+/// Google's `UpdateValuesResponse` as `update_cells` has always answered.
+pub(super) fn update_cells_from_mcp(args: &Value, answer: Value) -> Result<Output, ToolError> {
+    let args: UpdateCellsArgs = parse_args_ref("update_cells", args)?;
+    Ok(Output::Json(json!({
+        "spreadsheet_id": args.spreadsheet_id,
+        "updated_range": answer.get("updatedRange").cloned().unwrap_or(Value::Null),
+        "updated_rows": answer.get("updatedRows").cloned().unwrap_or(json!(0)),
+        "updated_columns": answer.get("updatedColumns").cloned().unwrap_or(json!(0)),
+        "updated_cells": answer.get("updatedCells").cloned().unwrap_or(json!(0)),
+    })))
+}
+
 pub(super) async fn batch_update_cells(ctx: ToolContext, args: BatchUpdateCellsArgs) -> Result<Value, ToolError> {
     if args.ranges.is_empty() {
         return Err(ToolError::invalid(
@@ -116,6 +160,28 @@ pub(super) async fn batch_update_cells(ctx: ToolContext, args: BatchUpdateCellsA
 }
 
 pub(super) async fn batch_update(ctx: ToolContext, args: BatchUpdateArgs) -> Result<Value, ToolError> {
+    check_requests(&args)?;
+    let answer = ctx.google.sheets().batch_update::<Value>(&args.spreadsheet_id, &args.requests).await?;
+    Ok(json!({ "spreadsheet_id": args.spreadsheet_id, "replies": answer.replies }))
+}
+
+/// `batch_update` on Sheets' MCP server: Google's `update_spreadsheet` takes `spreadsheets.batchUpdate`
+/// requests as they are (Google applies its own subset and refuses the rest in words).
+pub(super) fn batch_update_on_mcp(args: &Value) -> Result<Option<JsonObject>, ToolError> {
+    let args: BatchUpdateArgs = parse_args_ref("batch_update", args)?;
+    check_requests(&args)?;
+    Ok(Some(object(json!({ "spreadsheetId": args.spreadsheet_id, "requests": args.requests }))))
+}
+
+/// Google's `BatchUpdateSpreadsheetResponse` as `batch_update` has always answered.
+pub(super) fn batch_update_from_mcp(args: &Value, answer: Value) -> Result<Output, ToolError> {
+    let args: BatchUpdateArgs = parse_args_ref("batch_update", args)?;
+    let replies = answer.get("replies").cloned().unwrap_or_else(|| json!([]));
+    Ok(Output::Json(json!({ "spreadsheet_id": args.spreadsheet_id, "replies": replies })))
+}
+
+/// Each request an object of exactly one kind, before anything is sent.
+fn check_requests(args: &BatchUpdateArgs) -> Result<(), ToolError> {
     if args.requests.is_empty() {
         return Err(ToolError::invalid(
             "requests is empty: give at least one Sheets API request object, like {\"addSheet\": {\"properties\": {\"title\": \"New\"}}}.",
@@ -136,8 +202,7 @@ pub(super) async fn batch_update(ctx: ToolContext, args: BatchUpdateArgs) -> Res
             )));
         }
     }
-    let answer = ctx.google.sheets().batch_update::<Value>(&args.spreadsheet_id, &args.requests).await?;
-    Ok(json!({ "spreadsheet_id": args.spreadsheet_id, "replies": answer.replies }))
+    Ok(())
 }
 
 /// A JSON value as rows of cells, checking the shape with messages that name the place.
@@ -236,5 +301,26 @@ mod tests {
     fn nested_cells_are_named() {
         let text = check_fits("S!A1", &[vec![json!("a"), json!({"x": 1})]], "data").unwrap_err().to_string();
         assert!(text.contains("row 0, column 1"), "{text}");
+    }
+}
+
+#[cfg(test)]
+mod mcp_route_tests {
+    use super::*;
+
+    #[test]
+    fn only_data_that_reads_alike_raw_and_typed_goes_to_update_values() {
+        for alike in [json!(null), json!(true), json!(3.5), json!("Tea"), json!("")] {
+            assert!(stored_alike(&alike), "{alike}");
+        }
+        for typed in [json!("=SUM(A1:A2)"), json!("12"), json!("1/2/2026"), json!("+4"), json!("TRUE"), json!("'x")] {
+            assert!(!stored_alike(&typed), "{typed} is typed by the Sheets UI: REST");
+        }
+        let formula = json!({ "spreadsheet_id": "s", "sheet": "Sheet1", "range": "A1", "data": [["=1+1"]] });
+        assert!(update_cells_on_mcp(&formula).expect("valid").is_none());
+        let plain = json!({ "spreadsheet_id": "s", "sheet": "Sheet1", "range": "A1", "data": [["Tea", 3]] });
+        let routed = update_cells_on_mcp(&plain).expect("valid").expect("routed");
+        assert!(routed["range"].as_str().is_some_and(|range| range.ends_with("Sheet1'!A1") || range == "Sheet1!A1"));
+        assert_eq!(routed["values"], json!([["Tea", 3]]));
     }
 }

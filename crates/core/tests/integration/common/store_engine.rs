@@ -31,7 +31,7 @@ pub async fn engine_over_store_with(
     policy: Policy,
     adjust: impl FnOnce(&mut Config),
 ) -> (Arc<Engine>, Store) {
-    let store = Store::open(&home.join(DATABASE_FILE)).await.expect("the store opens");
+    let store = crate::support::open_store(&home.join(DATABASE_FILE)).await.expect("the store opens");
     let mut config = Config::with_home(home);
     config.google_endpoint = Some(google.url().parse().expect("the emulator's URL"));
     adjust(&mut config);

@@ -7,7 +7,7 @@ pub mod approvals;
 use std::path::Path;
 use std::sync::Arc;
 
-use gatehouse_core::config::Config;
+use gatehouse_core::config::{Config, GoogleBackend};
 use gatehouse_core::google::RetryPolicy;
 use gatehouse_core::google::auth::StaticToken;
 use gatehouse_core::{Engine, EngineOptions};
@@ -108,6 +108,8 @@ fn engine(google: &FakeGoogle, home: &Path, identity: Identity, adjust: impl FnO
     let token = google.issue_token(identity);
     let mut config = Config::with_home(home);
     config.google_endpoint = Some(google.url().parse().expect("emulator url"));
+    // The tool tests are the REST backend's; `google_mcp` tests the others (and sets them through `adjust`).
+    config.google_backend = GoogleBackend::Rest;
     adjust(&mut config);
     let engine = Engine::new(EngineOptions {
         config,
@@ -134,4 +136,19 @@ impl Drop for Harness {
             );
         }
     }
+}
+
+/// The key the tests seal the approvals store's rows with: a test has no keychain of its own (the keychain's
+/// own path is tested in `seals`, with the real Secret Service).
+pub const TEST_KEY: [u8; 32] = [0x5a; 32];
+
+/// Opens the approvals store at `path` as Gatehouse does, with [`TEST_KEY`] in place of the keychain's key.
+pub async fn open_store(
+    path: &Path,
+) -> Result<gatehouse_core::approval::store::Store, gatehouse_core::approval::store::StoreError> {
+    gatehouse_core::approval::store::Store::open_with(
+        path,
+        gatehouse_core::approval::store::StoreOptions::with_key(TEST_KEY),
+    )
+    .await
 }

@@ -1,0 +1,233 @@
+//! Which of Google's surfaces serves a call: its Workspace MCP servers, where a tool's declaration says how
+//! ([`McpRoute`], declared next to the tool with [`ToolDef::on_google_mcp`]), or its REST APIs (the tool's
+//! handler). The person's setting decides ([`GoogleBackend`], `GATEHOUSE_GOOGLE_BACKEND`):
+//!
+//! - `rest`: the handler, as before Google's MCP servers;
+//! - `mcp`: only tools with a route are offered ([`offered`]), and they run only there;
+//! - `both` (the default): through Google's server when the route can express the arguments and the server
+//!   lists the tool, the handler otherwise, and also when the server can't be used (unreachable, the sign-in
+//!   refused) before the call was sent. A write whose call may have reached Google is never sent again by
+//!   REST, and neither is a call Gatehouse left to Google's form (REST would run it unasked).
+//!
+//! This runs after Gatehouse's own decision (the engine's `call_through`): grants, evaluators, cards, deny
+//! rules, pause, tool sets and the audit apply before anything is sent to either surface. The one exception
+//! is written in [`google_asks_first`]: a tool Google itself asks about at every call is not carded by
+//! Gatehouse first, since Google's form is then the card. Every form Google answers a call with is put to
+//! the person on a card ([`crate::approval::rounds`]), and the call goes on with their answers.
+
+use rmcp::model::{CallToolResult, JsonObject};
+use serde_json::Value;
+
+use super::registry::{Access, Output, ToolDef};
+use super::{ToolContext, ToolError};
+use crate::approval::rounds::{FormCall, Rounds};
+use crate::config::GoogleBackend;
+use crate::google::mcp::form::{GoogleForm, Round};
+use crate::google::mcp::{McpError, Product};
+
+/// Gatehouse's arguments as Google's tool takes them: `Ok(None)` when these arguments need something Google's
+/// tool can't do (then REST serves the call, or, with `mcp`, the call is refused in words).
+pub type RouteArguments = fn(&Value) -> Result<Option<JsonObject>, ToolError>;
+/// Google's result (its `structuredContent`, or its text read as JSON) in the shape the tool has always
+/// answered; the tool's own arguments come along.
+pub type RouteResult = fn(&Value, Value) -> Result<Output, ToolError>;
+
+/// How a Gatehouse tool runs on one of Google's MCP tools.
+#[derive(Clone, Copy)]
+pub struct McpRoute {
+    pub product: Product,
+    /// Google's tool, as its server lists it.
+    pub tool: &'static str,
+    pub arguments: RouteArguments,
+    pub result: RouteResult,
+}
+
+impl std::fmt::Debug for McpRoute {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}mcp:{}", self.product.name(), self.tool)
+    }
+}
+
+impl McpRoute {
+    /// The route as docs/tools.md shows it: `sheetsmcp/get_values`.
+    pub fn path(&self) -> String {
+        format!("`{}mcp/{}`", self.product.name(), self.tool)
+    }
+}
+
+/// Whether `tool` is offered under `backend`: with `mcp`, only the tools that can run on Google's servers.
+pub fn offered(tool: &ToolDef, backend: GoogleBackend) -> bool {
+    backend != GoogleBackend::Mcp || tool.mcp_route().is_some()
+}
+
+/// Where one call goes.
+enum Path {
+    Rest,
+    Mcp { route: McpRoute, arguments: JsonObject },
+}
+
+/// Chooses the surface before anything is sent; `Err` only with `mcp`, where there is no other.
+async fn choose(tool: &ToolDef, ctx: &ToolContext, arguments: &Value) -> Result<(Path, bool), ToolError> {
+    let backend = ctx.config.google_backend;
+    let Some(route) = tool.mcp_route().copied() else {
+        return Ok((Path::Rest, false));
+    };
+    if backend == GoogleBackend::Rest {
+        return Ok((Path::Rest, false));
+    }
+    let only = backend == GoogleBackend::Mcp;
+    let Some(google_arguments) = (route.arguments)(arguments)? else {
+        if only {
+            return Err(ToolError::invalid(format!(
+                "{} can't do this on Google's {} with these arguments (only Google's REST API can), and Gatehouse is set to use Google's MCP servers only (GATEHOUSE_GOOGLE_BACKEND=mcp). Call it without the options Google's tool lacks, or ask the person to set the Google backend to both.",
+                tool.meta.name,
+                route.product.label()
+            )));
+        }
+        return Ok((Path::Rest, false));
+    };
+    let catalogue = match ctx.mcp.catalogue(route.product).await {
+        Ok(catalogue) => catalogue,
+        Err(error) if !only && error.is_unavailable() => {
+            tracing::debug!(tool = tool.meta.name, "REST serves the call: {error}");
+            return Ok((Path::Rest, false));
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let Some(google) = catalogue.tool(route.tool) else {
+        if only {
+            return Err(McpError::UnknownTool { product: route.product, tool: route.tool.to_owned() }.into());
+        }
+        return Ok((Path::Rest, false));
+    };
+    Ok((Path::Mcp { route, arguments: google_arguments }, google.always_asks))
+}
+
+/// Whether the call goes to a Google tool that asks the person with a form at every call (listed on
+/// `/mcp/v1`, left out of `/mcp/v1self`): then Gatehouse does not card it first, Google's form is the card.
+/// Deny rules, pause, tool sets and the audit still apply (the engine asks this only after them).
+pub async fn google_asks_first(tool: &ToolDef, ctx: &ToolContext, arguments: &Value) -> bool {
+    matches!(choose(tool, ctx, arguments).await, Ok((Path::Mcp { .. }, true)))
+}
+
+/// Runs a permitted call on the surface [`choose`] picks; on Google's MCP server, in rounds, each form Google
+/// asks for put to the person on a card.
+pub async fn run(tool: &ToolDef, ctx: ToolContext, arguments: Value) -> Result<Output, ToolError> {
+    let (path, always_asks) = choose(tool, &ctx, &arguments).await?;
+    let left_to_google = ctx.forms.as_ref().is_some_and(|forms| !forms.decided_by_gatehouse);
+    let Path::Mcp { route, arguments: google_arguments } = path else {
+        if left_to_google {
+            return Err(stopped_asking(tool));
+        }
+        return tool.run(ctx, arguments).await;
+    };
+    if left_to_google && !always_asks {
+        return Err(stopped_asking(tool));
+    }
+    // A call left to Google's form never falls back to REST, which would run it unasked.
+    let only = ctx.config.google_backend == GoogleBackend::Mcp || left_to_google;
+    let sent = std::sync::atomic::AtomicU32::new(0);
+    let round = |repeat| {
+        sent.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        ctx.mcp.call(route.product, route.tool, google_arguments.clone(), repeat)
+    };
+    let ended = match &ctx.forms {
+        Some(forms) => {
+            let call = FormCall::new(
+                &forms.caller,
+                (tool.meta.name, tool.meta.title),
+                &arguments,
+                tool.evaluators(),
+                forms.decided_by_gatehouse,
+            );
+            match forms.approvals.run_in_rounds(&call, round).await {
+                Ok(Rounds::Done(result)) => Ok(result),
+                Ok(Rounds::NotApproved { why, message }) => {
+                    return Err(ToolError::FormNotApproved { ended_by: why.source(), message });
+                }
+                Err(error) => Err(error),
+            }
+        }
+        None => match round(None).await {
+            Ok(Round::Done(result)) => Ok(result),
+            Ok(Round::AsksPerson { forms, request_state: _ }) => return Err(asks_nobody(tool, &route, &forms)),
+            Err(error) => Err(error),
+        },
+    };
+    match ended {
+        Ok(result) => finish(&route, &arguments, result),
+        // Google's server can't be used and nothing ran there (a read, or a refusal of the first round before
+        // the call): REST. After a form was answered, never: the person answered Google, not Gatehouse.
+        Err(error)
+            if !only
+                && sent.load(std::sync::atomic::Ordering::Relaxed) == 1
+                && error.is_unavailable()
+                && may_resend(tool, &error) =>
+        {
+            tracing::info!(tool = tool.meta.name, "Google's MCP server failed; REST serves the call: {error}");
+            tool.run(ctx, arguments).await
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// A call Gatehouse left to Google's form whose tool Google no longer asks about.
+fn stopped_asking(tool: &ToolDef) -> ToolError {
+    let server = tool.mcp_route().map_or("Google's MCP server", |route| route.product.label());
+    ToolError::GoogleStoppedAsking { tool: tool.meta.name, server }
+}
+
+/// Whether REST may run a call whose MCP attempt failed with `error`: always for a read; for a write only when
+/// the server refused it before running anything (an unknown tool, a refused sign-in), never after a timeout or
+/// a broken connection, when Google may have done it.
+fn may_resend(tool: &ToolDef, error: &McpError) -> bool {
+    match tool.meta.access {
+        Access::Read => true,
+        Access::Write { .. } => {
+            matches!(error, McpError::UnknownTool { .. } | McpError::NotAgentic { .. } | McpError::Refused { .. })
+        }
+    }
+}
+
+/// Google answered with forms outside a call of an assistant's, where nobody can be asked: the call ends in
+/// words. Nothing ran at Google: it asks before it acts.
+fn asks_nobody(tool: &ToolDef, route: &McpRoute, forms: &[GoogleForm]) -> ToolError {
+    let message = forms.first().map(|form| form.message.as_str()).unwrap_or_default();
+    let quoted: String = message.chars().filter(|c| !c.is_control()).take(300).collect();
+    ToolError::GoogleAsksPerson { tool: tool.meta.name, server: route.product.label(), message: quoted }
+}
+
+/// Google's result as the tool answers: a tool error in Google's words, or the route's reshaping of it.
+fn finish(route: &McpRoute, arguments: &Value, result: CallToolResult) -> Result<Output, ToolError> {
+    let text = || {
+        result
+            .content
+            .iter()
+            .filter_map(|content| content.as_text().map(|text| text.text.as_str()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if result.is_error == Some(true) {
+        let words: String = text().chars().take(2_000).collect();
+        return Err(ToolError::GoogleMcpRefused { server: route.product.label(), words });
+    }
+    let value = match result.structured_content.clone() {
+        Some(value) => value,
+        None => serde_json::from_str(&text()).map_err(|_| ToolError::GoogleMcpRefused {
+            server: route.product.label(),
+            words: format!(
+                "{} answered something other than JSON, which Gatehouse can't read as its result.",
+                route.tool
+            ),
+        })?,
+    };
+    (route.result)(arguments, value)
+}
+
+/// A route's arguments, written with `json!` (an object by construction).
+pub(crate) fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(map) => map,
+        _ => JsonObject::new(),
+    }
+}
