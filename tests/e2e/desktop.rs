@@ -64,7 +64,10 @@ async fn card_on_screen(webdriver: &WebDriver) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_card_in_real_webkit_always_allow_for_one_spreadsheet_then_revoked_in_permissions() {
     let home = Home::new();
-    let mut app = Desktop::launch(&home, &[]).await.expect("the desktop app starts and serves MCP");
+    // Gatehouse's own cards and grants: on Google's REST APIs (on its MCP servers, Google asks about each
+    // update_cells with its own form, which no grant answers: the next test).
+    let rest = [("GATEHOUSE_GOOGLE_BACKEND", OsStr::new("rest"))];
+    let mut app = Desktop::launch(&home, &rest).await.expect("the desktop app starts and serves MCP");
     // A plain `gatehouse serve`, as *Connect* writes it while the app is in the sandbox only because nobody is
     // signed in: it relays to the app now (and reaches the account once the person signs in).
     let assistant = app.assistant(ASSISTANT, &[]).await.expect("an assistant through gatehouse serve");
@@ -225,6 +228,62 @@ const FIND_REVOCABLE: &str = r##"
     return null;"##;
 
 /// Shows a settings page by its tab, and waits until it has drawn itself.
+/// What the card shows of Google's form: `[form shown, Google's message, "Google asks too" shown, Always allow
+/// shown, the Allow button's words]`.
+const GOOGLE_FORM_ON_CARD: &str = r#"
+    const shown = (id) => { const e = document.getElementById(id); return !e.hidden && e.offsetParent !== null; };
+    return [shown("google-form"), document.getElementById("google-message").textContent, shown("google-too"),
+            shown("always"), document.getElementById("allow-once").textContent];
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_google_form_in_real_webkit_is_the_only_card_allow_sends_it_and_deny_declines() {
+    let home = Home::new();
+    // The default backend: update_cells goes to the emulator's Sheets MCP server, which asks at every call.
+    let mut app = Desktop::launch(&home, &[]).await.expect("the desktop app starts and serves MCP");
+    let assistant = app.assistant(ASSISTANT, &[]).await.expect("an assistant through gatehouse serve");
+    let peer = assistant.peer().clone();
+    let budget = spreadsheet_id(&peer, "Budget 2026").await;
+
+    let first = start_write(&peer, write(&budget, "Sales", "K1", "approved on Google's form"));
+    let webdriver = app.webdriver().await.expect("WebDriver attaches to the card window").clone();
+    let [who, heading, target]: [String; 3] = card_on_screen(&webdriver).await.try_into().unwrap();
+    assert_eq!(who, format!("“{ASSISTANT}” (says it is) wants to"));
+    assert_eq!(heading, "Update cells");
+    assert!(target.contains("“Budget 2026”"), "{target}");
+    let shown = webdriver.execute(GOOGLE_FORM_ON_CARD, json!([])).await.unwrap();
+    let message = shown[1].as_str().unwrap_or_default().to_owned();
+    assert_eq!(shown[0], json!(true), "Google's form is on the card");
+    assert!(message.contains("update values in the spreadsheet “Budget 2026”"), "Google's own words: {message}");
+    assert_eq!(shown[2], json!(false), "Gatehouse left the call to Google: no \"Google asks too\"");
+    assert_eq!(shown[3], json!(false), "no Always allow on Google's form");
+    assert_eq!(shown[4], json!("Allow"));
+    webdriver.screenshot(&screenshot_path("card-google-form")).await.unwrap();
+
+    webdriver.click_on("#allow-once").await.unwrap();
+    let done = tokio::time::timeout(Duration::from_secs(30), first).await.expect("the call returns").unwrap().unwrap();
+    assert!(!done.is_error.unwrap_or(false), "{}", text(&done));
+    let read = call(&peer, "get_sheet_data", json!({ "spreadsheet_id": budget, "sheet": "Sales", "range": "K1" }))
+        .await
+        .unwrap();
+    assert!(text(&read).contains("approved on Google's form"), "Google wrote it: {}", text(&read));
+
+    // The next write asks again (no grant answers Google's form); Deny declines it, and nothing is written.
+    let second = start_write(&peer, write(&budget, "Sales", "K2", "declined"));
+    let live = "return document.visibilityState === 'visible' && !document.getElementById('deny').disabled
+        && document.getElementById('arguments').textContent.includes('declined')";
+    webdriver.wait_for("the second form's card", live, Duration::from_secs(30)).await.unwrap();
+    webdriver.click_on("#deny").await.unwrap();
+    let refused =
+        tokio::time::timeout(Duration::from_secs(30), second).await.expect("the call returns").unwrap().unwrap();
+    assert!(refused.is_error.unwrap_or(false), "{}", text(&refused));
+    assert!(text(&refused).contains("declined Google's approval form"), "{}", text(&refused));
+    let read = call(&peer, "get_sheet_data", json!({ "spreadsheet_id": budget, "sheet": "Sales", "range": "K2" }))
+        .await
+        .unwrap();
+    assert!(!text(&read).contains("declined"), "nothing written: {}", text(&read));
+}
+
 async fn open_page(webdriver: &WebDriver, page: &str) {
     webdriver.click_on(&format!("#tab-{page}")).await.unwrap();
     until_page_drawn(webdriver, page).await;

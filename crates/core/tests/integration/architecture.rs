@@ -60,18 +60,6 @@ fn source_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let entries = std::fs::read_dir(dir).unwrap_or_else(|error| panic!("read {}: {error}", dir.display()));
-    for entry in entries {
-        let path = entry.expect("a directory entry").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// The shipping code of a file: its `#[cfg(test)] mod …` (by this crate's convention, at the end) and
 /// comment lines left out.
 fn shipping_code(text: &str) -> String {
@@ -150,7 +138,7 @@ fn imports() -> BTreeSet<(String, String, String)> {
     let lib = std::fs::read_to_string(root.join("lib.rs")).expect("read lib.rs");
     let reexports = root_reexports(&lib);
     let mut files = Vec::new();
-    rust_files(&root, &mut files);
+    crate::support::rust_files(&root, &mut files);
     let mut found = BTreeSet::new();
     for file in files {
         let relative = file.strip_prefix(&root).expect("under src").to_string_lossy().replace('\\', "/");

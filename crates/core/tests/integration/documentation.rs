@@ -8,24 +8,12 @@ fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// The shipping sources of the core, the CLI and the desktop app.
 fn shipping_sources() -> Vec<(String, String)> {
     let root = repository();
     let mut files = Vec::new();
     for dir in ["crates/core/src", "crates/cli/src", "src-tauri/src"] {
-        rust_files(&root.join(dir), &mut files);
+        crate::support::rust_files(&root.join(dir), &mut files);
     }
     files
         .into_iter()

@@ -304,9 +304,9 @@ impl Inner {
         }
         let mut known = self.changed.write().unwrap_or_else(PoisonError::into_inner);
         for (id, words) in changed {
-            if !known.contains_key(&id) {
+            if let std::collections::btree_map::Entry::Vacant(entry) = known.entry(id) {
                 tracing::warn!(path = %self.path.display(), "{words}");
-                known.insert(id, words);
+                entry.insert(words);
             }
         }
     }

@@ -152,3 +152,16 @@ pub async fn open_store(
     )
     .await
 }
+
+/// Every `.rs` file under `dir`, at any depth (for the tests that read the sources: architecture, docs).
+pub fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|error| panic!("read {}: {error}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            out.push(path);
+        }
+    }
+}
