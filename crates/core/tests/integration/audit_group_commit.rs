@@ -237,6 +237,9 @@ async fn read_until_killed(setup: &str) {
     // Every read reaches Google (and the log), not the response cache.
     store.set_setting("cache_ttl", "0").await.unwrap();
     let mut config = Config::with_home(Path::new(home));
+    // Gatehouse's own cards and grants, on Google's REST APIs: on its MCP servers Google asks about update_cells
+    // with its own form at every call (google_mcp.rs and google_forms.rs test that path).
+    config.google_backend = gatehouse_core::config::GoogleBackend::Rest;
     config.google_endpoint = Some(url.parse().unwrap());
     let engine = Engine::new(EngineOptions {
         config,

@@ -142,6 +142,9 @@ async fn write_until_killed(setup: &str) {
     let [home, url, token, sheet] = setup.split('\n').collect::<Vec<_>>()[..] else { panic!("bad setup {setup:?}") };
     let store = crate::support::open_store(&Path::new(home).join(DATABASE_FILE)).await.unwrap();
     let mut config = Config::with_home(Path::new(home));
+    // Gatehouse's own cards and grants, on Google's REST APIs: on its MCP servers Google asks about update_cells
+    // with its own form at every call (google_mcp.rs and google_forms.rs test that path).
+    config.google_backend = gatehouse_core::config::GoogleBackend::Rest;
     config.google_endpoint = Some(url.parse().unwrap());
     let engine = Engine::new(EngineOptions {
         config,

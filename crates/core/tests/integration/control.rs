@@ -42,6 +42,9 @@ async fn setup() -> Setup {
         google.world().create_spreadsheet("Budget", &[("Sales", vec![vec![json!("a")]])], &Identity::user(USER));
     let store = crate::support::open_store(&home.path().join(DATABASE_FILE)).await.unwrap();
     let mut config = Config::with_home(home.path());
+    // Gatehouse's own cards and grants, on Google's REST APIs: on its MCP servers Google asks about update_cells
+    // with its own form at every call (google_mcp.rs and google_forms.rs test that path).
+    config.google_backend = gatehouse_core::config::GoogleBackend::Rest;
     config.google_endpoint = Some(google.url().parse().unwrap());
     let engine = Engine::new(EngineOptions {
         config,

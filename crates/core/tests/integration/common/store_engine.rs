@@ -33,6 +33,9 @@ pub async fn engine_over_store_with(
 ) -> (Arc<Engine>, Store) {
     let store = crate::support::open_store(&home.join(DATABASE_FILE)).await.expect("the store opens");
     let mut config = Config::with_home(home);
+    // Gatehouse's own cards and grants, on Google's REST APIs: on its MCP servers Google asks about update_cells
+    // with its own form at every call (google_mcp.rs and google_forms.rs test that path).
+    config.google_backend = gatehouse_core::config::GoogleBackend::Rest;
     config.google_endpoint = Some(google.url().parse().expect("the emulator's URL"));
     adjust(&mut config);
     let engine = Engine::new(EngineOptions {
