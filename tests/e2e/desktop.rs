@@ -64,10 +64,10 @@ async fn card_on_screen(webdriver: &WebDriver) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_card_in_real_webkit_always_allow_for_one_spreadsheet_then_revoked_in_permissions() {
     let home = Home::new();
-    // Gatehouse's own cards and grants: on Google's REST APIs (on its MCP servers, Google asks about each
-    // update_cells with its own form, which no grant answers: the next test).
-    let rest = [("GATEHOUSE_GOOGLE_BACKEND", OsStr::new("rest"))];
-    let mut app = Desktop::launch(&home, &rest).await.expect("the desktop app starts and serves MCP");
+    // Gatehouse's own cards and grants: on Google's REST APIs, as every e2e test unless it says otherwise (on
+    // Google's MCP servers, Google asks about each update_cells with its own form, which no grant answers:
+    // the next test).
+    let mut app = Desktop::launch(&home, &[]).await.expect("the desktop app starts and serves MCP");
     // A plain `gatehouse serve`, as *Connect* writes it while the app is in the sandbox only because nobody is
     // signed in: it relays to the app now (and reaches the account once the person signs in).
     let assistant = app.assistant(ASSISTANT, &[]).await.expect("an assistant through gatehouse serve");
@@ -239,8 +239,10 @@ const GOOGLE_FORM_ON_CARD: &str = r#"
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_google_form_in_real_webkit_is_the_only_card_allow_sends_it_and_deny_declines() {
     let home = Home::new();
-    // The default backend: update_cells goes to the emulator's Sheets MCP server, which asks at every call.
-    let mut app = Desktop::launch(&home, &[]).await.expect("the desktop app starts and serves MCP");
+    // The default backend, `both`: update_cells goes to the emulator's Sheets MCP server, which asks at every
+    // call.
+    let both = [("GATEHOUSE_GOOGLE_BACKEND", OsStr::new("both"))];
+    let mut app = Desktop::launch(&home, &both).await.expect("the desktop app starts and serves MCP");
     let assistant = app.assistant(ASSISTANT, &[]).await.expect("an assistant through gatehouse serve");
     let peer = assistant.peer().clone();
     let budget = spreadsheet_id(&peer, "Budget 2026").await;

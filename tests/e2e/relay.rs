@@ -144,13 +144,15 @@ async fn a_plain_serve_relays_to_a_host_in_the_sandbox_only_until_someone_signs_
     use gatehouse_core::host::{Host, HostOptions};
 
     let chosen = Home::new();
-    let host = Host::start(HostOptions { config: Config::with_home(chosen.path()), sandbox: true }).await.unwrap();
+    let host =
+        Host::start(HostOptions { config: on_rest(Config::with_home(chosen.path())), sandbox: true }).await.unwrap();
     host.control().expect("a control socket").accept_relays();
     assert_eq!(plain_serve_choice(&chosen).await, "serves on its own", "the person chose the sandbox");
     host.shutdown().await;
 
     let home = Home::new();
-    let host = Host::start(HostOptions { config: Config::with_home(home.path()), sandbox: true }).await.unwrap();
+    let host =
+        Host::start(HostOptions { config: on_rest(Config::with_home(home.path())), sandbox: true }).await.unwrap();
     let control = host.control().expect("a control socket");
     control.accept_relays();
     control.sandbox_until_sign_in();
@@ -196,4 +198,11 @@ async fn a_relayed_assistant_started_with_tools_is_offered_only_those_by_the_hos
     assert!(pending.ok && !pending.stdout.contains("update_cells"), "{}", pending.stdout);
     client.cancel().await.unwrap();
     host.kill().await.unwrap();
+}
+
+/// `config` on Google's REST APIs, as the other e2e tests ([`gatehouse_e2e::E2E_BACKEND`]): Gatehouse's own
+/// cards and grants decide the writes.
+fn on_rest(mut config: gatehouse_core::config::Config) -> gatehouse_core::config::Config {
+    config.google_backend = gatehouse_core::config::GoogleBackend::Rest;
+    config
 }

@@ -95,10 +95,20 @@ async fn until_no_card(home: &Home) -> Duration {
 }
 
 /// The audit log's `update_cells` rows (newest first), through the running server or the store.
-async fn audited_writes(home: &Home) -> Vec<String> {
-    let audit = run_gatehouse(home, &["audit", "--sandbox", "--tool", "update_cells"]).await;
-    assert!(audit.ok, "{}", audit.stderr);
-    audit.stdout.lines().filter(|line| line.contains("  update_cells  ")).map(str::to_owned).collect()
+/// The audit log's `update_cells` rows, once there are `expected` of them (or what there is after 10 s): a
+/// card leaves the list a moment before its call's record is committed.
+async fn audited_writes(home: &Home, expected: usize) -> Vec<String> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let audit = run_gatehouse(home, &["audit", "--sandbox", "--tool", "update_cells"]).await;
+        assert!(audit.ok, "{}", audit.stderr);
+        let rows: Vec<String> =
+            audit.stdout.lines().filter(|line| line.contains("  update_cells  ")).map(str::to_owned).collect();
+        if rows.len() >= expected || tokio::time::Instant::now() > deadline {
+            return rows;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 #[track_caller]
@@ -125,7 +135,7 @@ async fn an_assistant_that_cancels_a_waiting_call_withdraws_its_card() {
     eprintln!("the card left `gatehouse approvals` {} ms after the cancel", took.as_millis());
     let late = run_gatehouse(&home, &["approvals", "allow", &card]).await;
     assert!(!late.ok, "a withdrawn card can't be answered: {}", late.stdout);
-    let rows = audited_writes(&home).await;
+    let rows = audited_writes(&home, 1).await;
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert_withdrawn_row(&rows[0]);
     client.cancel().await.unwrap();
@@ -177,7 +187,7 @@ async fn an_assistant_that_closes_stdin_withdraws_its_card_and_the_log_keeps_it(
     assert!(closed.elapsed() < Duration::from_secs(4), "withdrawn at once, not after rmcp's 5 s wait");
     until_no_card(&home).await;
     // Read from the store itself: the record was written before the server stopped.
-    let rows = audited_writes(&home).await;
+    let rows = audited_writes(&home, 1).await;
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert_withdrawn_row(&rows[0]);
 }
@@ -211,7 +221,7 @@ async fn a_relay_whose_assistant_cancels_or_that_is_killed_withdraws_the_card_fr
     drop(waiting.await);
 
     // The host's audit log records both as withdrawn by the assistant.
-    let rows = audited_writes(&home).await;
+    let rows = audited_writes(&home, 2).await;
     assert_eq!(rows.len(), 2, "{rows:?}");
     rows.iter().for_each(|row| assert_withdrawn_row(row));
     cancelling.cancel().await.unwrap();

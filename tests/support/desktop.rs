@@ -273,6 +273,7 @@ pub fn app_env(home: &Path, display: &str, bus: &str, http: SocketAddr) -> Vec<(
         set("GATEHOUSE_HOME", home.as_os_str()),
         set("GATEHOUSE_HTTP_ADDR", OsStr::new(&http.to_string())),
         set("GATEHOUSE_LOG", OsStr::new("info")),
+        set(crate::E2E_BACKEND.0, OsStr::new(crate::E2E_BACKEND.1)),
         set("DISPLAY", OsStr::new(display)),
         set("GDK_BACKEND", OsStr::new("x11")),
         set("DBUS_SESSION_BUS_ADDRESS", OsStr::new(bus)),

@@ -68,11 +68,17 @@ impl Default for Home {
     }
 }
 
+/// The backend the end-to-end tests use unless they say otherwise: Google's REST APIs, where Gatehouse's own
+/// cards and grants decide each write. On Google's MCP servers (the emulator serves them too, and `both` is the
+/// default) Google asks about update_cells with its own form at every call; the tests of that path set it.
+pub const E2E_BACKEND: (&str, &str) = ("GATEHOUSE_GOOGLE_BACKEND", "rest");
+
 /// A `gatehouse` command isolated in `home`, with a clean environment for Google settings.
 pub fn gatehouse(home: &Home) -> Command {
     let mut command = Command::new(gatehouse_bin());
     command
         .env("GATEHOUSE_HOME", home.path())
+        .env(E2E_BACKEND.0, E2E_BACKEND.1)
         .env("GATEHOUSE_LOG", "info")
         .env_remove("GATEHOUSE_GOOGLE_ENDPOINT")
         .env_remove("SERVICE_ACCOUNT_PATH")
@@ -287,6 +293,7 @@ impl Sdk {
             .args(args)
             .env("GATEHOUSE_HOME", home.path())
             .env("GATEHOUSE_TOOLS", &tools)
+            .env(E2E_BACKEND.0, E2E_BACKEND.1)
             .env("GATEHOUSE_LOG", "info")
             .env_remove("GATEHOUSE_GOOGLE_ENDPOINT")
             .env_remove("SERVICE_ACCOUNT_PATH")
