@@ -65,12 +65,17 @@ impl Access {
     pub async fn open(sandbox: bool) -> Result<Access> {
         let config = Config::from_env()?;
         let path = config.home.join(if sandbox { SANDBOX_DATABASE_FILE } else { DATABASE_FILE });
-        let mut servers = servers_using(&config.home, &path).await?.into_iter();
-        let reach = match servers.next() {
-            Some(first) => Reach::Servers { first, others: servers.collect() },
-            None => Reach::Direct(Store::open_with(&path, gatehouse_core::host::store_options()).await?),
-        };
+        let reach = Access::open_reach(&config.home, &path).await?;
         Ok(Access { path, home: config.home, reach })
+    }
+
+    /// The running servers using the database at `path`, or the file itself when none runs.
+    async fn open_reach(home: &Path, path: &Path) -> Result<Reach> {
+        let mut servers = servers_using(home, path).await?.into_iter();
+        Ok(match servers.next() {
+            Some(first) => Reach::Servers { first, others: servers.collect() },
+            None => Reach::Direct(Store::open_with(path, gatehouse_core::host::store_options()).await?),
+        })
     }
 
     /// Every grant, newest first.
@@ -265,10 +270,21 @@ impl Access {
     pub async fn audit(&mut self, query: &AuditQuery) -> Result<Vec<AuditRecord>> {
         let mut records: Vec<AuditRecord> = Vec::new();
         let mut page = query.clone();
+        let mut asked_again = false;
         while records.len() < query.limit as usize {
             page.limit = (query.limit - records.len() as u32).min(MAX_AUDIT_PAGE);
             let more = match &mut self.reach {
-                Reach::Servers { first, .. } => first.audit(&page).await?,
+                Reach::Servers { first, .. } => match first.audit(&page).await {
+                    Ok(more) => more,
+                    // The server stopped while it was asked (its assistant quit): ask again wherever the
+                    // database is now reached, another server or the file itself.
+                    Err(ControlError::Io { .. }) if !asked_again => {
+                        asked_again = true;
+                        self.reach = Access::open_reach(&self.home, &self.path).await?;
+                        continue;
+                    }
+                    Err(error) => return Err(error.into()),
+                },
                 Reach::Direct(store) => store.list_audit(&page).await?,
             };
             let full = more.len() == page.limit as usize;

@@ -63,6 +63,9 @@ async fn engine(home: &Path, google: &FakeGoogle) -> Arc<Engine> {
     let store = Store::open(&home.join(DATABASE_FILE)).await.unwrap();
     let mut config = Config::with_home(home);
     config.google_endpoint = Some(google.url().parse().unwrap());
+    // Gatehouse's own cards and grants, on Google's REST APIs: on its MCP servers Google asks about update_cells
+    // with its own form at every call.
+    config.google_backend = gatehouse_core::config::GoogleBackend::Rest;
     Engine::new(EngineOptions {
         config,
         tokens: Arc::new(StaticToken::new(google.issue_token(Identity::user(USER)), Some(USER.to_owned()))),
