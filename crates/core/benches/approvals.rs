@@ -112,10 +112,13 @@ fn other_grants(rng: &mut StdRng, tools: &[(ToolDef, String)], now: DateTime<Utc
             };
             let kind = constraint_kind(tool);
             let constraint = kind.filter(|_| rng.random_bool(0.8)).map(|kind| pick(rng, kind));
-            let created = now - TimeDelta::minutes(rng.random_range(60..90 * 24 * 60));
+            // No grant lasts longer than the policy's 90 days: the store refuses one that does, as a row no
+            // card could have made (approval::store::trust). Made up to 60 days ago, ending within 30.
+            let age = rng.random_range(60..60 * 24 * 60);
+            let created = now - TimeDelta::minutes(age);
             let state = rng.random_range(0..10);
             let expires = match state {
-                0..2 => now - TimeDelta::minutes(rng.random_range(1..60 * 24 * 60)),
+                0..2 => created + TimeDelta::minutes(rng.random_range(1..age)),
                 _ => now + TimeDelta::minutes(rng.random_range(60..30 * 24 * 60)),
             };
             let revoked = (state == 2).then(|| created + (now - created) / 2);
