@@ -207,15 +207,7 @@ impl Engine {
         let names = Arc::new(DriveNames(google.clone()));
         let cache = ResponseCache::new(approvals.store.clone(), google.clone());
         let approvals = Arc::new(Approvals::new(approvals.store, approvals.policy, &tools).with_target_names(names));
-        let ctx = ToolContext {
-            google,
-            mcp,
-            config: Arc::new(config),
-            local,
-            cache,
-            progress: Progress::none(),
-            forms: None,
-        };
+        let ctx = ToolContext { google, mcp, config: Arc::new(config), local, cache, progress: Progress::none() };
         let (assistants, _) = tokio::sync::watch::channel(0);
         let resends = Resends::new(crate::approval::gate::DEFAULT_RETRY_WINDOW);
         Ok(Arc::new(Self { auth, approvals, tools, index, ctx, sandbox, assistants, resends }))
@@ -544,10 +536,10 @@ impl Engine {
         forms: Forms,
     ) -> Result<Output, ToolError> {
         let cache = &self.ctx.cache;
-        let ctx = self.ctx.for_call(progress, forms);
+        let ctx = self.ctx.reporting(progress);
         if let Some(changed) = cache::changed_by(tool, &arguments) {
             cache.forget_changed(&changed).await;
-            let output = google_mcp::run(tool, ctx, arguments).await;
+            let output = google_mcp::run(tool, ctx, arguments, &forms).await;
             cache.forget_changed(&changed).await;
             return output;
         }
@@ -559,7 +551,7 @@ impl Engine {
         let keep = || tracing::trace_span!(target: TIMING_TARGET, "cache_keep");
         match lookup {
             Lookup::Off => {
-                google_mcp::run(tool, ctx, arguments)
+                google_mcp::run(tool, ctx, arguments, &forms)
                     .instrument(tracing::trace_span!(target: TIMING_TARGET, "tool"))
                     .await
             }
@@ -568,7 +560,7 @@ impl Engine {
                 // A result written to a file is written pretty from its JSON; any other is serialized once,
                 // and that text is both kept and returned.
                 let to_file = tool.meta.local_path && arguments.get("local_path").is_some();
-                let output = google_mcp::run(tool, ctx, arguments)
+                let output = google_mcp::run(tool, ctx, arguments, &forms)
                     .instrument(tracing::trace_span!(target: TIMING_TARGET, "tool"))
                     .await?;
                 let cap = self.ctx.max_chars();

@@ -24,21 +24,6 @@ pub struct ToolContext {
     pub cache: ResponseCache,
     /// Where the call reports how far it has come ([`Progress::none`] unless the client asked).
     pub progress: Progress,
-    /// Who asks the person the approval forms Google answers a call with ([`super::google_mcp`]): set by the
-    /// engine for each call it runs; `None` elsewhere, where a form ends the call in words.
-    pub forms: Option<Forms>,
-}
-
-/// The person's side of one call, for Google's approval forms: the approvals that put them on cards, and
-/// the assistant the call came from.
-#[derive(Clone)]
-pub struct Forms {
-    pub approvals: Arc<Approvals>,
-    pub caller: Caller,
-    /// Gatehouse's own rules decided the call (a card, a grant, a policy, not gated). `false` when Gatehouse
-    /// left it to Google's form, which Google was to ask at every call of this tool
-    /// ([`super::google_mcp::google_asks_first`]): then it must be Google's form that asks.
-    pub decided_by_gatehouse: bool,
 }
 
 impl ToolContext {
@@ -47,13 +32,20 @@ impl ToolContext {
         Self { progress, ..self.clone() }
     }
 
-    /// The same context for one call of an assistant's: its progress, and who asks Google's forms.
-    pub fn for_call(&self, progress: Progress, forms: Forms) -> Self {
-        Self { progress, forms: Some(forms), ..self.clone() }
-    }
-
     /// The response-size cap in characters.
     pub fn max_chars(&self) -> usize {
         self.config.max_response_chars
     }
+}
+
+/// The person's side of one call, for Google's approval forms ([`super::google_mcp::run`]): the approvals
+/// that put them on cards, and the assistant the call came from.
+#[derive(Clone)]
+pub struct Forms {
+    pub approvals: Arc<Approvals>,
+    pub caller: Caller,
+    /// Gatehouse's own rules decided the call (a card, a grant, a policy, not gated). `false` when Gatehouse
+    /// left it to Google's form, which Google was to ask at every call of this tool
+    /// ([`super::google_mcp::google_asks_first`]): then it must be Google's form that asks.
+    pub decided_by_gatehouse: bool,
 }

@@ -41,12 +41,6 @@ pub enum ToolError {
     /// Google's MCP server ran the call and answered a tool error, in its words (hostile text, cut).
     #[error("The {server} refused the call: {words:?}")]
     GoogleMcpRefused { server: &'static str, words: String },
-    /// Google asks the person to approve the call on a form, outside a call of an assistant's (where nobody
-    /// can be asked: a resource's read, a tool run directly). Nothing ran.
-    #[error(
-        "The {server} asks the person to approve {tool} on a form ({message:?}), which Gatehouse shows only for a call an assistant makes, so nothing was changed or read. Call the tool instead."
-    )]
-    GoogleAsksPerson { tool: &'static str, server: &'static str, message: String },
     /// The person did not accept Google's approval form (declined, no answer, a pause), or it could not be
     /// shown: Google did not run the call. `ended_by` is who ended it, for the audit log (`None`: nobody
     /// decided, as for a form that could not be shown).

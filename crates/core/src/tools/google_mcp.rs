@@ -19,10 +19,10 @@ use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::Value;
 
 use super::registry::{Access, Output, ToolDef};
-use super::{ToolContext, ToolError};
+use super::{Forms, ToolContext, ToolError};
 use crate::approval::rounds::{FormCall, Rounds};
 use crate::config::GoogleBackend;
-use crate::google::mcp::form::{GoogleForm, Round};
+
 use crate::google::mcp::{McpError, Product};
 
 /// Gatehouse's arguments as Google's tool takes them: `Ok(None)` when these arguments need something Google's
@@ -112,9 +112,9 @@ pub async fn google_asks_first(tool: &ToolDef, ctx: &ToolContext, arguments: &Va
 
 /// Runs a permitted call on the surface [`choose`] picks; on Google's MCP server, in rounds, each form Google
 /// asks for put to the person on a card.
-pub async fn run(tool: &ToolDef, ctx: ToolContext, arguments: Value) -> Result<Output, ToolError> {
+pub async fn run(tool: &ToolDef, ctx: ToolContext, arguments: Value, forms: &Forms) -> Result<Output, ToolError> {
     let (path, always_asks) = choose(tool, &ctx, &arguments).await?;
-    let left_to_google = ctx.forms.as_ref().is_some_and(|forms| !forms.decided_by_gatehouse);
+    let left_to_google = !forms.decided_by_gatehouse;
     let Path::Mcp { route, arguments: google_arguments } = path else {
         if left_to_google {
             return Err(stopped_asking(tool));
@@ -131,28 +131,19 @@ pub async fn run(tool: &ToolDef, ctx: ToolContext, arguments: Value) -> Result<O
         sent.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         ctx.mcp.call(route.product, route.tool, google_arguments.clone(), repeat)
     };
-    let ended = match &ctx.forms {
-        Some(forms) => {
-            let call = FormCall::new(
-                &forms.caller,
-                (tool.meta.name, tool.meta.title),
-                &arguments,
-                tool.evaluators(),
-                forms.decided_by_gatehouse,
-            );
-            match forms.approvals.run_in_rounds(&call, round).await {
-                Ok(Rounds::Done(result)) => Ok(result),
-                Ok(Rounds::NotApproved { why, message }) => {
-                    return Err(ToolError::FormNotApproved { ended_by: why.source(), message });
-                }
-                Err(error) => Err(error),
-            }
+    let call = FormCall::new(
+        &forms.caller,
+        (tool.meta.name, tool.meta.title),
+        &arguments,
+        tool.evaluators(),
+        forms.decided_by_gatehouse,
+    );
+    let ended = match forms.approvals.run_in_rounds(&call, round).await {
+        Ok(Rounds::Done(result)) => Ok(result),
+        Ok(Rounds::NotApproved { why, message }) => {
+            return Err(ToolError::FormNotApproved { ended_by: why.source(), message });
         }
-        None => match round(None).await {
-            Ok(Round::Done(result)) => Ok(result),
-            Ok(Round::AsksPerson { forms, request_state: _ }) => return Err(asks_nobody(tool, &route, &forms)),
-            Err(error) => Err(error),
-        },
+        Err(error) => Err(error),
     };
     match ended {
         Ok(result) => finish(&route, &arguments, result),
@@ -187,14 +178,6 @@ fn may_resend(tool: &ToolDef, error: &McpError) -> bool {
             matches!(error, McpError::UnknownTool { .. } | McpError::NotAgentic { .. } | McpError::Refused { .. })
         }
     }
-}
-
-/// Google answered with forms outside a call of an assistant's, where nobody can be asked: the call ends in
-/// words. Nothing ran at Google: it asks before it acts.
-fn asks_nobody(tool: &ToolDef, route: &McpRoute, forms: &[GoogleForm]) -> ToolError {
-    let message = forms.first().map(|form| form.message.as_str()).unwrap_or_default();
-    let quoted: String = message.chars().filter(|c| !c.is_control()).take(300).collect();
-    ToolError::GoogleAsksPerson { tool: tool.meta.name, server: route.product.label(), message: quoted }
 }
 
 /// Google's result as the tool answers: a tool error in Google's words, or the route's reshaping of it.
