@@ -365,10 +365,12 @@ async fn with_a_service_account_key_the_account_page_shows_its_limitations() {
 /// An app in a new home (with `env`) whose card shows a write of `value` to "Budget 2026", sent by an assistant
 /// through `gatehouse serve --sandbox`; WebDriver is on the card. The app, the assistant (kept connected), the
 /// call waiting for its answer, and WebDriver.
+/// The app's home comes back with it: the folder is deleted when the `Home` is dropped, and an app whose
+/// database file is gone finds no tables on the next connection it opens.
 async fn a_card_on_screen(
     env: &[(&str, &OsStr)],
     value: &str,
-) -> (Desktop, Assistant, tokio::task::JoinHandle<anyhow::Result<rmcp::model::CallToolResult>>, WebDriver) {
+) -> (Home, Desktop, Assistant, tokio::task::JoinHandle<anyhow::Result<rmcp::model::CallToolResult>>, WebDriver) {
     let home = Home::new();
     let mut app = Desktop::launch(&home, env).await.expect("the app starts");
     let assistant = app.assistant(ASSISTANT, &["--sandbox"]).await.expect("an assistant through gatehouse serve");
@@ -376,7 +378,7 @@ async fn a_card_on_screen(
     let waiting = start_write(assistant.peer(), write(&budget, "Summary", "D1", value));
     let webdriver = app.webdriver().await.expect("WebDriver attaches to the card window").clone();
     card_on_screen(&webdriver).await;
-    (app, assistant, waiting, webdriver)
+    (home, app, assistant, waiting, webdriver)
 }
 
 /// Waits for the call the card answered to come back refused.
@@ -387,7 +389,7 @@ async fn refused(waiting: tokio::task::JoinHandle<anyhow::Result<rmcp::model::Ca
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_card_follows_a_dark_desktop_theme() {
-    let (_app, _assistant, waiting, webdriver) =
+    let (_home, _app, _assistant, waiting, webdriver) =
         a_card_on_screen(&[("GTK_THEME", "Adwaita:dark".as_ref())], "in the dark").await;
     let dark =
         "return [matchMedia('(prefers-color-scheme: dark)').matches, getComputedStyle(document.body).backgroundColor]";
@@ -427,7 +429,7 @@ async fn zoom_to_200(webdriver: &WebDriver) {
 /// scrolling sideways, and the card still answers from the keyboard. Screenshots for a look.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_card_and_the_settings_pages_fit_their_windows_at_200_percent_zoom() {
-    let (app, _assistant, waiting, webdriver) = a_card_on_screen(&[], "zoomed").await;
+    let (_home, app, _assistant, waiting, webdriver) = a_card_on_screen(&[], "zoomed").await;
     zoom_to_200(&webdriver).await;
     assert_eq!(webdriver.execute(FITS, json!([])).await.unwrap(), json!(true), "the card at 200%");
     webdriver.screenshot_zoomed(&screenshot_path("card-zoom-200"), 2.0).await.unwrap();
