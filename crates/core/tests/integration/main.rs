@@ -79,6 +79,7 @@ mod gmail_send;
 mod google_client;
 mod google_forms;
 mod google_mcp;
+mod independent_server;
 mod leaks;
 // Real symbolic links: Unix only (making one on Windows takes a privilege most users lack).
 #[cfg(unix)]

@@ -379,26 +379,35 @@ impl McpClient {
         {
             return Err(McpError::NotLocal(format!("{root} ({refused})")));
         }
-        // The token is fetched first so a missing sign-in says so, not as a transport failure.
-        self.inner.options.tokens.token().await.map_err(|error| McpError::Auth(Arc::new(error)))?;
-        let client = Signed { http: self.inner.options.http.clone(), tokens: Arc::clone(&self.inner.options.tokens) };
-        let mut config = StreamableHttpClientTransportConfig::with_uri(endpoint.url.as_str());
-        config.allow_stateless = true;
-        let transport = StreamableHttpClientTransport::with_client(client, config);
-        let listener = Listener { stale: Arc::clone(&endpoint.stale), info: client_info() };
-        let lifecycle = ClientLifecycleMode::Auto {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25],
-            legacy_version: Some(ProtocolVersion::V_2025_11_25),
-        };
-        let started = self.bounded(product, listener.serve_with_lifecycle(transport, lifecycle)).await?;
-        let service = match started {
-            Ok(service) => service,
-            Err(error) => {
-                let error = connect_error(product, &error);
-                if matches!(error, McpError::NotAgentic { .. }) {
-                    self.inner.not_agentic.store(true, Ordering::SeqCst);
+        let mut retried = false;
+        let service = loop {
+            // The token is fetched first so a missing sign-in says so, not as a transport failure.
+            let token = self.inner.options.tokens.token().await.map_err(|error| McpError::Auth(Arc::new(error)))?;
+            let client =
+                Signed { http: self.inner.options.http.clone(), tokens: Arc::clone(&self.inner.options.tokens) };
+            let mut config = StreamableHttpClientTransportConfig::with_uri(endpoint.url.as_str());
+            config.allow_stateless = true;
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            let listener = Listener { stale: Arc::clone(&endpoint.stale), info: client_info() };
+            let lifecycle = ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25],
+                legacy_version: Some(ProtocolVersion::V_2025_11_25),
+            };
+            let started = self.bounded(product, listener.serve_with_lifecycle(transport, lifecycle)).await?;
+            match started {
+                Ok(service) => break service,
+                // A token the server refused (401): one fresh token and one more try, as for a call.
+                Err(error) if !retried && error.auth_challenge().is_some_and(is_token_refused) => {
+                    retried = true;
+                    self.inner.options.tokens.invalidate_token(&token).await;
                 }
-                return Err(error);
+                Err(error) => {
+                    let error = connect_error(product, &error);
+                    if matches!(error, McpError::NotAgentic { .. }) {
+                        self.inner.not_agentic.store(true, Ordering::SeqCst);
+                    }
+                    return Err(error);
+                }
             }
         };
         self.inner.not_agentic.store(false, Ordering::SeqCst);
@@ -562,6 +571,9 @@ impl rmcp::ClientHandler for Listener {
 
 /// The text of `error` and what it tells about the server, as an [`McpError`].
 fn service_error(product: Product, error: &ServiceError) -> McpError {
+    if let Some(challenge) = error.auth_challenge() {
+        return challenge_refusal(product, challenge);
+    }
     match error {
         ServiceError::McpError(data) => McpError::Answered { product, detail: data.message.to_string() },
         ServiceError::Timeout { timeout } => McpError::Timeout { product, timeout: *timeout },
@@ -571,6 +583,9 @@ fn service_error(product: Product, error: &ServiceError) -> McpError {
 
 fn connect_error(product: Product, error: &rmcp::service::ClientInitializeError) -> McpError {
     use rmcp::service::ClientInitializeError as Init;
+    if let Some(challenge) = error.auth_challenge() {
+        return challenge_refusal(product, challenge);
+    }
     match error {
         // rmcp took a refused `server/discover` for a legacy server and tried `initialize`: the refusal is in
         // one of the two.
@@ -625,9 +640,28 @@ fn classify(product: Product, text: &str) -> McpError {
     McpError::Unreachable { product, detail }
 }
 
+/// A refusal that rmcp read from the server's `WWW-Authenticate` challenge: a 401 (the token), or a 403
+/// `insufficient_scope`. A server that follows MCP's authorization spec answers a refused token so, and rmcp's
+/// words for it ("Auth required") carry no status for [`classify`] to find: without this the person was told
+/// the server could not be reached, and to check the internet connection.
+fn challenge_refusal(product: Product, challenge: &str) -> McpError {
+    let lower = challenge.to_ascii_lowercase();
+    if lower.contains("ai-powered agent") || lower.contains("agentic") {
+        return McpError::NotAgentic { product };
+    }
+    let status = if is_token_refused(challenge) { "HTTP 401" } else { "HTTP 403" };
+    let challenge: String = challenge.chars().take(300).collect();
+    McpError::Refused { product, detail: format!("{status}, WWW-Authenticate: {challenge}") }
+}
+
+/// Whether a `WWW-Authenticate` challenge refuses the token itself (a 401), not its scopes.
+fn is_token_refused(challenge: &str) -> bool {
+    !challenge.contains("insufficient_scope")
+}
+
 /// Whether the server refused the token (HTTP 401).
 fn is_unauthorized(error: &ServiceError) -> bool {
-    if error.auth_challenge().is_some_and(|challenge| !challenge.contains("insufficient_scope")) {
+    if error.auth_challenge().is_some_and(is_token_refused) {
         return true;
     }
     let text = error.to_string();
@@ -750,6 +784,11 @@ mod tests {
         let down = classify(Product::Drive, "error sending request: connection refused");
         assert!(matches!(down, McpError::Unreachable { .. }), "{down:?}");
         assert!(down.is_unavailable() && not_agentic.is_unavailable());
+        // A refusal rmcp read from `WWW-Authenticate` (MCP's authorization spec) is a refusal, not a lost server.
+        let token = challenge_refusal(Product::Sheets, "Bearer error=\"invalid_token\", error_description=\"expired\"");
+        assert!(matches!(&token, McpError::Refused { detail, .. } if detail.starts_with("HTTP 401")), "{token:?}");
+        let scope = challenge_refusal(Product::Sheets, "Bearer error=\"insufficient_scope\", scope=\"x\"");
+        assert!(matches!(&scope, McpError::Refused { detail, .. } if detail.starts_with("HTTP 403")), "{scope:?}");
         let answered = McpError::Answered { product: Product::Drive, detail: "bad query".into() };
         assert!(!answered.is_unavailable(), "a server that answered is not a reason to ask REST instead");
     }
