@@ -89,7 +89,8 @@ if $want_validators; then
       @modelcontextprotocol/conformance@0.2.0-alpha.12 >&2)
   fi
   # The official Python SDK (`mcp` on PyPI; 2.x speaks 2026-07-28), in a venv of its own for
-  # tests/clients/mcp2026.py.
+  # tests/clients/mcp2026.py and the independent Sheets MCP server tests/servers/sheets_mcp.py (which uses
+  # only what mcp 2.3.0 brings: uvicorn, starlette, jsonschema).
   if [ ! -x "$tools/py/bin/python" ] || ! "$tools/py/bin/python" -c 'import mcp' 2>/dev/null; then
     echo "Installing the official MCP Python SDK (mcp 2.3.0) into $tools/py…" >&2
     python3 -m venv "$tools/py"
