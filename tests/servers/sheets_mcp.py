@@ -29,12 +29,12 @@ its standard input closes (the test that started it is gone).
 
 import argparse
 import json
+import os
 import re
 import secrets
 import socket
 import sys
 import threading
-import os
 
 import anyio
 import jsonschema
@@ -140,7 +140,8 @@ CELL = re.compile(r"^([A-Za-z]*)(\d*)$")
 
 
 def split_sheet(text):
-    """(sheet or None, the A1 part or None) of a range in A1 notation (the Sheets API's "A1 notation" page)."""
+    """(the sheet's name, the cells or None) of a range in A1 notation (the Sheets API's "A1 notation" page).
+    Without a "!" the whole text comes back as the name: `parse_range` tells a sheet's name from cells."""
     text = text.strip()
     if text.startswith("'"):
         name, i = "", 1
