@@ -451,6 +451,72 @@ mod tests {
     }
 
     #[test]
+    fn the_people_on_an_event_veto_when_any_is_outside_and_the_card_names_them() {
+        let read = |emails: &[&str]| OnTheEvent::Read(emails.iter().map(|email| (*email).to_owned()).collect());
+        let ada = Some("ada@example.com");
+        assert_eq!(event_attendees_veto(ada, Some(&read(&[]))), None);
+        assert_eq!(event_attendees_veto(ada, Some(&read(&["ADA@example.com", "bob@example.com"]))), None);
+        let veto = event_attendees_veto(ada, Some(&read(&["bob@example.com", "eve@evil.example"]))).unwrap();
+        assert_eq!(veto.evaluator, EVENT_ATTENDEES);
+        assert!(
+            veto.reason.contains("and 1 person on it is outside example.com (eve@evil.example)"),
+            "{}",
+            veto.reason
+        );
+        // A personal account: everyone else is outside, and the card names each.
+        let veto = event_attendees_veto(Some("ada@gmail.com"), Some(&read(&["ada@gmail.com", "bob@gmail.com"])));
+        let reason = veto.unwrap().reason;
+        assert!(reason.contains("1 person (bob@gmail.com)") && reason.contains("personal Google account"), "{reason}");
+        // Many: the first ten named, the rest counted; a long address cut.
+        let many: Vec<String> = (0..12).map(|i| format!("p{i}@evil.example")).collect();
+        let reason = event_attendees_veto(ada, Some(&OnTheEvent::Read(many))).unwrap().reason;
+        assert!(
+            reason.contains("12 people on it are outside") && reason.contains("p9@evil.example and 2 more"),
+            "{reason}"
+        );
+        assert!(!reason.contains("p10@"), "{reason}");
+        let long = format!("{}@evil.example", "x".repeat(200));
+        let reason = event_attendees_veto(ada, Some(&read(&[long.as_str()]))).unwrap().reason;
+        assert!(reason.contains(&format!("({}…)", "x".repeat(80))), "{reason}");
+    }
+
+    #[test]
+    fn attendees_unread_or_not_read_at_all_are_a_veto() {
+        let unread = OnTheEvent::Unread("Google did not answer within 5 seconds".into());
+        let veto = event_attendees_veto(Some("ada@example.com"), Some(&unread)).unwrap();
+        assert!(veto.reason.contains("could not read who is on it (Google did not answer within 5 seconds)"), "{veto}");
+        let veto = event_attendees_veto(Some("ada@example.com"), None).unwrap();
+        assert!(veto.reason.contains("the event was not read before deciding"), "{veto}");
+    }
+
+    #[derive(Deserialize)]
+    struct EventCall {
+        calendar_id: String,
+        event_id: String,
+    }
+
+    #[test]
+    fn the_event_evaluator_names_the_event_as_the_tool_sends_it_and_never_vetoes_on_the_arguments() {
+        let e = Evaluator::event_attendees(|a: &EventCall| (a.calendar_id.as_str(), a.event_id.as_str()))
+            .bind("delete_event");
+        let args = json!({ "calendar_id": " primary ", "event_id": "e1 " });
+        assert_eq!(e.event_told(&args), Some(("primary".to_owned(), "e1".to_owned())));
+        assert_eq!(e.standing_approval(&args, Some("ada@example.com")), Ok(()));
+        assert!(!e.constrains());
+        assert_eq!(e.propose(&args).unwrap(), None);
+        assert_eq!(e.event_told(&json!({ "calendar_id": "primary" })), None, "unparsed arguments name nothing");
+        // Through the combined decision: naming an event and nothing read is a veto.
+        let evaluators = [e];
+        let veto = super::super::standing_approval_read(&evaluators, &args, Some("ada@example.com"), None);
+        assert_eq!(veto.unwrap_err().evaluator, EVENT_ATTENDEES);
+        let nobody = OnTheEvent::Read(Vec::new());
+        assert_eq!(
+            super::super::standing_approval_read(&evaluators, &args, Some("ada@example.com"), Some(&nobody)),
+            Ok(())
+        );
+    }
+
+    #[test]
     fn the_card_names_the_domain() {
         let e = Evaluator::email_domain(recipients).bind("share");
         assert_eq!(e.describe(&domain("example.com")), "only people at example.com");
