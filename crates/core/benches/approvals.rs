@@ -234,6 +234,7 @@ async fn main() {
             retry: false,
             always_ask: false,
             account: Some(ACCOUNT),
+            on_event: None,
             now: Utc::now(),
             denies: &[],
             grants: GrantStores::One(&candidates),

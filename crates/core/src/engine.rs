@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tracing::Instrument;
 
+use crate::approval::evaluator::OnTheEvent;
 use crate::approval::gate::TargetNames;
 use crate::approval::model::{Agent, AnswerChannel, AuditEntry, CallOutcome, Caller, DecisionSource, Verdict};
 use crate::approval::policy::Policy;
@@ -73,11 +74,16 @@ pub struct Engine {
 }
 
 /// Names a card's target from Drive (`files.get` with `fields=name`), a calendar from Calendar
-/// (`calendars.get`): reads, so they need no approval. A name that doesn't come within [`NAME_WITHIN`] is left
+/// (`calendars.get`), and reads an event's attendees before an update or delete is decided (`events.get`):
+/// reads, so they need no approval. A name that doesn't come within [`NAME_WITHIN`] is left
 /// out rather than holding up the card.
 struct DriveNames(GoogleClient);
 
 const NAME_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// How long the decision of an event's update or delete waits for the event's attendees. Longer than a
+/// name's wait, since without them a grant can't cover the call: past it, the call is asked.
+const ATTENDEES_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl TargetNames for DriveNames {
     fn name<'a>(&'a self, id: &'a str) -> futures::future::BoxFuture<'a, Option<String>> {
@@ -109,6 +115,24 @@ impl TargetNames for DriveNames {
     fn mail_words<'a>(&'a self, tool: &'a str, args: &'a Value) -> futures::future::BoxFuture<'a, Option<String>> {
         Box::pin(async move {
             tokio::time::timeout(NAME_WITHIN, crate::tools::gmail::card_words(&self.0, tool, args)).await.ok().flatten()
+        })
+    }
+
+    /// `events.get`: the event's attendees as Google lists them. Whatever keeps the whole list from being
+    /// known (an error, no answer within [`ATTENDEES_WITHIN`], a list Google says it cut short) is `Unread`,
+    /// and the call is asked.
+    fn event_attendees<'a>(&'a self, calendar: &'a str, event: &'a str) -> futures::future::BoxFuture<'a, OnTheEvent> {
+        Box::pin(async move {
+            match tokio::time::timeout(ATTENDEES_WITHIN, self.0.calendar().event(calendar, event)).await {
+                Ok(Ok(event)) if event.attendees_omitted => {
+                    OnTheEvent::Unread("Google did not list every attendee of the event".to_owned())
+                }
+                Ok(Ok(event)) => OnTheEvent::Read(event.attendees.into_iter().map(|attendee| attendee.email).collect()),
+                Ok(Err(error)) => OnTheEvent::Unread(format!("reading the event from Google failed: {error}")),
+                Err(_) => {
+                    OnTheEvent::Unread(format!("Google did not answer within {} seconds", ATTENDEES_WITHIN.as_secs()))
+                }
+            }
         })
     }
 }

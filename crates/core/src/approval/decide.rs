@@ -12,7 +12,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::evaluator::{self, ArgEvaluator, EvalError, PreparedCall, Veto};
+use super::evaluator::{self, ArgEvaluator, EvalError, OnTheEvent, PreparedCall, Veto};
 use super::model::{Caller, Constraint, DecisionSource, Grant, Owner};
 use super::policy::platform_grant_rule;
 
@@ -65,6 +65,10 @@ pub struct Facts<'a> {
     pub always_ask: bool,
     /// The signed-in Google account, whose `USER` grants apply.
     pub account: Option<&'a str>,
+    /// The people already on the event the call changes or cancels, read from Google by the gate before
+    /// deciding (Google emails them about it); `None` when nothing was read. For a tool whose evaluators
+    /// name such an event, `None` is a veto: the decision never assumes an event has nobody outside on it.
+    pub on_event: Option<&'a OnTheEvent>,
     pub now: DateTime<Utc>,
     pub denies: &'a [Deny],
     pub grants: GrantStores<'a>,
@@ -96,7 +100,7 @@ pub fn decide(facts: &Facts<'_>) -> Decision {
             evaluator: "always_ask",
             reason: "The administrator asks for this tool to be approved every time.".to_owned(),
         }),
-        false => evaluator::standing_approval(facts.evaluators, facts.args, facts.account).err(),
+        false => evaluator::standing_approval_read(facts.evaluators, facts.args, facts.account, facts.on_event).err(),
     };
     if let (GrantStores::One(grants), false, None) = (facts.grants, facts.retry, &veto) {
         let person = grants.iter().filter(|grant| matches!(grant.owner, Owner::User(_)));

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::broker::{Broker, Dismissal, PendingCard, Waited};
 use super::card::{self, Answer, CardCall};
 use super::decide::{Decision, Deny, Facts, ForbiddenBy, GrantStores, decide};
-use super::evaluator;
+use super::evaluator::{self, OnTheEvent};
 use super::fingerprint::fingerprint;
 use super::model::{AnswerChannel, AuditEntry, Caller, DecisionSource, Grant};
 use super::policy::Policy;
@@ -59,8 +59,10 @@ pub fn call_key(tool: &str, args: &Value, meta: &CallMeta) -> CallKey {
     (meta.caller.agent.clone(), tool.to_owned(), redact::canonical_text(args))
 }
 
-/// Finds the name of a target a card mentions (a spreadsheet, a document, a file, a folder), so the person
-/// reads "Budget 2026" rather than an id. `None` when it can't be found quickly: the card then shows the id.
+/// What the gate reads from Google about a call, around the decision: the name of a target a card mentions
+/// (a spreadsheet, a document, a file, a folder), so the person reads "Budget 2026" rather than an id
+/// (`None` when it can't be found quickly: the card then shows the id), and, before deciding, who is on an
+/// event a call changes or cancels ([`TargetNames::event_attendees`]). Reads only: they need no approval.
 pub trait TargetNames: Send + Sync {
     fn name<'a>(&'a self, id: &'a str) -> futures::future::BoxFuture<'a, Option<String>>;
 
@@ -73,6 +75,17 @@ pub trait TargetNames: Send + Sync {
     /// draft), for the card; `None` by default.
     fn mail_words<'a>(&'a self, _tool: &'a str, _args: &'a Value) -> futures::future::BoxFuture<'a, Option<String>> {
         Box::pin(async { None })
+    }
+
+    /// The addresses of the people on the event `event` of the calendar `calendar`, read before deciding a
+    /// call Google emails them about (an update or a delete), or why they could not all be read. By default
+    /// they can't: such a call is then asked, never covered by a grant.
+    fn event_attendees<'a>(
+        &'a self,
+        _calendar: &'a str,
+        _event: &'a str,
+    ) -> futures::future::BoxFuture<'a, OnTheEvent> {
+        Box::pin(async { OnTheEvent::Unread("Gatehouse has no way to read events here".to_owned()) })
     }
 }
 
@@ -340,6 +353,8 @@ impl Approvals {
             retry: false,
             always_ask: false,
             account,
+            // Only the deny rules are asked of these facts: they never depend on the event's attendees.
+            on_event: None,
             now: Utc::now(),
             denies: person_denies.as_deref().unwrap_or(&self.denies),
             grants: GrantStores::None,
@@ -381,6 +396,7 @@ impl Approvals {
             }
             None => &self.denies,
         };
+        let on_event = self.read_event_attendees(tool, args).await;
         let facts = Facts {
             tool: name,
             fingerprint: &print,
@@ -390,6 +406,7 @@ impl Approvals {
             retry,
             always_ask: self.policy.is_always_ask(name),
             account,
+            on_event: on_event.as_ref(),
             now,
             denies,
             grants: if self.store.is_some() || !self.platform.is_empty() {
@@ -424,6 +441,21 @@ impl Approvals {
                 (permit, channel)
             }
         }
+    }
+
+    /// Who is on the event the call changes or cancels, read from Google before the decision, when one of
+    /// the tool's evaluators names such an event (`update_event`, `delete_event`: Google emails them the
+    /// change); `None` for every other call. The decision judges what is read; it never reads itself.
+    async fn read_event_attendees(&self, tool: &ToolDef, args: &Value) -> Option<OnTheEvent> {
+        let (calendar, event) = evaluator::event_told(tool.evaluators(), args)?;
+        let on_event = match &self.names {
+            Some(names) => names.event_attendees(&calendar, &event).await,
+            None => OnTheEvent::Unread("Gatehouse has no way to read events here".to_owned()),
+        };
+        if let OnTheEvent::Unread(why) = &on_event {
+            tracing::info!(tool = tool.meta.name, "the event's attendees could not be read, so the call asks: {why}");
+        }
+        Some(on_event)
     }
 
     /// The policy's deny rules followed by the signed-in account's *never allow* rules for `tool`, or `None`

@@ -132,6 +132,8 @@ pub struct Event {
     pub start: EventDateTime,
     pub end: EventDateTime,
     pub attendees: Vec<Attendee>,
+    /// Google left some attendees out of `attendees` (`attendeesOmitted`): the list is not all of them.
+    pub attendees_omitted: bool,
     pub recurrence: Vec<String>,
     pub recurring_event_id: Option<String>,
     pub organizer: Option<Person>,

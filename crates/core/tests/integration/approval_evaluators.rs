@@ -133,13 +133,20 @@ const DECLARED: &[(&str, &[&str])] = &[
     ("add_calendar_acl", &["email_domain"]),
     ("remove_calendar_acl", &["calendar"]),
     ("create_event", &["calendar", "invitees"]),
-    ("update_event", &["calendar", "invitees"]),
-    ("delete_event", &["calendar"]),
+    ("update_event", &["calendar", "invitees", "event_attendees"]),
+    ("delete_event", &["calendar", "event_attendees"]),
 ];
 
 const CONSTRAINT_KINDS: &[&str] = &["spreadsheet", "document", "file", "folder", "calendar", "email_domain"];
-const VETO_KINDS: &[&str] =
-    &["transfer_ownership", "permanent_delete", "empty_trash", "send_draft", "reply_to_message", "invitees"];
+const VETO_KINDS: &[&str] = &[
+    "transfer_ownership",
+    "permanent_delete",
+    "empty_trash",
+    "send_draft",
+    "reply_to_message",
+    "invitees",
+    "event_attendees",
+];
 
 fn tool(name: &str) -> ToolDef {
     all_tools().into_iter().find(|tool| tool.meta.name == name).unwrap_or_else(|| panic!("no tool {name}"))

@@ -186,6 +186,7 @@ impl Call {
             retry: self.retry,
             always_ask: self.always_ask,
             account: self.account.as_deref(),
+            on_event: None,
             now: self.now,
             denies: &self.denies,
             grants,

@@ -2,6 +2,11 @@
 //! real engine over a real store, with a grant for the calendar: an event inviting only the person's colleagues
 //! (or nobody) runs under the grant; one inviting anyone outside the person's domain — anyone at all, for a
 //! personal gmail.com account — is asked on a card saying why, and, declined, never reaches Google.
+//!
+//! The same holds for the people already on an event: Google emails them an update or a cancellation, so
+//! `update_event` and `delete_event` of an event with anyone outside on it are asked (the card naming them),
+//! and so are they when the event's attendees can't be read; an event with only colleagues on it is changed
+//! and deleted under the grant.
 
 use crate::store_engine;
 
@@ -18,7 +23,7 @@ use gatehouse_core::approval::model::{Caller, Constraint, Grant, Owner};
 use gatehouse_core::approval::store::Store;
 use gatehouse_core::engine::Reply;
 use gatehouse_core::tools::all_tools;
-use google_fake::FakeGoogle;
+use google_fake::{FakeGoogle, Fault, Identity};
 use serde_json::{Map, Value, json};
 
 struct Setup {
@@ -28,13 +33,13 @@ struct Setup {
     engine: Arc<Engine>,
 }
 
-/// An engine signed in as `user` over a real store holding `user`'s grants for `create_event` and
-/// `update_event`, both limited to the calendar `primary`.
+/// An engine signed in as `user` over a real store holding `user`'s grants for `create_event`,
+/// `update_event` and `delete_event`, all limited to the calendar `primary`.
 async fn setup(user: &str) -> Setup {
     let google = FakeGoogle::start().await.unwrap();
     let home = tempfile::tempdir().unwrap();
     let (engine, store) = store_engine::engine_over_store(&google, home.path(), user, |_| {}).await;
-    for tool in ["create_event", "update_event"] {
+    for tool in ["create_event", "update_event", "delete_event"] {
         grant(&store, user, tool).await;
     }
     Setup { user: user.to_owned(), google, _home: home, engine }
@@ -123,6 +128,25 @@ impl Setup {
         (card, call.await.unwrap().unwrap())
     }
 
+    /// Puts an event on the user's primary calendar in the emulator, as if the person had made it in Google
+    /// Calendar: attendees as `calendar.v3.json`'s `EventAttendee` (`email`, `responseStatus`). Its id.
+    fn seed_event(&self, summary: &str, attendees: &[&str]) -> String {
+        let attendees: Vec<Value> =
+            attendees.iter().map(|email| json!({ "email": email, "responseStatus": "accepted" })).collect();
+        let event = json!({
+            "summary": summary,
+            "start": { "dateTime": "2026-12-02T10:00:00Z" },
+            "end": { "dateTime": "2026-12-02T11:00:00Z" },
+            "attendees": attendees,
+        });
+        self.google.world().calendar.add_event(&self.user, &Identity::user(&self.user), event).unwrap()
+    }
+
+    /// The event as the emulator holds it.
+    fn stored(&self, id: &str) -> Value {
+        self.google.world().calendar.event_json(&self.user, id).expect("the event is in Calendar")
+    }
+
     /// How many live events of the user's primary calendar have this title, in the emulator.
     fn events_named(&self, summary: &str) -> usize {
         let world = self.google.world();
@@ -172,4 +196,96 @@ async fn with_a_personal_account_every_invitee_is_asked_for() {
     assert!(why.contains("personal Google account"), "{why}");
     assert!(reply.is_error);
     assert_eq!(s.events_named("Drinks"), 0);
+}
+
+fn change(id: &str) -> Value {
+    json!({ "calendar_id": "primary", "event_id": id, "description": "Agenda attached" })
+}
+
+fn cancel(id: &str) -> Value {
+    json!({ "calendar_id": "primary", "event_id": id })
+}
+
+/// Issue 15, item 8, its last point: Google emails a change or a cancellation to everyone already on the
+/// event (`sendUpdates=all`). Before the fix the calendar grant covered both calls here, and the outsider
+/// was mailed without the person seeing a card.
+#[tokio::test]
+async fn a_calendar_grant_asks_before_google_mails_an_events_outsiders_a_change_or_a_cancellation() {
+    let s = setup("ada@example.com").await;
+    let board = s.seed_event("Board", &["ada@example.com", "bob@example.com", "eve@evil.example"]);
+    assert_eq!(s.stored(&board)["attendees"][2]["email"], "eve@evil.example");
+
+    for (tool, args) in [("update_event", change(&board)), ("delete_event", cancel(&board))] {
+        let (card, reply) = s.asked(tool, args).await;
+        assert_eq!(card.tool, tool);
+        assert!(!card.offer.grantable, "{tool}: no Always allow for a call that mails outsiders");
+        let why = card.why_not_grantable.unwrap_or_default();
+        assert!(
+            why.contains("Google emails this change to everyone on the event, and 1 person on it is outside example.com (eve@evil.example)"),
+            "{tool}: {why}"
+        );
+        assert!(!why.contains("bob@example.com"), "only the outsiders are named: {why}");
+        assert!(reply.is_error, "declined: {}", reply.text);
+    }
+    // Declined, neither reached Google: the event is as it was, and still there.
+    let stored = s.stored(&board);
+    assert_eq!(stored["status"], "confirmed");
+    assert!(stored.get("description").is_none(), "{stored}");
+
+    // Taking the outsider off the event mails them a cancellation: asked too.
+    let only_colleagues = json!({ "calendar_id": "primary", "event_id": board, "attendees": ["bob@example.com"] });
+    let (card, _) = s.asked("update_event", only_colleagues).await;
+    assert!(card.why_not_grantable.unwrap_or_default().contains("(eve@evil.example)"));
+
+    // Only the person and colleagues on the event: changed, then deleted, under the grant.
+    let team = s.seed_event("Team", &["ada@example.com", "Bob@Example.com"]);
+    let out = s.covered("update_event", change(&team)).await;
+    assert_eq!(out["event"]["description"], "Agenda attached");
+    assert_eq!(s.stored(&team)["description"], "Agenda attached");
+    s.covered("delete_event", cancel(&team)).await;
+    assert_eq!(s.stored(&team)["status"], "cancelled");
+    // Nobody on it at all: the same.
+    let alone = s.seed_event("Alone", &[]);
+    s.covered("delete_event", cancel(&alone)).await;
+}
+
+#[tokio::test]
+async fn with_a_personal_account_anyone_else_on_the_event_is_asked_for() {
+    let s = setup("ada@gmail.com").await;
+    let drinks = s.seed_event("Drinks", &["ada@gmail.com", "bob@gmail.com", "cy@gmail.com"]);
+    for (tool, args) in [("update_event", change(&drinks)), ("delete_event", cancel(&drinks))] {
+        let (card, reply) = s.asked(tool, args).await;
+        let why = card.why_not_grantable.unwrap_or_default();
+        assert!(
+            why.contains("Google emails this change to everyone on the event: 2 people (bob@gmail.com, cy@gmail.com)"),
+            "{tool}: {why}"
+        );
+        assert!(why.contains("personal Google account"), "{why}");
+        assert!(reply.is_error);
+    }
+    assert_eq!(s.stored(&drinks)["status"], "confirmed");
+
+    let mine = s.seed_event("Dentist", &["ada@gmail.com"]);
+    s.covered("update_event", change(&mine)).await;
+    s.covered("delete_event", cancel(&mine)).await;
+    assert_eq!(s.stored(&mine)["status"], "cancelled");
+}
+
+/// Failing closed: when Google won't say who is on the event, whom a grant would let Google mail is unknown,
+/// so the call asks, and the card says why.
+#[tokio::test]
+async fn when_the_events_attendees_cannot_be_read_the_call_is_asked() {
+    let s = setup("ada@example.com").await;
+    let team = s.seed_event("Team", &["bob@example.com"]);
+    s.google.inject(Fault::status(&format!("/calendar/v3/calendars/primary/events/{team}"), 403, 2).for_method("GET"));
+    for (tool, args) in [("update_event", change(&team)), ("delete_event", cancel(&team))] {
+        let (card, reply) = s.asked(tool, args).await;
+        let why = card.why_not_grantable.unwrap_or_default();
+        assert!(why.contains("Gatehouse could not read who is on it"), "{tool}: {why}");
+        assert!(reply.is_error);
+    }
+    // Google answering again, the grant covers a change again.
+    let moved = json!({ "calendar_id": "primary", "event_id": team, "location": "Room 4" });
+    s.covered("update_event", moved).await;
+    assert_eq!(s.stored(&team)["location"], "Room 4");
 }

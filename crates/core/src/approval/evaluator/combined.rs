@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::email_domain::{self, OnTheEvent};
 use super::{ArgEvaluator, EvalError, PreparedCall, Veto, unknown_constraint};
 use crate::approval::model::Constraint;
 
@@ -18,6 +19,28 @@ pub fn standing_approval(
     account: Option<&str>,
 ) -> Result<(), Veto> {
     evaluators.iter().try_for_each(|evaluator| evaluator.standing_approval(args, account))
+}
+
+/// [`standing_approval`], then the veto for the people on the event the call changes or cancels, when one
+/// of the evaluators names such an event ([`event_told`]): `on_event` is what the gate read of them, `None`
+/// when it read nothing (a veto then, so a decision without the read never lets a grant cover the call).
+pub fn standing_approval_read(
+    evaluators: &[Arc<dyn ArgEvaluator>],
+    args: &Value,
+    account: Option<&str>,
+    on_event: Option<&OnTheEvent>,
+) -> Result<(), Veto> {
+    standing_approval(evaluators, args, account)?;
+    match event_told(evaluators, args) {
+        Some(_) => email_domain::event_attendees_veto(account, on_event).map_or(Ok(()), Err),
+        None => Ok(()),
+    }
+}
+
+/// The event (calendar id, event id) whose attendees Google emails about the call, when an evaluator names
+/// one: the gate reads them before deciding.
+pub fn event_told(evaluators: &[Arc<dyn ArgEvaluator>], args: &Value) -> Option<(String, String)> {
+    evaluators.iter().find_map(|evaluator| evaluator.event_told(args))
 }
 
 /// The constraint the card may offer: the proposal of the tool's only constraining evaluator. A tool claimed

@@ -8,8 +8,12 @@
 //! here talks to Google or the store.
 //!
 //! The kinds live in their own modules: [`target`] (spreadsheet, document, file, folder, calendar),
-//! [`email_domain`] (sharing, and invitations that leave the person's organisation) and [`veto`] (what always
-//! asks). [`combined`] applies a tool's evaluators together.
+//! [`email_domain`] (sharing, and invitations or event changes that Google mails outside the person's
+//! organisation) and [`veto`] (what always asks). [`combined`] applies a tool's evaluators together.
+//!
+//! One judgement needs what is not in the arguments: the people already on an event that a call changes or
+//! cancels. An evaluator only names the event ([`ArgEvaluator::event_told`]); the gate reads its attendees
+//! before deciding and hands them to the decision as a fact ([`OnTheEvent`]).
 
 pub mod combined;
 pub mod email_domain;
@@ -24,8 +28,10 @@ use serde_json::Value;
 use super::model::Constraint;
 use crate::tools::registry::parse_args_ref;
 
-pub use combined::{describe, offered_constraint, satisfied, satisfied_prepared, standing_approval};
-pub use email_domain::Recipient;
+pub use combined::{
+    describe, event_told, offered_constraint, satisfied, satisfied_prepared, standing_approval, standing_approval_read,
+};
+pub use email_domain::{OnTheEvent, Recipient};
 
 /// A refusal of standing approval for one call: the call asks the person (or is refused when nobody can be
 /// asked), and its card offers no *Always allow*.
@@ -67,6 +73,14 @@ pub trait ArgEvaluator: Send + Sync {
     /// [`email_domain::outside`]) depends on it.
     fn standing_approval(&self, args: &Value, account: Option<&str>) -> Result<(), Veto>;
 
+    /// The event (calendar id, event id) whose attendees Google emails about this call, when the call
+    /// changes or cancels an existing event: the gate reads them from Google before deciding, and
+    /// [`email_domain::event_attendees_veto`] judges them. `None` for every other evaluator, and when the
+    /// arguments don't parse (then [`ArgEvaluator::standing_approval`] vetoes already).
+    fn event_told(&self, _args: &Value) -> Option<(String, String)> {
+        None
+    }
+
     /// The constraint a card may offer for this call (`None` when it names no single target to limit to).
     fn propose(&self, args: &Value) -> Result<Option<Constraint>, EvalError>;
 
@@ -104,6 +118,11 @@ pub(crate) trait Rule<A>: Send + Sync {
     /// Why standing approval is refused for these (well-formed) arguments, if it is; `account` is the
     /// signed-in Google account, when known.
     fn veto(&self, _args: &A, _account: Option<&str>) -> Option<String> {
+        None
+    }
+
+    /// The event whose attendees Google emails about the call (see [`ArgEvaluator::event_told`]).
+    fn event_told(&self, _args: &A) -> Option<(String, String)> {
         None
     }
 
@@ -169,6 +188,10 @@ impl<A: DeserializeOwned> ArgEvaluator for Bound<A> {
             Some(reason) => Err(Veto { evaluator: self.rule.kind(), reason }),
             None => Ok(()),
         }
+    }
+
+    fn event_told(&self, args: &Value) -> Option<(String, String)> {
+        self.rule.event_told(&self.parse(args).ok()?)
     }
 
     fn propose(&self, args: &Value) -> Result<Option<Constraint>, EvalError> {

@@ -4,7 +4,9 @@
 //! Times are RFC 3339 with an offset, local times with a `timezone`, or dates for all-day events (see
 //! [`times`]). A grant can be limited to one calendar (the `calendar` constraint); sharing a calendar is
 //! judged by the recipients' domain, as Drive sharing is. An event that invites anyone outside the person's
-//! organisation (Google emails each attendee) always asks, whatever grant exists (the `invitees` veto).
+//! organisation (Google emails each attendee) always asks, whatever grant exists (the `invitees` veto), and
+//! so does an update or a delete of an event with anyone outside already on it, since Google emails them the
+//! change or the cancellation (the `event_attendees` veto, over the attendees the gate reads first).
 
 mod calendars;
 mod events;
@@ -181,6 +183,7 @@ pub fn tools() -> Vec<ToolDef> {
             [
                 Evaluator::calendar(|a: &events::UpdateEventArgs| &a.calendar_id),
                 Evaluator::invitees(|a: &events::UpdateEventArgs| a.attendees.as_deref().unwrap_or_default()),
+                Evaluator::event_attendees(|a: &events::UpdateEventArgs| (a.calendar_id.as_str(), a.event_id.as_str())),
             ],
         ),
         ToolDef::evaluated(
@@ -193,7 +196,10 @@ pub fn tools() -> Vec<ToolDef> {
                 true,
             ),
             events::delete_event,
-            [Evaluator::calendar(|a: &events::EventIdArgs| &a.calendar_id)],
+            [
+                Evaluator::calendar(|a: &events::EventIdArgs| &a.calendar_id),
+                Evaluator::event_attendees(|a: &events::EventIdArgs| (a.calendar_id.as_str(), a.event_id.as_str())),
+            ],
         ),
         ToolDef::new(
             ToolMeta::read(
