@@ -24,6 +24,7 @@ use crate::limits::response_cap;
 use crate::logging::TIMING_TARGET;
 use crate::resend::{Claim, Resends};
 use crate::resources::{self, Resource, ResourceError};
+use crate::screening;
 use crate::tools::registry::{Output, Scope};
 use crate::tools::{Access, Forms, Progress, StartError, ToolContext, ToolDef, ToolError, enabled_tools, google_mcp};
 
@@ -35,10 +36,20 @@ pub enum CallError {
 }
 
 /// A finished call: the text to return, and whether it reports a failure.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Reply {
     pub text: String,
     pub is_error: bool,
+    /// For a result carrying other people's content, [`crate::screening`]'s note, which follows the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
+}
+
+impl Reply {
+    /// A failure or refusal, in words for the assistant.
+    pub fn error(text: impl Into<String>) -> Reply {
+        Reply { text: text.into(), is_error: true, notice: None }
+    }
 }
 
 /// Settings the engine can't read from [`Config`] alone.
@@ -459,7 +470,7 @@ impl Engine {
             },
             Ok(Err(error)) => {
                 let text = error.for_assistant();
-                let reply = Reply { text: text.clone(), is_error: true };
+                let reply = Reply::error(text.clone());
                 (reply, Verdict::Denied, DecisionSource::InvalidArguments, CallOutcome::Error(text))
             }
         };
@@ -498,23 +509,20 @@ impl Engine {
     ) -> (Reply, Verdict, DecisionSource, CallOutcome) {
         match permit {
             Permit::Refuse { source, message } => {
-                (Reply { text: message, is_error: true }, Verdict::Denied, source, CallOutcome::Refused)
+                (Reply::error(message), Verdict::Denied, source, CallOutcome::Refused)
             }
             Permit::Run { source } => {
                 match self.run(tool, arguments, progress, body, self.forms(caller, &source)).await {
-                    Ok(text) => (Reply { text, is_error: false }, Verdict::Allowed, source, CallOutcome::Ok),
+                    Ok((text, notice)) => {
+                        (Reply { text, is_error: false, notice }, Verdict::Allowed, source, CallOutcome::Ok)
+                    }
                     Err(ToolError::FormNotApproved { ended_by, message }) => {
                         let source = ended_by.unwrap_or(source);
-                        (Reply { text: message, is_error: true }, Verdict::Denied, source, CallOutcome::Refused)
+                        (Reply::error(message), Verdict::Denied, source, CallOutcome::Refused)
                     }
                     Err(error) => {
                         let text = error.for_assistant();
-                        (
-                            Reply { text: text.clone(), is_error: true },
-                            Verdict::Allowed,
-                            source,
-                            CallOutcome::Error(text),
-                        )
+                        (Reply::error(text.clone()), Verdict::Allowed, source, CallOutcome::Error(text))
                     }
                 }
             }
@@ -602,6 +610,8 @@ impl Engine {
         }
     }
 
+    /// Runs a permitted call: its text, and the screening note that follows a result carrying other people's
+    /// content (see [`crate::screening`]), read from the whole result also when it went to a file.
     async fn run(
         &self,
         tool: &ToolDef,
@@ -609,11 +619,13 @@ impl Engine {
         progress: Progress,
         body: Body<'_>,
         forms: Forms,
-    ) -> Result<String, ToolError> {
+    ) -> Result<(String, Option<String>), ToolError> {
         self.check_scope(tool).await?;
         if let Body::Resource(resource) = body {
-            return resource.read_permitted(&self.ctx).await;
+            return Ok((resource.read_permitted(&self.ctx).await?, None));
         }
+        let screened =
+            |text: &str| tool.meta.carries_others_content().then(|| screening::notice(&screening::scan(text)));
         // A bad local_path fails before any Google call. One naming a folder gets the result in a new file
         // there, named after the call (mcp-gee-sweet's users pass a folder).
         let local_target = match (tool.meta.local_path, arguments.get("local_path")) {
@@ -636,6 +648,7 @@ impl Engine {
                     Output::Json(value) => serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string()),
                     Output::Text(text) => text,
                 };
+                let notice = screened(&text);
                 let bytes = self.ctx.local.write(&path, text.as_bytes()).await?;
                 let message = match (&folder, path.file_name()) {
                     (Some(folder), Some(name)) => format!(
@@ -645,11 +658,13 @@ impl Engine {
                     _ => format!("The full result ({bytes} bytes of JSON) was written to {}.", path.display()),
                 };
                 let reply = json!({ "local_path": path.display().to_string(), "bytes": bytes, "message": message });
-                Ok(reply.to_string())
+                Ok((reply.to_string(), notice))
             }
             None => {
                 let _render = tracing::trace_span!(target: TIMING_TARGET, "render").entered();
-                Ok(response_cap::render(&tool.meta, output, self.ctx.max_chars())?)
+                let text = response_cap::render(&tool.meta, output, self.ctx.max_chars())?;
+                let notice = screened(&text);
+                Ok((text, notice))
             }
         }
     }

@@ -26,6 +26,7 @@ pub mod private_files;
 pub mod process;
 pub mod resend;
 pub mod resources;
+pub mod screening;
 pub mod settings;
 pub mod shown;
 pub mod tools;

@@ -103,10 +103,9 @@ impl First {
         let kept = if reply.text.len() <= MAX_KEPT_REPLY {
             reply.clone()
         } else {
-            Reply {
-                text: "This request was already answered (its id was used before on this connection), and its reply was too long to keep, so it was not run again. Send it as a new request, with a new id, to run it again.".to_owned(),
-                is_error: true,
-            }
+            Reply::error(
+                "This request was already answered (its id was used before on this connection), and its reply was too long to keep, so it was not run again. Send it as a new request, with a new id, to run it again.",
+            )
         };
         if let Some(sender) = self.reply.take() {
             sender.send_replace(Some(kept));
@@ -117,10 +116,9 @@ impl First {
 impl Drop for First {
     fn drop(&mut self) {
         if let Some(sender) = self.reply.take() {
-            sender.send_replace(Some(Reply {
-                text: "This request repeats one with the same id that the assistant stopped waiting for, so it was not run (the first was withdrawn, or may have been done in part). Send it as a new request, with a new id, to try again.".to_owned(),
-                is_error: true,
-            }));
+            sender.send_replace(Some(Reply::error(
+                "This request repeats one with the same id that the assistant stopped waiting for, so it was not run (the first was withdrawn, or may have been done in part). Send it as a new request, with a new id, to try again.",
+            )));
         }
     }
 }
@@ -137,10 +135,9 @@ impl Resent {
 
 /// The words when the first run's reply can no longer come (it cannot happen: [`First`] always sends one).
 fn gone() -> Reply {
-    Reply {
-        text: "This request repeats one with the same id whose reply was lost, so it was not run again. Send it as a new request, with a new id, to try again.".to_owned(),
-        is_error: true,
-    }
+    Reply::error(
+        "This request repeats one with the same id whose reply was lost, so it was not run again. Send it as a new request, with a new id, to try again.",
+    )
 }
 
 #[cfg(test)]
@@ -173,7 +170,7 @@ mod tests {
         let Claim::First(first) = resends.claim("c/777", key("a")) else { panic!("first") };
         let Claim::Resent(resent) = resends.claim("c/777", key("a")) else { panic!("a re-send") };
         let waiting = tokio::spawn(resent.reply());
-        first.answered(&Reply { text: "done".into(), is_error: false });
+        first.answered(&Reply { text: "done".into(), is_error: false, notice: None });
         assert_eq!(waiting.await.unwrap().text, "done");
         assert!(matches!(resends.claim("c/777", key("b")), Claim::First(_)));
     }
@@ -188,7 +185,7 @@ mod tests {
         assert!(reply.is_error && reply.text.contains("was not run"), "{}", reply.text);
 
         let Claim::First(first) = resends.claim("c/2", key("a")) else { panic!("first") };
-        first.answered(&Reply { text: "x".repeat(MAX_KEPT_REPLY + 1), is_error: false });
+        first.answered(&Reply { text: "x".repeat(MAX_KEPT_REPLY + 1), is_error: false, notice: None });
         let Claim::Resent(resent) = resends.claim("c/2", key("a")) else { panic!("a re-send") };
         let reply = resent.reply().await;
         assert!(reply.is_error && reply.text.contains("too long to keep"), "{}", reply.text);

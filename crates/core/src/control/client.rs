@@ -26,6 +26,7 @@ use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
 use crate::approval::model::{Constraint, Grant};
 use crate::approval::store::{Assistant, AuditQuery, AuditRecord, IgnoredGrant, NeverAllow, NewAssistant};
+use crate::engine::Reply;
 use crate::tools::Progress;
 
 /// How long a request waits for its answer (for an export: for each line).
@@ -103,7 +104,7 @@ impl Client {
         name: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
         meta: CallMeta,
-    ) -> Result<(String, bool), ControlError> {
+    ) -> Result<Reply, ControlError> {
         self.call_within(name, arguments, meta, None).await
     }
 
@@ -115,7 +116,7 @@ impl Client {
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
         meta: CallMeta,
         tools: Option<String>,
-    ) -> Result<(String, bool), ControlError> {
+    ) -> Result<Reply, ControlError> {
         self.call_reporting(name, arguments, meta, tools, &Progress::none()).await
     }
 
@@ -128,7 +129,7 @@ impl Client {
         meta: CallMeta,
         tools: Option<String>,
         progress: &Progress,
-    ) -> Result<(String, bool), ControlError> {
+    ) -> Result<Reply, ControlError> {
         let wanted = progress.is_wanted();
         self.send(&Request::Call { name: name.to_owned(), arguments, meta, tools, progress: wanted }).await?;
         loop {
@@ -137,7 +138,7 @@ impl Client {
                 Ok(Response::Progress { progress: step, total, message }) => {
                     progress.report(step, total, message.unwrap_or_default()).await;
                 }
-                Ok(Response::Called { text, is_error }) => return Ok((text, is_error)),
+                Ok(Response::Called { text, is_error, notice }) => return Ok(Reply { text, is_error, notice }),
                 Ok(other) => return Err(self.unexpected(&other)),
                 Err(e) => return Err(ControlError::Protocol { pid: self.pid, detail: e.to_string() }),
             }

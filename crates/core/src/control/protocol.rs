@@ -288,10 +288,13 @@ pub enum Response {
     Refreshed,
     /// The MCP tools, as JSON (`tools/list`'s items).
     Tools(Vec<serde_json::Value>),
-    /// A finished call: the text the assistant gets, and whether it reports a failure.
+    /// A finished call: the text the assistant gets, whether it reports a failure, and the screening note
+    /// that follows it (see `crate::screening`).
     Called {
         text: String,
         is_error: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        notice: Option<String>,
     },
     /// One step of a call still running, for a relay whose assistant asked (see `Request::Call`); the
     /// call's `called` line follows the last.

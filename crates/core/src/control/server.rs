@@ -33,6 +33,7 @@ use crate::Engine;
 use crate::approval::CallMeta;
 use crate::approval::model::Constraint;
 use crate::approval::store::{AuditQuery, Store, StoreError};
+use crate::engine::Reply;
 use crate::ops;
 use crate::ops::never::{NeverAddError, NeverRequest};
 use crate::tools::progress::{Progress, Step};
@@ -532,11 +533,11 @@ async fn call(
     progress: Progress,
 ) -> Response {
     if let Some(text) = outside(tools.as_deref(), &name) {
-        return Response::Called { text, is_error: true };
+        return Response::Called { text, is_error: true, notice: None };
     }
     let meta = relayed(meta);
     match engine.call_reporting(&meta, &name, arguments, progress).await {
-        Ok(reply) => Response::Called { text: reply.text, is_error: reply.is_error },
+        Ok(Reply { text, is_error, notice }) => Response::Called { text, is_error, notice },
         Err(error) => Response::error(FailureKind::UnknownTool, error.to_string()),
     }
 }

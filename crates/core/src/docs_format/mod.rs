@@ -1,6 +1,7 @@
 //! Converting between the person's text formats (Markdown, HTML, plain text) and Google Docs structure.
 
 mod code;
+pub mod hidden;
 pub mod html;
 mod inline;
 mod layout;

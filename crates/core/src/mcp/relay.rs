@@ -124,9 +124,9 @@ impl Backend for Relay {
                 Err(error) => Err(error),
             };
             match answer {
-                Ok((text, is_error)) => Ok(Reply { text, is_error }),
+                Ok(reply) => Ok(reply),
                 Err(ControlError::Server { kind: FailureKind::UnknownTool, .. }) => Err(CallError::UnknownTool(name)),
-                Err(error) => Ok(Reply { text: host_gone(&error), is_error: true }),
+                Err(error) => Ok(Reply::error(host_gone(&error))),
             }
         })
     }

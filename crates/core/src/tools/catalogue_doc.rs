@@ -18,7 +18,10 @@ pub fn markdown(tools: &[ToolDef]) -> String {
          Drive of their own), **path** how the tool reaches Google: `sheetsmcp/get_values` is the tool \
          `get_values` of Google's Sheets MCP server, used when `GATEHOUSE_GOOGLE_BACKEND` is `both` (the default) \
          or `mcp` (REST with `rest`, and where that tool can't take the call's arguments); REST: Google's REST \
-         APIs only (not offered with `mcp`).\n",
+         APIs only (not offered with `mcp`).\n\n\
+         Every read with a path (an **R** that reaches Google) carries content other people can write: its result \
+         is followed by Gatehouse's note marking it as data, not instructions, and flagging hidden text (see \
+         docs/security.md, item 14), and its description as assistants read it says so.\n",
     );
     let mut services: Vec<_> = tools.iter().map(|t| t.meta.service).collect();
     services.dedup();

@@ -317,6 +317,22 @@ impl ToolMeta {
         matches!(self.access, Access::Read)
     }
 
+    /// Whether the tool's result carries content other people can write: every read of Google data (a shared
+    /// file's cells and text, mail, invitations, comments, names). Such a result is followed by
+    /// [`crate::screening`]'s note, and the tool's description says so.
+    pub const fn carries_others_content(&self) -> bool {
+        self.is_read_only() && self.scope.is_some()
+    }
+
+    /// The description an assistant reads: the declared one, with what [`crate::screening`]'s note is where it
+    /// applies.
+    pub fn described(&self) -> std::borrow::Cow<'static, str> {
+        match self.carries_others_content() {
+            true => format!("{} {}", self.description, crate::screening::DESCRIBED).into(),
+            false => self.description.into(),
+        }
+    }
+
     /// MCP's annotations, derived from the declaration so they can't disagree with it. Every tool talks
     /// to Google, an open world.
     pub fn annotations(&self) -> ToolAnnotations {
@@ -445,7 +461,7 @@ impl ToolDef {
 
     /// The tool as MCP's `tools/list` shows it.
     pub fn to_mcp(&self) -> Tool {
-        let mut tool = Tool::new(self.meta.name, self.meta.description, Arc::clone(&self.schema));
+        let mut tool = Tool::new(self.meta.name, self.meta.described(), Arc::clone(&self.schema));
         tool.title = Some(self.meta.title.to_owned());
         tool.annotations = Some(self.meta.annotations());
         tool

@@ -15,7 +15,10 @@ use std::path::{Path, PathBuf};
 /// `config` (the variables read at start, among them the Google endpoint) sits between the Google client and
 /// the sign-in (`auth`), which reads it.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("formats", &["a1", "csv", "drive_query", "docs_format", "shown", "private_files", "logging", "process"]),
+    (
+        "formats",
+        &["a1", "csv", "drive_query", "docs_format", "shown", "screening", "private_files", "logging", "process"],
+    ),
     ("google", &["google"]),
     ("config", &["config"]),
     ("sign-in", &["auth"]),

@@ -292,7 +292,8 @@ async fn a_relayed_call_is_never_taken_for_a_registered_assistant() {
     };
 
     let mut relay = only_client(setup.home.path()).await;
-    let (text, is_error) = relay.call("update_cells", Some(cells(&setup.sheet, "x")), claims("chat")).await.unwrap();
+    let Reply { text, is_error, .. } =
+        relay.call("update_cells", Some(cells(&setup.sheet, "x")), claims("chat")).await.unwrap();
     assert!(is_error, "{text}");
     assert!(text.contains("registered in Gatehouse") && text.contains("token"), "{text}");
     assert_eq!(setup.google.world().sheets.values(&setup.sheet, "Sales")[0].get(1), None, "nothing was written");
@@ -313,7 +314,7 @@ async fn a_relayed_call_is_never_taken_for_a_registered_assistant() {
     // Answered on the card: this test process is also the relay, whose parent the host takes for the
     // assistant, so its own terminal answer would be refused as the assistant's (issue 15, item 2).
     setup.engine.approvals().broker().answer(card.id, RawAnswer::Deny).unwrap();
-    let (_, is_error) = waiting.await.unwrap().unwrap();
+    let Reply { is_error, .. } = waiting.await.unwrap().unwrap();
     assert!(is_error);
 }
 

@@ -85,6 +85,7 @@ mod leaks;
 #[cfg(unix)]
 mod local_links;
 mod resources_gated;
+mod screening;
 mod seals;
 mod settings;
 mod sheets_chart;

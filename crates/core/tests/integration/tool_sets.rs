@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use gatehouse_core::approval::store::{DATABASE_FILE, Store};
+use gatehouse_core::engine::Reply;
 use gatehouse_core::tools::sets::{self, SetError, ToolSelection};
 use gatehouse_core::tools::{Access, all_tools};
 use gatehouse_core::{Engine, mcp};
@@ -257,14 +258,14 @@ async fn the_host_refuses_a_relayed_call_outside_the_relays_set() {
     let mut clients = gatehouse_core::control::Client::connect_all(&home).await.unwrap();
     let mut host = clients.remove(0);
     let write = arguments(json!({ "spreadsheet_id": setup.sheet, "sheet": "Sales", "range": "B1", "data": [["no"]] }));
-    let (text, is_error) =
+    let Reply { text, is_error, .. } =
         host.call_within("update_cells", Some(write), Default::default(), Some("sheets-read".into())).await.unwrap();
     assert!(is_error);
     assert!(text.contains("update_cells is not among") && text.contains("--tools sheets-read"), "{text}");
     assert_eq!(cell_b1(&setup), "");
     let read = arguments(json!({ "spreadsheet_id": setup.sheet, "sheet": "Sales" }));
     let mut host = gatehouse_core::control::Client::connect_all(&home).await.unwrap().remove(0);
-    let (text, is_error) =
+    let Reply { text, is_error, .. } =
         host.call_within("get_sheet_data", Some(read), Default::default(), Some("sheets-read".into())).await.unwrap();
     assert!(!is_error, "{text}");
 }

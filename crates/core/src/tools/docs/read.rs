@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 
 use super::comments::{all_comments, comments_markdown};
 use super::{doc_url, title_of};
+use crate::docs_format::hidden::hidden_passages;
 use crate::docs_format::to_markdown::{structure, to_markdown, to_plain_text};
+use crate::screening::HIDDEN_TEXT_KEY;
 use crate::tools::google_mcp::object;
 use crate::tools::registry::{Output, parse_args_ref};
 use crate::tools::{ToolContext, ToolError};
@@ -47,12 +49,28 @@ pub struct GetDocStructureArgs {
 
 pub(super) async fn get_doc_content(ctx: ToolContext, args: GetDocContentArgs) -> Result<Value, ToolError> {
     let doc = ctx.google.docs().get(&args.file_id).await?;
-    Ok(json!({
+    Ok(content(&args, &doc))
+}
+
+/// `get_doc_content`'s result, from REST or Docs' MCP server alike.
+fn content(args: &GetDocContentArgs, doc: &Value) -> Value {
+    let result = json!({
         "document_id": args.file_id,
-        "title": title_of(&doc),
+        "title": title_of(doc),
         "url": doc_url(&args.file_id),
-        "content": to_plain_text(&doc),
-    }))
+        "content": to_plain_text(doc),
+    });
+    with_hidden(result, doc)
+}
+
+/// `result` with the document's hidden passages under `hidden_text` (see [`crate::screening`]), when it has
+/// any: a normal document's result keeps its shape.
+fn with_hidden(mut result: Value, doc: &Value) -> Value {
+    let hidden = hidden_passages(doc);
+    if let (false, Some(object)) = (hidden.is_empty(), result.as_object_mut()) {
+        object.insert(HIDDEN_TEXT_KEY.into(), Value::Array(hidden));
+    }
+    result
 }
 
 /// `get_doc_content` on Docs' MCP server: Google's `read_doc` answers the `documents.get` JSON, which the same
@@ -64,12 +82,7 @@ pub(super) fn get_doc_content_on_mcp(args: &Value) -> Result<Option<JsonObject>,
 
 pub(super) fn get_doc_content_from_mcp(args: &Value, doc: Value) -> Result<Output, ToolError> {
     let args: GetDocContentArgs = parse_args_ref("get_doc_content", args)?;
-    Ok(Output::Json(json!({
-        "document_id": args.file_id,
-        "title": title_of(&doc),
-        "url": doc_url(&args.file_id),
-        "content": to_plain_text(&doc),
-    })))
+    Ok(Output::Json(content(&args, &doc)))
 }
 
 /// `get_doc_structure` on Docs' MCP server (`read_doc`, the same document JSON).
@@ -80,11 +93,7 @@ pub(super) fn get_doc_structure_on_mcp(args: &Value) -> Result<Option<JsonObject
 
 pub(super) fn get_doc_structure_from_mcp(args: &Value, doc: Value) -> Result<Output, ToolError> {
     let args: GetDocStructureArgs = parse_args_ref("get_doc_structure", args)?;
-    let mut outline = structure(&doc);
-    if let Some(object) = outline.as_object_mut() {
-        object.insert("url".into(), json!(doc_url(&args.doc_id)));
-    }
-    Ok(Output::Json(outline))
+    Ok(Output::Json(outline(&args, &doc)))
 }
 
 pub(super) async fn get_doc_as_markdown(ctx: ToolContext, args: GetDocAsMarkdownArgs) -> Result<Value, ToolError> {
@@ -97,19 +106,25 @@ pub(super) async fn get_doc_as_markdown(ctx: ToolContext, args: GetDocAsMarkdown
         }
         markdown.push_str(&comments_markdown(&comments));
     }
-    Ok(json!({
+    let result = json!({
         "document_id": args.doc_id,
         "title": title_of(&doc),
         "url": doc_url(&args.doc_id),
         "markdown": markdown,
-    }))
+    });
+    Ok(with_hidden(result, &doc))
 }
 
 pub(super) async fn get_doc_structure(ctx: ToolContext, args: GetDocStructureArgs) -> Result<Value, ToolError> {
     let doc = ctx.google.docs().get(&args.doc_id).await?;
-    let mut outline = structure(&doc);
+    Ok(outline(&args, &doc))
+}
+
+/// `get_doc_structure`'s result, from REST or Docs' MCP server alike.
+fn outline(args: &GetDocStructureArgs, doc: &Value) -> Value {
+    let mut outline = structure(doc);
     if let Some(object) = outline.as_object_mut() {
         object.insert("url".into(), json!(doc_url(&args.doc_id)));
     }
-    Ok(outline)
+    with_hidden(outline, doc)
 }
