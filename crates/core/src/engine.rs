@@ -36,12 +36,11 @@ pub enum CallError {
 }
 
 /// A finished call: the text to return, and whether it reports a failure.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone)]
 pub struct Reply {
     pub text: String,
     pub is_error: bool,
     /// For a result carrying other people's content, [`crate::screening`]'s note, which follows the text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notice: Option<String>,
 }
 

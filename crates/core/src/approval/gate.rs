@@ -85,9 +85,12 @@ pub trait TargetNames: Send + Sync {
         _calendar: &'a str,
         _event: &'a str,
     ) -> futures::future::BoxFuture<'a, OnTheEvent> {
-        Box::pin(async { OnTheEvent::Unread("Gatehouse has no way to read events here".to_owned()) })
+        Box::pin(async { OnTheEvent::Unread(NO_EVENT_READS.to_owned()) })
     }
 }
+
+/// Why an event's attendees were not read where nothing reads them (no [`TargetNames`], or one that can't).
+const NO_EVENT_READS: &str = "Gatehouse has no way to read events here";
 
 /// The constraint kinds whose value is a Drive file id.
 const NAMED_KINDS: [&str; 4] = ["spreadsheet", "document", "file", "folder"];
@@ -450,7 +453,7 @@ impl Approvals {
         let (calendar, event) = evaluator::event_told(tool.evaluators(), args)?;
         let on_event = match &self.names {
             Some(names) => names.event_attendees(&calendar, &event).await,
-            None => OnTheEvent::Unread("Gatehouse has no way to read events here".to_owned()),
+            None => OnTheEvent::Unread(NO_EVENT_READS.to_owned()),
         };
         if let OnTheEvent::Unread(why) = &on_event {
             tracing::info!(tool = tool.meta.name, "the event's attendees could not be read, so the call asks: {why}");

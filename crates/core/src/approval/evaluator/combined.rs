@@ -31,7 +31,7 @@ pub fn standing_approval_read(
     on_event: Option<&OnTheEvent>,
 ) -> Result<(), Veto> {
     standing_approval(evaluators, args, account)?;
-    match event_told(evaluators, args) {
+    match event_attendees(evaluators).next() {
         Some(_) => email_domain::event_attendees_veto(account, on_event).map_or(Ok(()), Err),
         None => Ok(()),
     }
@@ -40,7 +40,13 @@ pub fn standing_approval_read(
 /// The event (calendar id, event id) whose attendees Google emails about the call, when an evaluator names
 /// one: the gate reads them before deciding.
 pub fn event_told(evaluators: &[Arc<dyn ArgEvaluator>], args: &Value) -> Option<(String, String)> {
-    evaluators.iter().find_map(|evaluator| evaluator.event_told(args))
+    event_attendees(evaluators).find_map(|evaluator| evaluator.event_told(args))
+}
+
+/// The tool's evaluators of the event's attendees, picked by kind: nothing parses the arguments of the
+/// (many) tools that have none, on every gated call.
+fn event_attendees(evaluators: &[Arc<dyn ArgEvaluator>]) -> impl Iterator<Item = &Arc<dyn ArgEvaluator>> {
+    evaluators.iter().filter(|evaluator| evaluator.kind() == email_domain::EVENT_ATTENDEES)
 }
 
 /// The constraint the card may offer: the proposal of the tool's only constraining evaluator. A tool claimed

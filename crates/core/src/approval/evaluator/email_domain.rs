@@ -16,7 +16,7 @@
 
 use serde::de::DeserializeOwned;
 
-use super::{Evaluator, Rule, Veto, unknown_constraint};
+use super::{Evaluator, Rule, Veto, VetoOnly, VetoOnlyRule, unknown_constraint};
 use crate::approval::model::Constraint;
 
 pub const KIND: &str = "email_domain";
@@ -252,31 +252,15 @@ struct EventAttendeesRule<A> {
     event: EventOf<A>,
 }
 
-impl<A> Rule<A> for EventAttendeesRule<A> {
+impl<A> VetoOnlyRule<A> for EventAttendeesRule<A> {
     fn kind(&self) -> &'static str {
         EVENT_ATTENDEES
-    }
-
-    fn constrains(&self) -> bool {
-        false
     }
 
     fn event_told(&self, args: &A) -> Option<(String, String)> {
         // Trimmed as the calendar tools trim the ids they send.
         let (calendar, event) = (self.event)(args);
         Some((calendar.trim().to_owned(), event.trim().to_owned()))
-    }
-
-    fn propose(&self, _args: &A) -> Result<Option<Constraint>, String> {
-        Ok(None)
-    }
-
-    fn satisfies(&self, _constraint: &Constraint, _args: &A) -> Result<bool, String> {
-        Ok(false)
-    }
-
-    fn describe(&self, constraint: &Constraint) -> String {
-        unknown_constraint(constraint)
     }
 }
 
@@ -287,29 +271,13 @@ struct InviteesRule<A> {
     invitees: Invitees<A>,
 }
 
-impl<A> Rule<A> for InviteesRule<A> {
+impl<A> VetoOnlyRule<A> for InviteesRule<A> {
     fn kind(&self) -> &'static str {
         INVITEES
     }
 
-    fn constrains(&self) -> bool {
-        false
-    }
-
     fn veto(&self, args: &A, account: Option<&str>) -> Option<String> {
         mails_outsiders(account, (self.invitees)(args).iter().map(String::as_str), Mailing::Invited)
-    }
-
-    fn propose(&self, _args: &A) -> Result<Option<Constraint>, String> {
-        Ok(None)
-    }
-
-    fn satisfies(&self, _constraint: &Constraint, _args: &A) -> Result<bool, String> {
-        Ok(false)
-    }
-
-    fn describe(&self, constraint: &Constraint) -> String {
-        unknown_constraint(constraint)
     }
 }
 
@@ -318,7 +286,7 @@ impl<A: DeserializeOwned + 'static> Evaluator<A> {
     /// (see [`outside`]): `invitees` reads the addresses Google will email. It proposes no constraint, so it
     /// sits beside the tool's target evaluator (an event's calendar) without taking its place on the card.
     pub fn invitees(invitees: impl for<'a> Fn(&'a A) -> &'a [String] + Send + Sync + 'static) -> Self {
-        Self::from_rule(InviteesRule { invitees: Box::new(invitees) })
+        Self::from_rule(VetoOnly(InviteesRule { invitees: Box::new(invitees) }))
     }
 
     /// Vetoes standing approval when the people already on the event `event` names (calendar id, event id)
@@ -326,7 +294,7 @@ impl<A: DeserializeOwned + 'static> Evaluator<A> {
     /// cancels the event, and Google emails them about it. The gate reads them before deciding
     /// ([`ArgEvaluator::event_told`](super::ArgEvaluator::event_told)); the arguments alone never veto.
     pub fn event_attendees(event: impl for<'a> Fn(&'a A) -> (&'a str, &'a str) + Send + Sync + 'static) -> Self {
-        Self::from_rule(EventAttendeesRule { event: Box::new(event) })
+        Self::from_rule(VetoOnly(EventAttendeesRule { event: Box::new(event) }))
     }
 
     /// Limits grants to shares whose every recipient is an address at one domain. `recipients` lists them as

@@ -133,6 +133,55 @@ pub(crate) trait Rule<A>: Send + Sync {
     fn describe(&self, constraint: &Constraint) -> String;
 }
 
+/// A rule that only vetoes standing approval (see [`VetoOnly`]): what it vetoes, and the event it names.
+pub(crate) trait VetoOnlyRule<A>: Send + Sync {
+    fn kind(&self) -> &'static str;
+
+    /// As [`Rule::veto`].
+    fn veto(&self, _args: &A, _account: Option<&str>) -> Option<String> {
+        None
+    }
+
+    /// As [`Rule::event_told`].
+    fn event_told(&self, _args: &A) -> Option<(String, String)> {
+        None
+    }
+}
+
+/// A [`VetoOnlyRule`] as a [`Rule`]: it constrains nothing, proposes nothing and satisfies no constraint, so
+/// a grant never covers a call through it; it can only take standing approval away.
+pub(crate) struct VetoOnly<R>(pub R);
+
+impl<A, R: VetoOnlyRule<A>> Rule<A> for VetoOnly<R> {
+    fn kind(&self) -> &'static str {
+        self.0.kind()
+    }
+
+    fn constrains(&self) -> bool {
+        false
+    }
+
+    fn veto(&self, args: &A, account: Option<&str>) -> Option<String> {
+        self.0.veto(args, account)
+    }
+
+    fn event_told(&self, args: &A) -> Option<(String, String)> {
+        self.0.event_told(args)
+    }
+
+    fn propose(&self, _args: &A) -> Result<Option<Constraint>, String> {
+        Ok(None)
+    }
+
+    fn satisfies(&self, _constraint: &Constraint, _args: &A) -> Result<bool, String> {
+        Ok(false)
+    }
+
+    fn describe(&self, constraint: &Constraint) -> String {
+        unknown_constraint(constraint)
+    }
+}
+
 /// An evaluator as a tool declares it, typed by the tool's argument struct `A`: built with the kind
 /// constructors ([`Evaluator::spreadsheet`], [`Evaluator::email_domain`], [`Evaluator::transfer_ownership`]…)
 /// and bound to its tool by [`ToolDef::evaluated`](crate::tools::ToolDef::evaluated).

@@ -5,8 +5,7 @@
 
 use serde::de::DeserializeOwned;
 
-use super::{Evaluator, Rule, unknown_constraint};
-use crate::approval::model::Constraint;
+use super::{Evaluator, VetoOnly, VetoOnlyRule};
 
 pub const TRANSFER_OWNERSHIP: &str = "Transferring ownership always asks: it cannot be undone by you.";
 pub const PERMANENT_DELETE: &str =
@@ -22,29 +21,13 @@ struct VetoRule<A> {
     when: When<A>,
 }
 
-impl<A> Rule<A> for VetoRule<A> {
+impl<A> VetoOnlyRule<A> for VetoRule<A> {
     fn kind(&self) -> &'static str {
         self.name
     }
 
-    fn constrains(&self) -> bool {
-        false
-    }
-
     fn veto(&self, args: &A, _account: Option<&str>) -> Option<String> {
         (self.when)(args).then(|| self.reason.to_owned())
-    }
-
-    fn propose(&self, _args: &A) -> Result<Option<Constraint>, String> {
-        Ok(None)
-    }
-
-    fn satisfies(&self, _constraint: &Constraint, _args: &A) -> Result<bool, String> {
-        Ok(false)
-    }
-
-    fn describe(&self, constraint: &Constraint) -> String {
-        unknown_constraint(constraint)
     }
 }
 
@@ -55,7 +38,7 @@ impl<A: DeserializeOwned + 'static> Evaluator<A> {
         reason: &'static str,
         when: impl Fn(&A) -> bool + Send + Sync + 'static,
     ) -> Self {
-        Self::from_rule(VetoRule { name, reason, when: Box::new(when) })
+        Self::from_rule(VetoOnly(VetoRule { name, reason, when: Box::new(when) }))
     }
 
     /// Vetoes standing approval for every call of the tool.
@@ -81,6 +64,7 @@ impl<A: DeserializeOwned + 'static> Evaluator<A> {
 
 #[cfg(test)]
 mod tests {
+    use crate::approval::model::Constraint;
     use serde::Deserialize;
     use serde_json::json;
 
