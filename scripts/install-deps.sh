@@ -2,7 +2,7 @@
 # Installs what building and testing Gatehouse needs and is missing: Debian/Ubuntu packages, a Rust
 # toolchain if there is none, and (with --validators, for the tests) the pinned MCP validators and the
 # official Python and TypeScript SDK clients (MCP 2026-07-28) under target/tools, and what the desktop app's
-# end-to-end test needs (WebKitWebDriver, Xvfb, tauri-driver).
+# end-to-end test needs (WebKitWebDriver, Xvfb, tauri-driver), and cargo-deny for the supply-chain check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -64,6 +64,12 @@ fi
 if $want_validators && ! command -v tauri-driver >/dev/null && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/tauri-driver" ]; then
   echo "Installing tauri-driver (for the desktop app's end-to-end test)…" >&2
   cargo install tauri-driver --version 2.1.0 --locked --quiet >&2
+fi
+
+# cargo-deny (pinned) checks the supply-chain rules of deny.toml; cargo builds it once into ~/.cargo/bin.
+if $want_validators && ! command -v cargo-deny >/dev/null && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/cargo-deny" ]; then
+  echo "Installing cargo-deny (for the supply-chain check)…" >&2
+  cargo install cargo-deny --version 0.20.2 --locked --quiet >&2
 fi
 
 if $want_validators; then

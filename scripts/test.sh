@@ -62,6 +62,18 @@ if [ "$windows_status" != 0 ] && [ "$windows_failed" = 0 ]; then windows_failed=
 cargo_passed=$((cargo_passed + windows_passed))
 cargo_failed=$((cargo_failed + windows_failed))
 
+echo "== supply chain: cargo deny check bans licenses sources (deny.toml)" >&2
+# Offline: the rules are about what Cargo.lock holds. The advisory database can't be fetched here (deny.toml).
+if cargo deny --offline check bans licenses sources >"$log" 2>&1; then
+  deny_passed=1 deny_failed=0
+else
+  grep -E -A8 '^error' "$log" | head -n 60 >&2
+  deny_passed=0 deny_failed=1
+fi
+tail -n 1 "$log" >&2
+cargo_passed=$((cargo_passed + deny_passed))
+cargo_failed=$((cargo_failed + deny_failed))
+
 echo "== MCP validators" >&2
 bash scripts/validate-mcp.sh 2>&1 | tee "$log" >&2
 validators_status=${PIPESTATUS[0]}

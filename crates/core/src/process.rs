@@ -3,10 +3,14 @@
 //! as the person, so the OS user alone can't tell the person from the assistant; the process tree can, as
 //! long as the assistant does not hand its commands to an unrelated process (see docs/security.md).
 //!
-//! Linux reads `/proc`. Elsewhere nothing here can tell (each function answers `None`), and the callers say
-//! what that means for them.
+//! Linux reads `/proc`; Windows asks the OS ([`windows`]: a process snapshot, the TCP table with owning pids).
+//! On macOS nothing here can tell yet (each function answers `None`), and the callers say what that means for
+//! them.
 
 use std::net::SocketAddr;
+
+#[cfg(windows)]
+mod windows;
 
 /// Where a call comes from, as the transport knows it; [`Origin::pid`] finds the assistant's process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +29,11 @@ impl Origin {
         {
             Origin::starter(std::os::unix::process::parent_id())
         }
-        #[cfg(not(unix))]
+        #[cfg(windows)]
+        {
+            parent_of(std::process::id()).and_then(Origin::starter)
+        }
+        #[cfg(not(any(unix, windows)))]
         {
             None
         }
@@ -60,7 +68,11 @@ pub fn parent_of(pid: u32) -> Option<u32> {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         parent_in_stat(&stat)
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(windows)]
+    {
+        windows::parent_of(pid)
+    }
+    #[cfg(not(any(target_os = "linux", windows)))]
     {
         let _ = pid;
         None
@@ -78,7 +90,7 @@ fn parent_in_stat(stat: &str) -> Option<u32> {
     fields.next()?.parse().ok()
 }
 
-/// Whether `pid` is `ancestor` or one of its descendants; `None` when the OS does not say (not Linux, or a
+/// Whether `pid` is `ancestor` or one of its descendants; `None` when the OS does not say (macOS, or a
 /// process on the way vanished).
 pub fn descends_from(pid: u32, ancestor: u32) -> Option<bool> {
     let mut current = pid;
@@ -101,7 +113,11 @@ pub fn executable_of(pid: u32) -> Option<String> {
     {
         std::fs::read_link(format!("/proc/{pid}/exe")).ok().map(|path| path.display().to_string())
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(windows)]
+    {
+        windows::executable_of(pid)
+    }
+    #[cfg(not(any(target_os = "linux", windows)))]
     {
         let _ = pid;
         None
@@ -119,7 +135,11 @@ pub fn tcp_owner(peer: SocketAddr, server_port: u16) -> Option<u32> {
             .find_map(|table| socket_inode(&table, peer, server_port))?;
         socket_holder(inode)
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(windows)]
+    {
+        windows::tcp_owner(peer, server_port)
+    }
+    #[cfg(not(any(target_os = "linux", windows)))]
     {
         let _ = (peer, server_port);
         None

@@ -431,3 +431,63 @@ async fn files_of_gone_processes_are_removed_and_a_pipe_served_by_another_proces
     assert!(!files[0].exists(), "the file from before this process started was removed");
     assert!(files[1].exists(), "the file written since is this process's: left");
 }
+
+#[tokio::test]
+async fn a_terminal_answer_from_the_assistants_own_process_tree_is_refused_and_another_is_recorded() {
+    use gatehouse_core::approval::gate::CallMeta;
+    use gatehouse_core::approval::model::{Agent, AnswerChannel, Caller};
+    use gatehouse_core::process::Origin;
+
+    let setup = setup().await;
+    let write_from = |origin: u32, value: &str| {
+        let engine = Arc::clone(&setup.engine);
+        let Value::Object(arguments) =
+            json!({ "spreadsheet_id": setup.sheet, "sheet": "Sales", "range": "B1", "data": [[value]] })
+        else {
+            unreachable!()
+        };
+        let meta = CallMeta {
+            caller: Caller { agent: Some(Agent::self_reported("claude-code")), interactive: true },
+            origin: Some(Origin::Pid(origin)),
+            ..CallMeta::default()
+        };
+        tokio::spawn(async move { engine.call_as(&meta, "update_cells", Some(arguments)).await.unwrap() })
+    };
+    let mut client = only_client(setup.home.path()).await;
+
+    // The assistant is this test's own process: its answer through the pipe is its own, and refused.
+    let mine = write_from(std::process::id(), "mine");
+    let card = wait_for_card(&mut client).await;
+    let refused = client.answer(card.id, RawAnswer::Deny).await.unwrap_err();
+    let ControlError::Server { kind: FailureKind::Refused, message, .. } = &refused else {
+        panic!("an assistant's own answer is refused: {refused:?}");
+    };
+    assert!(message.contains("can't approve its own changes"), "{message}");
+    assert!(setup.engine.approvals().broker().get(card.id).is_some(), "the card still waits");
+    setup.engine.approvals().broker().answer(card.id, RawAnswer::Deny).unwrap();
+    assert!(mine.await.unwrap().is_error);
+
+    // Another assistant (a process this one started, not an ancestor of it): the answer is taken, and the
+    // audit record names the answering process.
+    let mut other = std::process::Command::new("cmd.exe")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let theirs = write_from(other.id(), "theirs");
+    let card = wait_for_card(&mut client).await;
+    client.answer(card.id, RawAnswer::AllowOnce).await.unwrap();
+    let reply = theirs.await.unwrap();
+    assert!(!reply.is_error, "{}", reply.text);
+    other.kill().unwrap();
+    other.wait().unwrap();
+    // Newest first: the answer just given.
+    let records = client.audit(&AuditQuery::default()).await.unwrap();
+    let entry = &records.first().unwrap().entry;
+    assert_eq!(entry.source, DecisionSource::Person);
+    let Some(AnswerChannel::Terminal { pid: Some(pid), exe: Some(exe) }) = &entry.answered_via else {
+        panic!("the record names the terminal: {:?}", entry.answered_via);
+    };
+    assert_eq!(*pid, std::process::id());
+    assert!(exe.to_ascii_lowercase().ends_with(".exe"), "{exe}");
+}

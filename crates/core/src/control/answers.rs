@@ -49,7 +49,7 @@ pub fn refusal(answer: &TerminalAnswer) -> Option<String> {
         WHERE_TO_ANSWER_HEADLESS
     };
     let (Some(pid), Some(origin)) = (answer.pid, answer.origin) else {
-        // Not known (another OS than Linux for the origin, or Windows for the peer): nothing to compare.
+        // Not known (macOS: the OS is not asked there yet): nothing to compare.
         return None;
     };
     match process::descends_from(pid, origin) {

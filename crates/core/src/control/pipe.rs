@@ -401,15 +401,21 @@ fn check_server(client: &NamedPipeClient, pid: u32) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether the process at the other end of `server` runs as `user`: the counterpart of the Unix peer check
-/// (the pipe's DACL already let only `user` open it). `None` when its user can't be read, as for an elevated
-/// process seen from one that is not.
-pub(super) fn client_is(server: &NamedPipeServer, user: &User) -> Option<bool> {
+/// The process at the other end of `server`, from the OS (never from what the client says).
+pub(super) fn client_pid(server: &NamedPipeServer) -> Option<u32> {
     let mut pid = 0u32;
     // SAFETY: the handle is the connected pipe and `pid` a place for the client's pid.
     if unsafe { GetNamedPipeClientProcessId(server.as_raw_handle() as HANDLE, &mut pid) } == 0 {
         return None;
     }
+    Some(pid)
+}
+
+/// Whether the process at the other end of `server` runs as `user`: the counterpart of the Unix peer check
+/// (the pipe's DACL already let only `user` open it). `None` when its user can't be read, as for an elevated
+/// process seen from one that is not.
+pub(super) fn client_is(server: &NamedPipeServer, user: &User) -> Option<bool> {
+    let pid = client_pid(server)?;
     // SAFETY: opening a process by pid; a null handle is checked.
     let process = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
     if process.is_null() {

@@ -9,7 +9,7 @@ use tokio::net::windows::named_pipe::NamedPipeServer;
 use tokio_util::sync::CancellationToken;
 
 use super::super::pipe::{
-    Descriptor, User, binding_path, client_is, create_pipe, pipe_name, prepare_folder, probe, registry_files,
+    Descriptor, User, binding_path, client_is, client_pid, create_pipe, pipe_name, prepare_folder, probe, registry_files,
     registry_path, remove_quietly, write_registry,
 };
 use super::super::{ControlError, control_dir};
@@ -116,13 +116,14 @@ async fn accept(mut server: NamedPipeServer, pipe: Pipe, engine: Arc<Engine>, st
                     Some(true) => {}
                     None => tracing::debug!("a control connection's user could not be read; the pipe's DACL admitted it"),
                 }
+                // The client's process, for the descent check of a terminal answer (see `answers`).
+                let peer = Peer { pid: client_pid(&client) };
                 let (read, write) = tokio::io::split(client);
                 let Some(seat) = door.admit() else {
                     tokio::spawn(refuse_busy(write, door.connections()));
                     continue;
                 };
-                // The client's process id is not read on Windows (see `answers`): the descent check can't be made.
-                let served = answer(read, write, Peer::default(), Arc::clone(&engine), stop.clone(), Arc::clone(&http), Arc::clone(&door));
+                let served = answer(read, write, peer, Arc::clone(&engine), stop.clone(), Arc::clone(&http), Arc::clone(&door));
                 tokio::spawn(async move {
                     served.await;
                     drop(seat);
