@@ -128,8 +128,9 @@ fn tcp_table<Row: Copy>(family: u32) -> Option<Vec<Row>> {
         let mut buffer = vec![0u32; (size as usize).div_ceil(4).max(1)];
         size = (buffer.len() * 4) as u32;
         // SAFETY: `buffer` holds `size` bytes; the call writes at most that many and sets `size`.
-        let status =
-            unsafe { GetExtendedTcpTable(buffer.as_mut_ptr().cast(), &mut size, 0, family, TCP_TABLE_OWNER_PID_ALL, 0) };
+        let status = unsafe {
+            GetExtendedTcpTable(buffer.as_mut_ptr().cast(), &mut size, 0, family, TCP_TABLE_OWNER_PID_ALL, 0)
+        };
         if status == ERROR_INSUFFICIENT_BUFFER {
             continue;
         }
@@ -144,7 +145,9 @@ fn tcp_table<Row: Copy>(family: u32) -> Option<Vec<Row>> {
         // SAFETY: the call wrote `count` rows right after the count, inside `buffer` (checked above); they
         // are read unaligned, as a row's alignment is not the buffer's concern.
         let rows = (0..count)
-            .map(|i| unsafe { buffer.as_ptr().cast::<u8>().add(4 + i * size_of::<Row>()).cast::<Row>().read_unaligned() })
+            .map(|i| unsafe {
+                buffer.as_ptr().cast::<u8>().add(4 + i * size_of::<Row>()).cast::<Row>().read_unaligned()
+            })
             .collect();
         return Some(rows);
     }
@@ -176,7 +179,10 @@ mod tests {
     fn ports_and_addresses_read_as_the_table_holds_them() {
         // Port 8080 (0x1F90) in network order in the field's first two bytes of memory.
         assert_eq!(port(u32::from_ne_bytes([0x1F, 0x90, 0, 0])), 8080);
-        assert_eq!(v4(u32::from_ne_bytes([127, 0, 0, 1]), u32::from_ne_bytes([0, 80, 0, 0])), "127.0.0.1:80".parse().unwrap());
+        assert_eq!(
+            v4(u32::from_ne_bytes([127, 0, 0, 1]), u32::from_ne_bytes([0, 80, 0, 0])),
+            "127.0.0.1:80".parse().unwrap()
+        );
         let mut mapped = [0u8; 16];
         mapped[10..].copy_from_slice(&[0xff, 0xff, 127, 0, 0, 1]);
         assert_eq!(v6(mapped, u32::from_ne_bytes([0, 80, 0, 0])), "127.0.0.1:80".parse().unwrap());

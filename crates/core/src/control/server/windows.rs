@@ -9,8 +9,8 @@ use tokio::net::windows::named_pipe::NamedPipeServer;
 use tokio_util::sync::CancellationToken;
 
 use super::super::pipe::{
-    Descriptor, User, binding_path, client_is, client_pid, create_pipe, pipe_name, prepare_folder, probe, registry_files,
-    registry_path, remove_quietly, write_registry,
+    Descriptor, User, binding_path, client_is, client_pid, create_pipe, pipe_name, prepare_folder, probe,
+    registry_files, registry_path, remove_quietly, write_registry,
 };
 use super::super::{ControlError, control_dir};
 use super::{ControlHandle, Door, HttpUrl, Limits, Peer, REFRESH_EVERY, answer, refresh_index, refuse_busy};
