@@ -50,7 +50,9 @@ impl RunningServers {
         let servers = match RunningServers::connect(&self.home, &self.store).await {
             Ok(servers) => servers,
             Err(error) => {
-                tracing::warn!("the other Gatehouse servers could not be told of a change (they see it within seconds): {error}");
+                tracing::warn!(
+                    "the other Gatehouse servers could not be told of a change (they see it within seconds): {error}"
+                );
                 return;
             }
         };

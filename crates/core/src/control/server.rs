@@ -17,9 +17,9 @@ use tokio::net::UnixListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::RunningServers;
 #[cfg(windows)]
 use super::pipe::remove_quietly;
-use super::RunningServers;
 use super::protocol::{FailureKind, MAX_REQUEST_LINE, MAX_SMALL_REQUEST_LINE, Request, Response, ServerInfo};
 #[cfg(unix)]
 use super::socket::{binding_path, check_length, prepare_folder, probe, remove_quietly, socket_files, socket_path};
@@ -607,7 +607,9 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
         Request::IgnoredGrants => {
             with_ops(engine, http, async |ops| ops.ignored_grants().await, Response::IgnoredGrants).await
         }
-        Request::Revoke { id } => with_ops(engine, http, async |ops| ops.revoke_grant(&id).await, Response::Revoked).await,
+        Request::Revoke { id } => {
+            with_ops(engine, http, async |ops| ops.revoke_grant(&id).await, Response::Revoked).await
+        }
         Request::Audit { limit, tool, agent, before_seq } => {
             let query = AuditQuery { limit, before_seq, tool, agent };
             with_ops(engine, http, async |ops| ops.audit(&query).await, Response::Audit).await
