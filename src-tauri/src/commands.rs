@@ -63,6 +63,6 @@ pub fn card_pending(cards: State<'_, Cards>) -> Vec<PendingCard> {
 /// Answers approval `id`: `"AllowOnce"`, `"Deny"`, or `{"Always": {"scope", "days", "limit"}}` chosen among
 /// what its card offers; on a card of Google's form, `{"Form": {field: value}}` (checked against the form).
 #[tauri::command]
-pub fn card_answer(cards: State<'_, Cards>, id: u64, answer: RawAnswer) -> Result<(), String> {
-    cards.answer(id, answer)
+pub fn card_answer(cards: State<'_, Cards>, id: u64, answer: RawAnswer) -> crate::Result<()> {
+    Ok(cards.answer(id, answer)?)
 }

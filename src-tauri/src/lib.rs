@@ -15,6 +15,7 @@
 
 pub mod card;
 pub mod commands;
+pub mod error;
 pub mod headless;
 pub mod notify;
 pub mod settings;
@@ -25,6 +26,7 @@ use gatehouse_core::connect;
 use tauri::{Manager, Runtime};
 
 pub use commands::Cards;
+pub use error::{Error, Result};
 
 /// The app's commands, registered on `builder`. Shared by the app and its tests, so both exercise the same
 /// handler and capabilities.

@@ -487,7 +487,7 @@ fn label(pid: u32, number: u64, several: bool) -> String {
 
 fn agent_words(card: &PendingCard) -> String {
     match &card.agent {
-        Some(agent) => gatehouse_core::approval::words::agent_words(agent),
+        Some(agent) => gatehouse_core::words::agent_words(agent),
         None => "an assistant that gave no name".to_owned(),
     }
 }
@@ -499,7 +499,7 @@ fn always_words(offer: &CardOffer) -> String {
         .into_iter()
         .map(|scope| match (scope, &offer.agent) {
             (Scope::Agent, Some(agent)) => {
-                format!("agent (only {})", gatehouse_core::approval::words::agent_words(agent))
+                format!("agent (only {})", gatehouse_core::words::agent_words(agent))
             }
             (Scope::Agent, None) => "agent".to_owned(),
             (Scope::Tool, _) => "tool (any assistant)".to_owned(),

@@ -128,7 +128,7 @@ async fn add(access: &mut Access, name: &str, interactive: bool) -> Result<()> {
 }
 
 async fn tools(access: &mut Access, given: &str, sets: &str) -> Result<()> {
-    let selection = gatehouse_core::tools::sets::ToolSelection::parse_kept(sets)?;
+    let selection = gatehouse_core::ToolSelection::parse_kept(sets)?;
     let assistant = find(access, given).await?;
     let (changed, now) = access.set_assistant_tools(&assistant.id, selection.as_ref()).await?;
     match (changed, now) {

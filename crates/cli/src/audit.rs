@@ -9,10 +9,8 @@ use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use gatehouse_core::approval::model::{AuditEntry, CallOutcome};
 use gatehouse_core::approval::store::{AuditQuery, AuditRecord};
-use gatehouse_core::approval::words::{
-    agent_words, answer_channel_words, one_line, outcome_words, time, verdict_words,
-};
 use gatehouse_core::shown::shown;
+use gatehouse_core::words::{agent_words, answer_channel_words, one_line, outcome_words, time, verdict_words};
 use tokio::io::AsyncWriteExt;
 
 #[derive(clap::Args)]

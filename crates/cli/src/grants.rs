@@ -4,9 +4,9 @@
 use anyhow::{Result, bail};
 use chrono::Utc;
 use clap::Subcommand;
-use gatehouse_core::approval::words::{GrantState, expiry_words, grant_limit_words, owner_words, uses_words};
-pub(crate) use gatehouse_core::approval::words::{scope_words, time};
 use gatehouse_core::shown::shown;
+use gatehouse_core::words::{GrantState, expiry_words, grant_limit_words, owner_words, uses_words};
+pub(crate) use gatehouse_core::words::{scope_words, time};
 
 use crate::store_access::Access;
 use crate::user_auth::plain_errors;

@@ -5,9 +5,9 @@
 use anyhow::{Result, bail};
 use chrono::Utc;
 use clap::Subcommand;
-use gatehouse_core::approval::words::{RuleState, limit_words, rule_scope_words, time};
 use gatehouse_core::ops::never::{MAX_NEVER_DAYS, NeverAddError, check_days_and_agent};
 use gatehouse_core::shown::shown;
+use gatehouse_core::words::{RuleState, limit_words, rule_scope_words, time};
 
 use crate::grants::{IdWords, resolve_id};
 use crate::store_access::Access;

@@ -32,3 +32,16 @@ pub mod shown;
 pub mod tools;
 
 pub use engine::{Engine, EngineOptions};
+
+// What a shell (the `gatehouse` CLI, the desktop app) reaches for most, each by one short path: the
+// operations, the host, the store they work on and the words every shell prints (issue 16). One item per
+// line, so the architecture test can tell which module each comes from.
+pub use approval::model::Grant;
+pub use approval::store::Store;
+pub use approval::words;
+pub use config::Config;
+pub use control::Client;
+pub use control::RunningServers;
+pub use host::Host;
+pub use ops::Ops;
+pub use tools::sets::ToolSelection;

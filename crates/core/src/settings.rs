@@ -20,7 +20,6 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::Engine;
 use crate::approval::policy::{DEFAULT_APPROVAL_TIMEOUT, MAX_APPROVAL_TIMEOUT_SECS, Policy};
 use crate::approval::store::{DATABASE_FILE, Store, StoreError};
 use crate::config::{Config, DEFAULT_MAX_RESPONSE_CHARS, GoogleBackend};
@@ -504,14 +503,29 @@ pub struct SettingView {
     pub restart_needed: bool,
 }
 
-/// Every setting as the settings window shows it; `running` (the engine serving now) tells which values wait
-/// for a restart.
+/// What the engine serving now runs with, for [`view`] to tell which values wait for a restart
+/// (`ops::settings` reads it from the engine).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Running {
+    pub max_response_chars: usize,
+    pub gate_reads: bool,
+    /// The enabled tools' names, in catalogue order.
+    pub enabled_tools: Vec<&'static str>,
+    pub export_dir: PathBuf,
+    pub approval_timeout: Duration,
+    pub google_backend: GoogleBackend,
+    /// It serves the built-in emulator's sample files.
+    pub sandbox: bool,
+}
+
+/// Every setting as the settings window shows it; `running` (what the engine serving now runs with) tells
+/// which values wait for a restart.
 pub fn view(
     person: &PersonSettings,
     config: &Config,
     policy: &Policy,
     lookup: impl Fn(&str) -> Option<String>,
-    running: Option<&Engine>,
+    running: Option<&Running>,
 ) -> Vec<SettingView> {
     let effective = decide(person, config, policy, lookup);
     let all_names: Vec<String> = all_tools().iter().map(|tool| tool.meta.name.to_owned()).collect();
@@ -595,27 +609,25 @@ pub fn view(
                 (Source::Administrator, _) => false,
                 _ => true,
             };
-            let restart_needed = running.is_some_and(|engine| differs_from_running(key, &value, engine));
+            let restart_needed = running.is_some_and(|running| differs_from_running(key, &value, running));
             SettingView { key, value, default, decided_by: source.words(), source, editable, limit, restart_needed }
         })
         .collect()
 }
 
-/// Whether `value` (from [`view`]) is not what `engine` runs with.
-fn differs_from_running(key: Key, value: &Value, engine: &Engine) -> bool {
-    let config = &engine.context().config;
-    let policy = engine.approvals().policy();
+/// Whether `value` (from [`view`]) is not what the engine runs with.
+fn differs_from_running(key: Key, value: &Value, engine: &Running) -> bool {
     let running = match key {
-        Key::ResponseCap => json!(config.max_response_chars),
-        Key::GateReads => json!(policy.gate_reads()),
-        Key::EnabledTools => json!(engine.tools().iter().map(|tool| tool.meta.name).collect::<Vec<_>>()),
-        Key::ExportDir => json!(config.export_dir.display().to_string()),
-        Key::ApprovalTimeout => json!(policy.approval_timeout().as_secs()),
+        Key::ResponseCap => json!(engine.max_response_chars),
+        Key::GateReads => json!(engine.gate_reads),
+        Key::EnabledTools => json!(engine.enabled_tools),
+        Key::ExportDir => json!(engine.export_dir.display().to_string()),
+        Key::ApprovalTimeout => json!(engine.approval_timeout.as_secs()),
         // The app also starts in the sandbox when nobody is signed in: only asking for it can wait for a restart.
-        Key::StartInSandbox => return value == &json!(true) && !engine.is_sandbox(),
+        Key::StartInSandbox => return value == &json!(true) && !engine.sandbox,
         // The cache reads it at every call; terminal answers read it at each answer.
         Key::CacheTtl | Key::AnswerFromTerminal => return false,
-        Key::GoogleBackend => json!(config.google_backend.name()),
+        Key::GoogleBackend => json!(engine.google_backend.name()),
     };
     &running != value
 }

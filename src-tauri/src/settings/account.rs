@@ -19,6 +19,7 @@ use tauri::{AppHandle, Manager, Runtime, State};
 use tokio_util::sync::CancellationToken;
 
 use super::Core;
+use crate::Result;
 use crate::startup::Mode;
 
 /// Opens a URL in the person's browser; an error means none could be started (the page then shows the URL).
@@ -155,7 +156,7 @@ pub struct AccountView {
 
 /// The Account page.
 #[tauri::command]
-pub async fn account_status<R: Runtime>(app: AppHandle<R>, core: State<'_, Core>) -> Result<AccountView, String> {
+pub async fn account_status<R: Runtime>(app: AppHandle<R>, core: State<'_, Core>) -> Result<AccountView> {
     let sign_in = sign_in(&app);
     let auth = core.engine.auth().current();
     let status = gatehouse_core::resources::auth_status(&core.engine);
@@ -235,7 +236,7 @@ pub async fn account_sign_in_start<R: Runtime>(
     app: AppHandle<R>,
     core: State<'_, Core>,
     products: Option<Vec<String>>,
-) -> Result<SignInStarted, String> {
+) -> Result<SignInStarted> {
     let tools = match &products {
         Some(keys) => products::chosen(core.engine.tools(), keys).map_err(|error| error.to_string())?,
         None => core.engine.tools().to_vec(),
@@ -270,7 +271,7 @@ pub struct SignedInView {
 /// Waits for the sign-in [`account_sign_in_start`] began to finish in the browser (or to be cancelled, or to
 /// time out), and keeps the account: it becomes the active one.
 #[tauri::command]
-pub async fn account_sign_in_finish<R: Runtime>(app: AppHandle<R>) -> Result<SignedInView, String> {
+pub async fn account_sign_in_finish<R: Runtime>(app: AppHandle<R>) -> Result<SignedInView> {
     let sign_in = sign_in(&app);
     let pending =
         sign_in.take_waiting().ok_or("No sign-in is waiting. Press Sign in with Google to start one.".to_owned())?;
@@ -291,7 +292,7 @@ pub fn account_sign_in_cancel<R: Runtime>(app: AppHandle<R>) {
 
 /// *Use this account*: makes another signed-in account the active one (as `gatehouse use EMAIL`).
 #[tauri::command]
-pub async fn account_use<R: Runtime>(app: AppHandle<R>, email: String) -> Result<String, String> {
+pub async fn account_use<R: Runtime>(app: AppHandle<R>, email: String) -> Result<String> {
     let sign_in = sign_in(&app);
     let context = sign_in.context()?;
     let email = context.use_account(&email).await.map_err(|error| error.to_string())?;
@@ -312,7 +313,7 @@ pub struct SignedOutView {
 /// *Sign out*: revokes the account's access at Google and deletes it from the keychain (as `gatehouse logout`);
 /// `email` absent = the active account.
 #[tauri::command]
-pub async fn account_sign_out<R: Runtime>(app: AppHandle<R>, email: Option<String>) -> Result<SignedOutView, String> {
+pub async fn account_sign_out<R: Runtime>(app: AppHandle<R>, email: Option<String>) -> Result<SignedOutView> {
     let sign_in = sign_in(&app);
     let context = sign_in.context()?;
     let out = context.sign_out(email.as_deref()).await.map_err(|error| error.to_string())?;

@@ -6,19 +6,21 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
-use gatehouse_core::approval::model::{DecisionSource, Grant};
+use gatehouse_core::approval::model::DecisionSource;
 use gatehouse_core::approval::redact::target_constraint;
 use gatehouse_core::approval::store::{AuditMatch, AuditQuery, AuditRecord, SourceKind};
-use gatehouse_core::approval::words::{
+use gatehouse_core::ops::Verification;
+use gatehouse_core::words::{
     GrantState, agent_words, answer_channel_words, limit_words, one_line, outcome_words, parse_verdict, scope_words,
     short_id, source_words, time, verdict_words,
 };
-use gatehouse_core::engine::Engine;
+use gatehouse_core::{Engine, Grant};
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
 use super::Core;
-use super::permissions::{self, Changed, GrantRow, NO_STORE, store_failed};
+use super::permissions::{self, Changed, GrantRow, NO_STORE};
+use crate::{Error, Result};
 
 /// Records per page: enough to scroll through, few enough to draw at once. *Show older* fetches the next.
 pub const PAGE: u32 = 200;
@@ -228,7 +230,7 @@ fn row(
 }
 
 /// One page of the log matching `filter`, newest first, older than record `before` when given.
-pub async fn list(core: &Core, filter: &Filter, before: Option<i64>) -> Result<ActivityPage, String> {
+pub async fn list(core: &Core, filter: &Filter, before: Option<i64>) -> Result<ActivityPage> {
     let engine = &core.engine;
     let (query, matching) = query(filter, before)?;
     let tools = engine
@@ -240,7 +242,7 @@ pub async fn list(core: &Core, filter: &Filter, before: Option<i64>) -> Result<A
         .into_iter()
         .map(|kind| SourceChoice { value: kind.as_str(), label: source_label(kind) })
         .collect();
-    let Some(store) = engine.approvals().store() else {
+    let Some(ops) = core.open_ops() else {
         return Ok(ActivityPage {
             unavailable: Some(NO_STORE.to_owned()),
             rows: Vec::new(),
@@ -249,13 +251,12 @@ pub async fn list(core: &Core, filter: &Filter, before: Option<i64>) -> Result<A
             sources,
         });
     };
-    let mut records = store.search_audit(&query, &matching).await.map_err(store_failed)?;
+    let mut records = ops.search_audit(&query, &matching).await?;
     let more = records.len() > PAGE as usize;
     records.truncate(PAGE as usize);
-    let grants = store.list_grants().await.map_err(store_failed)?;
+    let grants = ops.grants().await?;
     let grants: HashMap<&str, &Grant> = grants.iter().map(|grant| (grant.id.as_str(), grant)).collect();
-    let never: HashSet<String> =
-        store.list_never_allow().await.map_err(store_failed)?.into_iter().map(|rule| rule.id).collect();
+    let never: HashSet<String> = ops.never_allows().await?.into_iter().map(|rule| rule.id).collect();
     let names = target_names(engine, &records).await;
     let rows: Vec<ActivityRow> = records.iter().map(|record| row(engine, record, &grants, &never, &names)).collect();
     let older = if more { rows.last().map(|row| row.seq) } else { None };
@@ -263,10 +264,8 @@ pub async fn list(core: &Core, filter: &Filter, before: Option<i64>) -> Result<A
 }
 
 /// Checks the whole chain (as `gatehouse audit verify` does) and says the result in one line.
-pub async fn verify(core: &Core) -> Result<Integrity, String> {
-    let store = permissions::store(core)?;
-    let verification = store.verify_audit().await.map_err(store_failed)?;
-    let intact = verification.is_ok();
+pub async fn verify(core: &Core) -> Result<Integrity> {
+    let Verification { intact, message: verification, .. } = core.ops()?.verify().await?;
     let message = match intact {
         true => format!("{verification} Nobody changed or removed a record."),
         false => format!(
@@ -277,39 +276,34 @@ pub async fn verify(core: &Core) -> Result<Integrity, String> {
 }
 
 /// Revokes the standing approval that allowed record `seq`.
-pub async fn revoke_grant(core: &Core, seq: i64) -> Result<Changed<GrantRow>, String> {
-    let store = permissions::store(core)?;
+pub async fn revoke_grant(core: &Core, seq: i64) -> Result<Changed<GrantRow>> {
     let query = AuditQuery { limit: 1, before_seq: seq.checked_add(1), tool: None, agent: None };
-    let record = store.list_audit(&query).await.map_err(store_failed)?.into_iter().find(|record| record.seq == seq);
+    let record = core.ops()?.audit(&query).await?.into_iter().find(|record| record.seq == seq);
     let Some(record) = record else {
-        return Err(format!("There is no activity record number {seq}. Look at the list again."));
+        return Err(Error::Said(format!("There is no activity record number {seq}. Look at the list again.")));
     };
     let DecisionSource::Grant(id) = &record.entry.source else {
-        return Err(format!(
+        return Err(Error::Said(format!(
             "Record {seq} was not allowed by a standing approval, so there is no grant behind it to revoke."
-        ));
+        )));
     };
     permissions::revoke(core, id).await
 }
 
 /// A page of the log.
 #[tauri::command]
-pub async fn activity_list(
-    core: State<'_, Core>,
-    filter: Option<Filter>,
-    before: Option<i64>,
-) -> Result<ActivityPage, String> {
+pub async fn activity_list(core: State<'_, Core>, filter: Option<Filter>, before: Option<i64>) -> Result<ActivityPage> {
     list(&core, &filter.unwrap_or_default(), before).await
 }
 
 /// Whether the log is intact.
 #[tauri::command]
-pub async fn activity_verify(core: State<'_, Core>) -> Result<Integrity, String> {
+pub async fn activity_verify(core: State<'_, Core>) -> Result<Integrity> {
     verify(&core).await
 }
 
 /// Revokes the standing approval behind record `seq`.
 #[tauri::command]
-pub async fn activity_revoke_grant(core: State<'_, Core>, seq: i64) -> Result<Changed<GrantRow>, String> {
+pub async fn activity_revoke_grant(core: State<'_, Core>, seq: i64) -> Result<Changed<GrantRow>> {
     revoke_grant(&core, seq).await
 }

@@ -9,12 +9,14 @@
 use std::sync::Arc;
 
 use gatehouse_core::autostart::Autostart;
-use gatehouse_core::settings::{self, Key, PersonSettings, SettingView, ToolChoice};
+use gatehouse_core::ops;
+use gatehouse_core::settings::{self, SettingView, ToolChoice};
 use serde::Serialize;
 use serde_json::Value;
 use tauri::{AppHandle, Manager, Runtime, State};
 
 use super::Core;
+use crate::Result;
 
 /// Reads one environment variable.
 pub type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -64,14 +66,9 @@ pub struct AdvancedView {
     pub waiting_cards: usize,
 }
 
-async fn view<R: Runtime>(app: &AppHandle<R>, core: &Core) -> Result<AdvancedView, String> {
+async fn view<R: Runtime>(app: &AppHandle<R>, core: &Core) -> Result<AdvancedView> {
     let env = environment(app);
-    let store = settings::open_store(&core.config.home).await.map_err(|error| error.to_string())?;
-    let person = PersonSettings::load(&store).await;
-    store.close().await;
-    let person = person.map_err(|error| error.to_string())?;
-    let policy = core.engine.approvals().policy();
-    let settings = settings::view(&person, &core.config, policy, |name| (env.0)(name), Some(&core.engine));
+    let settings = ops::settings::view(&core.engine, &core.config, |name| (env.0)(name)).await?;
     let autostart = autostart(app);
     Ok(AdvancedView {
         restart_needed: settings.iter().any(|setting| setting.restart_needed),
@@ -84,7 +81,7 @@ async fn view<R: Runtime>(app: &AppHandle<R>, core: &Core) -> Result<AdvancedVie
 
 /// The Advanced page.
 #[tauri::command]
-pub async fn advanced_settings<R: Runtime>(app: AppHandle<R>, core: State<'_, Core>) -> Result<AdvancedView, String> {
+pub async fn advanced_settings<R: Runtime>(app: AppHandle<R>, core: State<'_, Core>) -> Result<AdvancedView> {
     view(&app, &core).await
 }
 
@@ -97,29 +94,16 @@ pub async fn advanced_set<R: Runtime>(
     core: State<'_, Core>,
     key: String,
     value: Value,
-) -> Result<AdvancedView, String> {
-    let key = Key::parse(&key).map_err(|error| error.to_string())?;
+) -> Result<AdvancedView> {
     let env = environment(&app);
-    let store = settings::open_store(&core.config.home).await.map_err(|error| error.to_string())?;
-    let saved = settings::set(&store, key, &value, core.engine.approvals().policy(), |name| (env.0)(name)).await;
-    store.close().await;
-    saved.map_err(|error| error.to_string())?;
-    tracing::info!(setting = %key, "a setting was changed on the Advanced page");
+    ops::settings::set(&core.engine, &core.config, &key, &value, |name| (env.0)(name)).await?;
     view(&app, &core).await
 }
 
 /// Forgets the person's choice for `key`, so the default applies again. Returns the page as it is now.
 #[tauri::command]
-pub async fn advanced_reset<R: Runtime>(
-    app: AppHandle<R>,
-    core: State<'_, Core>,
-    key: String,
-) -> Result<AdvancedView, String> {
-    let key = Key::parse(&key).map_err(|error| error.to_string())?;
-    let store = settings::open_store(&core.config.home).await.map_err(|error| error.to_string())?;
-    let reset = settings::reset(&store, key).await;
-    store.close().await;
-    reset.map_err(|error| error.to_string())?;
+pub async fn advanced_reset<R: Runtime>(app: AppHandle<R>, core: State<'_, Core>, key: String) -> Result<AdvancedView> {
+    ops::settings::reset(&core.config, &key).await?;
     view(&app, &core).await
 }
 
@@ -129,7 +113,7 @@ pub async fn advanced_start_at_login<R: Runtime>(
     app: AppHandle<R>,
     core: State<'_, Core>,
     enabled: bool,
-) -> Result<AdvancedView, String> {
+) -> Result<AdvancedView> {
     autostart(&app).set(enabled).map_err(|error| error.to_string())?;
     view(&app, &core).await
 }

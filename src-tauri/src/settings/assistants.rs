@@ -6,19 +6,21 @@
 //! starts, and says what happened in words for someone who never opens a terminal.
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
-use gatehouse_core::approval::store::{Assistant, Store};
+use gatehouse_core::ToolSelection;
+use gatehouse_core::approval::store::Assistant;
 use gatehouse_core::connect::limit;
 use gatehouse_core::connect::{
     CLIENTS, ConnectOutcome, Connection, DisconnectOutcome, ENTRY_NAME, ServerEntry, connect, disconnect, find_client,
     http_snippet, snippet, status, url_with_token,
 };
-use gatehouse_core::tools::sets::{NamedSet, ToolSelection, catalogue};
+use gatehouse_core::ops::{AssistantRevoked, Ops};
+use gatehouse_core::tools::sets::{NamedSet, catalogue};
 use serde::Serialize;
 use tauri::{AppHandle, Runtime, State};
 
 use super::Core;
+use crate::Result;
 
 /// The command-line program an assistant starts (`gatehouse serve`), which relays to this app.
 const PROGRAM: &str = "gatehouse";
@@ -374,9 +376,9 @@ impl Core {
         Ok(Changed { name, path, backup, message })
     }
 
-    /// The approvals store the tokens live in, or why there is none.
-    fn token_store(&self) -> Result<&Store, String> {
-        self.engine.approvals().store().ok_or_else(|| {
+    /// The operations on the approvals store the tokens live in, or why there is none.
+    fn token_ops(&self) -> Result<Ops, String> {
+        self.open_ops().ok_or_else(|| {
             format!(
                 "Gatehouse could not open its database when it started, so it can't make, list or revoke tokens \
                  right now. Check that the folder {} exists and that you may write to it, then restart Gatehouse.",
@@ -388,26 +390,27 @@ impl Core {
     /// Every assistant token, newest first, or why none can be shown.
     pub async fn assistant_tokens(&self) -> Result<Tokens, String> {
         let http_url = http_url(self);
-        let store = match self.token_store() {
-            Ok(store) => store,
+        let ops = match self.token_ops() {
+            Ok(ops) => ops,
             Err(problem) => {
                 return Ok(Tokens { tokens: Vec::new(), problem: Some(problem), http_url, sets: Vec::new() });
             }
         };
-        let tokens = store.list_assistants().await.map_err(|error| error.to_string())?;
+        let tokens = ops.assistants().await.map_err(|error| error.to_string())?;
         Ok(Tokens { tokens, problem: None, http_url, sets: gatehouse_core::tools::sets::sets() })
     }
 
     /// Offers the assistant with token `id` only the tools of `tools` (a comma list of sets and tool names;
     /// empty or `None`: every tool), from its next request on.
     pub async fn set_assistant_tools(&self, id: &str, tools: Option<&str>) -> Result<ToolsChanged, String> {
-        let store = self.token_store()?;
+        let ops = self.token_ops()?;
         let selection = match tools.map(str::trim).filter(|tools| !tools.is_empty()) {
             Some(tools) => ToolSelection::parse_kept(tools).map_err(|error| error.to_string())?,
             None => None,
         };
-        let changed = store.set_assistant_tools(id, selection.as_ref()).await.map_err(|error| error.to_string())?;
-        let Some(assistant) = store.get_assistant(id).await.map_err(|error| error.to_string())? else {
+        let done = ops.set_assistant_tools(id, selection.as_ref()).await.map_err(|error| error.to_string())?;
+        let changed = done.changed;
+        let Some(assistant) = done.assistant else {
             return Err("That token is not in Gatehouse's list any more. Reload the page.".to_owned());
         };
         if !changed {
@@ -428,9 +431,8 @@ impl Core {
 
     /// Makes a token for an assistant named `name` that a person chats through (its changes are asked about).
     pub async fn create_assistant_token(&self, name: &str) -> Result<NewToken, String> {
-        let store = self.token_store()?;
-        let added =
-            store.add_assistant(name, true, SystemTime::now().into()).await.map_err(|error| error.to_string())?;
+        let ops = self.token_ops()?;
+        let added = ops.add_assistant(name, true).await.map_err(|error| error.to_string())?;
         let http_url = http_url(self);
         let token = added.token;
         let snippet = http_url.as_deref().map(|url| http_snippet(url, &token));
@@ -445,9 +447,9 @@ impl Core {
 
     /// Ends the token of assistant `id` now: its next request is refused.
     pub async fn revoke_assistant_token(&self, id: &str) -> Result<Revoked, String> {
-        let store = self.token_store()?;
-        let changed = store.revoke_assistant(id, SystemTime::now().into()).await.map_err(|error| error.to_string())?;
-        let assistant = store.get_assistant(id).await.map_err(|error| error.to_string())?;
+        let ops = self.token_ops()?;
+        let AssistantRevoked { changed, assistant } =
+            ops.revoke_assistant(id).await.map_err(|error| error.to_string())?;
         let message = match (&assistant, changed) {
             (None, _) => return Err("That token is not in Gatehouse's list any more. Reload the page.".to_owned()),
             (Some(assistant), true) => {
@@ -465,7 +467,7 @@ pub async fn assistants_list<R: Runtime>(
     app: AppHandle<R>,
     core: State<'_, Core>,
     connector: State<'_, Connector>,
-) -> Result<Overview, String> {
+) -> Result<Overview> {
     // The person is looking at how to connect one, perhaps to copy the snippet into an assistant by hand:
     // its cards are likely soon.
     crate::card::prepare(&app);
@@ -481,7 +483,7 @@ pub async fn assistants_connect<R: Runtime>(
     connector: State<'_, Connector>,
     client: String,
     tools: Option<String>,
-) -> Result<Changed, String> {
+) -> Result<Changed> {
     let changed = core.connect_assistant(&connector, &client, tools.as_deref())?;
     // Its cards are likely soon: get the card window ready before the first.
     crate::card::prepare(&app);
@@ -494,14 +496,14 @@ pub async fn assistants_disconnect(
     core: State<'_, Core>,
     connector: State<'_, Connector>,
     client: String,
-) -> Result<Changed, String> {
-    core.disconnect_assistant(&connector, &client)
+) -> Result<Changed> {
+    Ok(core.disconnect_assistant(&connector, &client)?)
 }
 
 /// The assistants' HTTP tokens, newest first.
 #[tauri::command]
-pub async fn assistants_tokens(core: State<'_, Core>) -> Result<Tokens, String> {
-    core.assistant_tokens().await
+pub async fn assistants_tokens(core: State<'_, Core>) -> Result<Tokens> {
+    Ok(core.assistant_tokens().await?)
 }
 
 /// Makes a token for the assistant `name`; the token is in the answer and nowhere else.
@@ -510,7 +512,7 @@ pub async fn assistants_create_token<R: Runtime>(
     app: AppHandle<R>,
     core: State<'_, Core>,
     name: String,
-) -> Result<NewToken, String> {
+) -> Result<NewToken> {
     let token = core.create_assistant_token(&name).await?;
     crate::card::prepare(&app);
     Ok(token)
@@ -518,17 +520,13 @@ pub async fn assistants_create_token<R: Runtime>(
 
 /// Ends the token of the assistant with this `id`.
 #[tauri::command]
-pub async fn assistants_revoke_token(core: State<'_, Core>, id: String) -> Result<Revoked, String> {
-    core.revoke_assistant_token(&id).await
+pub async fn assistants_revoke_token(core: State<'_, Core>, id: String) -> Result<Revoked> {
+    Ok(core.revoke_assistant_token(&id).await?)
 }
 
 /// Changes which tools the assistant with this `id` is offered: `tools` is a comma list of tool sets and tool
 /// names (empty or absent: every tool).
 #[tauri::command]
-pub async fn assistants_set_tools(
-    core: State<'_, Core>,
-    id: String,
-    tools: Option<String>,
-) -> Result<ToolsChanged, String> {
-    core.set_assistant_tools(&id, tools.as_deref()).await
+pub async fn assistants_set_tools(core: State<'_, Core>, id: String, tools: Option<String>) -> Result<ToolsChanged> {
+    Ok(core.set_assistant_tools(&id, tools.as_deref()).await?)
 }

@@ -6,8 +6,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use gatehouse_core::config::Config;
-use gatehouse_core::engine::Engine;
+use gatehouse_core::{Config, Engine, Ops, RunningServers};
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, Runtime, State, WebviewUrl, WebviewWindowBuilder};
 
@@ -52,6 +51,18 @@ pub struct Overview {
 }
 
 impl Core {
+    /// The management operations on the running engine's approvals database, telling every other running
+    /// server that uses it of each change; `None` when the engine runs without one.
+    pub fn open_ops(&self) -> Option<Ops> {
+        let store = self.engine.approvals().store()?;
+        Some(Ops::new(store.clone(), Arc::new(RunningServers::new(&self.config.home, store.path()))))
+    }
+
+    /// [`Core::open_ops`], or [`Error::NoStore`](crate::Error::NoStore).
+    pub fn ops(&self) -> crate::Result<Ops> {
+        self.open_ops().ok_or(crate::Error::NoStore)
+    }
+
     pub fn overview(&self) -> Overview {
         Overview {
             mode: self.mode.label(),

@@ -2,27 +2,27 @@
 //! revocable, and the person's *never allow* rules (list, add, remove).
 //!
 //! The words come from the core (`approval::words`, the same the `gatehouse grants` and `gatehouse never`
-//! commands print); the changes go through the core's store, whose in-memory grant index and rule snapshot
-//! change with the database, so the running engine obeys a revoke or a new rule from the next call on.
+//! commands print); the changes are the core's operations (`gatehouse_core::ops`, the same `gatehouse grants
+//! revoke` runs), which change the engine's in-memory grant index and rule snapshot with the database and
+//! tell every other running server, so each obeys a revoke or a new rule from its next call on.
 
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 use futures::future::join_all;
-use gatehouse_core::approval::model::Grant;
-use gatehouse_core::approval::store::{NeverAllow, Store};
-use gatehouse_core::approval::words::{
+use gatehouse_core::approval::store::NeverAllow;
+use gatehouse_core::ops::never::{MAX_NEVER_DAYS, NeverAddError, NeverRequest};
+use gatehouse_core::ops::{self, NeverRemoved, Revoked};
+use gatehouse_core::words::{
     GrantState, RuleState, expiry_words, limit_words, owner_words, rule_scope_words, scope_words, short_id, time,
     uses_words,
 };
-use gatehouse_core::engine::Engine;
-use gatehouse_core::ops;
-use gatehouse_core::ops::never::MAX_NEVER_DAYS;
-use gatehouse_core::ops::never::{NeverAddError, NeverRequest};
+use gatehouse_core::{Engine, Grant};
 use serde::Serialize;
 use tauri::State;
 
 use super::Core;
+use crate::{Error, Result};
 
 /// What the pages say when the core runs without its approvals database (it could not be opened).
 pub const NO_STORE: &str = "Gatehouse could not open its approvals database, so right now it keeps no standing approvals, no never-allow rules and no activity log, and every change is asked about on a card. Quit Gatehouse from the tray and open it again; if this message stays, restart the computer.";
@@ -159,19 +159,8 @@ fn tool_title(engine: &Engine, tool: &str) -> String {
     engine.tool(tool).map_or_else(|| tool.to_owned(), |def| def.meta.title.to_owned())
 }
 
-/// The store, or [`NO_STORE`].
-pub(crate) fn store(core: &Core) -> Result<&Store, String> {
-    core.engine.approvals().store().ok_or_else(|| NO_STORE.to_owned())
-}
-
-/// A store error in the page's words: what failed is the core's sentence; what to do is ours.
-pub(crate) fn store_failed(error: impl std::fmt::Display) -> String {
-    tracing::warn!("the settings window could not use the approvals database: {error}");
-    format!("{error} Try again; if it keeps failing, quit Gatehouse from the tray and open it again.")
-}
-
 /// The grants and rules, and what the *never allow* form offers.
-pub async fn list(core: &Core) -> Result<Permissions, String> {
+pub async fn list(core: &Core) -> Result<Permissions> {
     let engine = &core.engine;
     let approvals = engine.approvals();
     let tools = engine
@@ -181,7 +170,7 @@ pub async fn list(core: &Core) -> Result<Permissions, String> {
         .map(|tool| ToolChoice { name: tool.meta.name.to_owned(), title: tool.meta.title.to_owned() })
         .collect();
     let days = NEVER_DAYS.to_vec();
-    let Some(store) = approvals.store() else {
+    let Some(ops) = core.open_ops() else {
         return Ok(Permissions {
             unavailable: Some(NO_STORE.to_owned()),
             grants: Vec::new(),
@@ -192,9 +181,9 @@ pub async fn list(core: &Core) -> Result<Permissions, String> {
         });
     };
     let now = Utc::now();
-    let grants = store.list_grants().await.map_err(store_failed)?;
-    let rules = store.list_never_allow().await.map_err(store_failed)?;
-    let registered = store.list_assistants().await.map_err(store_failed)?;
+    let grants = ops.grants().await?;
+    let rules = ops.never_allows().await?;
+    let registered = ops.assistants().await?;
     let assistants: BTreeSet<String> = registered
         .into_iter()
         .filter(|assistant| assistant.revoked.is_none())
@@ -223,90 +212,86 @@ pub async fn list(core: &Core) -> Result<Permissions, String> {
 
 /// Revokes grant `id` (its full id, as the page has it). From the moment this returns, the engine's calls
 /// are no longer covered by it (the store takes it out of the index the decisions read).
-pub async fn revoke(core: &Core, id: &str) -> Result<Changed<GrantRow>, String> {
+pub async fn revoke(core: &Core, id: &str) -> Result<Changed<GrantRow>> {
     let id = id.trim();
     if id.is_empty() {
-        return Err("Say which standing approval to revoke: no id was given.".to_owned());
+        return Err("Say which standing approval to revoke: no id was given.".into());
     }
-    let store = store(core)?;
+    let Revoked { changed, grant } = core.ops()?.revoke_grant(id).await?;
     let now = Utc::now();
-    let changed = store.revoke_grant(id, now).await.map_err(store_failed)?;
-    let Some(grant) = store.get_grant(id).await.map_err(store_failed)? else {
-        return Err(format!(
+    let Some(grant) = grant else {
+        return Err(Error::Said(format!(
             "There is no standing approval {id}. It may have been removed meanwhile: look at the list again."
-        ));
+        )));
     };
     let row = GrantRow::new(&core.engine, &grant, now);
     let what = format!("{} for {}, {}", row.tool_title, row.scope, row.limit);
     let message = match (changed, grant.revoked) {
-        (true, _) => {
-            tracing::info!(grant = %grant.id, "grant revoked from the settings window");
-            format!("Revoked: {what}. Those calls will ask again.")
-        }
+        (true, _) => format!("Revoked: {what}. Those calls will ask again."),
         (false, Some(at)) => format!("This standing approval ({what}) was already revoked at {}.", time(at)),
-        (false, None) => return Err(format!("The standing approval {id} could not be revoked. Try again.")),
+        (false, None) => return Err(format!("The standing approval {id} could not be revoked. Try again.").into()),
     };
     Ok(Changed { changed, message, row })
 }
 
 /// Makes a never-allow rule for the signed-in account: `tool`'s calls (from `agent` only, when given) are
 /// refused without asking for `days` days.
-pub async fn add_never(core: &Core, tool: &str, agent: Option<&str>, days: u32) -> Result<RuleRow, String> {
+pub async fn add_never(core: &Core, tool: &str, agent: Option<&str>, days: u32) -> Result<RuleRow> {
     let agent = agent.map(str::trim).filter(|agent| !agent.is_empty()).map(str::to_owned);
     let request = NeverRequest { tool: tool.trim().to_owned(), agent, days, constraint: None };
-    let rule = ops::never::add(&core.engine, request).await.map_err(|error| match error {
+    let added = match core.open_ops() {
+        Some(ops) => ops.add_never(&core.engine, request).await,
+        // Refused, after the request's own checks, for want of a database.
+        None => ops::never::add(&core.engine, request).await,
+    };
+    let rule = added.map_err(|error| match error {
         // The core's own words for these speak of the terminal; the page says what to do here.
         NeverAddError::UnknownTool(tool) => {
-            format!("There is no tool “{tool}” in Gatehouse. Choose one from the list.")
+            format!("There is no tool “{tool}” in Gatehouse. Choose one from the list.").into()
         }
         NeverAddError::Days(days) => {
-            format!("A never-allow rule lasts from 1 to {MAX_NEVER_DAYS} days, not {days}. Choose a duration from the list.")
+            format!("A never-allow rule lasts from 1 to {MAX_NEVER_DAYS} days, not {days}. Choose a duration from the list.").into()
         }
-        NeverAddError::NotSignedIn => "Nobody is signed in to Google, so there is no account to keep the never-allow rule for. Sign in on the Account page first, then add it.".to_owned(),
-        NeverAddError::NoStore => NO_STORE.to_owned(),
-        NeverAddError::Store(error) => store_failed(error),
-        other => other.to_string(),
+        NeverAddError::NotSignedIn => "Nobody is signed in to Google, so there is no account to keep the never-allow rule for. Sign in on the Account page first, then add it.".into(),
+        NeverAddError::NoStore => Error::NoStore,
+        NeverAddError::Store(error) => error.into(),
+        other => other.to_string().into(),
     })?;
-    tracing::info!(rule = %rule.id, tool = %rule.tool, "never-allow rule added from the settings window");
     Ok(RuleRow::new(&core.engine, &rule, Utc::now()))
 }
 
 /// Ends never-allow rule `id` now: its calls are asked about again.
-pub async fn remove_never(core: &Core, id: &str) -> Result<Changed<RuleRow>, String> {
+pub async fn remove_never(core: &Core, id: &str) -> Result<Changed<RuleRow>> {
     let id = id.trim();
     if id.is_empty() {
-        return Err("Say which never-allow rule to remove: no id was given.".to_owned());
+        return Err("Say which never-allow rule to remove: no id was given.".into());
     }
-    let store = store(core)?;
+    let NeverRemoved { changed, rule } = core.ops()?.remove_never(id).await?;
     let now = Utc::now();
-    let changed = store.remove_never_allow(id, now).await.map_err(store_failed)?;
-    let Some(rule) = store.get_never_allow(id).await.map_err(store_failed)? else {
-        return Err(format!(
+    let Some(rule) = rule else {
+        return Err(Error::Said(format!(
             "There is no never-allow rule {id}. It may have been removed meanwhile: look at the list again."
-        ));
+        )));
     };
     let row = RuleRow::new(&core.engine, &rule, now);
     let what = format!("{} from {}", row.tool_title, row.scope);
     let message = match (changed, rule.removed) {
-        (true, _) => {
-            tracing::info!(rule = %rule.id, "never-allow rule removed from the settings window");
-            format!("Removed the never-allow rule for {what}. Its calls are asked about again.")
-        }
+        (true, _) => format!("Removed the never-allow rule for {what}. Its calls are asked about again."),
         (false, Some(at)) => format!("The never-allow rule for {what} was already removed at {}.", time(at)),
-        (false, None) => return Err(format!("The never-allow rule {id} could not be removed. Try again.")),
+        (false, None) => return Err(format!("The never-allow rule {id} could not be removed. Try again.").into()),
     };
     Ok(Changed { changed, message, row })
 }
 
 /// The page's grants and rules.
 #[tauri::command]
-pub async fn permissions_list(core: State<'_, Core>) -> Result<Permissions, String> {
+pub async fn permissions_list(core: State<'_, Core>) -> Result<Permissions> {
     list(&core).await
 }
 
 /// Revokes a standing approval by its id.
 #[tauri::command]
-pub async fn permissions_revoke(core: State<'_, Core>, id: String) -> Result<Changed<GrantRow>, String> {
+pub async fn permissions_revoke(core: State<'_, Core>, id: String) -> Result<Changed<GrantRow>> {
     revoke(&core, &id).await
 }
 
@@ -317,12 +302,12 @@ pub async fn permissions_never_add(
     tool: String,
     agent: Option<String>,
     days: u32,
-) -> Result<RuleRow, String> {
+) -> Result<RuleRow> {
     add_never(&core, &tool, agent.as_deref(), days).await
 }
 
 /// Removes a never-allow rule by its id.
 #[tauri::command]
-pub async fn permissions_never_remove(core: State<'_, Core>, id: String) -> Result<Changed<RuleRow>, String> {
+pub async fn permissions_never_remove(core: State<'_, Core>, id: String) -> Result<Changed<RuleRow>> {
     remove_never(&core, &id).await
 }

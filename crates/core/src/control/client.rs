@@ -9,8 +9,8 @@ use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 
 use super::protocol::{
-    AssistantRevoked, LineError, MAX_RESPONSE_LINE, NeverRemoved, Request, Response, Revoked, ServerInfo, Verification,
-    read_line,
+    Answer, AssistantRevoked, LineError, MAX_RESPONSE_LINE, NeverRemoved, Request, Response, Revoked, ServerInfo,
+    Verification, read_line,
 };
 // On Windows a server's "socket" is the file naming its pipe, and a live one is the opened pipe, split alike.
 #[cfg(windows)]
@@ -91,10 +91,7 @@ impl Client {
 
     /// The MCP tools the server offers, as `tools/list` items.
     pub async fn tools(&mut self) -> Result<Vec<serde_json::Value>, ControlError> {
-        match self.request(&Request::Tools).await? {
-            Response::Tools(tools) => Ok(tools),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&Request::Tools).await
     }
 
     /// Runs a tool call in the server, for a relayed assistant. It waits as long as the call does (the
@@ -162,10 +159,7 @@ impl Client {
     }
 
     async fn read_resource_request(&mut self, request: Request) -> Result<String, ControlError> {
-        match self.request(&request).await? {
-            Response::Resource(text) => Ok(text),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&request).await
     }
 
     /// The server's process id (its socket's name).
@@ -174,18 +168,12 @@ impl Client {
     }
 
     pub async fn info(&mut self) -> Result<ServerInfo, ControlError> {
-        match self.request(&Request::Info).await? {
-            Response::Info(info) => Ok(info),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&Request::Info).await
     }
 
     /// The server's pending cards, oldest first.
     pub async fn pending(&mut self) -> Result<Vec<PendingCard>, ControlError> {
-        match self.request(&Request::Pending).await? {
-            Response::Pending(cards) => Ok(cards),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&Request::Pending).await
     }
 
     /// Answers the server's pending card `id`. A card already answered (or gone) is a
@@ -199,26 +187,17 @@ impl Client {
 
     /// Every grant in the server's store, newest first.
     pub async fn grants(&mut self) -> Result<Vec<Grant>, ControlError> {
-        match self.request(&Request::Grants).await? {
-            Response::Grants(grants) => Ok(grants),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&Request::Grants).await
     }
 
     /// Revokes grant `id` in the server's store and its index.
     pub async fn revoke(&mut self, id: &str) -> Result<Revoked, ControlError> {
-        match self.request(&Request::Revoke { id: id.to_owned() }).await? {
-            Response::Revoked(revoked) => Ok(revoked),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&Request::Revoke { id: id.to_owned() }).await
     }
 
     /// Every *never allow* rule in the server's store, removed ones too, newest first.
     pub async fn never_list(&mut self) -> Result<Vec<NeverAllow>, ControlError> {
-        match self.request(&Request::NeverList).await? {
-            Response::NeverAllows(rules) => Ok(rules),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&Request::NeverList).await
     }
 
     /// Makes a *never allow* rule for the account the server is signed in as, and returns it. The server
@@ -232,44 +211,29 @@ impl Client {
         constraint: Option<Constraint>,
     ) -> Result<NeverAllow, ControlError> {
         let request = Request::NeverAdd { tool: tool.to_owned(), agent: agent.map(str::to_owned), days, constraint };
-        match self.request(&request).await? {
-            Response::NeverAdded(rule) => Ok(rule),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&request).await
     }
 
     /// Removes *never allow* rule `id` in the server's store and its memory.
     pub async fn never_remove(&mut self, id: &str) -> Result<NeverRemoved, ControlError> {
-        match self.request(&Request::NeverRemove { id: id.to_owned() }).await? {
-            Response::NeverRemoved(removed) => Ok(removed),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&Request::NeverRemove { id: id.to_owned() }).await
     }
 
     /// Every assistant registered for HTTP in the server's store, revoked ones too, newest first.
     pub async fn assistants(&mut self) -> Result<Vec<Assistant>, ControlError> {
-        match self.request(&Request::Assistants).await? {
-            Response::Assistants(assistants) => Ok(assistants),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&Request::Assistants).await
     }
 
     /// Registers an assistant for HTTP in the server's store and memory, and returns it with its token (told
     /// only this once). A name that is empty, too long, or already an active assistant's is a
     /// [`ControlError::Server`] of kind `Invalid`.
     pub async fn assistant_add(&mut self, name: &str, interactive: bool) -> Result<NewAssistant, ControlError> {
-        match self.request(&Request::AssistantAdd { name: name.to_owned(), interactive }).await? {
-            Response::AssistantAdded(added) => Ok(added),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&Request::AssistantAdd { name: name.to_owned(), interactive }).await
     }
 
     /// Revokes assistant `id` in the server's store and memory: its token is refused from the next request on.
     pub async fn assistant_revoke(&mut self, id: &str) -> Result<AssistantRevoked, ControlError> {
-        match self.request(&Request::AssistantRevoke { id: id.to_owned() }).await? {
-            Response::AssistantRevoked(revoked) => Ok(revoked),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&Request::AssistantRevoke { id: id.to_owned() }).await
     }
 
     /// Makes the server read what other processes changed (grants, never-allow rules, assistants) now.
@@ -291,26 +255,17 @@ impl Client {
 
     /// The grant rows the server's store ignores (see [`Store::ignored_grants`](crate::approval::store::Store::ignored_grants)).
     pub async fn ignored_grants(&mut self) -> Result<Vec<IgnoredGrant>, ControlError> {
-        match self.request(&Request::IgnoredGrants).await? {
-            Response::IgnoredGrants(ignored) => Ok(ignored),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&Request::IgnoredGrants).await
     }
 
     /// Everything the server's store holds but does not honour or can't check, in words.
     pub async fn seal_report(&mut self) -> Result<Vec<String>, ControlError> {
-        match self.request(&Request::SealReport).await? {
-            Response::SealReport(report) => Ok(report),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&Request::SealReport).await
     }
 
     /// Checks the server's audit chain.
     pub async fn verify(&mut self) -> Result<Verification, ControlError> {
-        match self.request(&Request::Verify).await? {
-            Response::Verified(verification) => Ok(verification),
-            other => Err(self.unexpected(&other)),
-        }
+        self.ask(&Request::Verify).await
     }
 
     /// Copies the server's whole audit log to `out` as JSON Lines, oldest first, one record per line, and
@@ -338,6 +293,13 @@ impl Client {
             out.write_all(b"\n").await.map_err(export_error)?;
             written += 1;
         }
+    }
+
+    /// Sends `request` and returns its answer, of the type the request is answered with (see
+    /// [`Answer`]): `client.ask::<Revoked>(&Request::Revoke { id })`. A refusal is a [`ControlError::Server`].
+    pub async fn ask<T: Answer>(&mut self, request: &Request) -> Result<T, ControlError> {
+        let response = self.request(request).await?;
+        T::from_response(response).map_err(|other| self.unexpected(&other))
     }
 
     /// Sends one request and reads its one response. A `Response::Error` is returned as

@@ -16,6 +16,7 @@
 //! both say so ([`ControlError::Unsupported`]).
 
 pub mod answers;
+mod neighbours;
 pub mod protocol;
 
 #[cfg(any(unix, windows))]
@@ -31,6 +32,7 @@ mod socket;
 
 #[cfg(any(unix, windows))]
 pub use client::Client;
+pub use neighbours::RunningServers;
 #[cfg(any(unix, windows))]
 pub use server::{ControlHandle, serve};
 

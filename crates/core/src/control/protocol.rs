@@ -15,9 +15,9 @@ use crate::approval::CallMeta;
 use crate::approval::broker::PendingCard;
 use crate::approval::card::RawAnswer;
 use crate::approval::model::{Constraint, Grant};
-use crate::approval::store::{
-    Assistant, AuditQuery, AuditRecord, AuditVerification, IgnoredGrant, NeverAllow, NewAssistant,
-};
+use crate::approval::store::{Assistant, AuditQuery, AuditRecord, IgnoredGrant, NeverAllow, NewAssistant};
+pub use crate::ops::assistants::AssistantTools;
+pub use crate::ops::{AssistantRevoked, MAX_AUDIT_PAGE, NeverRemoved, Revoked, Verification};
 
 /// The longest `call` line a server reads: a relayed tool call carries its arguments (cells to write, text
 /// to insert, a mail of up to 25 MB), so this is generous; every other request is held to a much shorter line
@@ -30,9 +30,6 @@ pub const MAX_SMALL_REQUEST_LINE: usize = 64 * 1024;
 /// The longest response line a client reads (a long grant list, a page of audit records with their
 /// arguments).
 pub const MAX_RESPONSE_LINE: usize = 64 * 1024 * 1024;
-
-/// The most audit records one `audit` request returns; a client pages on with `before_seq`.
-pub const MAX_AUDIT_PAGE: u32 = 500;
 
 pub use crate::ops::never::MAX_NEVER_DAYS;
 
@@ -91,6 +88,13 @@ pub enum Request {
     AssistantAdd { name: String, interactive: bool },
     /// Revokes assistant `id`: its token is refused by this server from the next request on.
     AssistantRevoke { id: String },
+    /// Offers assistant `id` only the tools of `tools` (a [`ToolSelection`](crate::tools::sets::ToolSelection)
+    /// list; `None`: every tool), from its next request on.
+    AssistantTools {
+        id: String,
+        #[serde(default)]
+        tools: Option<String>,
+    },
     /// Reads what other processes changed (grants, never-allow rules, assistants) into this server's memory
     /// now, instead of at its next periodic check.
     Refresh,
@@ -171,64 +175,6 @@ impl ServerInfo {
     }
 }
 
-/// The result of checking the audit chain, as it travels.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Verification {
-    pub intact: bool,
-    /// How many records were checked, when intact.
-    pub records: Option<u64>,
-    /// The first record the break concerns, when broken.
-    pub broken_at: Option<i64>,
-    /// In words: "The audit log is intact: 3 records." or what broke where.
-    pub message: String,
-    /// Each row of the store that is not honoured because something other than Gatehouse wrote it, or that
-    /// can't be checked (no keychain), in words: the database was tampered with even when the log is intact.
-    #[serde(default)]
-    pub ignored: Vec<String>,
-}
-
-impl From<&AuditVerification> for Verification {
-    fn from(verification: &AuditVerification) -> Self {
-        let message = verification.to_string();
-        match verification {
-            AuditVerification::Ok { records } => {
-                Verification { intact: true, records: Some(*records), broken_at: None, message, ignored: Vec::new() }
-            }
-            AuditVerification::Broken(problem) => Verification {
-                intact: false,
-                records: None,
-                broken_at: Some(problem.seq()),
-                message,
-                ignored: Vec::new(),
-            },
-        }
-    }
-}
-
-/// The revoke's result: whether this request revoked it (`false`: no such grant, or revoked before), and the
-/// grant as it now stands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Revoked {
-    pub changed: bool,
-    pub grant: Option<Grant>,
-}
-
-/// The removal's result: whether this request removed it (`false`: no such rule, or removed before), and the
-/// rule as it now stands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NeverRemoved {
-    pub changed: bool,
-    pub rule: Option<NeverAllow>,
-}
-
-/// The assistant revoke's result: whether this request revoked it (`false`: no such assistant, or revoked
-/// before), and the assistant as it now stands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AssistantRevoked {
-    pub changed: bool,
-    pub assistant: Option<Assistant>,
-}
-
 /// Why a request was not done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -285,6 +231,7 @@ pub enum Response {
     Assistants(Vec<Assistant>),
     AssistantAdded(NewAssistant),
     AssistantRevoked(AssistantRevoked),
+    AssistantTools(AssistantTools),
     Refreshed,
     /// The MCP tools, as JSON (`tools/list`'s items).
     Tools(Vec<serde_json::Value>),
@@ -314,6 +261,49 @@ impl Response {
     pub fn error(kind: FailureKind, message: impl Into<String>) -> Response {
         Response::Error(Failure { kind, message: message.into() })
     }
+}
+
+/// What a request is answered with, taken out of its [`Response`]: what lets
+/// [`Client::ask`](super::Client::ask) return the answer's own type, so a new request needs no client method.
+pub trait Answer: Sized {
+    /// The answer, or the response when it is another kind (an error, an answer to another question).
+    fn from_response(response: Response) -> Result<Self, Response>;
+}
+
+/// Each answer type and the response variant that carries it (each type is carried by one variant only).
+macro_rules! answers {
+    ($($variant:ident => $answer:ty),* $(,)?) => {
+        $(
+            impl Answer for $answer {
+                fn from_response(response: Response) -> Result<Self, Response> {
+                    match response {
+                        Response::$variant(answer) => Ok(answer),
+                        other => Err(other),
+                    }
+                }
+            }
+        )*
+    };
+}
+
+answers! {
+    Info => ServerInfo,
+    Pending => Vec<PendingCard>,
+    Grants => Vec<Grant>,
+    IgnoredGrants => Vec<IgnoredGrant>,
+    SealReport => Vec<String>,
+    Revoked => Revoked,
+    Audit => Vec<AuditRecord>,
+    Verified => Verification,
+    NeverAllows => Vec<NeverAllow>,
+    NeverAdded => NeverAllow,
+    NeverRemoved => NeverRemoved,
+    Assistants => Vec<Assistant>,
+    AssistantAdded => NewAssistant,
+    AssistantRevoked => AssistantRevoked,
+    AssistantTools => AssistantTools,
+    Tools => Vec<serde_json::Value>,
+    Resource => String,
 }
 
 /// Reads one line of at most `max` bytes (without its newline) from `reader`. `Ok(None)` at the end of the

@@ -17,25 +17,20 @@ use tokio::net::UnixListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::approval::store::IndexSync;
-
+use super::RunningServers;
 #[cfg(windows)]
 use super::pipe::remove_quietly;
-use super::protocol::{
-    AssistantRevoked, FailureKind, MAX_AUDIT_PAGE, MAX_REQUEST_LINE, MAX_SMALL_REQUEST_LINE, NeverRemoved, Request,
-    Response, Revoked, ServerInfo, Verification,
-};
+use super::protocol::{FailureKind, MAX_REQUEST_LINE, MAX_SMALL_REQUEST_LINE, Request, Response, ServerInfo};
 #[cfg(unix)]
 use super::socket::{binding_path, check_length, prepare_folder, probe, remove_quietly, socket_files, socket_path};
 #[cfg(unix)]
 use super::{ControlError, control_dir};
 use crate::Engine;
 use crate::approval::CallMeta;
-use crate::approval::model::Constraint;
-use crate::approval::store::{AuditQuery, Store, StoreError};
+use crate::approval::store::{AuditQuery, StoreError};
 use crate::engine::Reply;
-use crate::ops;
 use crate::ops::never::{NeverAddError, NeverRequest};
+use crate::ops::{self, Ops, OpsError};
 use crate::tools::progress::{Progress, Step};
 
 /// How often the grant index drops grants another process revoked (another `gatehouse serve`, the settings
@@ -243,13 +238,8 @@ async fn accept(listener: UnixListener, engine: Arc<Engine>, stop: CancellationT
 /// Brings this process's grant index (and never-allow rules, and assistants) in step with what other
 /// processes changed.
 async fn refresh_index(engine: &Engine) {
-    let Some(store) = engine.approvals().store() else { return };
-    match store.sync_index().await {
-        Ok(sync) if sync == IndexSync::default() => {}
-        Ok(IndexSync { forgotten, joined }) => {
-            tracing::info!(forgotten, joined, "grants revoked or made by another Gatehouse process now count here")
-        }
-        Err(error) => tracing::warn!("could not check for grants made or revoked elsewhere: {error}"),
+    if let Some(store) = engine.approvals().store() {
+        ops::refresh(store).await;
     }
 }
 
@@ -452,11 +442,11 @@ async fn answer<R, W>(
         let sent = match request {
             Err(e) => {
                 let message = format!(
-                    "The request could not be read: {e}. Send one JSON object per line with an \"op\" of info, pending, answer, grants, ignored_grants, seal_report, revoke, audit, verify, export, never_list, never_add, never_remove, assistants, assistant_add, assistant_revoke, refresh, tools, call or read_resource, e.g. {{\"op\":\"pending\"}}."
+                    "The request could not be read: {e}. Send one JSON object per line with an \"op\" of info, pending, answer, grants, ignored_grants, seal_report, revoke, audit, verify, export, never_list, never_add, never_remove, assistants, assistant_add, assistant_revoke, assistant_tools, refresh, tools, call or read_resource, e.g. {{\"op\":\"pending\"}}."
                 );
                 send(&mut write, &Response::error(FailureKind::BadRequest, message)).await
             }
-            Ok(Request::Export) => export(&engine, &mut write).await,
+            Ok(Request::Export) => export(&engine, &http, &mut write).await,
             // A relay hangs up when its assistant cancels the call or goes away (or it is killed): the call is
             // then dropped, which withdraws its card at once and records it as withdrawn.
             Ok(Request::Call { name, arguments, mut meta, tools, progress }) => {
@@ -596,122 +586,125 @@ async fn send<W: AsyncWrite + Unpin>(write: &mut W, response: &Response) -> std:
     write.flush().await
 }
 
+/// Answers one request: each management request is one operation of [`ops`], run on this server's store
+/// and told to the other servers using it.
 async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
-    let approvals = engine.approvals();
     match request {
-        Request::Tools => {
-            // Only a `gatehouse serve` relay asks for the tools, as it attaches for an assistant.
-            engine.assistant_connected();
-            Response::Tools(engine.tools().iter().filter_map(|tool| serde_json::to_value(tool.to_mcp()).ok()).collect())
-        }
+        Request::Tools => tools(engine),
         Request::Call { name, arguments, meta, tools, progress: _ } => {
             call(engine, name, arguments, meta, tools, Progress::none()).await
         }
-        Request::ReadResource { uri, meta, tools } => {
-            if let Some(text) =
-                crate::resources::Resource::mirrored_tool(&uri).and_then(|tool| outside(tools.as_deref(), tool))
-            {
-                return Response::error(FailureKind::Invalid, text);
-            }
-            match engine.read_resource(&relayed(meta.unwrap_or_default()), &uri).await {
-                Ok(text) => Response::Resource(text),
-                Err(error @ crate::resources::ResourceError::Unknown(_)) => {
-                    Response::error(FailureKind::UnknownResource, error.to_string())
-                }
-                Err(error) => Response::error(FailureKind::Invalid, error.to_string()),
-            }
-        }
-        Request::Info => Response::Info(ServerInfo {
-            pid: std::process::id(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-            sandbox: engine.is_sandbox(),
-            store: approvals.store().map(|store| store.path().display().to_string()),
-            http_url: http.url.get().cloned(),
-            host: http.host.load(Ordering::SeqCst),
-            sandbox_until_sign_in: http.sandbox_until_sign_in.load(Ordering::SeqCst),
-        }),
-        Request::Pending => Response::Pending(approvals.broker().pending()),
+        Request::ReadResource { uri, meta, tools } => read_resource(engine, &uri, meta, tools.as_deref()).await,
+        Request::Info => info(engine, http),
+        Request::Pending => Response::Pending(engine.approvals().broker().pending()),
         // Answers are taken in `answer`, where the connection's peer is known (see `terminal_answer`).
         Request::Answer { id, .. } => Response::error(
             FailureKind::BadRequest,
             format!("Approval {id} was not answered: this connection can't answer approvals."),
         ),
-        Request::Grants => {
-            with_store(engine, |store| async move { store.list_grants().await.map(Response::Grants) }).await
+        Request::Export => Response::error(FailureKind::BadRequest, "export is answered as a stream"),
+        Request::Grants => with_ops(engine, http, async |ops| ops.grants().await, Response::Grants).await,
+        Request::IgnoredGrants => {
+            with_ops(engine, http, async |ops| ops.ignored_grants().await, Response::IgnoredGrants).await
         }
         Request::Revoke { id } => {
-            with_store(engine, |store| async move {
-                let changed = store.revoke_grant(&id, chrono::Utc::now()).await?;
-                if changed {
-                    tracing::info!(grant = %id, "grant revoked from `gatehouse grants revoke`");
-                }
-                let grant = store.get_grant(&id).await?;
-                Ok(Response::Revoked(Revoked { changed, grant }))
-            })
-            .await
+            with_ops(engine, http, async |ops| ops.revoke_grant(&id).await, Response::Revoked).await
         }
         Request::Audit { limit, tool, agent, before_seq } => {
-            let query = AuditQuery { limit: limit.min(MAX_AUDIT_PAGE), before_seq, tool, agent };
-            with_store(engine, |store| async move { store.list_audit(&query).await.map(Response::Audit) }).await
+            let query = AuditQuery { limit, before_seq, tool, agent };
+            with_ops(engine, http, async |ops| ops.audit(&query).await, Response::Audit).await
         }
-        Request::Verify => {
-            with_store(engine, |store| async move {
-                let verification = store.verify_audit().await?;
-                let mut verification = Verification::from(&verification);
-                verification.ignored = store.seal_report().await?;
-                Ok(Response::Verified(verification))
-            })
-            .await
+        Request::Verify => with_ops(engine, http, async |ops| ops.verify().await, Response::Verified).await,
+        Request::SealReport => with_ops(engine, http, async |ops| ops.seal_report().await, Response::SealReport).await,
+        Request::NeverList => with_ops(engine, http, async |ops| ops.never_allows().await, Response::NeverAllows).await,
+        Request::NeverAdd { tool, agent, days, constraint } => {
+            never_add(engine, http, NeverRequest { tool, agent, days, constraint }).await
         }
-        Request::SealReport => {
-            with_store(engine, |store| async move { store.seal_report().await.map(Response::SealReport) }).await
-        }
-        Request::IgnoredGrants => {
-            with_store(engine, |store| async move { store.ignored_grants().await.map(Response::IgnoredGrants) }).await
-        }
-        Request::Export => Response::error(FailureKind::BadRequest, "export is answered as a stream"),
-        Request::NeverList => {
-            with_store(engine, |store| async move { store.list_never_allow().await.map(Response::NeverAllows) }).await
-        }
-        Request::NeverAdd { tool, agent, days, constraint } => never_add(engine, tool, agent, days, constraint).await,
         Request::NeverRemove { id } => {
-            with_store(engine, |store| async move {
-                let changed = store.remove_never_allow(&id, chrono::Utc::now()).await?;
-                if changed {
-                    tracing::info!(rule = %id, "never-allow rule removed from `gatehouse never remove`");
-                }
-                let rule = store.get_never_allow(&id).await?;
-                Ok(Response::NeverRemoved(NeverRemoved { changed, rule }))
-            })
-            .await
+            with_ops(engine, http, async |ops| ops.remove_never(&id).await, Response::NeverRemoved).await
         }
-        Request::Assistants => {
-            with_store(engine, |store| async move { store.list_assistants().await.map(Response::Assistants) }).await
+        Request::Assistants => with_ops(engine, http, async |ops| ops.assistants().await, Response::Assistants).await,
+        Request::AssistantAdd { name, interactive } => {
+            with_ops(engine, http, async |ops| ops.add_assistant(&name, interactive).await, Response::AssistantAdded)
+                .await
         }
-        Request::AssistantAdd { name, interactive } => with_store(engine, |store| async move {
-            let added = store.add_assistant(&name, interactive, chrono::Utc::now()).await?;
-            let kind = if interactive { "interactive" } else { "automation" };
-            tracing::info!(assistant = %added.assistant.name, kind, "assistant added from `gatehouse assistants add`");
-            Ok(Response::AssistantAdded(added))
-        })
-        .await,
         Request::AssistantRevoke { id } => {
-            with_store(engine, |store| async move {
-                let changed = store.revoke_assistant(&id, chrono::Utc::now()).await?;
-                let assistant = store.get_assistant(&id).await?;
-                if changed {
-                    let name = assistant.as_ref().map(|a| a.name.as_str()).unwrap_or_default();
-                    tracing::info!(assistant = name, "assistant's token revoked from `gatehouse assistants revoke`");
-                }
-                Ok(Response::AssistantRevoked(AssistantRevoked { changed, assistant }))
-            })
-            .await
+            with_ops(engine, http, async |ops| ops.revoke_assistant(&id).await, Response::AssistantRevoked).await
         }
+        Request::AssistantTools { id, tools } => assistant_tools(engine, http, &id, tools.as_deref()).await,
         Request::Refresh => {
             refresh_index(engine).await;
             Response::Refreshed
         }
     }
+}
+
+/// The MCP tools this server offers; only a `gatehouse serve` relay asks, as it attaches for an assistant.
+fn tools(engine: &Engine) -> Response {
+    engine.assistant_connected();
+    Response::Tools(engine.tools().iter().filter_map(|tool| serde_json::to_value(tool.to_mcp()).ok()).collect())
+}
+
+/// Which server this is and what it works with.
+fn info(engine: &Engine, http: &HttpUrl) -> Response {
+    Response::Info(ServerInfo {
+        pid: std::process::id(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        sandbox: engine.is_sandbox(),
+        store: engine.approvals().store().map(|store| store.path().display().to_string()),
+        http_url: http.url.get().cloned(),
+        host: http.host.load(Ordering::SeqCst),
+        sandbox_until_sign_in: http.sandbox_until_sign_in.load(Ordering::SeqCst),
+    })
+}
+
+/// Reads a resource for a relayed assistant, refused when its tool is outside the relay's tools.
+async fn read_resource(engine: &Engine, uri: &str, meta: Option<CallMeta>, tools: Option<&str>) -> Response {
+    if let Some(text) = crate::resources::Resource::mirrored_tool(uri).and_then(|tool| outside(tools, tool)) {
+        return Response::error(FailureKind::Invalid, text);
+    }
+    match engine.read_resource(&relayed(meta.unwrap_or_default()), uri).await {
+        Ok(text) => Response::Resource(text),
+        Err(error @ crate::resources::ResourceError::Unknown(_)) => {
+            Response::error(FailureKind::UnknownResource, error.to_string())
+        }
+        Err(error) => Response::error(FailureKind::Invalid, error.to_string()),
+    }
+}
+
+/// The operations on this server's store, telling the other servers under its `GATEHOUSE_HOME` that use the
+/// same store; `None` when it runs without one.
+fn ops_of(engine: &Engine, http: &HttpUrl) -> Option<Ops> {
+    let store = engine.approvals().store()?;
+    let neighbours: Arc<dyn ops::Neighbours> = match http.home.get() {
+        Some(home) => Arc::new(RunningServers::new(home, store.path())),
+        None => Arc::new(ops::NoNeighbours),
+    };
+    Some(Ops::new(store.clone(), neighbours))
+}
+
+/// Runs one operation and answers with its result (`into`), or the store's failure in words.
+async fn with_ops<T>(
+    engine: &Engine,
+    http: &HttpUrl,
+    run: impl AsyncFnOnce(&Ops) -> Result<T, StoreError>,
+    into: impl FnOnce(T) -> Response,
+) -> Response {
+    let Some(ops) = ops_of(engine, http) else { return no_store() };
+    match run(&ops).await {
+        Ok(done) => into(done),
+        Err(error) => store_failure(error),
+    }
+}
+
+/// A store's failure as an answer. What the request asked for can't be done as asked (`Invalid`), or the store
+/// failed (`Store`).
+fn store_failure(error: StoreError) -> Response {
+    let kind = match error {
+        StoreError::AssistantName { .. } | StoreError::DuplicateAssistant { .. } => FailureKind::Invalid,
+        _ => FailureKind::Store,
+    };
+    Response::error(kind, error.to_string())
 }
 
 /// Passes on an answer from `gatehouse approvals` unless [`answers::refusal`](super::answers::refusal) refuses
@@ -763,18 +756,10 @@ async fn terminal_answer(
 }
 
 /// Makes a *never allow* rule for the account this server acts as (the checks are [`ops::never::add`]'s).
-async fn never_add(
-    engine: &Engine,
-    tool: String,
-    agent: Option<String>,
-    days: u32,
-    constraint: Option<Constraint>,
-) -> Response {
-    match ops::never::add(engine, NeverRequest { tool, agent, days, constraint }).await {
-        Ok(rule) => {
-            tracing::info!(rule = %rule.id, tool = %rule.tool, "never-allow rule added from `gatehouse never add`");
-            Response::NeverAdded(rule)
-        }
+async fn never_add(engine: &Engine, http: &HttpUrl, request: NeverRequest) -> Response {
+    let Some(ops) = ops_of(engine, http) else { return no_store() };
+    match ops.add_never(engine, request).await {
+        Ok(rule) => Response::NeverAdded(rule),
         Err(NeverAddError::NoStore) => no_store(),
         Err(error @ NeverAddError::NotSignedIn) => Response::error(FailureKind::NotSignedIn, error.to_string()),
         Err(error @ NeverAddError::Store(_)) => Response::error(FailureKind::Store, error.to_string()),
@@ -782,35 +767,24 @@ async fn never_add(
     }
 }
 
-async fn with_store<F, Fut>(engine: &Engine, run: F) -> Response
-where
-    F: FnOnce(Store) -> Fut,
-    Fut: Future<Output = Result<Response, StoreError>>,
-{
-    match engine.approvals().store() {
-        Some(store) => run(store.clone()).await.unwrap_or_else(|error| {
-            // What the request asked for can't be done as asked; the store itself is fine.
-            let kind = match error {
-                StoreError::AssistantName { .. } | StoreError::DuplicateAssistant { .. } => FailureKind::Invalid,
-                _ => FailureKind::Store,
-            };
-            Response::error(kind, error.to_string())
-        }),
-        None => no_store(),
-    }
+/// Offers an assistant only some tools; a list of tools that can't be read is refused in words.
+async fn assistant_tools(engine: &Engine, http: &HttpUrl, id: &str, tools: Option<&str>) -> Response {
+    let selection = match tools.map(crate::tools::sets::ToolSelection::parse_kept).transpose() {
+        Ok(selection) => selection.flatten(),
+        Err(error) => return Response::error(FailureKind::Invalid, error.to_string()),
+    };
+    let set = async |ops: &Ops| ops.set_assistant_tools(id, selection.as_ref()).await;
+    with_ops(engine, http, set, Response::AssistantTools).await
 }
 
 fn no_store() -> Response {
-    Response::error(
-        FailureKind::NoStore,
-        "This Gatehouse server has no approvals database (it could not open one; its log says why), so it keeps no grants or audit log. Fix that and restart it.",
-    )
+    Response::error(FailureKind::NoStore, OpsError::NoStore.to_string())
 }
 
 /// The whole log, one record per line, then `{"exported":N}`; an `error` line if the store fails midway.
-async fn export<W: AsyncWrite + Unpin>(engine: &Engine, write: &mut W) -> std::io::Result<()> {
-    let Some(store) = engine.approvals().store() else { return send(write, &no_store()).await };
-    match store.export_audit(write).await {
+async fn export<W: AsyncWrite + Unpin>(engine: &Engine, http: &HttpUrl, write: &mut W) -> std::io::Result<()> {
+    let Some(ops) = ops_of(engine, http) else { return send(write, &no_store()).await };
+    match ops.export(write).await {
         Ok(count) => send(write, &Response::Exported(count)).await,
         Err(error) => send(write, &Response::error(FailureKind::Store, error.to_string())).await,
     }

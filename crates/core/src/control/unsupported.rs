@@ -128,4 +128,8 @@ impl Client {
     pub async fn request(&mut self, _request: &Request) -> Result<Response, ControlError> {
         match self.never {}
     }
+
+    pub async fn ask<T: super::protocol::Answer>(&mut self, _request: &Request) -> Result<T, ControlError> {
+        match self.never {}
+    }
 }

@@ -1,10 +1,49 @@
-//! Making a person's *never allow* rule for a running engine: the checks every way of adding one shares
-//! (`gatehouse never add` through the control socket, the settings window), so neither can make a rule the
-//! other would refuse.
+//! A person's *never allow* rules: listing them, making one for a running engine (the checks every way of
+//! adding one shares — `gatehouse never add` through the control socket, the settings window — so neither
+//! can make a rule the other would refuse), and removing one.
 
+use serde::{Deserialize, Serialize};
+
+use super::Ops;
 use crate::Engine;
 use crate::approval::model::Constraint;
 use crate::approval::store::{NeverAllow, StoreError};
+
+/// The removal's result: whether this request removed it (`false`: no such rule, or removed before), and the
+/// rule as it now stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NeverRemoved {
+    pub changed: bool,
+    pub rule: Option<NeverAllow>,
+}
+
+impl Ops {
+    /// Every *never allow* rule, removed ones too, newest first.
+    pub async fn never_allows(&self) -> Result<Vec<NeverAllow>, StoreError> {
+        self.store.list_never_allow().await
+    }
+
+    /// Checks `request` against `engine` (see [`add`]), saves the rule and tells the other servers: from the
+    /// moment this returns, the calls it names are refused by every server using the database.
+    pub async fn add_never(&self, engine: &Engine, request: NeverRequest) -> Result<NeverAllow, NeverAddError> {
+        let rule = add(engine, request).await?;
+        tracing::info!(rule = %rule.id, tool = %rule.tool, "never-allow rule added");
+        self.changed().await;
+        Ok(rule)
+    }
+
+    /// Ends *never allow* rule `id` now, in this process's memory and, once this returns, in every other
+    /// server's using the database: its calls are asked about again.
+    pub async fn remove_never(&self, id: &str) -> Result<NeverRemoved, StoreError> {
+        let changed = self.store.remove_never_allow(id, chrono::Utc::now()).await?;
+        if changed {
+            tracing::info!(rule = %id, "never-allow rule removed");
+        }
+        let rule = self.store.get_never_allow(id).await?;
+        self.changed().await;
+        Ok(NeverRemoved { changed, rule })
+    }
+}
 
 /// The longest a *never allow* rule lasts, in days (it always ends).
 pub const MAX_NEVER_DAYS: u32 = 3650;

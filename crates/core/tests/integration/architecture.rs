@@ -54,7 +54,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("limits", "tools", "limits/response_cap.rs"),
     ("resend", "engine", "resend.rs"),
     ("resources", "engine", "resources.rs"),
-    ("settings", "engine", "settings.rs"),
     ("settings", "limits", "settings.rs"),
     ("settings", "tools", "settings.rs"),
 ];

@@ -15,10 +15,11 @@ use gatehouse_core::approval::policy::Policy;
 use gatehouse_core::approval::store::{AuditQuery, AuditRecord, DATABASE_FILE, IndexSync};
 use gatehouse_core::config::Config;
 use gatehouse_core::control::protocol::FailureKind;
-use gatehouse_core::control::{Client, ControlError, ControlHandle};
+use gatehouse_core::control::{Client, ControlError, ControlHandle, RunningServers};
 use gatehouse_core::engine::{ApprovalSetup, Reply};
 use gatehouse_core::google::RetryPolicy;
 use gatehouse_core::google::auth::StaticToken;
+use gatehouse_core::ops::Ops;
 use gatehouse_core::{Engine, EngineOptions, control};
 use google_fake::{FakeGoogle, Identity};
 use serde_json::{Value, json};
@@ -320,4 +321,74 @@ async fn a_relayed_call_is_never_taken_for_a_registered_assistant() {
 
 fn cells_owned() -> serde_json::Map<String, Value> {
     cells("any-sheet", "y")
+}
+
+/// Every way to revoke a grant — the control socket that `gatehouse grants revoke` reaches, and the operation
+/// the desktop's pages call (`ops`, as `src-tauri/src/settings/permissions.rs` does) — tells the other
+/// running servers that use the database before it returns, so none of them covers a call by it until its
+/// periodic check (issue 16: before, the desktop's revoke told nobody).
+#[tokio::test]
+async fn a_revoke_by_any_door_reaches_the_other_servers_using_the_database_at_once() {
+    let setup = setup().await;
+    let path = setup.home.path().join(DATABASE_FILE);
+    let here = setup.engine.approvals().store().expect("a store").clone();
+    // Another server on the same database: its own connection and index, its own socket. It lives in another
+    // folder (one process can't have two sockets of its name), and is named in this home's control folder as
+    // another running process's socket would be.
+    let other_home = tempfile::tempdir().unwrap();
+    let other_store = crate::support::open_store(&path).await.unwrap();
+    let other_engine = Engine::new(EngineOptions {
+        config: Config::with_home(other_home.path()),
+        tokens: Arc::new(StaticToken::new("token", Some(USER.to_owned()))),
+        sandbox: false,
+        retry: RetryPolicy::default(),
+        approvals: ApprovalSetup { store: Some(other_store.clone()), policy: Policy::default() },
+    })
+    .unwrap();
+    let other = control::serve(other_engine, other_home.path(), CancellationToken::new()).await.unwrap();
+    let running = std::os::unix::process::parent_id();
+    std::os::unix::fs::symlink(other.path(), setup.home.path().join("control").join(format!("{running}.sock")))
+        .unwrap();
+
+    for door in ["the control socket", "the operations the desktop calls"] {
+        let now = Utc::now();
+        let grant = Grant {
+            id: format!("grant by {door}"),
+            owner: Owner::User(USER.into()),
+            tool: "update_cells".into(),
+            agent: None,
+            constraint: None,
+            target_name: None,
+            unattended: false,
+            created: now,
+            expires: Some(now + TimeDelta::days(7)),
+            revoked: None,
+            last_used: None,
+            use_count: 0,
+            fingerprint: "f".into(),
+        };
+        here.insert_grant(&grant).await.unwrap();
+        other_store.sync_index().await.unwrap();
+        let covers = |store: &gatehouse_core::approval::store::Store| {
+            store.candidates("update_cells").iter().any(|candidate| candidate.id == grant.id)
+        };
+        assert!(covers(&other_store), "{door}: the other server knows the grant");
+
+        let revoked = match door {
+            "the control socket" => {
+                let clients = Client::connect_all(setup.home.path()).await.unwrap();
+                assert_eq!(clients.len(), 2, "this server and the other");
+                let mut this = clients.into_iter().find(|client| client.pid() == std::process::id()).unwrap();
+                this.revoke(&grant.id).await.unwrap()
+            }
+            _ => {
+                let neighbours = Arc::new(RunningServers::new(setup.home.path(), &path));
+                Ops::new(here.clone(), neighbours).revoke_grant(&grant.id).await.unwrap()
+            }
+        };
+        assert!(revoked.changed, "{door}: {revoked:?}");
+        assert!(!covers(&here), "{door}: this server dropped it");
+        assert!(!covers(&other_store), "{door}: the other server was told before the revoke returned");
+    }
+    other.shutdown().await;
 }

@@ -16,7 +16,7 @@ use gatehouse_core::google::RetryPolicy;
 use gatehouse_core::google::auth::StaticToken;
 use gatehouse_core::settings::{self, Key, PersonSettings, SettingView, SettingsError, Source, decide, tool_choices};
 use gatehouse_core::tools::all_tools;
-use gatehouse_core::{Engine, EngineOptions};
+use gatehouse_core::{Engine, EngineOptions, ops};
 use serde_json::{Value, json};
 
 fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
@@ -333,12 +333,14 @@ async fn the_view_says_which_values_wait_for_a_restart() {
     assert_eq!(engine.context().config.max_response_chars, 123_456);
 
     // Nothing changed since the start: nothing waits. A change waits until the next start.
-    let views = settings::view(&person, &config, engine.approvals().policy(), no_env(), Some(&engine));
+    let views =
+        settings::view(&person, &config, engine.approvals().policy(), no_env(), Some(&ops::settings::running(&engine)));
     assert!(views.iter().all(|view| !view.restart_needed), "{views:?}");
     set(&store, Key::ResponseCap, json!(200_000), engine.approvals().policy()).await.expect("a new cap");
     set(&store, Key::StartInSandbox, json!(true), engine.approvals().policy()).await.expect("the sandbox");
     let person = PersonSettings::load(&store).await.expect("load");
-    let views = settings::view(&person, &config, engine.approvals().policy(), no_env(), Some(&engine));
+    let views =
+        settings::view(&person, &config, engine.approvals().policy(), no_env(), Some(&ops::settings::running(&engine)));
     assert!(setting(&views, Key::ResponseCap).restart_needed);
     assert!(setting(&views, Key::StartInSandbox).restart_needed);
     assert!(!setting(&views, Key::GateReads).restart_needed);
