@@ -35,7 +35,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
         DOWNLOAD_FOLDER,
         download_folder,
         [Evaluator::folder(|a: &DownloadFolderArgs| &a.folder_id)],
-    )]
+    )
+    .worded(super::said::download_folder)]
 }
 
 fn files_unit() -> String {

@@ -24,7 +24,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
         create_shortcut,
         // What it writes is the folder the shortcut goes into; the target is only read.
         [Evaluator::folder_or_default(|a: &CreateShortcutArgs| a.folder_id.as_deref())],
-    )]
+    )
+    .worded(super::said::create_shortcut)]
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -22,7 +22,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
         ),
         empty_trash,
         [Evaluator::<EmptyTrashArgs>::empty_trash()],
-    )]
+    )
+    .worded(super::said::empty_trash)]
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
