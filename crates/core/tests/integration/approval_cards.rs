@@ -152,7 +152,7 @@ async fn a_cell_write_whose_cells_changed_since_its_preview_asks_again_and_runs_
 }
 
 #[tokio::test]
-async fn a_denied_card_writes_nothing_and_an_unchanged_target_is_not_asked_again() {
+async fn a_denied_card_writes_nothing_and_an_empty_cell_previews_as_empty() {
     let h = Harness::new().await;
     let id = seed(&h, &[&["a"]]);
     let mut cards = cards(&h);

@@ -91,8 +91,12 @@ pub(super) fn insert_inline_image(a: &images::InsertInlineImageArgs) -> Said {
 }
 
 pub(super) fn insert_local_images(a: &images::InsertLocalImagesArgs) -> Said {
-    doc(Said::new(format!("insert {} from this computer in", plural(a.images.len(), "image", "images"))), &a.doc_id)
-        .words("(uploaded to your Drive first)")
+    let said =
+        doc(Said::new(format!("insert {} from this computer in", plural(a.images.len(), "image", "images"))), &a.doc_id);
+    match &a.folder_id {
+        Some(folder) => said.words("(uploaded first into").file("folder", folder).words(")"),
+        None => said.words("(uploaded to your Drive first)"),
+    }
 }
 
 pub(super) fn insert_doc_table(a: &tables::InsertDocTableArgs) -> Said {
