@@ -272,7 +272,8 @@ async fn cards_in_real_webkit_say_what_a_call_does_and_preview_the_change() {
     assert_eq!(details_open.unwrap(), json!(false), "the raw arguments wait behind Details");
     webdriver.screenshot(&screenshot_path("card-cells")).await.unwrap();
     webdriver.click_on("#allow-once").await.unwrap();
-    let done = tokio::time::timeout(Duration::from_secs(30), waiting).await.expect("the call returns").unwrap().unwrap();
+    let done =
+        tokio::time::timeout(Duration::from_secs(30), waiting).await.expect("the call returns").unwrap().unwrap();
     assert!(!done.is_error.unwrap_or(false), "{}", text(&done));
     assert_eq!(cells_of(&peer, &budget, "Summary", "A7:B7").await, [["Annual budget (revised)", "65000"]]);
 
@@ -311,7 +312,10 @@ async fn cards_in_real_webkit_say_what_a_call_does_and_preview_the_change() {
         match tool {
             "delete_file" => assert!(preview.contains("“Meeting notes”") && preview.contains("trash"), "{preview}"),
             "share_file" => assert!(preview.contains("Who has access now"), "{preview}"),
-            _ => assert!(preview.contains("To: ann@example.com, bo@example.com") && preview.contains("Hi both,"), "{preview}"),
+            _ => assert!(
+                preview.contains("To: ann@example.com, bo@example.com") && preview.contains("Hi both,"),
+                "{preview}"
+            ),
         }
         webdriver.screenshot(&screenshot_path(shot)).await.unwrap();
         webdriver.click_on("#deny").await.unwrap();

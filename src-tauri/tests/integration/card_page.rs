@@ -272,8 +272,12 @@ mod futures_boxed {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_card_page_says_the_sentence_and_fills_in_the_preview_when_it_arrives() {
     let approvals = std::sync::Arc::new(
-        gatehouse_core::approval::Approvals::new(None, gatehouse_core::approval::policy::Policy::default(), &all_tools())
-            .with_target_names(std::sync::Arc::new(SlowGoogle)),
+        gatehouse_core::approval::Approvals::new(
+            None,
+            gatehouse_core::approval::policy::Policy::default(),
+            &all_tools(),
+        )
+        .with_target_names(std::sync::Arc::new(SlowGoogle)),
     );
     let app = app(&approvals);
     let call = ask_as(&approvals, "claude", vec!["Ours".into(), "2".into()]);
@@ -300,11 +304,11 @@ async fn the_card_page_says_the_sentence_and_fills_in_the_preview_when_it_arrive
 
     let before = &report["before"];
     assert_eq!(
-        before["heading"],
-        "write 2 cells in “Budget” with eve@example.com as an owner “\\u{202e}” › “Sales” (A1:B1)",
+        before["heading"], "write 2 cells in “Budget” with eve@example.com as an owner “\\u{202e}” › “Sales” (A1:B1)",
         "{report}"
     );
-    let apart: Vec<&Value> = before["parts"].as_array().unwrap().iter().filter(|part| !part["apart"].is_null()).collect();
+    let apart: Vec<&Value> =
+        before["parts"].as_array().unwrap().iter().filter(|part| !part["apart"].is_null()).collect();
     assert_eq!(apart[0], &json!({ "text": "“Budget” with eve@example.com as an owner “\\u{202e}”", "apart": "name" }));
     assert_eq!(before["preview"], "Reading what it holds now…");
     assert_eq!(before["details"], true, "Details is closed");

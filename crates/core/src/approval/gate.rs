@@ -591,7 +591,8 @@ impl Approvals {
     /// within the engine's cap; one not found in time is said by its id.
     async fn sentence(&self, said: &Said) -> Sentence {
         let Some(names) = &self.names else { return said.named(|_| None) };
-        let files = futures::future::join_all(said.files().into_iter().map(|id| async move { (id, names.name(id).await) }));
+        let files =
+            futures::future::join_all(said.files().into_iter().map(|id| async move { (id, names.name(id).await) }));
         let calendars = futures::future::join_all(
             said.calendars().into_iter().map(|id| async move { (id, names.calendar_name(id).await) }),
         );

@@ -76,7 +76,11 @@ impl Preview {
             Preview::Cells { cells, more } => Preview::Cells {
                 cells: cells
                     .iter()
-                    .map(|cell| CellChange { cell: text(&cell.cell), before: text(&cell.before), after: text(&cell.after) })
+                    .map(|cell| CellChange {
+                        cell: text(&cell.cell),
+                        before: text(&cell.before),
+                        after: text(&cell.after),
+                    })
                     .collect(),
                 more: *more,
             },
@@ -111,9 +115,13 @@ pub enum PreviewState {
     None,
     /// Being read from Google: the card shows without it and fills it in.
     Reading,
-    Ready { preview: Preview },
+    Ready {
+        preview: Preview,
+    },
     /// It could not be read; the card says so, and the person decides without it.
-    Unread { why: String },
+    Unread {
+        why: String,
+    },
 }
 
 impl PreviewState {

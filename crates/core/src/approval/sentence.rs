@@ -81,7 +81,10 @@ impl Sentence {
 
 /// Whether a space goes between two parts: not before closing punctuation, not after an opening bracket.
 fn spaced(before: &str, after: &str) -> bool {
-    !(after.starts_with([',', '.', ';', ':', ')', '…']) || before.ends_with('(') || before.is_empty() || after.is_empty())
+    !(after.starts_with([',', '.', ';', ':', ')', '…'])
+        || before.ends_with('(')
+        || before.is_empty()
+        || after.is_empty())
 }
 
 /// What a Drive file or calendar in a sentence is, for when its name can't be found ("the spreadsheet
@@ -90,7 +93,10 @@ fn spaced(before: &str, after: &str) -> bool {
 enum Piece {
     Part(Part),
     /// A Drive file (spreadsheet, document, file, folder) named by its id: the gate puts in its name.
-    File { kind: &'static str, id: String },
+    File {
+        kind: &'static str,
+        id: String,
+    },
     /// A calendar by its id, likewise.
     Calendar(String),
 }

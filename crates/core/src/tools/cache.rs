@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::registry::{Cap, Service, ToolDef, ToolMeta};
-use crate::approval::sentence::Said;
 use super::{ToolContext, ToolError};
+use crate::approval::sentence::Said;
 use crate::settings::{MAX_CACHE_TTL_SECS, Source};
 
 /// The cache tools, in catalogue order.

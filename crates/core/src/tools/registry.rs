@@ -444,7 +444,16 @@ impl ToolDef {
             crate::limits::arguments::check(name, args)?;
             parse_args_ref::<A>(name, args).map(drop)
         });
-        Self { meta, schema: super::schema::input_schema::<A>(), handler, evaluators, check, mcp: None, wording: None, preview: None }
+        Self {
+            meta,
+            schema: super::schema::input_schema::<A>(),
+            handler,
+            evaluators,
+            check,
+            mcp: None,
+            wording: None,
+            preview: None,
+        }
     }
 
     /// The same tool, its approval card saying in the person's words what a call will do (see
@@ -461,7 +470,8 @@ impl ToolDef {
     /// card's budget; the gate never waits on it to take the answer.
     pub fn previewed<A: DeserializeOwned + 'static>(self, read: fn(GoogleClient, A) -> PreviewRead) -> Self {
         let name = self.meta.name;
-        let previewer: Previewer = Arc::new(move |google, args| parse_args_ref::<A>(name, args).ok().map(|args| read(google, args)));
+        let previewer: Previewer =
+            Arc::new(move |google, args| parse_args_ref::<A>(name, args).ok().map(|args| read(google, args)));
         Self { preview: Some(previewer), ..self }
     }
 

@@ -137,8 +137,7 @@ async fn a_cell_write_whose_cells_changed_since_its_preview_asks_again_and_runs_
     assert_eq!(first.asked_again, None);
 
     // Someone else writes the cell while the card waits.
-    h.ok("update_cells", json!({ "spreadsheet_id": id, "sheet": "Sheet1", "range": "A1", "data": [["Theirs"]] }))
-        .await;
+    h.ok("update_cells", json!({ "spreadsheet_id": id, "sheet": "Sheet1", "range": "A1", "data": [["Theirs"]] })).await;
     cards.answer(&first, RawAnswer::AllowOnce);
     let again = cards.card().await;
     assert!(again.asked_again.as_deref().is_some_and(|why| why.contains("no longer what you saw")), "{again:?}");
@@ -189,10 +188,8 @@ async fn a_slow_google_shows_the_card_first_and_fills_the_preview_in_when_it_com
     let mut cards = cards(&h);
     h.google.inject(Fault::delay(&format!("/v4/spreadsheets/{id}/values"), 2_500, 1));
     let started = std::time::Instant::now();
-    let call = cards.call(
-        "update_cells",
-        json!({ "spreadsheet_id": id, "sheet": "Sheet1", "range": "A1", "data": [["Ours"]] }),
-    );
+    let call = cards
+        .call("update_cells", json!({ "spreadsheet_id": id, "sheet": "Sheet1", "range": "A1", "data": [["Ours"]] }));
     let card = cards.card().await;
     assert!(started.elapsed() < Duration::from_millis(2_400), "the card did not wait for the slow preview");
     assert_eq!(card.preview, PreviewState::Reading);
@@ -214,10 +211,8 @@ async fn a_preview_google_refuses_says_it_could_not_be_read_and_the_person_still
     let id = seed(&h, &[&["Plan"]]);
     let mut cards = cards(&h);
     h.google.inject(Fault::status(&format!("/v4/spreadsheets/{id}/values"), 403, 1));
-    let call = cards.call(
-        "update_cells",
-        json!({ "spreadsheet_id": id, "sheet": "Sheet1", "range": "A1", "data": [["Ours"]] }),
-    );
+    let call = cards
+        .call("update_cells", json!({ "spreadsheet_id": id, "sheet": "Sheet1", "range": "A1", "data": [["Ours"]] }));
     let card = cards.card().await;
     assert!(matches!(&card.preview, PreviewState::Unread { why } if why.contains("Google")), "{:?}", card.preview);
     cards.answer(&card, RawAnswer::AllowOnce);

@@ -245,7 +245,9 @@ async fn reply_and_draft_cards_preview_the_recipients_and_subject_they_read_from
 fn mail(card: &gatehouse_core::approval::broker::PendingCard) -> (Vec<String>, Vec<String>, String) {
     use gatehouse_core::approval::preview::{Preview, PreviewState};
     match &card.preview {
-        PreviewState::Ready { preview: Preview::Mail { to, cc, subject, .. } } => (to.clone(), cc.clone(), subject.clone()),
+        PreviewState::Ready { preview: Preview::Mail { to, cc, subject, .. } } => {
+            (to.clone(), cc.clone(), subject.clone())
+        }
         other => panic!("expected a mail preview, got {other:?}"),
     }
 }

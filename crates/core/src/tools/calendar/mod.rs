@@ -11,9 +11,9 @@
 mod calendars;
 mod events;
 mod free_slots;
+mod said;
 mod sharing;
 mod times;
-mod said;
 
 use super::ToolError;
 use super::registry::{Cap, Scope, Service, ToolDef, ToolMeta};

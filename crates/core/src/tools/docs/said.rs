@@ -2,8 +2,8 @@
 //! per tool, named after it and attached to its declaration in `docs/mod.rs` with `.worded`.
 
 use super::{
-    breaks, bullets, comments, create, edit, from_file, headers, images, named_ranges, resolve, styles, tables,
-    theme, write,
+    breaks, bullets, comments, create, edit, from_file, headers, images, named_ranges, resolve, styles, tables, theme,
+    write,
 };
 use crate::approval::sentence::{Said, plural};
 
@@ -38,10 +38,8 @@ pub(super) fn create_doc_from_file(a: &from_file::CreateDocFromFileArgs) -> Said
 }
 
 pub(super) fn write_doc_content(a: &write::WriteDocContentArgs) -> Said {
-    doc(Said::new("replace everything in"), &a.doc_id).words(format!(
-        "with new content ({})",
-        plural(a.content.chars().count(), "character", "characters")
-    ))
+    doc(Said::new("replace everything in"), &a.doc_id)
+        .words(format!("with new content ({})", plural(a.content.chars().count(), "character", "characters")))
 }
 
 pub(super) fn update_doc_from_file(a: &from_file::UpdateDocFromFileArgs) -> Said {
@@ -62,7 +60,8 @@ fn cut(text: &str, max: usize) -> String {
 }
 
 pub(super) fn insert_doc_text(a: &edit::InsertDocTextArgs) -> Said {
-    let said = doc(Said::new(format!("insert text at {} in", plural(a.insertions.len(), "place", "places"))), &a.doc_id);
+    let said =
+        doc(Said::new(format!("insert text at {} in", plural(a.insertions.len(), "place", "places"))), &a.doc_id);
     match texts(&a.insertions).as_slice() {
         [only] => said.words(":").name(only.clone()),
         _ => said,
@@ -91,8 +90,10 @@ pub(super) fn insert_inline_image(a: &images::InsertInlineImageArgs) -> Said {
 }
 
 pub(super) fn insert_local_images(a: &images::InsertLocalImagesArgs) -> Said {
-    let said =
-        doc(Said::new(format!("insert {} from this computer in", plural(a.images.len(), "image", "images"))), &a.doc_id);
+    let said = doc(
+        Said::new(format!("insert {} from this computer in", plural(a.images.len(), "image", "images"))),
+        &a.doc_id,
+    );
     match &a.folder_id {
         Some(folder) => said.words("(uploaded first into").file("folder", folder).words(")"),
         None => said.words("(uploaded to your Drive first)"),
@@ -100,7 +101,14 @@ pub(super) fn insert_local_images(a: &images::InsertLocalImagesArgs) -> Said {
 }
 
 pub(super) fn insert_doc_table(a: &tables::InsertDocTableArgs) -> Said {
-    doc(Said::new(format!("insert a table of {} by {} in", plural_i(a.rows, "row", "rows"), plural_i(a.columns, "column", "columns"))), &a.doc_id)
+    doc(
+        Said::new(format!(
+            "insert a table of {} by {} in",
+            plural_i(a.rows, "row", "rows"),
+            plural_i(a.columns, "column", "columns")
+        )),
+        &a.doc_id,
+    )
 }
 
 fn plural_i(n: i64, one: &str, many: &str) -> String {
@@ -132,7 +140,10 @@ pub(super) fn style_doc_table_cells(a: &tables::StyleDocTableCellsArgs) -> Said 
 }
 
 pub(super) fn style_doc_range(a: &styles::StyleDocRangeArgs) -> Said {
-    doc(Said::new(format!("change the look of {} of text in", plural(a.ranges.len(), "stretch", "stretches"))), &a.doc_id)
+    doc(
+        Said::new(format!("change the look of {} of text in", plural(a.ranges.len(), "stretch", "stretches"))),
+        &a.doc_id,
+    )
 }
 
 pub(super) fn create_paragraph_bullets(a: &bullets::CreateParagraphBulletsArgs) -> Said {

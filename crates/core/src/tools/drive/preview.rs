@@ -90,7 +90,10 @@ async fn access(google: GoogleClient, file_id: String) -> Result<Preview, String
                 _ => "someone".to_owned(),
             };
             let role = said::role_words(permission.role.as_deref().unwrap_or("reader"));
-            cut(&format!("{who} ({})", role.trim_start_matches("a ").trim_start_matches("an ").trim_start_matches("the ")))
+            cut(&format!(
+                "{who} ({})",
+                role.trim_start_matches("a ").trim_start_matches("an ").trim_start_matches("the ")
+            ))
         })
         .collect();
     let more = now.len().saturating_sub(MAX_CELLS);

@@ -1,9 +1,7 @@
 //! What each Drive write's approval card says it will do (see [`crate::approval::sentence`]), one function
 //! per tool, named after it and attached to its declaration with `.worded`.
 
-use super::{
-    download_folder, export, files, revisions, sharing, shortcut, star, sync, trash, upload, upload_folder,
-};
+use super::{download_folder, export, files, revisions, sharing, shortcut, star, sync, trash, upload, upload_folder};
 use crate::approval::sentence::Said;
 
 /// "… in “Reports”", or "… in your default folder" when the call names none.
@@ -64,7 +62,10 @@ pub(super) fn upload_file(a: &upload::UploadFileArgs) -> Said {
 }
 
 pub(super) fn upload_local_file(a: &upload::UploadLocalFileArgs) -> Said {
-    Said::new("upload the file").value(&a.local_path).words("from this computer into").file("folder", &a.parent_folder_id)
+    Said::new("upload the file")
+        .value(&a.local_path)
+        .words("from this computer into")
+        .file("folder", &a.parent_folder_id)
 }
 
 pub(super) fn upload_local_folder(a: &upload_folder::UploadLocalFolderArgs) -> Said {
@@ -149,7 +150,11 @@ pub(super) fn remove_permission(a: &sharing::RemovePermissionArgs) -> Said {
 }
 
 pub(super) fn transfer_ownership(a: &sharing::TransferOwnershipArgs) -> Said {
-    Said::new("make").value(&a.new_owner_email).words("the owner of").file("file", &a.file_id).words("(you keep edit access)")
+    Said::new("make")
+        .value(&a.new_owner_email)
+        .words("the owner of")
+        .file("file", &a.file_id)
+        .words("(you keep edit access)")
 }
 
 pub(super) fn create_shortcut(a: &shortcut::CreateShortcutArgs) -> Said {

@@ -305,7 +305,7 @@ pub(super) fn share_spreadsheet_tool() -> ToolDef {
         })],
     )
     .worded(super::said::share_spreadsheet)
-        .previewed(super::preview::share_spreadsheet)
+    .previewed(super::preview::share_spreadsheet)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -17,7 +17,13 @@ const FIRST_LINES: usize = 4;
 
 /// The first [`FIRST_LINES`] lines of `body` that hold something, each cut.
 fn first_lines(body: &str) -> String {
-    body.lines().map(str::trim_end).filter(|line| !line.trim().is_empty()).take(FIRST_LINES).map(cut).collect::<Vec<_>>().join("\n")
+    body.lines()
+        .map(str::trim_end)
+        .filter(|line| !line.trim().is_empty())
+        .take(FIRST_LINES)
+        .map(cut)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn list(mailboxes: &[Mailbox]) -> Vec<String> {
@@ -81,6 +87,9 @@ mod tests {
 
     #[test]
     fn the_first_lines_skip_blank_ones_and_stop_at_four() {
-        assert_eq!(first_lines("Hi Ann,\n\n\nthe budget\nis done.\nThanks\nBo"), "Hi Ann,\nthe budget\nis done.\nThanks");
+        assert_eq!(
+            first_lines("Hi Ann,\n\n\nthe budget\nis done.\nThanks\nBo"),
+            "Hi Ann,\nthe budget\nis done.\nThanks"
+        );
     }
 }

@@ -9,9 +9,8 @@ mod card;
 mod labels;
 mod mime;
 mod read;
-mod send;
 mod said;
-
+mod send;
 
 use crate::approval::evaluator::Evaluator;
 use crate::google::GoogleError;

@@ -26,7 +26,9 @@ fn mail(said: Said, a: &send::ComposeArgs) -> Said {
     };
     let said = said.words(", subject").name(&a.subject);
     match a.attachments.as_deref() {
-        Some(files) if !files.is_empty() => said.words(format!("with {}", plural(files.len(), "attachment", "attachments"))),
+        Some(files) if !files.is_empty() => {
+            said.words(format!("with {}", plural(files.len(), "attachment", "attachments")))
+        }
         _ => said,
     }
 }

@@ -23,7 +23,13 @@ fn text(value: &Value) -> String {
 
 /// The changes of writing `after` (rows from the top-left of `block`) over `before` (the same block as Google
 /// holds it now): every cell the call sets, the first [`MAX_CELLS`] listed, the rest counted.
-fn changes(block: &A1Range, before: &[Vec<Value>], after: &[Vec<Value>], listed: &mut Vec<CellChange>, more: &mut usize) {
+fn changes(
+    block: &A1Range,
+    before: &[Vec<Value>],
+    after: &[Vec<Value>],
+    listed: &mut Vec<CellChange>,
+    more: &mut usize,
+) {
     let (row, col) = (block.start_row.unwrap_or(0), block.start_col.unwrap_or(0));
     for (r, cells) in after.iter().enumerate() {
         for (c, value) in cells.iter().enumerate() {
@@ -70,7 +76,8 @@ pub(super) fn batch_update_cells(google: GoogleClient, a: write::BatchUpdateCell
     Box::pin(async move {
         let mut writes = Vec::new();
         for (range, rows) in &a.ranges {
-            let rows: Vec<Vec<Value>> = serde_json::from_value(rows.clone()).map_err(|_| "a range's values are not rows")?;
+            let rows: Vec<Vec<Value>> =
+                serde_json::from_value(rows.clone()).map_err(|_| "a range's values are not rows")?;
             let block = written(range, &rows).ok_or("a range could not be read")?;
             writes.push((on(&a.sheet, &block)?, block, rows));
         }
@@ -91,7 +98,8 @@ pub(super) fn batch_update_cells(google: GoogleClient, a: write::BatchUpdateCell
 
 pub(super) fn clear_values(google: GoogleClient, a: write::ClearValuesArgs) -> PreviewRead {
     Box::pin(async move {
-        let range = a1::qualified(&a.sheet, a.range.as_deref()).map_err(|error| format!("the range could not be read: {error}"))?;
+        let range = a1::qualified(&a.sheet, a.range.as_deref())
+            .map_err(|error| format!("the range could not be read: {error}"))?;
         let now = google
             .sheets()
             .values_get::<Value>(&a.spreadsheet_id, &range, ValueRender::Formatted)
@@ -103,7 +111,11 @@ pub(super) fn clear_values(google: GoogleClient, a: write::ClearValuesArgs) -> P
         let emptied: Vec<Vec<Value>> = now
             .values
             .iter()
-            .map(|row| row.iter().map(|cell| if text(cell).is_empty() { Value::Null } else { Value::String(String::new()) }).collect())
+            .map(|row| {
+                row.iter()
+                    .map(|cell| if text(cell).is_empty() { Value::Null } else { Value::String(String::new()) })
+                    .collect()
+            })
             .collect();
         let (mut cells, mut more) = (Vec::new(), 0);
         changes(&block, &now.values, &emptied, &mut cells, &mut more);
@@ -129,6 +141,10 @@ mod tests {
         assert_eq!(cells[6], CellChange { cell: "C3".into(), before: String::new(), after: "6".into() });
         let (mut cells, mut more) = (Vec::new(), 0);
         changes(&block, &[], &[vec![Value::Null, json!("x")]], &mut cells, &mut more);
-        assert_eq!(cells, [CellChange { cell: "C2".into(), before: String::new(), after: "x".into() }], "null leaves a cell");
+        assert_eq!(
+            cells,
+            [CellChange { cell: "C2".into(), before: String::new(), after: "x".into() }],
+            "null leaves a cell"
+        );
     }
 }

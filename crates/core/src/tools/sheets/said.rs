@@ -40,7 +40,10 @@ fn set(rows: &[Vec<Value>]) -> usize {
 
 pub(super) fn update_cells(a: &write::UpdateCellsArgs) -> Said {
     let range = written(&a.range, &a.data).map_or_else(|| a.range.clone(), |block| block.to_a1());
-    at(on(Said::new(format!("write {} in", plural(set(&a.data), "cell", "cells"))), &a.spreadsheet_id, &a.sheet), &range)
+    at(
+        on(Said::new(format!("write {} in", plural(set(&a.data), "cell", "cells"))), &a.spreadsheet_id, &a.sheet),
+        &range,
+    )
 }
 
 pub(super) fn batch_update_cells(a: &write::BatchUpdateCellsArgs) -> Said {
@@ -55,7 +58,10 @@ pub(super) fn batch_update_cells(a: &write::BatchUpdateCellsArgs) -> Said {
         .count();
     let ranges: Vec<String> = a.ranges.keys().cloned().collect();
     let said = Said::new(format!("write {} in", plural(cells, "cell", "cells")));
-    on(said, &a.spreadsheet_id, &a.sheet).words(format!("({}:", plural(ranges.len(), "range", "ranges"))).list(&ranges, 4).words(")")
+    on(said, &a.spreadsheet_id, &a.sheet)
+        .words(format!("({}:", plural(ranges.len(), "range", "ranges")))
+        .list(&ranges, 4)
+        .words(")")
 }
 
 pub(super) fn clear_values(a: &write::ClearValuesArgs) -> Said {
@@ -87,7 +93,10 @@ pub(super) fn copy_sheet(a: &structure::CopySheetArgs) -> Said {
 }
 
 pub(super) fn duplicate_sheet(a: &structure::DuplicateSheetArgs) -> Said {
-    let said = Said::new("duplicate the sheet").name(super::sheet_name(&a.sheet)).words("in").file("spreadsheet", &a.spreadsheet_id);
+    let said = Said::new("duplicate the sheet")
+        .name(super::sheet_name(&a.sheet))
+        .words("in")
+        .file("spreadsheet", &a.spreadsheet_id);
     match &a.new_name {
         Some(name) => said.words("as").name(name),
         None => said,
@@ -132,7 +141,11 @@ fn columns(start: u32, end: Option<u32>) -> String {
 
 pub(super) fn add_rows(a: &structure::AddRowsArgs) -> Said {
     let place = format!("above row {}", u64::from(a.start_row.unwrap_or(0)) + 1);
-    on(Said::new(format!("insert {} {place} in", plural(a.count as usize, "empty row", "empty rows"))), &a.spreadsheet_id, &a.sheet)
+    on(
+        Said::new(format!("insert {} {place} in", plural(a.count as usize, "empty row", "empty rows"))),
+        &a.spreadsheet_id,
+        &a.sheet,
+    )
 }
 
 pub(super) fn add_columns(a: &structure::AddColumnsArgs) -> Said {
@@ -175,7 +188,8 @@ pub(super) fn resize_rows(a: &dimensions::ResizeRowsArgs) -> Said {
         (false, Some(pixels)) => format!("to {pixels} pixels high"),
         _ => "to fit their content".to_owned(),
     };
-    on(Said::new(format!("resize {}", rows(a.start_row, a.end_row))).words("of"), &a.spreadsheet_id, &a.sheet).words(how)
+    on(Said::new(format!("resize {}", rows(a.start_row, a.end_row))).words("of"), &a.spreadsheet_id, &a.sheet)
+        .words(how)
 }
 
 pub(super) fn resize_columns(a: &dimensions::ResizeColumnsArgs) -> Said {
@@ -196,7 +210,8 @@ pub(super) fn update_borders(a: &format::UpdateBordersArgs) -> Said {
 }
 
 pub(super) fn merge_cells(a: &format::MergeCellsArgs) -> Said {
-    at(on(Said::new("merge cells in"), &a.spreadsheet_id, &a.sheet), &a.range).words("(only the top-left value of each merge stays)")
+    at(on(Said::new("merge cells in"), &a.spreadsheet_id, &a.sheet), &a.range)
+        .words("(only the top-left value of each merge stays)")
 }
 
 pub(super) fn unmerge_cells(a: &format::UnmergeCellsArgs) -> Said {
@@ -204,7 +219,10 @@ pub(super) fn unmerge_cells(a: &format::UnmergeCellsArgs) -> Said {
 }
 
 pub(super) fn add_data_validation(a: &validation::AddDataValidationArgs) -> Said {
-    at(on(Said::new("set a data rule").value(&a.condition_type).words("on cells in"), &a.spreadsheet_id, &a.sheet), &a.range)
+    at(
+        on(Said::new("set a data rule").value(&a.condition_type).words("on cells in"), &a.spreadsheet_id, &a.sheet),
+        &a.range,
+    )
 }
 
 pub(super) fn clear_data_validation(a: &validation::DataValidationRangeArgs) -> Said {
