@@ -318,6 +318,7 @@ async fn the_card_page_says_the_sentence_and_fills_in_the_preview_when_it_arrive
     assert_eq!(
         after["rows"],
         json!([
+            [["cell", "Cell"], [null, "Now"], [null, "After"]],
             [["cell", "A1"], ["before", "Plan\\n<b>"], ["after", "Ours"]],
             [["cell", "B1"], ["before empty", "(empty)"], ["after", "2"]]
         ]),
