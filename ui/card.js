@@ -2,7 +2,9 @@
 // Everything shown comes from the core's pending card, escaped by the core (control and direction characters
 // arrive written out, e.g. `\u{202e}`) and set as text, never as HTML; the Always allow choices are built only
 // from what the card's `offer` holds, so the card can never ask for more than the core offered. A card that
-// carries Google's approval form shows its fields as controls and sends the filled form back on *Allow*.
+// carries Google's approval form shows its fields as controls and sends the filled form back on *Allow*. The card
+// says in one sentence what will happen and previews the change (read from Google by the core, filled in when
+// it arrives after the card showed); the raw arguments wait behind *Details*.
 "use strict";
 
 (function () {
@@ -100,6 +102,129 @@
     id.textContent = named[2];
     id.title = named[2];
     where.replaceChildren(document.createTextNode(named[1]), id);
+  }
+
+  // The sentence: what the call will do, in the person's words (the core's parts, each set as text). Names
+  // and values from outside are set apart, so a name written like the card's own words still reads as a name.
+  function showSentence(card) {
+    const heading = $("heading");
+    const parts = Array.isArray(card.sentence) ? card.sentence : [];
+    if (!parts.length) {
+      heading.textContent = card.title;
+      return;
+    }
+    const nodes = [];
+    let before = "";
+    for (const part of parts) {
+      const [kind, text] = Object.entries(part)[0] || ["words", ""];
+      // A space between parts, but not before closing punctuation or after an opening bracket.
+      if (nodes.length && !/^[,.;:)…]/.test(text) && !before.endsWith("(")) nodes.push(document.createTextNode(" "));
+      if (kind === "words") {
+        nodes.push(document.createTextNode(text));
+      } else {
+        const span = document.createElement("span");
+        span.className = kind === "name" ? "name" : "value";
+        span.textContent = kind === "name" ? "“" + text + "”" : text;
+        nodes.push(span);
+      }
+      before = text;
+    }
+    heading.replaceChildren(...nodes);
+  }
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function plural(n, one, many) {
+    return n + " " + (n === 1 ? one : many);
+  }
+
+  // The preview of the change, from the core's preview state: a before → after grid of cells, what a delete
+  // removes, who has access, whom mail goes to. Everything in it is Google's or the assistant's text, set as text.
+  function previewNodes(state) {
+    if (!state || state.state === "none") return null;
+    if (state.state === "reading") return [el("p", "quiet", "Reading what it holds now…")];
+    if (state.state === "unread") {
+      return [el("p", "quiet", "The preview could not be read: " + state.why + ". You can still decide without it.")];
+    }
+    const preview = state.preview;
+    switch (preview.kind) {
+      case "cells": {
+        if (!preview.cells.length) return [el("p", "quiet", "No cell changes: every value given leaves its cell as it is.")];
+        const table = el("table");
+        const head = el("tr");
+        head.append(el("th", "cell", "Cell"), el("th", "", "Now"), el("th", "", "After"));
+        table.append(head);
+        for (const change of preview.cells) {
+          const row = el("tr");
+          const was = change.before === "" ? el("td", "before empty", "(empty)") : el("td", "before", change.before);
+          const after = change.after === "" ? el("td", "after", "(empty)") : el("td", "after", change.after);
+          row.append(el("td", "cell", change.cell), was, after);
+          table.append(row);
+        }
+        const nodes = [table];
+        if (preview.more > 0) nodes.push(el("p", "quiet", "and " + plural(preview.more, "more cell", "more cells")));
+        return nodes;
+      }
+      case "removal": {
+        const facts = [preview.what];
+        if (preview.size) facts.push(preview.size);
+        if (preview.items !== null && preview.items !== undefined) {
+          facts.push(preview.items_more ? "more than " + plural(preview.items, "item", "items") : plural(preview.items, "item", "items"));
+        }
+        const what = el("p", "");
+        const name = el("strong", "", "“" + preview.name + "”");
+        what.append(name, document.createTextNode(" — " + facts.join(", ")));
+        const where = preview.permanent
+          ? el("p", "warning", "Deleted for good: it will not go to the trash and cannot be restored.")
+          : el("p", "quiet", "It goes to the trash, where it can be restored for 30 days.");
+        return [what, where];
+      }
+      case "sharing": {
+        const nodes = [el("p", "quiet", preview.now.length ? "Who has access now:" : "Nobody else has access now.")];
+        if (preview.now.length) {
+          const list = el("ul", "list");
+          for (const who of preview.now) list.append(el("li", "", who));
+          if (preview.more > 0) list.append(el("li", "quiet", "and " + preview.more + " more"));
+          nodes.push(list);
+        }
+        return nodes;
+      }
+      case "mail": {
+        const line = (label, list) => (list.length ? [el("p", "", label + ": " + list.join(", "))] : []);
+        const nodes = [
+          ...line("To", preview.to.length ? preview.to : ["no one"]),
+          ...line("Cc", preview.cc),
+          ...line("Bcc", preview.bcc),
+          el("p", "", "Subject: “" + preview.subject + "”"),
+        ];
+        if (preview.first_lines) nodes.push(el("blockquote", "", preview.first_lines));
+        return nodes;
+      }
+      case "text": {
+        return [
+          el("p", "quiet", "Now:"), el("blockquote", "", preview.before || "(empty)"),
+          el("p", "quiet", "After:"), el("blockquote", "", preview.after || "(empty)"),
+        ];
+      }
+      default:
+        return null;
+    }
+  }
+
+  let previewShown = null; // the preview state on screen, as JSON, to redraw only what changed
+  function showPreview(card) {
+    const text = JSON.stringify(card.preview || null);
+    if (text === previewShown) return;
+    previewShown = text;
+    const nodes = previewNodes(card.preview);
+    const box = $("preview");
+    box.hidden = !nodes;
+    box.replaceChildren(...(nodes || []));
   }
 
   // A label as a choice reads it: with a capital letter ("only this spreadsheet …" → "Only this spreadsheet …").
@@ -318,10 +443,16 @@
     // "1 of 2 waiting": the others show, one by one, once this one is answered.
     $("queue").textContent = queue.length > 1 ? position + " of " + queue.length + " waiting" : "";
     $("time-left").textContent = timeLeft(card);
-    if (!fresh) return;
+    // The preview may arrive after the card showed: it is filled in where it goes.
+    if (!fresh) return showPreview(card);
 
     $("who").textContent = agentName(card) + " wants to";
-    $("heading").textContent = card.title;
+    showSentence(card);
+    previewShown = null;
+    showPreview(card);
+    $("asked-again").hidden = !card.asked_again;
+    $("asked-again").textContent = card.asked_again || "";
+    $("tool-name").textContent = "Tool: " + card.title + " (" + card.tool + ")";
     showTarget(card.target);
     showArguments(card.arguments);
     $("error").textContent = "";
@@ -455,7 +586,11 @@
     $("always-options").hidden = false;
     $("queue").textContent = "1 of 2 waiting";
     $("who").textContent = agentName({ agent: { name: "Assistant", self_reported: true } }) + " wants to";
-    $("heading").textContent = "Change something";
+    showSentence({ title: "", sentence: [{ words: "write 2 cells in" }, { name: "Sample" }, { value: "(A1:B1)" }] });
+    $("preview").hidden = false;
+    $("preview").replaceChildren(...previewNodes({ state: "ready", preview: {
+      kind: "cells", more: 1, cells: [{ cell: "A1", before: "Old", after: "New" }, { cell: "B1", before: "", after: "12" }]
+    } }));
     showTarget("“Sample” (spreadsheet 0123456789)");
     showArguments({ range: "Sheet1!A1:B2", data: [["Text", 12.5, true, null]] });
     $("time-left").textContent = "Answer within 59 s, or it will not run.";
@@ -468,6 +603,9 @@
     $("card").hidden = true;
     $("always-options").hidden = true;
     for (const id of ["queue", "who", "heading", "target", "arguments", "time-left"]) $(id).textContent = "";
+    $("preview").replaceChildren();
+    $("preview").hidden = true;
+    previewShown = null;
     $("arguments-all").hidden = true;
     for (const id of ["scopes", "durations", "limits"]) $(id).replaceChildren();
   }

@@ -31,10 +31,10 @@ pub const LABEL: &str = "card";
 /// Sent to the card window with the whole queue (`Vec<PendingCard>`, oldest first) whenever it changes.
 pub const QUEUE_EVENT: &str = "card-queue";
 
-/// The card's size in logical pixels: small, yet roomy enough for a title, a target, a few lines of what the
-/// call sends and three buttons, and for the whole *Always allow* choice without scrolling.
+/// The card's size in logical pixels: small, yet roomy enough for its sentence, a preview of a few cells, the
+/// target and three buttons, and for the whole *Always allow* choice without scrolling.
 pub const WIDTH: f64 = 380.0;
-pub const HEIGHT: f64 = 400.0;
+pub const HEIGHT: f64 = 480.0;
 /// The gap between the card and the screen's edges (and the panel).
 pub const MARGIN: f64 = 16.0;
 
@@ -102,6 +102,8 @@ pub fn watch_and_prepare<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals
             let (arrived, added) = match event {
                 Ok(BrokerEvent::Added(card)) => (true, Some(card)),
                 Ok(BrokerEvent::Removed(_)) => (false, None),
+                // A card's preview arrived: the page fills it in where the card already is.
+                Ok(BrokerEvent::Updated(_)) => (false, None),
                 // Missed some: the queue itself is the truth, so show it as it is.
                 Err(RecvError::Lagged(missed)) => {
                     tracing::debug!(missed, "the card fell behind the approvals; showing the queue as it is now");
@@ -308,7 +310,7 @@ mod tests {
         let margin = logical_to_physical(MARGIN, scale);
         assert_eq!(
             bottom_right(area(1920, 0, 3840, 2160), size, margin),
-            PhysicalPosition::new(1920 + 3840 - 760 - 32, 2160 - 800 - 32)
+            PhysicalPosition::new(1920 + 3840 - 760 - 32, 2160 - 960 - 32)
         );
         // A panel on the left or at the top moves the area, not the corner.
         assert_eq!(bottom_right(area(64, 40, 1856, 1040), (380, 300), 16), PhysicalPosition::new(1524, 764));

@@ -45,7 +45,12 @@ pub fn words(card: &PendingCard, position: usize, waiting: usize, now: DateTime<
         Some(agent) => gatehouse_core::approval::words::agent_words(agent),
         None => "An assistant".to_owned(),
     };
-    let summary = format!("{who} wants to {}", lowercase_first(&card.title));
+    // The card's sentence, when it has one (escaped by `Sentence::text`); its title otherwise.
+    let action = match card.sentence.0.is_empty() {
+        true => lowercase_first(&card.title),
+        false => gatehouse_core::shown::cut_line(&card.sentence.text(), 160, "the card shows all"),
+    };
+    let summary = format!("{who} wants to {action}");
     let mut lines = Vec::new();
     // Google's form is answered on the card (its fields need typing); the notification only says it waits.
     if let Some(form) = &card.form {
@@ -215,6 +220,9 @@ mod tests {
             created: now,
             deadline: now + chrono::Duration::seconds(seconds_left),
             form: None,
+            sentence: Default::default(),
+            preview: Default::default(),
+            asked_again: None,
         }
     }
 

@@ -81,7 +81,7 @@ async fn a_card_in_real_webkit_always_allow_for_one_spreadsheet_then_revoked_in_
     let [who, heading, target]: [String; 3] = card_on_screen(&webdriver).await.try_into().unwrap();
     // It connected over stdio, so its name is only what it says of itself (issue 15, item 5).
     assert_eq!(who, format!("“{ASSISTANT}” (says it is) wants to"));
-    assert_eq!(heading, "Update cells");
+    assert_eq!(heading, "write 1 cell in “Budget 2026” › “Sales” (J1)");
     assert!(target.contains("“Budget 2026”") && target.contains(&budget), "{target}");
     // The focus is never on an Allow button.
     let focused = webdriver.execute("return document.activeElement.id", json!([])).await.unwrap();
@@ -217,6 +217,118 @@ async fn a_card_in_real_webkit_always_allow_for_one_spreadsheet_then_revoked_in_
     assistant.cancel().await.unwrap();
 }
 
+/// The card's preview of a cell write as the page shows it: `[[cell, now, after], …]` and its "and N more".
+const CELL_PREVIEW: &str = r##"
+    const rows = [...document.querySelectorAll("#preview tr")].slice(1)
+        .map((row) => [...row.querySelectorAll("td")].map((cell) => cell.textContent));
+    if (document.getElementById("preview").hidden || !rows.length) return null;
+    const more = [...document.querySelectorAll("#preview p")].map((p) => p.textContent).join(" ");
+    return [rows, more];
+"##;
+
+/// The values of `range` on `sheet` of spreadsheet `id` as the emulator holds them, read by the assistant.
+async fn cells_of(peer: &Peer<RoleClient>, id: &str, sheet: &str, range: &str) -> Vec<Vec<String>> {
+    let read = call(peer, "get_sheet_data", json!({ "spreadsheet_id": id, "sheet": sheet, "range": range }))
+        .await
+        .expect("get_sheet_data");
+    let read: Value = serde_json::from_str(&text(&read)).expect("the cells as JSON");
+    let rows = read["values"].as_array().cloned().unwrap_or_default();
+    rows.iter()
+        .map(|row| {
+            let row = row.as_array().cloned().unwrap_or_default();
+            row.iter().map(|cell| cell.as_str().map_or_else(|| cell.to_string(), str::to_owned)).collect()
+        })
+        .collect()
+}
+
+/// Issue 18, item 4, in real WebKit: the card says in one sentence what a cell write does and previews the
+/// cells before → after as the emulator holds them; after *Allow once* the emulator holds the "after". Then the
+/// other kinds of card (a delete, sharing, mail), each with its sentence and preview, for screenshots.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cards_in_real_webkit_say_what_a_call_does_and_preview_the_change() {
+    let home = Home::new();
+    let mut app = Desktop::launch(&home, &[]).await.expect("the app starts");
+    let assistant = app.assistant(ASSISTANT, &["--sandbox"]).await.expect("an assistant through gatehouse serve");
+    let peer = assistant.peer().clone();
+    let budget = spreadsheet_id(&peer, "Budget 2026").await;
+    let before = cells_of(&peer, &budget, "Summary", "A7:B7").await;
+    assert_eq!(before, [["Annual budget", "60000"]], "the emulator's seed");
+
+    let args = json!({ "spreadsheet_id": budget, "sheet": "Summary", "range": "A7", "data": [["Annual budget (revised)", 65000]] });
+    let waiting = {
+        let peer = peer.clone();
+        tokio::spawn(async move { call(&peer, "update_cells", args).await })
+    };
+    let webdriver = app.webdriver().await.expect("WebDriver attaches to the card window").clone();
+    let [_, heading, _]: [String; 3] = card_on_screen(&webdriver).await.try_into().unwrap();
+    assert_eq!(heading, "write 2 cells in “Budget 2026” › “Summary” (A7:B7)");
+    let preview = webdriver.wait_for("the cell preview", CELL_PREVIEW, Duration::from_secs(30)).await.unwrap();
+    assert_eq!(
+        preview[0],
+        json!([["A7", "Annual budget", "Annual budget (revised)"], ["B7", "60000", "65000"]]),
+        "the preview's before is what the emulator holds: {preview}"
+    );
+    let details_open = webdriver.execute("return document.getElementById('arguments-box').open", json!([])).await;
+    assert_eq!(details_open.unwrap(), json!(false), "the raw arguments wait behind Details");
+    webdriver.screenshot(&screenshot_path("card-cells")).await.unwrap();
+    webdriver.click_on("#allow-once").await.unwrap();
+    let done =
+        tokio::time::timeout(Duration::from_secs(30), waiting).await.expect("the call returns").unwrap().unwrap();
+    assert!(!done.is_error.unwrap_or(false), "{}", text(&done));
+    assert_eq!(cells_of(&peer, &budget, "Summary", "A7:B7").await, [["Annual budget (revised)", "65000"]]);
+
+    // The other kinds: each card's sentence and preview, then Deny.
+    let found = call(&peer, "search_files", json!({ "query": "Meeting notes" })).await.expect("search_files");
+    let found: Value = serde_json::from_str(&text(&found)).expect("search results");
+    let notes = found["files"][0]["id"].as_str().expect("the meeting notes").to_owned();
+    let kinds = [
+        ("card-delete", "delete_file", json!({ "file_id": notes }), "move “", "to the trash"),
+        (
+            "card-share",
+            "share_file",
+            json!({ "file_id": notes, "permissions": [{ "email_address": "anna@example.com", "role": "writer" }] }),
+            "share “",
+            "with anna@example.com as an editor",
+        ),
+        (
+            "card-mail",
+            "send_message",
+            json!({ "to": ["ann@example.com", "bo@example.com"], "cc": "cy@example.com", "subject": "Budget 2026",
+                    "body": "Hi both,\n\nthe revised budget is in the Summary sheet.\nThanks" }),
+            "send an email to 3 people:",
+            "subject “Budget 2026”",
+        ),
+    ];
+    for (shot, tool, args, starts, holds) in kinds {
+        let waiting = {
+            let peer = peer.clone();
+            tokio::spawn(async move { call(&peer, tool, args).await })
+        };
+        let [_, heading, _]: [String; 3] = card_on_screen(&webdriver).await.try_into().unwrap();
+        assert!(heading.starts_with(starts) && heading.contains(holds), "{tool}: {heading}");
+        let preview = "const p = document.getElementById('preview'); return !p.hidden && p.textContent";
+        let preview = webdriver.wait_for("the preview", preview, Duration::from_secs(30)).await.unwrap();
+        let preview = preview.as_str().unwrap_or_default().to_owned();
+        match tool {
+            "delete_file" => assert!(preview.contains("“Meeting notes”") && preview.contains("trash"), "{preview}"),
+            "share_file" => assert!(preview.contains("Who has access now"), "{preview}"),
+            _ => assert!(
+                preview.contains("To: ann@example.com, bo@example.com") && preview.contains("Hi both,"),
+                "{preview}"
+            ),
+        }
+        webdriver.screenshot(&screenshot_path(shot)).await.unwrap();
+        webdriver.click_on("#deny").await.unwrap();
+        let refused = tokio::time::timeout(Duration::from_secs(30), waiting).await.expect("returns").unwrap().unwrap();
+        assert!(refused.is_error.unwrap_or(false), "{tool} was denied");
+        webdriver
+            .wait_for("the card to go away", "return document.visibilityState === 'hidden'", Duration::from_secs(10))
+            .await
+            .unwrap();
+    }
+    assistant.cancel().await.unwrap();
+}
+
 /// Finds the first standing approval that can still be revoked: a `<tr data-grant-id>` with a button whose
 /// accessible name starts with "Revoke". A function body returning `[row, button]` or null.
 const FIND_REVOCABLE: &str = r##"
@@ -251,7 +363,7 @@ async fn a_google_form_in_real_webkit_is_the_only_card_allow_sends_it_and_deny_d
     let webdriver = app.webdriver().await.expect("WebDriver attaches to the card window").clone();
     let [who, heading, target]: [String; 3] = card_on_screen(&webdriver).await.try_into().unwrap();
     assert_eq!(who, format!("“{ASSISTANT}” (says it is) wants to"));
-    assert_eq!(heading, "Update cells");
+    assert_eq!(heading, "write 1 cell in “Budget 2026” › “Sales” (J1)");
     assert!(target.contains("“Budget 2026”"), "{target}");
     let shown = webdriver.execute(GOOGLE_FORM_ON_CARD, json!([])).await.unwrap();
     let message = shown[1].as_str().unwrap_or_default().to_owned();

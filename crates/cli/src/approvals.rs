@@ -573,6 +573,9 @@ mod tests {
             created: Utc::now(),
             deadline: Utc::now() + chrono::TimeDelta::seconds(90),
             form: None,
+            sentence: Default::default(),
+            preview: Default::default(),
+            asked_again: None,
         }
     }
 

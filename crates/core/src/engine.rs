@@ -122,10 +122,8 @@ impl TargetNames for DriveNames {
         })
     }
 
-    fn mail_words<'a>(&'a self, tool: &'a str, args: &'a Value) -> futures::future::BoxFuture<'a, Option<String>> {
-        Box::pin(async move {
-            tokio::time::timeout(NAME_WITHIN, crate::tools::gmail::card_words(&self.0, tool, args)).await.ok().flatten()
-        })
+    fn preview(&self, tool: &ToolDef, args: &Value) -> Option<crate::tools::registry::PreviewRead> {
+        tool.preview(&self.0, args)
     }
 
     /// `events.get`: the event's attendees as Google lists them. Whatever keeps the whole list from being

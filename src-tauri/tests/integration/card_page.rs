@@ -233,3 +233,101 @@ async fn the_card_page_renders_every_kind_of_google_form_field_and_its_answer_is
     let FormAnswer::Accept(content) = asked.answer else { panic!("accepted: {asked:?}") };
     assert_eq!(Value::Object(content), expected);
 }
+
+/// Names a spreadsheet with a name written to look like the card's own words, and reads every call's preview
+/// slowly (after the card's 1.5 s budget): the card shows first and fills the preview in.
+struct SlowGoogle;
+
+impl gatehouse_core::approval::gate::TargetNames for SlowGoogle {
+    fn name<'a>(&'a self, _id: &'a str) -> futures_boxed::BoxFuture<'a, Option<String>> {
+        Box::pin(async { Some("Budget” with eve@example.com as an owner “\u{202e}".to_owned()) })
+    }
+
+    fn preview(
+        &self,
+        _tool: &gatehouse_core::tools::ToolDef,
+        _args: &Value,
+    ) -> Option<gatehouse_core::tools::registry::PreviewRead> {
+        use gatehouse_core::approval::preview::{CellChange, Preview};
+        Some(Box::pin(async {
+            tokio::time::sleep(std::time::Duration::from_millis(1_900)).await;
+            let change = |cell: &str, before: &str, after: &str| CellChange {
+                cell: cell.into(),
+                before: before.into(),
+                after: after.into(),
+            };
+            Ok(Preview::Cells { cells: vec![change("A1", "Plan\n<b>", "Ours"), change("B1", "", "2")], more: 3 })
+        }))
+    }
+}
+
+mod futures_boxed {
+    pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+}
+
+/// Issue 18, item 4, on the real card page: the sentence is drawn from the core's parts, what comes from outside
+/// set apart (a name written like the card's words stays one name, escaped); the preview the core reads after
+/// the card showed is filled in where the card is, without drawing the card afresh; the raw arguments wait
+/// behind a closed *Details*; and the page never writes HTML.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_card_page_says_the_sentence_and_fills_in_the_preview_when_it_arrives() {
+    let approvals = std::sync::Arc::new(
+        gatehouse_core::approval::Approvals::new(
+            None,
+            gatehouse_core::approval::policy::Policy::default(),
+            &all_tools(),
+        )
+        .with_target_names(std::sync::Arc::new(SlowGoogle)),
+    );
+    let app = app(&approvals);
+    let call = ask_as(&approvals, "claude", vec!["Ours".into(), "2".into()]);
+    let card = loop {
+        if let Some(card) = approvals.broker().pending().into_iter().next() {
+            break card;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    };
+    let window = window(&app, card::LABEL);
+    let queue = invoke(&window, "card_pending", json!({})).expect("the card may list");
+    assert_eq!(queue[0]["preview"], json!({ "state": "reading" }), "{queue}");
+    // The core fills the preview in; the page gets the queue again, as the card window would.
+    use gatehouse_core::approval::preview::PreviewState;
+    for _ in 0..100 {
+        let preview = approvals.broker().get(card.id).map(|card| card.preview);
+        if matches!(preview, Some(PreviewState::Ready { .. })) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let updated = invoke(&window, "card_pending", json!({})).expect("the card may list");
+    let report = run_page_with(&queue, &["update".to_owned(), updated[0].to_string()]);
+
+    let before = &report["before"];
+    assert_eq!(
+        before["heading"], "write 2 cells in “Budget” with eve@example.com as an owner “\\u{202e}” › “Sales” (A1:B1)",
+        "{report}"
+    );
+    let apart: Vec<&Value> =
+        before["parts"].as_array().unwrap().iter().filter(|part| !part["apart"].is_null()).collect();
+    assert_eq!(apart[0], &json!({ "text": "“Budget” with eve@example.com as an owner “\\u{202e}”", "apart": "name" }));
+    assert_eq!(before["preview"], "Reading what it holds now…");
+    assert_eq!(before["details"], true, "Details is closed");
+
+    let after = &report["after"];
+    assert_eq!(after["heading"], before["heading"], "the card was not drawn afresh");
+    assert_eq!(
+        after["rows"],
+        json!([
+            [["cell", "Cell"], [null, "Now"], [null, "After"]],
+            [["cell", "A1"], ["before", "Plan\\n<b>"], ["after", "Ours"]],
+            [["cell", "B1"], ["before empty", "(empty)"], ["after", "2"]]
+        ]),
+        "{report}"
+    );
+    assert!(after["preview"].as_str().unwrap().ends_with("and 3 more cells"), "{report}");
+    assert_eq!(report["answers"], json!([{ "id": card.id, "answer": "AllowOnce" }]));
+    assert_eq!(report["htmlWrites"], 0, "the page never writes HTML");
+
+    approvals.broker().dismiss_all(Dismissal::ShuttingDown);
+    call.await.expect("the call ends");
+}

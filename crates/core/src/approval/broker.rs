@@ -18,6 +18,8 @@ use tokio::sync::{broadcast, oneshot};
 use super::card::{CardOffer, RawAnswer};
 use super::form::{FormAnswerError, FormCard};
 use super::model::AnswerChannel;
+use super::preview::PreviewState;
+use super::sentence::Sentence;
 
 /// What a card shows, and what the answer may choose from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,6 +46,16 @@ pub struct PendingCard {
     /// Google's approval form, when this card asks it (see [`super::form`]); `None` for Gatehouse's own cards.
     #[serde(default)]
     pub form: Option<FormCard>,
+    /// What the call will do, in the person's words (see [`super::sentence`]); empty for a form's card.
+    #[serde(default)]
+    pub sentence: Sentence,
+    /// The preview of the change (see [`super::preview`]), filled in when it arrives after the card showed.
+    #[serde(default)]
+    pub preview: PreviewState,
+    /// Why the person is asked again about a call they already answered, when they are: its target changed
+    /// since the preview they saw.
+    #[serde(default)]
+    pub asked_again: Option<String>,
 }
 
 impl PendingCard {
@@ -71,6 +83,8 @@ impl PendingCard {
             offer,
             why_not_grantable: self.why_not_grantable.as_deref().map(text),
             form: self.form.as_ref().map(FormCard::shown),
+            sentence: self.sentence.shown(),
+            preview: self.preview.shown(),
             ..self.clone()
         }
     }
@@ -92,6 +106,8 @@ fn shown_value(value: &Value) -> Value {
 #[derive(Debug, Clone, PartialEq)]
 pub enum BrokerEvent {
     Added(Box<PendingCard>),
+    /// A pending card changed: its preview arrived (or could not be read).
+    Updated(Box<PendingCard>),
     /// Answered, timed out or abandoned.
     Removed(u64),
 }
@@ -171,20 +187,51 @@ impl Broker {
     }
 
     /// [`ask`](Broker::ask) for a call from the assistant process `origin` (when known).
-    pub async fn ask_from(&self, mut card: PendingCard, timeout: Duration, origin: Option<u32>) -> Waited {
+    pub async fn ask_from(&self, card: PendingCard, timeout: Duration, origin: Option<u32>) -> Waited {
+        self.ask_updating(card, timeout, origin, None).await.0
+    }
+
+    /// [`ask_from`](Broker::ask_from), the card's preview still on its way in `later`: when it comes, the card
+    /// shows it ([`BrokerEvent::Updated`]); the answer is taken whenever it comes, with or without it. Also
+    /// what the card showed of the preview when it was answered, which the answer covers.
+    pub async fn ask_updating(
+        &self,
+        mut card: PendingCard,
+        timeout: Duration,
+        origin: Option<u32>,
+        later: Option<futures::future::BoxFuture<'_, PreviewState>>,
+    ) -> (Waited, PreviewState) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         card.id = id;
+        let mut shown = card.preview.clone();
         let (reply, answer) = oneshot::channel::<Result<(RawAnswer, AnswerChannel), Dismissal>>();
         self.lock().insert(id, Waiting { card: card.clone(), origin, reply });
         let _ = self.events.send(BrokerEvent::Added(Box::new(card)));
         let _cleanup = Withdraw { broker: self, id };
-        match tokio::time::timeout(timeout, answer).await {
-            Ok(Ok(Ok((answer, channel)))) => Waited::Answered(answer, channel),
-            Ok(Ok(Err(dismissal))) => Waited::Dismissed(dismissal),
-            // The sender is gone only when the broker itself was dropped (shutdown): not approved.
-            Ok(Err(_)) => Waited::Dismissed(Dismissal::ShuttingDown),
-            Err(_) => Waited::TimedOut,
+        let answer = tokio::time::timeout(timeout, answer);
+        tokio::pin!(answer);
+        if let Some(later) = later {
+            tokio::select! {
+                biased;
+                answered = &mut answer => return (waited(answered), shown),
+                arrived = later => {
+                    shown = arrived.clone();
+                    self.update(id, arrived);
+                }
+            }
         }
+        (waited(answer.await), shown)
+    }
+
+    /// Shows `preview` on pending card `id`, if it still waits.
+    fn update(&self, id: u64, preview: PreviewState) {
+        let card = {
+            let mut pending = self.lock();
+            let Some(waiting) = pending.get_mut(&id) else { return };
+            waiting.card.preview = preview;
+            waiting.card.clone()
+        };
+        let _ = self.events.send(BrokerEvent::Updated(Box::new(card)));
     }
 
     /// Answers pending card `id` on the card window. The first answer wins; any later one gets
@@ -242,6 +289,22 @@ impl Broker {
     }
 }
 
+/// How waiting for an answer ended.
+fn waited(
+    answered: Result<
+        Result<Result<(RawAnswer, AnswerChannel), Dismissal>, oneshot::error::RecvError>,
+        tokio::time::error::Elapsed,
+    >,
+) -> Waited {
+    match answered {
+        Ok(Ok(Ok((answer, channel)))) => Waited::Answered(answer, channel),
+        Ok(Ok(Err(dismissal))) => Waited::Dismissed(dismissal),
+        // The sender is gone only when the broker itself was dropped (shutdown): not approved.
+        Ok(Err(_)) => Waited::Dismissed(Dismissal::ShuttingDown),
+        Err(_) => Waited::TimedOut,
+    }
+}
+
 /// Removes a card whose caller stopped waiting or timed out.
 struct Withdraw<'a> {
     broker: &'a Broker,
@@ -278,6 +341,9 @@ mod tests {
             created: Utc::now(),
             deadline: Utc::now(),
             form: None,
+            sentence: Sentence::default(),
+            preview: PreviewState::None,
+            asked_again: None,
         }
     }
 

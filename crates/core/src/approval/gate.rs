@@ -17,8 +17,11 @@ use super::evaluator::{self, OnTheEvent};
 use super::fingerprint::fingerprint;
 use super::model::{AnswerChannel, AuditEntry, Caller, DecisionSource, Grant};
 use super::policy::Policy;
+use super::preview::{PREVIEW_AT_MOST, PREVIEW_WITHIN, PreviewState};
 use super::redact;
+use super::sentence::{Said, Sentence};
 use super::store::{NeverAllow, PendingAudit, Store, StoreError};
+use crate::tools::registry::PreviewRead;
 use crate::tools::{Access, ToolDef};
 
 /// How long an answered question is remembered: the same call again within it is a retry.
@@ -59,6 +62,13 @@ pub fn call_key(tool: &str, args: &Value, meta: &CallMeta) -> CallKey {
     (meta.caller.agent.clone(), tool.to_owned(), redact::canonical_text(args))
 }
 
+/// How many cards one call may show while its target keeps changing under it: past this, it is refused.
+pub const MAX_ASKS: u32 = 3;
+
+/// What a card asked again says first.
+const ASKED_AGAIN: &str =
+    "You are asked again: what this changes is no longer what you saw. Here is what it holds now.";
+
 /// What the gate reads from Google about a call, around the decision: the name of a target a card mentions
 /// (a spreadsheet, a document, a file, a folder), so the person reads "Budget 2026" rather than an id
 /// (`None` when it can't be found quickly: the card then shows the id), and, before deciding, who is on an
@@ -71,10 +81,10 @@ pub trait TargetNames: Send + Sync {
         Box::pin(async { None })
     }
 
-    /// Whom a mail call writes to and its subject, when they are not in its arguments (a reply, a saved
-    /// draft), for the card; `None` by default.
-    fn mail_words<'a>(&'a self, _tool: &'a str, _args: &'a Value) -> futures::future::BoxFuture<'a, Option<String>> {
-        Box::pin(async { None })
+    /// The call's preview of the change being read from Google, when its tool declares one
+    /// ([`ToolDef::previewed`]); `None` by default, or when nothing can read it here.
+    fn preview(&self, _tool: &ToolDef, _args: &Value) -> Option<PreviewRead> {
+        None
     }
 
     /// The addresses of the people on the event `event` of the calendar `calendar`, read before deciding a
@@ -196,14 +206,7 @@ impl Approvals {
             .iter()
             .filter(|evaluator| evaluator.constrains())
             .find_map(|evaluator| evaluator.propose(args).ok().flatten());
-        let Some(target) = offered.cloned().or(own) else {
-            // No target in the arguments: a send whose recipients are elsewhere still names them.
-            let mail = match &self.names {
-                Some(names) => names.mail_words(tool.meta.name, args).await,
-                None => None,
-            };
-            return (mail, None);
-        };
+        let Some(target) = offered.cloned().or(own) else { return (None, None) };
         let (target_words, offered_label) = self.named_target(tool.evaluators(), &target).await;
         (Some(target_words), offered.map(|_| offered_label))
     }
@@ -495,67 +498,152 @@ impl Approvals {
         retry: bool,
     ) -> (Permit, Option<AnswerChannel>) {
         let name = tool.meta.name;
-        let (target, label) = self.target_words(tool, args, constraint.as_ref()).await;
+        // The card's words and its preview are read from Google at once, so the card waits for the slowest
+        // only (names within the engine's cap, the preview within PREVIEW_WITHIN).
+        let said = tool.said(args);
+        let ((target, label), sentence, (mut preview, mut later)) = tokio::join!(
+            self.target_words(tool, args, constraint.as_ref()),
+            self.sentence(&said),
+            self.preview_within(tool, args),
+        );
         let proposed: Vec<_> = constraint.into_iter().zip(label).collect();
         let offer = card::offer(grantable, meta.caller.agent.as_ref(), self.policy.max_days(), proposed);
         let timeout = self.policy.approval_timeout();
-        let now = Utc::now();
-        let pending = PendingCard {
-            id: 0,
-            agent: meta.caller.agent.clone(),
-            tool: name.to_owned(),
-            title: tool.meta.title.to_owned(),
-            target,
-            arguments: redact::preview(args),
-            offer: offer.clone(),
-            retry,
-            why_not_grantable,
-            created: now,
-            deadline: now + chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::MAX),
-            form: None,
-        };
         // The assistant's process, found while it still holds the connection (for a terminal answer's check).
         // Finding an HTTP client's process scans `/proc`: off the runtime's threads.
         let origin = match meta.origin {
             Some(origin) => tokio::task::spawn_blocking(move || origin.pid()).await.ok().flatten(),
             None => None,
         };
-        let (raw, channel) = match self.broker.ask_from(pending, timeout, origin).await {
-            Waited::Answered(raw, channel) => (raw, channel),
-            Waited::Dismissed(why) => return (dismissed(name, why), None),
-            Waited::TimedOut => {
-                tracing::info!(tool = name, "the person did not answer in time: not approved");
-                let refusal = Permit::Refuse {
-                    source: DecisionSource::Timeout,
-                    message: format!(
-                        "The person did not confirm {name} in time ({} seconds), so it was not run. Ask them to watch for Gatehouse's approval card, then try again.",
-                        timeout.as_secs()
-                    ),
-                };
-                return (refusal, None);
+        let mut asked_again = None;
+        let mut asked = 0;
+        loop {
+            asked += 1;
+            let now = Utc::now();
+            let pending = PendingCard {
+                id: 0,
+                agent: meta.caller.agent.clone(),
+                tool: name.to_owned(),
+                title: tool.meta.title.to_owned(),
+                target: target.clone(),
+                arguments: redact::preview(args),
+                offer: offer.clone(),
+                retry,
+                why_not_grantable: why_not_grantable.clone(),
+                created: now,
+                deadline: now + chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::MAX),
+                form: None,
+                sentence: sentence.clone(),
+                preview: preview.clone(),
+                asked_again: asked_again.clone(),
+            };
+            let (waited, shown) = self.broker.ask_updating(pending, timeout, origin, later.take()).await;
+            let (raw, channel) = match waited {
+                Waited::Answered(raw, channel) => (raw, channel),
+                Waited::Dismissed(why) => return (dismissed(name, why), None),
+                Waited::TimedOut => {
+                    tracing::info!(tool = name, "the person did not answer in time: not approved");
+                    let refusal = Permit::Refuse {
+                        source: DecisionSource::Timeout,
+                        message: format!(
+                            "The person did not confirm {name} in time ({} seconds), so it was not run. Ask them to watch for Gatehouse's approval card, then try again.",
+                            timeout.as_secs()
+                        ),
+                    };
+                    return (refusal, None);
+                }
+            };
+            let (answer, invalid) = card::parse_answer(&offer, &raw);
+            if let Some(invalid) = invalid {
+                tracing::warn!(
+                    tool = name,
+                    "the answer chose something the card did not offer ({invalid}): running once, no grant"
+                );
             }
-        };
-        let (answer, invalid) = card::parse_answer(&offer, &raw);
-        if let Some(invalid) = invalid {
-            tracing::warn!(
-                tool = name,
-                "the answer chose something the card did not offer ({invalid}): running once, no grant"
-            );
-        }
-        let permit = match answer {
-            Answer::Deny => Permit::Refuse {
-                source: DecisionSource::Person,
-                message: format!(
-                    "The person declined {name}, so it was not run. Do not retry it unless they ask you to."
-                ),
-            },
-            Answer::AllowOnce => Permit::Run { source: DecisionSource::Person },
-            Answer::Always(choice) => {
+            if answer == Answer::Deny {
+                let message =
+                    format!("The person declined {name}, so it was not run. Do not retry it unless they ask you to.");
+                return (Permit::Refuse { source: DecisionSource::Person, message }, Some(channel));
+            }
+            // Approved as the card showed it: a target that changed since is asked about again, with what it
+            // holds now (the answer covered what the person saw, not this).
+            if let Some(current) = self.changed_since(tool, args, &shown).await {
+                if asked >= MAX_ASKS {
+                    tracing::info!(tool = name, "the target kept changing while the person was asked: not run");
+                    let message = format!(
+                        "{name} was not run: what it would change kept changing while the person was asked ({MAX_ASKS} times). Try again once nobody else is editing it."
+                    );
+                    return (Permit::Refuse { source: DecisionSource::Person, message }, Some(channel));
+                }
+                tracing::info!(tool = name, "the target changed since its preview: asking again");
+                asked_again = Some(ASKED_AGAIN.to_owned());
+                preview = current;
+                continue;
+            }
+            if let Answer::Always(choice) = answer {
                 self.create_grant(name, meta, account, print, &offer, &choice, now).await;
-                Permit::Run { source: DecisionSource::Person }
             }
+            return (Permit::Run { source: DecisionSource::Person }, Some(channel));
+        }
+    }
+
+    /// The card's sentence with its files and calendars named (see [`Said::named`]): looked up at once, each
+    /// within the engine's cap; one not found in time is said by its id.
+    async fn sentence(&self, said: &Said) -> Sentence {
+        let Some(names) = &self.names else { return said.named(|_| None) };
+        let files =
+            futures::future::join_all(said.files().into_iter().map(|id| async move { (id, names.name(id).await) }));
+        let calendars = futures::future::join_all(
+            said.calendars().into_iter().map(|id| async move { (id, names.calendar_name(id).await) }),
+        );
+        let (files, calendars) = tokio::join!(files, calendars);
+        let found: HashMap<&str, String> =
+            files.into_iter().chain(calendars).filter_map(|(id, name)| Some((id, name?))).collect();
+        said.named(|id| found.get(id).cloned())
+    }
+
+    /// The call's preview, read within [`PREVIEW_WITHIN`]: its state for the card, and, when Google is slower,
+    /// the rest of the read for the card to fill in (past [`PREVIEW_AT_MOST`] it says it could not be read).
+    async fn preview_within(
+        &self,
+        tool: &ToolDef,
+        args: &Value,
+    ) -> (PreviewState, Option<futures::future::BoxFuture<'static, PreviewState>>) {
+        let Some(mut read) = self.names.as_ref().and_then(|names| names.preview(tool, args)) else {
+            return (PreviewState::None, None);
         };
-        (permit, Some(channel))
+        match tokio::time::timeout(PREVIEW_WITHIN, &mut read).await {
+            Ok(read) => (PreviewState::of(read), None),
+            Err(_) => {
+                let rest = Box::pin(async move {
+                    match tokio::time::timeout(PREVIEW_AT_MOST.saturating_sub(PREVIEW_WITHIN), read).await {
+                        Ok(read) => PreviewState::of(read),
+                        Err(_) => PreviewState::Unread { why: "Google did not answer in time".to_owned() },
+                    }
+                });
+                (PreviewState::Reading, Some(rest))
+            }
+        }
+    }
+
+    /// What the call's target holds now, when it is no longer what the card `shown` previewed and the
+    /// preview guards it ([`super::preview::Preview::guards_the_target`]); `None` when it is unchanged, or
+    /// when the card showed no such preview (nothing to hold the call to). A target that can't be read again
+    /// counts as changed: the person is asked again, the card saying it could not be read.
+    async fn changed_since(&self, tool: &ToolDef, args: &Value, shown: &PreviewState) -> Option<PreviewState> {
+        let PreviewState::Ready { preview } = shown else { return None };
+        if !preview.guards_the_target() {
+            return None;
+        }
+        let read = self.names.as_ref().and_then(|names| names.preview(tool, args))?;
+        let now = match tokio::time::timeout(PREVIEW_WITHIN, read).await {
+            Ok(read) => PreviewState::of(read),
+            Err(_) => PreviewState::Unread { why: "Google did not answer in time".to_owned() },
+        };
+        match &now {
+            PreviewState::Ready { preview: now } if now == preview => None,
+            _ => Some(now),
+        }
     }
 
     /// Makes the grant the person chose. Any failure (no signed-in account, an invalid choice, the store)

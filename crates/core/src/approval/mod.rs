@@ -8,6 +8,8 @@
 //! - [`broker`]: the pending cards; [`store`]: grants, the audit log and settings in SQLite;
 //! - [`rounds`]: a call to Google's MCP servers run in rounds, its forms asked on cards;
 //! - [`gate`]: the orchestration the engine calls for every tool call; [`redact`]: arguments as shown and logged;
+//! - [`preview`]: what a card shows of the change, read from Google before it shows;
+//! - [`sentence`]: what a card says a call will do, in the person's words;
 //! - [`words`]: grants, rules and audit records in plain words, for every shell.
 
 pub mod broker;
@@ -19,8 +21,10 @@ pub mod form;
 pub mod gate;
 pub mod model;
 pub mod policy;
+pub mod preview;
 pub mod redact;
 pub mod rounds;
+pub mod sentence;
 pub mod store;
 pub mod words;
 

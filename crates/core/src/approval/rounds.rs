@@ -224,6 +224,9 @@ impl Approvals {
             created: now,
             deadline: now + chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::MAX),
             form: Some(card.clone()),
+            sentence: Default::default(),
+            preview: Default::default(),
+            asked_again: None,
         };
         match self.broker().ask(pending, timeout).await {
             // The broker took only an answer that fits the form, so this reads it again the same way.

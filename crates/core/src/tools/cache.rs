@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::registry::{Cap, Service, ToolDef, ToolMeta};
 use super::{ToolContext, ToolError};
+use crate::approval::sentence::Said;
 use crate::settings::{MAX_CACHE_TTL_SECS, Source};
 
 /// The cache tools, in catalogue order.
@@ -32,7 +33,8 @@ pub fn tools() -> Vec<ToolDef> {
                 true,
             ),
             set_cache_ttl,
-        ),
+        )
+        .worded(set_cache_ttl_said),
         ToolDef::new(
             ToolMeta::write(
                 Service::Cache,
@@ -43,7 +45,8 @@ pub fn tools() -> Vec<ToolDef> {
                 true,
             ),
             refresh_cache,
-        ),
+        )
+        .worded(refresh_cache_said),
     ]
 }
 
@@ -73,6 +76,23 @@ pub struct RefreshCacheArgs {
     /// Calendar answers are never cached: accepted for compatibility, it drops nothing.
     #[serde(default)]
     pub calendar_id: Option<String>,
+}
+
+fn set_cache_ttl_said(a: &SetCacheTtlArgs) -> Said {
+    match a.ttl_seconds {
+        0 => Said::new("turn Gatehouse's answer cache off"),
+        seconds => Said::new(format!("let Gatehouse reuse answers it read for up to {seconds} seconds")),
+    }
+}
+
+fn refresh_cache_said(a: &RefreshCacheArgs) -> Said {
+    let said = Said::new("forget the answers Gatehouse keeps");
+    match (&a.spreadsheet_id, &a.doc_id, &a.folder_id) {
+        (Some(id), _, _) => said.words("from").file("spreadsheet", id),
+        (None, Some(id), _) => said.words("from").file("document", id),
+        (None, None, Some(id)) => said.words("from the files in").file("folder", id),
+        (None, None, None) => said,
+    }
 }
 
 async fn get_cache_ttl(ctx: ToolContext, _args: NoArgs) -> Result<Value, ToolError> {

@@ -14,6 +14,9 @@ use super::context::ToolContext;
 use super::error::ToolError;
 use super::google_mcp::McpRoute;
 use crate::approval::evaluator::{ArgEvaluator, Evaluator};
+use crate::approval::preview::Preview;
+use crate::approval::sentence::Said;
+use crate::google::GoogleClient;
 
 /// Which Google product a tool works on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -378,7 +381,20 @@ pub struct ToolDef {
     check: Check,
     /// How the tool runs on Google's MCP servers, where it can ([`ToolDef::on_google_mcp`]).
     mcp: Option<McpRoute>,
+    /// What its approval card says a call will do ([`ToolDef::worded`]).
+    wording: Option<Wording>,
+    /// How its card's preview of the change is read ([`ToolDef::previewed`]).
+    preview: Option<Previewer>,
 }
+
+/// A preview being read from Google; the error in words for the card.
+pub type PreviewRead = BoxFuture<'static, Result<Preview, String>>;
+
+/// A tool's preview reader for a call's raw arguments; `None` when they don't parse as the tool's own.
+type Previewer = Arc<dyn Fn(GoogleClient, &Value) -> Option<PreviewRead> + Send + Sync>;
+
+/// A tool's sentence for a call's raw arguments; `None` when they don't parse as the tool's own.
+type Wording = Arc<dyn Fn(&Value) -> Option<Said> + Send + Sync>;
 
 type Check = Arc<dyn Fn(&Value) -> Result<(), ToolError> + Send + Sync>;
 
@@ -428,7 +444,59 @@ impl ToolDef {
             crate::limits::arguments::check(name, args)?;
             parse_args_ref::<A>(name, args).map(drop)
         });
-        Self { meta, schema: super::schema::input_schema::<A>(), handler, evaluators, check, mcp: None }
+        Self {
+            meta,
+            schema: super::schema::input_schema::<A>(),
+            handler,
+            evaluators,
+            check,
+            mcp: None,
+            wording: None,
+            preview: None,
+        }
+    }
+
+    /// The same tool, its approval card saying in the person's words what a call will do (see
+    /// [`crate::approval::sentence`]): `say` reads the tool's own argument type `A`, parsed as the tool
+    /// parses it. Every write declares one (a test holds the catalogue to it).
+    pub fn worded<A: DeserializeOwned + 'static>(self, say: fn(&A) -> Said) -> Self {
+        let name = self.meta.name;
+        let wording: Wording = Arc::new(move |args| parse_args_ref::<A>(name, args).ok().map(|args| say(&args)));
+        Self { wording: Some(wording), ..self }
+    }
+
+    /// The same tool, its approval card previewing the change with what `read` reads from Google (see
+    /// [`crate::approval::preview`]): `read` takes the tool's own argument type `A`. Reads only, within the
+    /// card's budget; the gate never waits on it to take the answer.
+    pub fn previewed<A: DeserializeOwned + 'static>(self, read: fn(GoogleClient, A) -> PreviewRead) -> Self {
+        let name = self.meta.name;
+        let previewer: Previewer =
+            Arc::new(move |google, args| parse_args_ref::<A>(name, args).ok().map(|args| read(google, args)));
+        Self { preview: Some(previewer), ..self }
+    }
+
+    /// The call's preview being read through `google`, when the tool has one and takes these arguments.
+    pub fn preview(&self, google: &GoogleClient, args: &Value) -> Option<PreviewRead> {
+        self.preview.as_ref().and_then(|read| read(google.clone(), args))
+    }
+
+    /// Whether the tool declares a preview ([`ToolDef::previewed`]).
+    pub fn is_previewed(&self) -> bool {
+        self.preview.is_some()
+    }
+
+    /// Whether the tool declares its own sentence ([`ToolDef::worded`]).
+    pub fn is_worded(&self) -> bool {
+        self.wording.is_some()
+    }
+
+    /// What the card says the call `args` will do: the tool's own sentence, or, for a tool that declares
+    /// none or arguments it would not take, one from its title and description ([`Said::generic`]).
+    pub fn said(&self, args: &Value) -> Said {
+        self.wording
+            .as_ref()
+            .and_then(|wording| wording(args))
+            .unwrap_or_else(|| Said::generic(self.meta.title, self.meta.description))
     }
 
     /// The same tool, also able to run on Google's MCP server as `route` says (see [`super::google_mcp`]).

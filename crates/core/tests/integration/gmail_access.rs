@@ -224,7 +224,7 @@ async fn card_of(h: &Harness, tool: &str, args: Value) -> gatehouse_core::approv
 }
 
 #[tokio::test]
-async fn reply_and_draft_cards_name_the_recipients_and_subject_they_read_from_gmail() {
+async fn reply_and_draft_cards_preview_the_recipients_and_subject_they_read_from_gmail() {
     let h = Harness::new().await;
     let original = format!(
         "From: alex@example.com\r\nTo: {USER}\r\nCc: bo@example.com\r\nSubject: Budget\r\nMessage-ID: <b1@example.com>\r\n\r\nNumbers?\r\n"
@@ -232,10 +232,22 @@ async fn reply_and_draft_cards_name_the_recipients_and_subject_they_read_from_gm
     let (message_id, _) = h.google.world().deliver_mail(USER, &original, &["INBOX"], None, 1);
     let card =
         card_of(&h, "reply_to_message", json!({ "message_id": message_id, "body": "Here.", "reply_all": true })).await;
-    assert_eq!(card.target.as_deref(), Some("to alex@example.com; cc bo@example.com; subject “Re: Budget”"));
+    assert_eq!(card.sentence.text(), "send a reply to everyone on a message");
+    assert_eq!(mail(&card), (vec!["alex@example.com".into()], vec!["bo@example.com".into()], "Re: Budget".into()));
     assert!(card.why_not_grantable.as_deref().is_some_and(|why| why.contains("always asks")), "{card:?}");
 
     let draft = h.ok("create_draft", json!({ "to": "ann@example.com", "subject": "Plan", "body": "x" })).await;
     let card = card_of(&h, "send_draft", json!({ "draft_id": draft["draft_id"] })).await;
-    assert_eq!(card.target.as_deref(), Some("to ann@example.com; subject “Plan”"));
+    assert_eq!(mail(&card), (vec!["ann@example.com".into()], vec![], "Plan".into()));
+}
+
+/// Whom a card's mail preview says the mail goes to (to, cc) and its subject.
+fn mail(card: &gatehouse_core::approval::broker::PendingCard) -> (Vec<String>, Vec<String>, String) {
+    use gatehouse_core::approval::preview::{Preview, PreviewState};
+    match &card.preview {
+        PreviewState::Ready { preview: Preview::Mail { to, cc, subject, .. } } => {
+            (to.clone(), cc.clone(), subject.clone())
+        }
+        other => panic!("expected a mail preview, got {other:?}"),
+    }
 }

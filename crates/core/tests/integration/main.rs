@@ -15,6 +15,7 @@ mod store_engine;
 mod support;
 
 mod answers;
+mod approval_cards;
 mod approval_evaluators;
 mod approval_never;
 mod approval_properties;

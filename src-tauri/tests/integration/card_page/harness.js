@@ -3,6 +3,8 @@
 // Usage: node harness.js CARD_HTML CARD_JS < queue.json
 //        node harness.js CARD_HTML CARD_JS form FILL_JSON < queue.json   (Google's form: its controls, filled
 //        in as FILL_JSON says, one entry per field: {"value": …}, {"checked": true} or {"checked": [values]})
+//        node harness.js CARD_HTML CARD_JS update CARD_JSON < queue.json   (the card's preview arrives later: the
+//        queue of one card, then CARD_JSON, the same card updated)
 "use strict";
 
 const fs = require("fs");
@@ -213,8 +215,46 @@ async function formScenario(fills) {
   return report;
 }
 
+// What the card says and previews, as a person reads it: the heading's parts (each part's text and whether it is
+// set apart as a name or value), the preview's rows and lines.
+function describeCard() {
+  const parts = $("heading").children.map((child) => ({ text: child.textContent, apart: child.className || null }));
+  const preview = $("preview");
+  const rows = (node) =>
+    node.children.flatMap((child) => (child.tagName === "TR" ? [child.children.map((cell) => [cell.className, cell.textContent])] : rows(child)));
+  return {
+    heading: $("heading").textContent,
+    parts,
+    previewHidden: preview.hidden,
+    preview: preview.textContent,
+    rows: rows(preview),
+    askedAgain: $("asked-again").hidden ? null : $("asked-again").textContent,
+    details: $("arguments-box").attributes.open === undefined && !/arguments-box" open/.test(html)
+  };
+}
+
+// A card whose preview arrives after it showed: what it says before, and after the core's updated queue.
+async function updateScenario(updated) {
+  const report = { before: describeCard() };
+  onQueue({ payload: [updated] });
+  await settle();
+  report.after = describeCard();
+  report.answersBefore = answers.length;
+  $("allow-once").click();
+  await settle();
+  report.answers = answers.slice();
+  report.htmlWrites = htmlWrites;
+  return report;
+}
+
 (async () => {
   vm.runInContext(script, context, { filename: "card.js" });
+  if (process.argv[4] === "update") {
+    await settle();
+    await settle();
+    process.stdout.write(JSON.stringify(await updateScenario(JSON.parse(process.argv[5]))));
+    return;
+  }
   if (process.argv[4] === "form") {
     await settle();
     await settle();

@@ -11,6 +11,7 @@
 mod calendars;
 mod events;
 mod free_slots;
+mod said;
 mod sharing;
 mod times;
 
@@ -51,7 +52,8 @@ pub fn tools() -> Vec<ToolDef> {
                 false,
             ),
             calendars::create_calendar,
-        ),
+        )
+        .worded(said::create_calendar),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Calendar,
@@ -63,7 +65,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             calendars::update_calendar,
             [Evaluator::calendar(|a: &calendars::UpdateCalendarArgs| &a.calendar_id)],
-        ),
+        )
+        .worded(said::update_calendar),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Calendar,
@@ -75,7 +78,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             calendars::delete_calendar,
             [Evaluator::calendar(|a: &calendars::CalendarIdArgs| &a.calendar_id)],
-        ),
+        )
+        .worded(said::delete_calendar),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Calendar,
@@ -87,7 +91,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             calendars::add_calendar_to_list,
             [Evaluator::calendar(|a: &calendars::AddCalendarToListArgs| &a.calendar_id)],
-        ),
+        )
+        .worded(said::add_calendar_to_list),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Calendar,
@@ -99,7 +104,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             calendars::remove_calendar_from_list,
             [Evaluator::calendar(|a: &calendars::CalendarIdArgs| &a.calendar_id)],
-        ),
+        )
+        .worded(said::remove_calendar_from_list),
         ToolDef::new(
             ToolMeta::read(
                 Service::Calendar,
@@ -122,7 +128,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             sharing::add_calendar_acl,
             [Evaluator::email_domain(sharing::recipients)],
-        ),
+        )
+        .worded(said::add_calendar_acl),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Calendar,
@@ -134,7 +141,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             sharing::remove_calendar_acl,
             [Evaluator::calendar(|a: &sharing::RemoveCalendarAclArgs| &a.calendar_id)],
-        ),
+        )
+        .worded(said::remove_calendar_acl),
         ToolDef::new(
             ToolMeta::read(
                 Service::Calendar,
@@ -169,7 +177,8 @@ pub fn tools() -> Vec<ToolDef> {
                 Evaluator::calendar(|a: &events::CreateEventArgs| &a.calendar_id),
                 Evaluator::invitees(|a: &events::CreateEventArgs| a.attendees.as_deref().unwrap_or_default()),
             ],
-        ),
+        )
+        .worded(said::create_event),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Calendar,
@@ -185,7 +194,8 @@ pub fn tools() -> Vec<ToolDef> {
                 Evaluator::invitees(|a: &events::UpdateEventArgs| a.attendees.as_deref().unwrap_or_default()),
                 Evaluator::event_attendees(|a: &events::UpdateEventArgs| (a.calendar_id.as_str(), a.event_id.as_str())),
             ],
-        ),
+        )
+        .worded(said::update_event),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Calendar,
@@ -200,7 +210,8 @@ pub fn tools() -> Vec<ToolDef> {
                 Evaluator::calendar(|a: &events::EventIdArgs| &a.calendar_id),
                 Evaluator::event_attendees(|a: &events::EventIdArgs| (a.calendar_id.as_str(), a.event_id.as_str())),
             ],
-        ),
+        )
+        .worded(said::delete_event),
         ToolDef::new(
             ToolMeta::read(
                 Service::Calendar,

@@ -18,6 +18,7 @@ mod named_ranges;
 mod named_styles;
 mod read;
 mod resolve;
+mod said;
 mod styles;
 mod tables;
 mod theme;
@@ -52,7 +53,8 @@ pub fn tools() -> Vec<ToolDef> {
             create::create_doc,
             // Without folder_id it goes to the configured folder or My Drive: no folder constraint then.
             [Evaluator::folder_or_default(|a: &create::CreateDocArgs| a.folder_id.as_deref())],
-        ),
+        )
+        .worded(said::create_doc),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -65,7 +67,8 @@ pub fn tools() -> Vec<ToolDef> {
             .failing_for(&[Limitation::NoDriveStorageQuota]),
             from_file::create_doc_from_file,
             [Evaluator::folder_or_default(|a: &from_file::CreateDocFromFileArgs| a.folder_id.as_deref())],
-        ),
+        )
+        .worded(said::create_doc_from_file),
         ToolDef::new(
             ToolMeta::read(
                 Service::Docs,
@@ -97,7 +100,8 @@ pub fn tools() -> Vec<ToolDef> {
             .failing_for(&[Limitation::NoDriveStorageQuota]),
             write::write_doc_content,
             [Evaluator::document(|a: &write::WriteDocContentArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::write_doc_content),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -111,7 +115,8 @@ pub fn tools() -> Vec<ToolDef> {
             .failing_for(&[Limitation::NoDriveStorageQuota]),
             from_file::update_doc_from_file,
             [Evaluator::document(|a: &from_file::UpdateDocFromFileArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::update_doc_from_file),
         ToolDef::new(
             ToolMeta::read(
                 Service::Docs,
@@ -152,7 +157,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             edit::insert_doc_text,
             [Evaluator::document(|a: &edit::InsertDocTextArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::insert_doc_text),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -164,7 +170,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             edit::delete_doc_range,
             [Evaluator::document(|a: &edit::DeleteDocRangeArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::delete_doc_range),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -176,7 +183,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             breaks::insert_page_break,
             [Evaluator::document(|a: &breaks::InsertPageBreakArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::insert_page_break),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -188,7 +196,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             breaks::insert_softbreak_paragraph,
             [Evaluator::document(|a: &breaks::InsertSoftbreakParagraphArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::insert_softbreak_paragraph),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -200,7 +209,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             images::insert_inline_image,
             [Evaluator::document(|a: &images::InsertInlineImageArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::insert_inline_image),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -218,7 +228,8 @@ pub fn tools() -> Vec<ToolDef> {
                 Evaluator::document(|a: &images::InsertLocalImagesArgs| &a.doc_id),
                 Evaluator::folder_or_default(|a: &images::InsertLocalImagesArgs| a.folder_id.as_deref()),
             ],
-        ),
+        )
+        .worded(said::insert_local_images),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -230,7 +241,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             tables::insert_doc_table,
             [Evaluator::document(|a: &tables::InsertDocTableArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::insert_doc_table),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -242,7 +254,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             tables::insert_table_row,
             [Evaluator::document(|a: &tables::InsertTableRowArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::insert_table_row),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -254,7 +267,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             tables::delete_table_row,
             [Evaluator::document(|a: &tables::DeleteTableRowArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::delete_table_row),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -266,7 +280,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             tables::insert_table_column,
             [Evaluator::document(|a: &tables::InsertTableColumnArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::insert_table_column),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -278,7 +293,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             tables::delete_table_column,
             [Evaluator::document(|a: &tables::DeleteTableColumnArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::delete_table_column),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -290,7 +306,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             tables::merge_table_cells,
             [Evaluator::document(|a: &tables::MergeTableCellsArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::merge_table_cells),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -302,7 +319,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             tables::style_doc_table_cells,
             [Evaluator::document(|a: &tables::StyleDocTableCellsArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::style_doc_table_cells),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -314,7 +332,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             styles::style_doc_range,
             [Evaluator::document(|a: &styles::StyleDocRangeArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::style_doc_range),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -326,7 +345,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             bullets::create_paragraph_bullets,
             [Evaluator::document(|a: &bullets::CreateParagraphBulletsArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::create_paragraph_bullets),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -338,7 +358,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             bullets::delete_paragraph_bullets,
             [Evaluator::document(|a: &bullets::DeleteParagraphBulletsArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::delete_paragraph_bullets),
         ToolDef::new(
             ToolMeta::read(
                 Service::Docs,
@@ -372,7 +393,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             theme::apply_theme,
             [Evaluator::document(|a: &theme::ApplyThemeArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::apply_theme),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -384,7 +406,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             headers::create_header,
             [Evaluator::document(|a: &headers::CreateHeaderArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::create_header),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -396,7 +419,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             headers::create_footer,
             [Evaluator::document(|a: &headers::CreateFooterArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::create_footer),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -408,7 +432,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             named_ranges::create_named_range,
             [Evaluator::document(|a: &named_ranges::CreateNamedRangeArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::create_named_range),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -420,7 +445,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             named_ranges::create_bookmark,
             [Evaluator::document(|a: &named_ranges::CreateBookmarkArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::create_bookmark),
         ToolDef::new(
             ToolMeta::read(
                 Service::Docs,
@@ -444,7 +470,8 @@ pub fn tools() -> Vec<ToolDef> {
             .with_scope(Scope::Drive),
             comments::add_doc_comment,
             [Evaluator::document(|a: &comments::AddDocCommentArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::add_doc_comment),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Docs,
@@ -457,7 +484,8 @@ pub fn tools() -> Vec<ToolDef> {
             .with_scope(Scope::Drive),
             resolve::resolve_doc_comment,
             [Evaluator::document(|a: &resolve::ResolveDocCommentArgs| &a.doc_id)],
-        ),
+        )
+        .worded(said::resolve_doc_comment),
         ToolDef::new(
             ToolMeta::read(
                 Service::Docs,

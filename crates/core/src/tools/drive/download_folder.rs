@@ -31,11 +31,14 @@ const DOWNLOAD_FOLDER: ToolMeta = ToolMeta::write(
 );
 
 pub(super) fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::evaluated(
-        DOWNLOAD_FOLDER,
-        download_folder,
-        [Evaluator::folder(|a: &DownloadFolderArgs| &a.folder_id)],
-    )]
+    vec![
+        ToolDef::evaluated(
+            DOWNLOAD_FOLDER,
+            download_folder,
+            [Evaluator::folder(|a: &DownloadFolderArgs| &a.folder_id)],
+        )
+        .worded(super::said::download_folder),
+    ]
 }
 
 fn files_unit() -> String {

@@ -36,7 +36,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(EXPORT, export_file),
         // Writes the person's disk, inside the allowed folders only: a grant may be limited to one Drive file.
-        ToolDef::evaluated(DOWNLOAD, download_file, [Evaluator::file(|a: &DownloadFileArgs| &a.file_id)]),
+        ToolDef::evaluated(DOWNLOAD, download_file, [Evaluator::file(|a: &DownloadFileArgs| &a.file_id)])
+            .worded(super::said::download_file),
     ]
 }
 

@@ -49,7 +49,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             create_folder,
             // Without parent_folder_id it goes to DRIVE_FOLDER_ID or My Drive: no folder constraint then.
             [Evaluator::folder_or_default(|a: &CreateFolderArgs| a.parent_folder_id.as_deref())],
-        ),
+        )
+        .worded(super::said::create_folder),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
@@ -66,7 +67,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 Evaluator::file(|a: &CopyFileArgs| &a.file_id),
                 Evaluator::folder_or_default(|a: &CopyFileArgs| a.folder_id.as_deref()),
             ],
-        ),
+        )
+        .worded(super::said::copy_file),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
@@ -82,12 +84,14 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 Evaluator::file(|a: &MoveFileArgs| &a.file_id),
                 Evaluator::folder(|a: &MoveFileArgs| &a.destination_folder_id),
             ],
-        ),
+        )
+        .worded(super::said::move_file),
         ToolDef::evaluated(
             ToolMeta::write(Service::Drive, "rename_file", "Rename file", "Rename a file or folder.", true, true),
             rename_file,
             [Evaluator::file(|a: &RenameFileArgs| &a.file_id)],
-        ),
+        )
+        .worded(super::said::rename_file),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
@@ -103,7 +107,9 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 Evaluator::file(|a: &DeleteFileArgs| &a.file_id),
                 Evaluator::permanent_delete(|a: &DeleteFileArgs| a.permanent),
             ],
-        ),
+        )
+        .worded(super::said::delete_file)
+        .previewed(super::preview::delete_file),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
@@ -115,7 +121,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             ),
             restore_file,
             [Evaluator::file(|a: &FileIdArgs| &a.file_id)],
-        ),
+        )
+        .worded(super::said::restore_file),
     ]
 }
 

@@ -43,7 +43,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(LIST, list_revisions),
         // Writes the person's disk, inside the allowed folders only: a grant may be limited to one Drive file.
-        ToolDef::evaluated(EXPORT, export_revision, [Evaluator::file(|a: &ExportRevisionArgs| &a.file_id)]),
+        ToolDef::evaluated(EXPORT, export_revision, [Evaluator::file(|a: &ExportRevisionArgs| &a.file_id)])
+            .worded(super::said::export_revision),
     ]
 }
 

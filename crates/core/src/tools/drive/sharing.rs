@@ -25,7 +25,9 @@ pub(super) fn tools() -> Vec<ToolDef> {
             ),
             share_file,
             [Evaluator::email_domain(recipients)],
-        ),
+        )
+        .worded(super::said::share_file)
+        .previewed(super::preview::share_file),
         ToolDef::new(
             ToolMeta::read(
                 Service::Drive,
@@ -47,7 +49,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             ),
             update_permission,
             [Evaluator::file(|a: &UpdatePermissionArgs| &a.file_id)],
-        ),
+        )
+        .worded(super::said::update_permission),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
@@ -59,7 +62,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             ),
             remove_permission,
             [Evaluator::file(|a: &RemovePermissionArgs| &a.file_id)],
-        ),
+        )
+        .worded(super::said::remove_permission),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
@@ -72,7 +76,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             .failing_for(&[Limitation::NoPersonalDriveIdentity]),
             transfer_ownership,
             [Evaluator::<TransferOwnershipArgs>::transfer_ownership()],
-        ),
+        )
+        .worded(super::said::transfer_ownership),
     ]
 }
 
@@ -137,9 +142,9 @@ pub struct ShareSpec {
 }
 
 /// The role a `share_file` grant without one gets (as in the reference server).
-const SHARE_FILE_ROLE: &str = "reader";
+pub(super) const SHARE_FILE_ROLE: &str = "reader";
 /// The role a `share_spreadsheet` recipient without one gets (as in the reference server).
-const SHARE_SPREADSHEET_ROLE: &str = "writer";
+pub(super) const SHARE_SPREADSHEET_ROLE: &str = "writer";
 
 impl ShareSpec {
     /// The role asked for, else `default`.
@@ -299,6 +304,8 @@ pub(super) fn share_spreadsheet_tool() -> ToolDef {
             recipients_of(&a.recipients, "recipients", SHARE_SPREADSHEET_ROLE)
         })],
     )
+    .worded(super::said::share_spreadsheet)
+    .previewed(super::preview::share_spreadsheet)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

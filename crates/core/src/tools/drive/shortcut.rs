@@ -12,19 +12,22 @@ use super::super::{ToolContext, ToolError};
 use super::{file_json, folder_or_default, metadata, parents};
 
 pub(super) fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::evaluated(
-        ToolMeta::write(
-            Service::Drive,
-            "create_shortcut",
-            "Create shortcut",
-            "Create a shortcut to a file or folder in folder_id (else DRIVE_FOLDER_ID, else the top of My Drive).",
-            false,
-            false,
-        ),
-        create_shortcut,
-        // What it writes is the folder the shortcut goes into; the target is only read.
-        [Evaluator::folder_or_default(|a: &CreateShortcutArgs| a.folder_id.as_deref())],
-    )]
+    vec![
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Drive,
+                "create_shortcut",
+                "Create shortcut",
+                "Create a shortcut to a file or folder in folder_id (else DRIVE_FOLDER_ID, else the top of My Drive).",
+                false,
+                false,
+            ),
+            create_shortcut,
+            // What it writes is the folder the shortcut goes into; the target is only read.
+            [Evaluator::folder_or_default(|a: &CreateShortcutArgs| a.folder_id.as_deref())],
+        )
+        .worded(super::said::create_shortcut),
+    ]
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

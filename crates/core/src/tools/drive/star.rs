@@ -23,7 +23,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             ),
             star_file,
             [Evaluator::file(|a: &StarArgs| &a.file_id)],
-        ),
+        )
+        .worded(super::said::star_file),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
@@ -35,7 +36,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             ),
             unstar_file,
             [Evaluator::file(|a: &StarArgs| &a.file_id)],
-        ),
+        )
+        .worded(super::said::unstar_file),
     ]
 }
 

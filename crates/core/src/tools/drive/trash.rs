@@ -11,18 +11,21 @@ use super::super::registry::{Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
 
 pub(super) fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::evaluated(
-        ToolMeta::write(
-            Service::Drive,
-            "empty_trash",
-            "Empty trash",
-            "Delete every file in your trash (or a shared drive's, with drive_id) for good; this cannot be undone.",
-            true,
-            true,
-        ),
-        empty_trash,
-        [Evaluator::<EmptyTrashArgs>::empty_trash()],
-    )]
+    vec![
+        ToolDef::evaluated(
+            ToolMeta::write(
+                Service::Drive,
+                "empty_trash",
+                "Empty trash",
+                "Delete every file in your trash (or a shared drive's, with drive_id) for good; this cannot be undone.",
+                true,
+                true,
+            ),
+            empty_trash,
+            [Evaluator::<EmptyTrashArgs>::empty_trash()],
+        )
+        .worded(super::said::empty_trash),
+    ]
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -33,7 +33,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             upload_file,
             // Without folder_id it goes to DRIVE_FOLDER_ID or My Drive: no folder constraint then.
             [Evaluator::folder_or_default(|a: &UploadFileArgs| a.folder_id.as_deref())],
-        ),
+        )
+        .worded(super::said::upload_file),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,
@@ -46,7 +47,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
             .failing_for(&[Limitation::NoDriveStorageQuota]),
             upload_local_file,
             [Evaluator::folder(|a: &UploadLocalFileArgs| &a.parent_folder_id)],
-        ),
+        )
+        .worded(super::said::upload_local_file),
     ]
 }
 

@@ -33,7 +33,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
         .failing_for(&[Limitation::NoDriveStorageQuota]),
         upload_local_folder,
         [Evaluator::folder(|a: &UploadLocalFolderArgs| &a.parent_folder_id)],
-    )]
+    )
+    .worded(super::said::upload_local_folder)]
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

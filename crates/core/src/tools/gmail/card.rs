@@ -1,62 +1,84 @@
-//! What an approval card says about a send whose recipients are not in its arguments: a reply (they come
-//! from the original message) and a saved draft (they are in the draft). The card must name whom the mail
-//! goes to and its subject, so the gate asks here, with a quick read (`messages.get` / `drafts.get`, both
-//! `metadata`). `send_message` needs none of this: its recipients and subject are its arguments, which
-//! every card shows.
-
-use serde_json::Value;
+//! The previews of mail on an approval card (see [`crate::approval::preview`]): whom it goes to, its
+//! subject and its first lines. A new message's are its arguments; a reply's recipients come from the
+//! original message and a saved draft's from the draft, so those are read from Gmail (`messages.get` /
+//! `drafts.get`, both `metadata`). Attached to the declarations in `gmail/mod.rs` with `.previewed`.
 
 use super::address::Mailbox;
 use super::read::header;
-use super::send::{REPLY_HEADERS, ReplyArgs, SendDraftArgs, addresses, reply_plan};
+use super::said::addresses as listed;
+use super::send::{ComposeArgs, REPLY_HEADERS, ReplyArgs, SendDraftArgs, addresses, reply_plan};
+use crate::approval::preview::{Preview, cut};
 use crate::google::GoogleClient;
 use crate::google::gmail::Format;
-use crate::tools::registry::parse_args_ref;
+use crate::tools::registry::PreviewRead;
 
-/// The card's words for a `reply_to_message` or `send_draft` call ("to ann@example.com; cc …; subject
-/// “Re: Budget”"); `None` for other tools, arguments the tool would refuse, or mail that can't be read.
-pub async fn card_words(google: &GoogleClient, tool: &str, args: &Value) -> Option<String> {
-    match tool {
-        "reply_to_message" => {
-            let args: ReplyArgs = parse_args_ref("reply_to_message", args).ok()?;
-            let original = google
-                .gmail()
-                .get_message(&args.message_id, Format::Metadata, &REPLY_HEADERS)
-                .await
-                .map_err(|error| tracing::debug!("the reply's card cannot name its recipients: {error}"))
-                .ok()?;
-            let plan = reply_plan(&original, google.account().as_deref(), args.reply_all);
-            Some(words(&list(&plan.to), &list(&plan.cc), "", &plan.subject))
-        }
-        "send_draft" => {
-            let args: SendDraftArgs = parse_args_ref("send_draft", args).ok()?;
-            let draft = google
-                .gmail()
-                .get_draft_headers(&args.draft_id)
-                .await
-                .map_err(|error| tracing::debug!("the draft's card cannot name its recipients: {error}"))
-                .ok()?;
-            let get = |name: &str| header(&draft.message, name).unwrap_or_default();
-            Some(words(&get("To"), &get("Cc"), &get("Bcc"), &get("Subject")))
-        }
-        _ => None,
-    }
+/// How many lines of the body a mail preview shows.
+const FIRST_LINES: usize = 4;
+
+/// The first [`FIRST_LINES`] lines of `body` that hold something, each cut.
+fn first_lines(body: &str) -> String {
+    body.lines()
+        .map(str::trim_end)
+        .filter(|line| !line.trim().is_empty())
+        .take(FIRST_LINES)
+        .map(cut)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
-fn list(mailboxes: &[Mailbox]) -> String {
-    addresses(mailboxes).join(", ")
+fn list(mailboxes: &[Mailbox]) -> Vec<String> {
+    addresses(mailboxes).into_iter().map(str::to_owned).collect()
 }
 
-fn words(to: &str, cc: &str, bcc: &str, subject: &str) -> String {
-    let mut parts = vec![format!("to {}", if to.is_empty() { "no one" } else { to })];
-    if !cc.is_empty() {
-        parts.push(format!("cc {cc}"));
-    }
-    if !bcc.is_empty() {
-        parts.push(format!("bcc {bcc}"));
-    }
-    parts.push(format!("subject “{subject}”"));
-    parts.join("; ")
+pub(super) fn compose(_google: GoogleClient, a: ComposeArgs) -> PreviewRead {
+    Box::pin(async move {
+        Ok(Preview::Mail {
+            to: listed(Some(&a.to)),
+            cc: listed(a.cc.as_ref()),
+            bcc: listed(a.bcc.as_ref()),
+            subject: cut(&a.subject),
+            first_lines: first_lines(&a.body),
+        })
+    })
+}
+
+pub(super) fn reply(google: GoogleClient, a: ReplyArgs) -> PreviewRead {
+    Box::pin(async move {
+        let original = google
+            .gmail()
+            .get_message(&a.message_id, Format::Metadata, &REPLY_HEADERS)
+            .await
+            .map_err(|error| format!("the message being answered could not be read ({error})"))?;
+        let plan = reply_plan(&original, google.account().as_deref(), a.reply_all);
+        Ok(Preview::Mail {
+            to: list(&plan.to),
+            cc: list(&plan.cc),
+            bcc: Vec::new(),
+            subject: cut(&plan.subject),
+            first_lines: first_lines(&a.body),
+        })
+    })
+}
+
+pub(super) fn draft(google: GoogleClient, a: SendDraftArgs) -> PreviewRead {
+    Box::pin(async move {
+        let draft = google
+            .gmail()
+            .get_draft_headers(&a.draft_id)
+            .await
+            .map_err(|error| format!("the draft could not be read ({error})"))?;
+        let get = |name: &str| header(&draft.message, name).unwrap_or_default();
+        let split = |text: String| -> Vec<String> {
+            super::address::split_list(&text).into_iter().map(str::to_owned).collect()
+        };
+        Ok(Preview::Mail {
+            to: split(get("To")),
+            cc: split(get("Cc")),
+            bcc: split(get("Bcc")),
+            subject: cut(&get("Subject")),
+            first_lines: first_lines(&draft.message.snippet),
+        })
+    })
 }
 
 #[cfg(test)]
@@ -64,11 +86,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_words_name_every_recipient_and_the_subject() {
-        assert_eq!(words("a@x.com", "", "", "Hi"), "to a@x.com; subject “Hi”");
+    fn the_first_lines_skip_blank_ones_and_stop_at_four() {
         assert_eq!(
-            words("a@x.com", "b@x.com", "c@y.com", "Re: Hi"),
-            "to a@x.com; cc b@x.com; bcc c@y.com; subject “Re: Hi”"
+            first_lines("Hi Ann,\n\n\nthe budget\nis done.\nThanks\nBo"),
+            "Hi Ann,\nthe budget\nis done.\nThanks"
         );
     }
 }

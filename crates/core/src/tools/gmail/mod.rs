@@ -9,9 +9,8 @@ mod card;
 mod labels;
 mod mime;
 mod read;
+mod said;
 mod send;
-
-pub use card::card_words;
 
 use crate::approval::evaluator::Evaluator;
 use crate::google::GoogleError;
@@ -97,7 +96,9 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             send::send_message,
             [Evaluator::email_domain(send::recipients)],
-        ),
+        )
+        .worded(said::send_message)
+        .previewed(card::compose),
         ToolDef::new(
             write_tool(
                 "create_draft",
@@ -107,12 +108,16 @@ pub fn tools() -> Vec<ToolDef> {
                 false,
             ),
             send::create_draft,
-        ),
+        )
+        .worded(said::create_draft)
+        .previewed(card::compose),
         ToolDef::evaluated(
             write_tool("send_draft", "Send a draft", "Send a saved draft as it is.", true, false),
             send::send_draft,
             [Evaluator::always_ask("send_draft", send::SEND_DRAFT_ALWAYS_ASKS)],
-        ),
+        )
+        .worded(said::send_draft)
+        .previewed(card::draft),
         ToolDef::evaluated(
             write_tool(
                 "reply_to_message",
@@ -123,7 +128,9 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             send::reply_to_message,
             [Evaluator::always_ask("reply_to_message", send::REPLY_ALWAYS_ASKS)],
-        ),
+        )
+        .worded(said::reply_to_message)
+        .previewed(card::reply),
         ToolDef::new(
             write_tool(
                 "modify_labels",
@@ -133,7 +140,8 @@ pub fn tools() -> Vec<ToolDef> {
                 true,
             ),
             labels::modify_labels,
-        ),
+        )
+        .worded(said::modify_labels),
         ToolDef::new(
             write_tool(
                 "trash_message",
@@ -143,7 +151,8 @@ pub fn tools() -> Vec<ToolDef> {
                 true,
             ),
             labels::trash_message,
-        ),
+        )
+        .worded(said::trash_message),
     ]
 }
 

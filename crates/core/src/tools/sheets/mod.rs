@@ -9,7 +9,9 @@ mod format;
 mod import_csv;
 mod layout;
 mod multi;
+mod preview;
 mod read;
+mod said;
 mod structure;
 pub(crate) mod style;
 mod target;
@@ -106,7 +108,9 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             write::clear_values,
             [Evaluator::spreadsheet(|a: &write::ClearValuesArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::clear_values)
+        .previewed(preview::clear_values),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -119,6 +123,8 @@ pub fn tools() -> Vec<ToolDef> {
             write::update_cells,
             [Evaluator::spreadsheet(|a: &write::UpdateCellsArgs| &a.spreadsheet_id)],
         )
+        .worded(said::update_cells)
+        .previewed(preview::update_cells)
         .on_google_mcp(McpRoute {
             product: Product::Sheets,
             tool: "update_values",
@@ -136,7 +142,9 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             write::batch_update_cells,
             [Evaluator::spreadsheet(|a: &write::BatchUpdateCellsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::batch_update_cells)
+        .previewed(preview::batch_update_cells),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -149,6 +157,7 @@ pub fn tools() -> Vec<ToolDef> {
             write::batch_update,
             [Evaluator::spreadsheet(|a: &write::BatchUpdateArgs| &a.spreadsheet_id)],
         )
+        .worded(said::batch_update)
         .on_google_mcp(McpRoute {
             product: Product::Sheets,
             tool: "update_spreadsheet",
@@ -182,7 +191,8 @@ pub fn tools() -> Vec<ToolDef> {
                 Evaluator::spreadsheet(|a: &structure::CopySheetArgs| &a.src_spreadsheet),
                 Evaluator::spreadsheet(|a: &structure::CopySheetArgs| &a.dst_spreadsheet),
             ],
-        ),
+        )
+        .worded(said::copy_sheet),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -194,7 +204,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             structure::duplicate_sheet,
             [Evaluator::spreadsheet(|a: &structure::DuplicateSheetArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::duplicate_sheet),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -206,7 +217,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             structure::rename_sheet,
             [Evaluator::spreadsheet(|a: &structure::RenameSheetArgs| &a.spreadsheet)],
-        ),
+        )
+        .worded(said::rename_sheet),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -218,7 +230,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             structure::create_sheet,
             [Evaluator::spreadsheet(|a: &structure::CreateSheetArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::create_sheet),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -230,7 +243,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             structure::add_rows,
             [Evaluator::spreadsheet(|a: &structure::AddRowsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::add_rows),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -242,7 +256,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             structure::add_columns,
             [Evaluator::spreadsheet(|a: &structure::AddColumnsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::add_columns),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -254,7 +269,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             structure::delete_sheet,
             [Evaluator::spreadsheet(|a: &structure::DeleteSheetArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::delete_sheet),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -266,7 +282,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             structure::delete_rows,
             [Evaluator::spreadsheet(|a: &structure::DeleteRowsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::delete_rows),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -278,7 +295,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             structure::delete_columns,
             [Evaluator::spreadsheet(|a: &structure::DeleteColumnsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::delete_columns),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -290,7 +308,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             dimensions::hide_rows,
             [Evaluator::spreadsheet(|a: &dimensions::RowsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::hide_rows),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -302,7 +321,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             dimensions::unhide_rows,
             [Evaluator::spreadsheet(|a: &dimensions::RowsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::unhide_rows),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -314,7 +334,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             dimensions::hide_columns,
             [Evaluator::spreadsheet(|a: &dimensions::ColumnsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::hide_columns),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -326,7 +347,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             dimensions::unhide_columns,
             [Evaluator::spreadsheet(|a: &dimensions::ColumnsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::unhide_columns),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -338,7 +360,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             dimensions::resize_rows,
             [Evaluator::spreadsheet(|a: &dimensions::ResizeRowsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::resize_rows),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -350,7 +373,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             dimensions::resize_columns,
             [Evaluator::spreadsheet(|a: &dimensions::ResizeColumnsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::resize_columns),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -362,7 +386,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             format::format_cells,
             [Evaluator::spreadsheet(|a: &format::FormatCellsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::format_cells),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -374,7 +399,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             format::update_borders,
             [Evaluator::spreadsheet(|a: &format::UpdateBordersArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::update_borders),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -386,7 +412,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             validation::add_data_validation,
             [Evaluator::spreadsheet(|a: &validation::AddDataValidationArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::add_data_validation),
         ToolDef::new(
             ToolMeta::read(
                 Service::Sheets,
@@ -408,7 +435,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             validation::clear_data_validation,
             [Evaluator::spreadsheet(|a: &validation::DataValidationRangeArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::clear_data_validation),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -420,7 +448,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             format::merge_cells,
             [Evaluator::spreadsheet(|a: &format::MergeCellsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::merge_cells),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -432,7 +461,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             format::unmerge_cells,
             [Evaluator::spreadsheet(|a: &format::UnmergeCellsArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::unmerge_cells),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -444,7 +474,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             layout::freeze,
             [Evaluator::spreadsheet(|a: &layout::FreezeArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::freeze),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -456,7 +487,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             layout::update_sheet_properties,
             [Evaluator::spreadsheet(|a: &layout::UpdateSheetPropertiesArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::update_sheet_properties),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -468,7 +500,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             layout::sort_range,
             [Evaluator::spreadsheet(|a: &layout::SortRangeArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::sort_range),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -480,7 +513,8 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             chart::add_chart,
             [Evaluator::spreadsheet(|a: &chart::AddChartArgs| &a.spreadsheet_id)],
-        ),
+        )
+        .worded(said::add_chart),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -494,7 +528,8 @@ pub fn tools() -> Vec<ToolDef> {
             structure::create_spreadsheet,
             // Without folder_id it goes to the configured folder or My Drive: no folder constraint then.
             [Evaluator::folder_or_default(|a: &structure::CreateSpreadsheetArgs| a.folder_id.as_deref())],
-        ),
+        )
+        .worded(said::create_spreadsheet),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Sheets,
@@ -508,7 +543,8 @@ pub fn tools() -> Vec<ToolDef> {
             import_csv::import_csv_to_sheet,
             // A new spreadsheet, like create_spreadsheet: without folder_id, no folder constraint.
             [Evaluator::folder_or_default(|a: &import_csv::ImportCsvArgs| a.folder_id.as_deref())],
-        ),
+        )
+        .worded(said::import_csv_to_sheet),
     ]
 }
 

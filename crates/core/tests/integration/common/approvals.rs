@@ -32,7 +32,7 @@ pub fn approve_every_card(engine: &std::sync::Arc<gatehouse_core::Engine>) {
                 Ok(BrokerEvent::Added(card)) => {
                     let _ = approvals.broker().answer(card.id, RawAnswer::AllowOnce);
                 }
-                Ok(BrokerEvent::Removed(_)) => {}
+                Ok(BrokerEvent::Removed(_) | BrokerEvent::Updated(_)) => {}
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
                     for card in approvals.broker().pending() {
                         let _ = approvals.broker().answer(card.id, RawAnswer::AllowOnce);

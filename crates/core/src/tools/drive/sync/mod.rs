@@ -60,7 +60,8 @@ pub(super) fn tools() -> Vec<ToolDef> {
         .failing_for(&[Limitation::NoDriveStorageQuota]),
         sync_folder,
         [Evaluator::folder(|a: &SyncFolderArgs| &a.folder_id)],
-    )]
+    )
+    .worded(super::said::sync_folder)]
 }
 
 fn bidirectional() -> String {
