@@ -201,7 +201,7 @@ fn a_card_not_in_view_is_announced_and_clicking_the_notification_opens_it() {
         let sent = tokio::task::block_in_place(|| wait_for_notifications(&bus, 1));
         let first = &sent[0];
         assert_eq!(first.app_name, "Gatehouse");
-        assert_eq!(first.summary, "“claude” (says it is) wants to update cells");
+        assert_eq!(first.summary, "“claude” (says it is) wants to write 1 cell in the spreadsheet S1 › “Sales” (A1)");
         assert!(first.body.contains("Answer within 2 min, or it will not run."), "{}", first.body);
         assert!(first.body.contains("Click to open the approval card."), "{}", first.body);
         assert_eq!(first.actions, [OPEN_ACTION, "Open the card"]);

@@ -363,7 +363,7 @@ async fn a_google_form_in_real_webkit_is_the_only_card_allow_sends_it_and_deny_d
     let webdriver = app.webdriver().await.expect("WebDriver attaches to the card window").clone();
     let [who, heading, target]: [String; 3] = card_on_screen(&webdriver).await.try_into().unwrap();
     assert_eq!(who, format!("“{ASSISTANT}” (says it is) wants to"));
-    assert_eq!(heading, "write 1 cell in “Budget 2026” › “Sales” (J1)");
+    assert_eq!(heading, "Update cells", "a Google form card has the tool's title: Google's message says what it asks");
     assert!(target.contains("“Budget 2026”"), "{target}");
     let shown = webdriver.execute(GOOGLE_FORM_ON_CARD, json!([])).await.unwrap();
     let message = shown[1].as_str().unwrap_or_default().to_owned();

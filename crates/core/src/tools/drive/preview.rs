@@ -101,12 +101,19 @@ async fn access(google: GoogleClient, file_id: String) -> Result<Preview, String
     Ok(Preview::Sharing { now, more })
 }
 
+/// Arguments the run would refuse are not previewed: nothing is read from Google for a call that can't run.
 pub(super) fn share_file(google: GoogleClient, a: sharing::ShareFileArgs) -> PreviewRead {
-    Box::pin(access(google, a.file_id))
+    match sharing::checked_grants(&a.permissions, "permissions", sharing::SHARE_FILE_ROLE) {
+        Ok(_) => Box::pin(access(google, a.file_id)),
+        Err(error) => Box::pin(std::future::ready(Err(error.to_string()))),
+    }
 }
 
 pub(super) fn share_spreadsheet(google: GoogleClient, a: sharing::ShareSpreadsheetArgs) -> PreviewRead {
-    Box::pin(access(google, a.spreadsheet_id))
+    match sharing::checked_grants(&a.recipients, "recipients", sharing::SHARE_SPREADSHEET_ROLE) {
+        Ok(_) => Box::pin(access(google, a.spreadsheet_id)),
+        Err(error) => Box::pin(std::future::ready(Err(error.to_string()))),
+    }
 }
 
 #[cfg(test)]

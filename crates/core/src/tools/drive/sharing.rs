@@ -240,6 +240,21 @@ async fn share_file(ctx: ToolContext, args: ShareFileArgs) -> Result<Value, Tool
     share(&ctx, &args.file_id, &args.permissions, "permissions", SHARE_FILE_ROLE, args.send_notification).await
 }
 
+/// The grants `specs` (the argument `arg`, `default_role` where a grant names none) as Drive permissions, or
+/// what is wrong with them: checked before any Google call, by the run and by the card's preview alike.
+pub(super) fn checked_grants(
+    specs: &[ShareSpec],
+    arg: &str,
+    default_role: &str,
+) -> Result<Vec<crate::google::drive::Permission>, ToolError> {
+    if specs.is_empty() {
+        return Err(ToolError::invalid(format!(
+            "{arg} is empty: give at least one {{type, role, email_address}} to share with."
+        )));
+    }
+    specs.iter().map(|spec| spec.to_permission(default_role)).collect()
+}
+
 /// Makes the grants `specs` (the argument `arg`, `default_role` where a grant names none) on `file_id`:
 /// every grant is checked before any is made, and the answer lists what was shared and what failed.
 async fn share(
@@ -250,13 +265,8 @@ async fn share(
     default_role: &str,
     send_notification: bool,
 ) -> Result<Value, ToolError> {
-    if specs.is_empty() {
-        return Err(ToolError::invalid(format!(
-            "{arg} is empty: give at least one {{type, role, email_address}} to share with."
-        )));
-    }
     // Check every grant before making any, so a typo doesn't leave the file half shared.
-    let grants = specs.iter().map(|spec| spec.to_permission(default_role)).collect::<Result<Vec<_>, _>>()?;
+    let grants = checked_grants(specs, arg, default_role)?;
     let drive = ctx.google.drive();
     let (mut shared, mut failed) = (Vec::new(), Vec::new());
     let mut last_error = None;
@@ -322,12 +332,7 @@ pub struct ShareSpreadsheetArgs {
 
 async fn share_spreadsheet(ctx: ToolContext, args: ShareSpreadsheetArgs) -> Result<Value, ToolError> {
     // Check the arguments before any Google call, then that the id is a spreadsheet.
-    if args.recipients.is_empty() {
-        return Err(ToolError::invalid("recipients is empty: give at least one {email_address, role} to share with."));
-    }
-    for spec in &args.recipients {
-        spec.to_permission(SHARE_SPREADSHEET_ROLE)?;
-    }
+    checked_grants(&args.recipients, "recipients", SHARE_SPREADSHEET_ROLE)?;
     let file = ctx.google.drive().get(&args.spreadsheet_id, "id,name,mimeType").await?;
     if file.mime_type != crate::google::drive::mime::SPREADSHEET {
         return Err(ToolError::invalid(format!(
