@@ -11,7 +11,8 @@
 //! - [`card`]: the card window: when it appears, where, and what it is told;
 //! - [`notify`]: the OS notification announcing a card not in view;
 //! - [`settings`]: the settings window, a module per page;
-//! - [`tray`]: the tray menu.
+//! - [`tray`]: the tray menu;
+//! - [`welcome`]: the welcome window, opened at start when the core's rule says so.
 
 pub mod card;
 pub mod commands;
@@ -20,6 +21,7 @@ pub mod notify;
 pub mod settings;
 pub mod startup;
 pub mod tray;
+pub mod welcome;
 
 use gatehouse_core::connect;
 use tauri::{Manager, Runtime};
@@ -59,6 +61,9 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         settings::assistants::assistants_create_token,
         settings::assistants::assistants_revoke_token,
         settings::assistants::assistants_set_tools,
+        welcome::welcome_status,
+        welcome::welcome_open_page,
+        welcome::welcome_try_sandbox,
     ])
 }
 
@@ -88,9 +93,17 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
             let approvals = started.host.engine().approvals().clone();
             // The card window is made once cards are likely, not at launch on a fresh install (see `card`).
             let engine = started.host.engine();
+            let used_before = tauri::async_runtime::block_on(engine.used_by_assistants());
+            let home = started.host.config().home.clone();
+            let start = gatehouse_core::welcome::Start {
+                first_launch: gatehouse_core::welcome::first_launch(&home),
+                signed_in: matches!(started.mode, startup::Mode::Account { .. }),
+                assistant_connected: welcome::assistant_connected(used_before),
+                tray_host: tauri::async_runtime::block_on(welcome::tray_host_present()),
+            };
             let ahead = card::Ahead {
                 connections: engine.assistant_connections(),
-                used_before: tauri::async_runtime::block_on(engine.used_by_assistants()),
+                used_before,
                 set_up_in: Some(Box::new(|| {
                     let set_up = connect::set_up_in(connect::ENTRY_NAME, &|name| std::env::var(name).ok());
                     set_up.map(|client| client.name)
@@ -106,6 +119,7 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
                 http: started.http,
             });
             app.manage(startup::Hosted::new(started.host));
+            welcome::open_at_start(app.handle(), start, &home);
             card::watch_and_prepare(app.handle().clone(), approvals, Some(ahead));
             startup::quit_on_signal(app.handle().clone());
             Ok(())

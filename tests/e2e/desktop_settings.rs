@@ -182,3 +182,70 @@ async fn signing_in_from_the_sandbox_restarts_the_app_as_the_person() {
     drop(assistant);
     stop(second).await;
 }
+
+/// The window handles whose page is `page`.
+async fn windows_showing(webdriver: &WebDriver, page: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for handle in webdriver.window_handles().await.unwrap() {
+        webdriver.switch_to_handle(&handle).await.unwrap();
+        if webdriver.url().await.unwrap().contains(page) {
+            found.push(handle);
+        }
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_launch_welcomes_and_a_later_one_with_an_assistant_connected_starts_quietly() {
+    let home = Home::new();
+    let env: [(&str, &OsStr); 1] = [("GATEHOUSE_TOKEN_STORE", "file".as_ref())];
+
+    // A fresh home on a desktop with no tray host (a bare X display, like stock GNOME): the welcome window
+    // opens by itself, and WebDriver, waiting for a window, attaches to it.
+    let mut app = Desktop::launch_idle(&home, &env).await.expect("the app starts");
+    let webdriver = app.webdriver().await.expect("a window opens at the first launch").clone();
+    webdriver.switch_to_page("welcome.html", Duration::from_secs(30)).await.unwrap();
+    let reopen = "const r = document.getElementById('reopen'); return r && r.textContent";
+    let reopen = webdriver.wait_for("the welcome window drawn", reopen, Duration::from_secs(30)).await.unwrap();
+    assert!(reopen.as_str().unwrap_or_default().contains("start it again from your applications"), "{reopen}");
+    let no_tray = webdriver.execute("return document.getElementById('reopen').className", json!([])).await.unwrap();
+    assert_eq!(no_tray, "reopen no-tray");
+    for (button, words) in
+        [("#sign-in", "Sign in with Google"), ("#sandbox", "Try the sandbox"), ("#connect", "Connect an assistant")]
+    {
+        assert_eq!(webdriver.text_of(button).await.unwrap(), words);
+    }
+    // Nobody is signed in: the app already runs in the sandbox, and the window says so.
+    let sandbox = webdriver.text_of("#sandbox-words").await.unwrap();
+    assert!(sandbox.contains("Until you sign in, Gatehouse uses sample files"), "{sandbox}");
+    webdriver.screenshot(&screenshot_path("welcome")).await.unwrap();
+    assert!(home.path().join(gatehouse_core::welcome::MARKER).exists(), "the first launch is noted");
+
+    // Try the sandbox: already in it, so the window points at connecting an assistant.
+    webdriver.click_on("#sandbox").await.unwrap();
+    let said = "const n = document.getElementById('notice'); return !n.hidden && n.textContent";
+    let said = webdriver.wait_for("the sandbox answer", said, Duration::from_secs(30)).await.unwrap();
+    assert!(said.as_str().unwrap_or_default().contains("You're in the sandbox"), "{said}");
+
+    // Connect an assistant: the Gatehouse window on the Assistants page, whose Connect sets up Claude Desktop.
+    webdriver.click_on("#connect").await.unwrap();
+    webdriver.switch_to_page("settings.html", Duration::from_secs(30)).await.unwrap();
+    let drawn = "const s = document.getElementById('page-assistants'); return !s.hidden && !!s.querySelector('button[aria-label=\"Connect Claude Desktop\"]')";
+    webdriver.wait_for("the Assistants page", drawn, Duration::from_secs(30)).await.unwrap();
+    webdriver.click_on("button[aria-label=\"Connect Claude Desktop\"]").await.unwrap();
+    let connected = "const m = document.getElementById('assistant-claude-desktop-said'); return m && m.className.includes('done') && m.textContent";
+    webdriver.wait_for("Claude Desktop connected", connected, Duration::from_secs(30)).await.unwrap();
+    drop(webdriver);
+    drop(app);
+
+    // The next launch, on a desktop with a tray: an assistant is connected, so no welcome window. Launching
+    // again opens the Gatehouse window, and it is the app's only window.
+    let mut app = Desktop::launch_with_tray(&home, &env).await.expect("the app starts again");
+    app.launch_again().await.unwrap();
+    let webdriver = app.webdriver().await.expect("the settings window").clone();
+    webdriver.switch_to_page("settings.html", Duration::from_secs(30)).await.unwrap();
+    // The rule is decided before the app takes a second launch; a moment more, for a window to show anyway.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(windows_showing(&webdriver, "welcome.html").await, Vec::<String>::new());
+    assert_eq!(webdriver.window_handles().await.unwrap().len(), 1, "only the settings window");
+}
