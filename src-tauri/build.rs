@@ -14,6 +14,8 @@ fn main() {
         "account_use",
         "account_sign_out",
         "account_restart",
+        "account_setup_open",
+        "account_client_choose",
         "advanced_settings",
         "advanced_set",
         "advanced_reset",

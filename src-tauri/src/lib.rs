@@ -42,6 +42,8 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         settings::account::account_use,
         settings::account::account_sign_out,
         settings::account::account_restart,
+        settings::account::account_setup_open,
+        settings::account::account_client_choose,
         settings::advanced::advanced_settings,
         settings::advanced::advanced_set,
         settings::advanced::advanced_reset,
