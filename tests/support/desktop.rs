@@ -297,7 +297,8 @@ impl TrayHost {
         }
         let mock = ["--dest=org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher"];
         let interface = format!("string:{}", Self::WATCHER);
-        for (name, value) in [("IsStatusNotifierHostRegistered", "variant:boolean:true"), ("ProtocolVersion", "variant:int32:0")]
+        for (name, value) in
+            [("IsStatusNotifierHostRegistered", "variant:boolean:true"), ("ProtocolVersion", "variant:int32:0")]
         {
             let name = format!("string:{name}");
             let args = [mock[0], mock[1], "org.freedesktop.DBus.Mock.AddProperty", &interface, &name, value];
@@ -305,7 +306,16 @@ impl TrayHost {
         }
         for method in ["RegisterStatusNotifierItem", "RegisterStatusNotifierHost"] {
             let method = format!("string:{method}");
-            let args = [mock[0], mock[1], "org.freedesktop.DBus.Mock.AddMethod", &interface, &method, "string:s", "string:", "string:"];
+            let args = [
+                mock[0],
+                mock[1],
+                "org.freedesktop.DBus.Mock.AddMethod",
+                &interface,
+                &method,
+                "string:s",
+                "string:",
+                "string:",
+            ];
             send(&args)?;
         }
         Ok(host)
