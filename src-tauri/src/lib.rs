@@ -101,7 +101,7 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
                 first_launch: gatehouse_core::welcome::first_launch(&home),
                 signed_in: matches!(started.mode, startup::Mode::Account { .. }),
                 assistant_connected: welcome::assistant_connected(used_before),
-                tray_host: tauri::async_runtime::block_on(welcome::tray_host_present()),
+                tray_host: welcome::tray_host_present(),
             };
             let ahead = card::Ahead {
                 connections: engine.assistant_connections(),

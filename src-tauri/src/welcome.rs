@@ -64,19 +64,16 @@ pub fn open<R: Runtime>(app: &AppHandle<R>) {
 /// Whether this desktop shows tray icons. On Linux the tray (libappindicator) is a StatusNotifier item, shown
 /// only where a StatusNotifier host has registered with the `org.kde.StatusNotifierWatcher` on the session
 /// bus (KDE, most desktops with a panel; not stock GNOME without its AppIndicator extension). An XEmbed-only
-/// tray isn't seen: the app then shows its window at each start, which is the side to err on. Asked with a
-/// time limit, so a bus that doesn't answer can't hold the start. Elsewhere the system always has a tray.
-pub async fn tray_host_present() -> bool {
+/// tray isn't seen: the app then shows its window at each start, which is the side to err on. Asked over
+/// GDBus (the gio that GTK brings) with a time limit, so a bus that doesn't answer can't hold the start.
+/// Elsewhere the system always has a tray.
+pub fn tray_host_present() -> bool {
     #[cfg(target_os = "linux")]
     {
-        match tokio::time::timeout(std::time::Duration::from_secs(2), status_notifier_host()).await {
-            Ok(Ok(present)) => present,
-            Ok(Err(error)) => {
+        match status_notifier_host() {
+            Ok(present) => present,
+            Err(error) => {
                 tracing::info!("no tray host found on the session bus ({error}); the app shows its window at start");
-                false
-            }
-            Err(_) => {
-                tracing::info!("the session bus did not say within 2 s whether a tray shows icons; assuming not");
                 false
             }
         }
@@ -88,15 +85,40 @@ pub async fn tray_host_present() -> bool {
 }
 
 #[cfg(target_os = "linux")]
-async fn status_notifier_host() -> zbus::Result<bool> {
+fn status_notifier_host() -> Result<bool, gtk::glib::Error> {
+    use gtk::gio::{self, DBusCallFlags};
+    use gtk::glib::{ToVariant, VariantTy};
+
     const WATCHER: &str = "org.kde.StatusNotifierWatcher";
-    let bus = zbus::Connection::session().await?;
-    let dbus = zbus::fdo::DBusProxy::new(&bus).await?;
-    if !dbus.name_has_owner(WATCHER.try_into()?).await? {
+    /// Milliseconds per question to the bus.
+    const TIMEOUT: i32 = 1000;
+    let bus = gio::bus_get_sync(gio::BusType::Session, gio::Cancellable::NONE)?;
+    let owned = bus.call_sync(
+        Some("org.freedesktop.DBus"),
+        "/org/freedesktop/DBus",
+        "org.freedesktop.DBus",
+        "NameHasOwner",
+        Some(&(WATCHER,).to_variant()),
+        Some(VariantTy::new("(b)").expect("a D-Bus type")),
+        DBusCallFlags::NONE,
+        TIMEOUT,
+        gio::Cancellable::NONE,
+    )?;
+    if owned.child_value(0).get::<bool>() != Some(true) {
         return Ok(false);
     }
-    let watcher = zbus::Proxy::new(&bus, WATCHER, "/StatusNotifierWatcher", WATCHER).await?;
-    watcher.get_property::<bool>("IsStatusNotifierHostRegistered").await
+    let registered = bus.call_sync(
+        Some(WATCHER),
+        "/StatusNotifierWatcher",
+        "org.freedesktop.DBus.Properties",
+        "Get",
+        Some(&(WATCHER, "IsStatusNotifierHostRegistered").to_variant()),
+        Some(VariantTy::new("(v)").expect("a D-Bus type")),
+        DBusCallFlags::NONE,
+        TIMEOUT,
+        gio::Cancellable::NONE,
+    )?;
+    Ok(registered.child_value(0).as_variant().and_then(|value| value.get::<bool>()) == Some(true))
 }
 
 /// Whether an assistant is set up to start Gatehouse or has used it (the core's two signs of one), given what

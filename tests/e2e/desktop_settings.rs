@@ -5,7 +5,12 @@
 //!   *Restart now* really restarts the app (the old process stops, a new one serves MCP again) and the new one
 //!   uses the saved settings, as an assistant connecting afterwards sees.
 //! - Account: from the sandbox (nobody signed in), *Sign in with Google* through the emulator's OAuth pages;
-//!   the app restarts by itself and then acts as the person who signed in.
+//!   the app restarts by itself and then acts as the person who signed in. Without an OAuth client, the
+//!   guided setup's steps, a web client's file refused, and a Desktop client's file dropped on the page kept
+//!   (0600) with *Sign in with Google* on at once.
+//! - Welcome: the first launch in a fresh home, on a display with no tray host, opens the welcome window (with
+//!   how to reopen Gatehouse); its *Connect an assistant* connects Claude Desktop on the Assistants page; the
+//!   next launch, on a desktop with a tray (a mock StatusNotifierWatcher), opens no window by itself.
 
 use std::ffi::OsStr;
 use std::path::Path;
