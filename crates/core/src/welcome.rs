@@ -86,7 +86,8 @@ mod tests {
 
     #[test]
     fn the_first_launch_always_welcomes() {
-        for (signed_in, assistant_connected, tray_host) in [(true, true, true), (false, false, false), (true, false, true)]
+        for (signed_in, assistant_connected, tray_host) in
+            [(true, true, true), (false, false, false), (true, false, true)]
         {
             let start = Start { first_launch: true, signed_in, assistant_connected, tray_host };
             assert_eq!(welcome_reason(&start), Some(Reason::FirstLaunch), "{start:?}");

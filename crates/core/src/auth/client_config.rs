@@ -311,7 +311,9 @@ fn kept(home: &Path) -> Option<Result<ClientConfig, ClientConfigError>> {
     let refuse = |detail: &str| {
         Some(Err(ClientConfigError::Invalid {
             path: shown.clone(),
-            detail: format!("{detail}; Gatehouse keeps only the file it wrote itself there. Choose your client file again in the Gatehouse window (Account › How to set it up)"),
+            detail: format!(
+                "{detail}; Gatehouse keeps only the file it wrote itself there. Choose your client file again in the Gatehouse window (Account › How to set it up)"
+            ),
         }))
     };
     if metadata.file_type().is_symlink() {
@@ -506,11 +508,28 @@ mod tests {
         let huge = format!(r#"{{"installed":{{"client_id":"x","client_secret":"y","pad":"{}"}}}}"#, "a".repeat(70_000));
         for (bytes, expected, words) in [
             (br#"{"web":{"client_id":"w","client_secret":"s"}}"#.to_vec(), ChosenFileError::WebClient, "Desktop app"),
-            (br#"{"type":"service_account","private_key":"k"}"#.to_vec(), ChosenFileError::ServiceAccount, "service-account key"),
+            (
+                br#"{"type":"service_account","private_key":"k"}"#.to_vec(),
+                ChosenFileError::ServiceAccount,
+                "service-account key",
+            ),
             (br#"{"other":{}}"#.to_vec(), ChosenFileError::NotClient, "installed"),
-            (br#"{"installed":{"client_secret":"s"}}"#.to_vec(), ChosenFileError::Missing { field: "client ID (client_id)" }, "Download it again"),
-            (br#"{"installed":{"client_id":"i","client_secret":"  "}}"#.to_vec(), ChosenFileError::Missing { field: "client secret (client_secret)" }, "client secret"),
-            (br#"{"installed":{"client_id":"i","client_secret":"s","token_uri":"http://evil.example/token"}}"#.to_vec(), ChosenFileError::TokenUri { uri: "http://evil.example/token".into() }, "https"),
+            (
+                br#"{"installed":{"client_secret":"s"}}"#.to_vec(),
+                ChosenFileError::Missing { field: "client ID (client_id)" },
+                "Download it again",
+            ),
+            (
+                br#"{"installed":{"client_id":"i","client_secret":"  "}}"#.to_vec(),
+                ChosenFileError::Missing { field: "client secret (client_secret)" },
+                "client secret",
+            ),
+            (
+                br#"{"installed":{"client_id":"i","client_secret":"s","token_uri":"http://evil.example/token"}}"#
+                    .to_vec(),
+                ChosenFileError::TokenUri { uri: "http://evil.example/token".into() },
+                "https",
+            ),
             (huge.clone().into_bytes(), ChosenFileError::TooLarge { size: huge.len() as u64 }, "too large"),
         ] {
             let error = check_chosen(&bytes).unwrap_err();
@@ -572,7 +591,10 @@ mod tests {
         keep_chosen(&home, DESKTOP.as_bytes()).unwrap();
         assert!(!std::fs::symlink_metadata(home.join(KEPT_FILE)).unwrap().file_type().is_symlink());
         assert!(std::fs::read_to_string(&elsewhere).unwrap().contains("planted"));
-        assert_eq!(ClientConfig::find(Some(&home), lookup(&[])).unwrap().client_id, "123-abc.apps.googleusercontent.com");
+        assert_eq!(
+            ClientConfig::find(Some(&home), lookup(&[])).unwrap().client_id,
+            "123-abc.apps.googleusercontent.com"
+        );
     }
 
     #[test]
