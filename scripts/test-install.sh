@@ -93,7 +93,7 @@ check "installed-gatehouse-on-path-answers-tools-list-over-stdio" gatehouse_on_p
 installed_app() {
   command -v gatehouse-desktop >/dev/null || { echo "gatehouse-desktop is not on PATH"; return 1; }
   GATEHOUSE_DESKTOP_BIN=/usr/bin/gatehouse-desktop GATEHOUSE_BIN=/usr/bin/gatehouse \
-    cargo test --locked -p gatehouse-e2e --test installed 2>&1 | tee "$work/installed.log" | tail -n 40
+    cargo test --locked --workspace --test installed 2>&1 | tee "$work/installed.log" | tail -n 40
   grep -q '^test result: ok\. 1 passed' "$work/installed.log"
 }
 check "installed-app-serves-mcp-shows-its-window-and-starts-at-login-from-usr-bin" installed_app

@@ -41,8 +41,9 @@ async fn the_installed_app_serves_mcp_shows_its_window_and_starts_at_login_from_
     let (desktop, gatehouse) = installed();
     let home = Home::new();
     // Nobody is signed in, so the app runs in the sandbox; the token file keeps the keychain out of it.
-    let mut app =
-        Desktop::launch(&home, &[("GATEHOUSE_TOKEN_STORE", OsStr::new("file"))]).await.expect("the installed app serves MCP");
+    let mut app = Desktop::launch(&home, &[("GATEHOUSE_TOKEN_STORE", OsStr::new("file"))])
+        .await
+        .expect("the installed app serves MCP");
     let pid = app.app_pid().expect("the app's process");
     let running = std::fs::read_link(format!("/proc/{pid}/exe")).expect("the app's program");
     assert_eq!(running, desktop, "the running app is the installed program");
