@@ -33,6 +33,8 @@ fn main() {
         "activity_list",
         "activity_verify",
         "activity_revoke_grant",
+        "updates_status",
+        "updates_install",
     ]);
     if let Err(error) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         // A build script reports through cargo's output; there is no caller to return the error to.

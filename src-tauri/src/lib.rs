@@ -11,7 +11,8 @@
 //! - [`card`]: the card window: when it appears, where, and what it is told;
 //! - [`notify`]: the OS notification announcing a card not in view;
 //! - [`settings`]: the settings window, a module per page;
-//! - [`tray`]: the tray menu.
+//! - [`tray`]: the tray menu;
+//! - [`updates`]: the app's own updates (looked for at start and daily, installed on the person's click).
 
 pub mod card;
 pub mod commands;
@@ -20,6 +21,7 @@ pub mod notify;
 pub mod settings;
 pub mod startup;
 pub mod tray;
+pub mod updates;
 
 use gatehouse_core::connect;
 use tauri::{Manager, Runtime};
@@ -59,6 +61,8 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         settings::assistants::assistants_create_token,
         settings::assistants::assistants_revoke_token,
         settings::assistants::assistants_set_tools,
+        updates::updates_status,
+        updates::updates_install,
     ])
 }
 
@@ -76,7 +80,7 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
             settings::open(app, "account");
         }
     }));
-    let app = with_commands(builder)
+    let app = with_commands(builder.plugin(updates::plugin()))
         .setup(move |app| {
             let started = tauri::async_runtime::block_on(startup::start(&options))?;
             // With windows, cards are answered on the card, not from a terminal, unless the person allows it
@@ -107,6 +111,8 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
             });
             app.manage(startup::Hosted::new(started.host));
             card::watch_and_prepare(app.handle().clone(), approvals, Some(ahead));
+            app.manage(updates::Updates::new(updates::Source::from_config(app.handle())));
+            updates::watch(app.handle().clone());
             startup::quit_on_signal(app.handle().clone());
             Ok(())
         })

@@ -30,5 +30,6 @@ pub mod screening;
 pub mod settings;
 pub mod shown;
 pub mod tools;
+pub mod updates;
 
 pub use engine::{Engine, EngineOptions};

@@ -18,3 +18,4 @@ mod settings_activity;
 mod settings_advanced;
 mod settings_assistants;
 mod settings_permissions;
+mod updates;
