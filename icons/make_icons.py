@@ -111,7 +111,7 @@ def icns(pngs):
 
 # The PNGs, by file name: every size a desktop's menus, docks and file managers ask for, and the tray's.
 PNGS = [("16x16.png", 16), ("24x24.png", 24), ("32x32.png", 32), ("48x48.png", 48), ("64x64.png", 64),
-        ("128x128.png", 128), ("128x128@2x.png", 256), ("icon.png", 512), ("tray.png", 64)]
+        ("128x128.png", 128), ("128x128@2x.png", 256), ("256x256.png", 256), ("icon.png", 512), ("tray.png", 64)]
 
 
 def main():

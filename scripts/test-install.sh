@@ -54,11 +54,11 @@ deb=$(cat "$work/deb-path" 2>/dev/null)
 # The files a person's desktop needs, and an icon of every size icons/ holds for it.
 deb_holds_the_app() {
   [ -f "$deb" ] || { echo "no .deb to look into"; return 1; }
-  local listing; listing=$(dpkg-deb -c "$deb" | awk '{print $NF}')
-  local wanted=(./usr/bin/gatehouse-desktop ./usr/bin/gatehouse ./usr/share/applications/Gatehouse.desktop)
+  local listing; listing=$(dpkg-deb -c "$deb" | awk '{sub(/^\.\//, "", $NF); print $NF}')
+  local wanted=(usr/bin/gatehouse-desktop usr/bin/gatehouse usr/share/applications/Gatehouse.desktop)
   local size
-  for size in 16x16 24x24 32x32 48x48 64x64 128x128 128x128@2 512x512; do
-    wanted+=("./usr/share/icons/hicolor/$size/apps/gatehouse-desktop.png")
+  for size in 16x16 24x24 32x32 48x48 64x64 128x128 256x256 512x512; do
+    wanted+=("usr/share/icons/hicolor/$size/apps/gatehouse-desktop.png")
   done
   local missing=() file
   for file in "${wanted[@]}"; do grep -qxF "$file" <<<"$listing" || missing+=("$file"); done
