@@ -138,6 +138,8 @@ print(json.dumps(config))' "$update_config")
         ;;
     esac
   done
+  # The staged copies of the programs are hundreds of megabytes; the bundles are in $out now.
+  rm -rf "$stage"
 }
 
 desktop_kinds=()
