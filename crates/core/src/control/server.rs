@@ -537,7 +537,7 @@ async fn call(
     }
     let meta = relayed(meta);
     match engine.call_reporting(&meta, &name, arguments, progress).await {
-        Ok(Reply { text, is_error, notice }) => Response::Called { text, is_error, notice },
+        Ok(Reply { text, is_error, notice, .. }) => Response::Called { text, is_error, notice },
         Err(error) => Response::error(FailureKind::UnknownTool, error.to_string()),
     }
 }
@@ -602,7 +602,9 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
         Request::Tools => {
             // Only a `gatehouse serve` relay asks for the tools, as it attaches for an assistant.
             engine.assistant_connected();
-            Response::Tools(engine.tools().iter().filter_map(|tool| serde_json::to_value(tool.to_mcp()).ok()).collect())
+            Response::Tools(
+                engine.offered_tools().iter().filter_map(|tool| serde_json::to_value(tool.to_mcp()).ok()).collect(),
+            )
         }
         Request::Call { name, arguments, meta, tools, progress: _ } => {
             call(engine, name, arguments, meta, tools, Progress::none()).await
