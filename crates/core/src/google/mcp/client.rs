@@ -381,18 +381,28 @@ impl McpClient {
         product: Product,
         endpoint: &Endpoint,
     ) -> Result<(Vec<Tool>, ProtocolVersion, Option<u64>), McpError> {
-        let connection = self.connect(product, endpoint).await?;
-        let listed = self.bounded(product, connection.service.peer().list_all_tools_with_cache_hint()).await;
-        match listed {
-            Ok(Ok(list)) => Ok((list.items, connection.version.clone(), list.ttl_ms)),
-            Ok(Err(error)) => {
-                self.drop_connection(endpoint, &connection).await;
-                Err(service_error(product, &error))
+        let mut retried = false;
+        loop {
+            let connection = self.connect(product, endpoint).await?;
+            let token = self.inner.options.tokens.token().await.map_err(|error| McpError::Auth(Arc::new(error)))?;
+            let listed = self.bounded(product, connection.service.peer().list_all_tools_with_cache_hint()).await;
+            let error = match listed {
+                Ok(Ok(list)) => return Ok((list.items, connection.version.clone(), list.ttl_ms)),
+                Ok(Err(error)) => error,
+                Err(timeout) => {
+                    self.drop_connection(endpoint, &connection).await;
+                    return Err(timeout);
+                }
+            };
+            self.drop_connection(endpoint, &connection).await;
+            // The token expired or was revoked since the connection was made: one fresh token, one more try,
+            // as for a call.
+            if !retried && is_unauthorized(&error) {
+                retried = true;
+                self.inner.options.tokens.invalidate_token(&token).await;
+                continue;
             }
-            Err(timeout) => {
-                self.drop_connection(endpoint, &connection).await;
-                Err(timeout)
-            }
+            return Err(service_error(product, &error));
         }
     }
 
