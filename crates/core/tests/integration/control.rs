@@ -236,21 +236,7 @@ async fn grants_made_or_revoked_by_another_process_reach_this_ones_index() {
     let here = crate::support::open_store(&path).await.unwrap();
     let now = Utc::now();
     for id in ["g1", "g2"] {
-        let grant = Grant {
-            id: id.into(),
-            owner: Owner::User(USER.into()),
-            tool: "update_cells".into(),
-            agent: None,
-            constraint: None,
-            target_name: None,
-            unattended: false,
-            created: now,
-            expires: Some(now + TimeDelta::days(7)),
-            revoked: None,
-            last_used: None,
-            use_count: 0,
-            fingerprint: "f".into(),
-        };
+        let grant = week_grant(id.into(), now);
         here.insert_grant(&grant).await.unwrap();
     }
     // Another process: its own connection and its own index of the same file.
@@ -351,22 +337,7 @@ async fn a_revoke_by_any_door_reaches_the_other_servers_using_the_database_at_on
         .unwrap();
 
     for door in ["the control socket", "the operations the desktop calls"] {
-        let now = Utc::now();
-        let grant = Grant {
-            id: format!("grant by {door}"),
-            owner: Owner::User(USER.into()),
-            tool: "update_cells".into(),
-            agent: None,
-            constraint: None,
-            target_name: None,
-            unattended: false,
-            created: now,
-            expires: Some(now + TimeDelta::days(7)),
-            revoked: None,
-            last_used: None,
-            use_count: 0,
-            fingerprint: "f".into(),
-        };
+        let grant = week_grant(format!("grant by {door}"), Utc::now());
         here.insert_grant(&grant).await.unwrap();
         other_store.sync_index().await.unwrap();
         let covers = |store: &gatehouse_core::approval::store::Store| {
@@ -391,4 +362,23 @@ async fn a_revoke_by_any_door_reaches_the_other_servers_using_the_database_at_on
         assert!(!covers(&other_store), "{door}: the other server was told before the revoke returned");
     }
     other.shutdown().await;
+}
+
+/// A tool-wide grant of `update_cells` for a week from `now`, as a card's *Always allow* makes one.
+fn week_grant(id: String, now: chrono::DateTime<Utc>) -> Grant {
+    Grant {
+        id,
+        owner: Owner::User(USER.into()),
+        tool: "update_cells".into(),
+        agent: None,
+        constraint: None,
+        target_name: None,
+        unattended: false,
+        created: now,
+        expires: Some(now + TimeDelta::days(7)),
+        revoked: None,
+        last_used: None,
+        use_count: 0,
+        fingerprint: "f".into(),
+    }
 }
