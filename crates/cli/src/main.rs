@@ -156,7 +156,9 @@ async fn run() -> Result<()> {
                 let manifest = gatehouse_core::tools::mcpb_manifest::manifest(&tools, mcpb_platform());
                 println!("{}", serde_json::to_string_pretty(&manifest)?);
             } else {
-                print!("{}", gatehouse_core::tools::catalogue_doc::markdown(&tools));
+                let discovered = gatehouse_core::tools::discovered::from_emulator();
+                let google = gatehouse_core::tools::catalogue_doc::discovered_markdown(&discovered);
+                print!("{}{google}", gatehouse_core::tools::catalogue_doc::markdown(&tools));
             }
             Ok(())
         }

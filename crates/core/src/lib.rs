@@ -30,6 +30,8 @@ pub mod screening;
 pub mod settings;
 pub mod shown;
 pub mod tools;
+pub mod welcome;
+pub mod updates;
 
 pub use engine::{Engine, EngineOptions};
 
