@@ -52,6 +52,9 @@ fi
 cargo_passed=$(grep -Eo 'test result: [A-Za-z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
 cargo_failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
 if [ "$cargo_status" != 0 ] && [ "$cargo_failed" = 0 ]; then cargo_failed=1; fi
+# What failed, by name, kept for the end: a long run's log is cut in the middle, and the summary is what is read.
+failures="$(grep -E '^test .+ \.\.\. FAILED$|^error: test failed|process didn.t exit successfully' "$log" | head -n 40)
+$(grep -E -A3 '^thread .+ panicked at' "$log" | cut -c1-400 | head -n 80)"
 
 echo "== Windows-only code: control channel, Start at login (x86_64-pc-windows-gnu under Wine)" >&2
 bash scripts/test-windows.sh 2>&1 | tee "$log" >&2
@@ -59,6 +62,8 @@ windows_status=${PIPESTATUS[0]}
 windows_passed=$(grep -Eo 'test result: [A-Za-z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
 windows_failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
 if [ "$windows_status" != 0 ] && [ "$windows_failed" = 0 ]; then windows_failed=1; fi
+failures="$failures
+$(grep -E '^test .+ \.\.\. FAILED$|^error: test failed|process didn.t exit successfully' "$log" | head -n 20)"
 cargo_passed=$((cargo_passed + windows_passed))
 cargo_failed=$((cargo_failed + windows_failed))
 
@@ -83,6 +88,11 @@ if [ "$validators_status" != 0 ] && [ "$validators_failed" = 0 ]; then validator
 
 passed=$((cargo_passed + validators_passed))
 failed=$((cargo_failed + validators_failed))
+if [ "$failed" != 0 ]; then
+  echo "== what failed" >&2
+  printf '%s\n' "$failures" | grep -v '^$' >&2
+  grep -E '^not ok ' "$log" >&2
+fi
 echo "cargo test: $cargo_passed passed, $cargo_failed failed; MCP validators: $validators_passed passed, $validators_failed failed" >&2
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -153,18 +153,29 @@ async fn a_locked_keychain_says_so() {
     // First session: a login keyring with a password and one Gatehouse entry. Second session: gnome-keyring
     // starts with that keyring locked, and there is no display to ask for the password.
     let service = format!("gatehouse:{}", home.path().display());
+    // The daemon answers `--unlock` before it may own the Secret Service name, and a store that races it can be
+    // refused or land in a second, D-Bus-activated daemon's keyring; so the store is retried until a lookup reads
+    // it back, and the keyring file is checked on disk before the second session relies on it.
     let seed = format!(
         "echo -n pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null; \
-         printf '%s' '{{\"active\":null,\"accounts\":[]}}' | secret-tool store --label=x service '{service}' username accounts"
+         for try in $(seq 50); do \
+           printf '%s' '{{\"active\":null,\"accounts\":[]}}' | secret-tool store --label=x service '{service}' username accounts \
+             && secret-tool lookup service '{service}' username accounts >/dev/null && exit 0; \
+           sleep 0.1; \
+         done; exit 1"
     );
-    let status = std::process::Command::new("dbus-run-session")
+    let seeded = std::process::Command::new("dbus-run-session")
         .args(["--", "sh", "-c", &seed])
         .env("HOME", keyring_home.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
+        .stdin(Stdio::null())
+        .output()
         .unwrap();
-    assert!(status.success());
+    assert!(seeded.status.success(), "seeding the keyring failed: {}", String::from_utf8_lossy(&seeded.stderr));
+    let keyrings = keyring_home.path().join(".local/share/keyrings");
+    let saved = std::fs::read_dir(&keyrings)
+        .map(|entries| entries.flatten().any(|entry| entry.path().extension().is_some_and(|ext| ext == "keyring")))
+        .unwrap_or(false);
+    assert!(saved, "no keyring file was saved in {}", keyrings.display());
     let mut locked = Command::new("dbus-run-session");
     locked
         .args(["--", gatehouse_bin.to_str().unwrap(), "status"])
@@ -174,8 +185,8 @@ async fn a_locked_keychain_says_so() {
         .env_remove("GATEHOUSE_TOKEN_STORE")
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY");
-    let (ok, _, stderr) = tokio::time::timeout(Duration::from_secs(60), output(locked, &[])).await.unwrap();
-    assert!(!ok);
+    let (ok, stdout, stderr) = tokio::time::timeout(Duration::from_secs(60), output(locked, &[])).await.unwrap();
+    assert!(!ok, "status succeeded with the keyring locked: {stdout}{stderr}");
     assert!(stderr.contains("is locked"), "{stderr}");
     assert!(stderr.contains("gnome-keyring-daemon --unlock"), "{stderr}");
 }
