@@ -154,12 +154,14 @@ async fn connect_with_tools_writes_them_into_the_entry_and_the_assistant_is_offe
     let client = stdio_client(command).await.unwrap();
     let listed: Vec<String> =
         client.peer().list_all_tools().await.unwrap().into_iter().map(|tool| tool.name.to_string()).collect();
+    // The reads of those two products: Gatehouse's, and Google's own tools that only read.
     let selection = gatehouse_core::tools::sets::ToolSelection::parse("docs-read,sheets-read").unwrap();
-    let expected: Vec<String> = gatehouse_core::tools::all_tools()
-        .iter()
-        .filter(|tool| selection.allows(tool.meta.name))
-        .map(|tool| tool.meta.name.to_owned())
+    let expected: Vec<String> = gatehouse_e2e::sandbox_tools()
+        .into_iter()
+        .filter(|tool| selection.allows_tool(tool))
+        .map(|tool| tool.name.to_string())
         .collect();
+    assert!(expected.iter().any(|name| name.starts_with("google_")), "the emulator lists reads of Google's own");
     assert_eq!(listed, expected);
     client.cancel().await.unwrap();
 
@@ -187,19 +189,25 @@ async fn an_assistant_that_takes_only_so_many_tools_is_offered_sets_that_fit_and
 
     let written: Value = serde_json::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
     let ours = &written["servers"]["gatehouse"];
-    assert_eq!(ours["args"], serde_json::json!(["serve", "--sandbox", "--tools", picked]));
+    let max = "128";
+    assert_eq!(ours["args"], serde_json::json!(["serve", "--sandbox", "--tools", picked, "--max-tools", max]));
     // What VS Code starts offers what was said, within its limit.
     let mut command = tokio::process::Command::new(ours["command"].as_str().unwrap());
     command.args(ours["args"].as_array().unwrap().iter().map(|arg| arg.as_str().unwrap()));
     command.env_clear().env("HOME", home.path()).kill_on_drop(true);
     let client = stdio_client(command).await.unwrap();
-    let listed = client.peer().list_all_tools().await.unwrap();
-    assert_eq!(listed.len(), fit.offered);
-    assert!(
-        listed.len() <= 128 && said.contains(&format!("({} of its", listed.len())),
-        "{} tools: {said}",
-        listed.len()
-    );
+    // Gatehouse's own tools of the pick, as said, then Google's own of those sets while there is room.
+    let listed: Vec<String> =
+        client.peer().list_all_tools().await.unwrap().into_iter().map(|tool| tool.name.to_string()).collect();
+    let selection = fit.selection.as_ref().unwrap();
+    let in_sets: Vec<String> = gatehouse_e2e::sandbox_tools()
+        .into_iter()
+        .filter(|tool| selection.allows_tool(tool))
+        .map(|tool| tool.name.to_string())
+        .collect();
+    assert_eq!(listed, in_sets[..in_sets.len().min(128)], "the sets, within VS Code's 128");
+    assert!(listed[..fit.offered].iter().all(|name| !name.starts_with("google_")), "Gatehouse's own come first");
+    assert!(said.contains(&format!("({} of its", fit.offered)), "{said}");
     client.cancel().await.unwrap();
 
     // A choice of the person's is kept, even over the limit, and warned about.

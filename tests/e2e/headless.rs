@@ -79,7 +79,7 @@ async fn without_a_display_the_app_serves_headless_until_sigterm() {
     let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
     let http = ().serve(transport).await.expect("an MCP session over HTTP");
     let tools = http.peer().list_all_tools().await.expect("tools/list");
-    assert_eq!(tools.len(), gatehouse_core::tools::all_tools().len());
+    assert_eq!(tools.len(), gatehouse_e2e::sandbox_tools().len(), "Gatehouse's tools and Google's uncovered ones");
     let quota = http.peer().call_tool(CallToolRequestParams::new("get_storage_quota")).await.expect("a call");
     assert!(!quota.is_error.unwrap_or(false), "{quota:?}");
 

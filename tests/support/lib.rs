@@ -376,3 +376,12 @@ impl Steps {
         self.step("done");
     }
 }
+
+/// The tools a sandbox server on the default backend (`both`, not [`E2E_BACKEND`]) offers, in `tools/list`
+/// order: Gatehouse's own, then the emulator's tools of Google's that no Gatehouse tool covers
+/// (`google_<product>_<tool>`, see `tools::discovered`).
+pub fn sandbox_tools() -> Vec<rmcp::model::Tool> {
+    let own = gatehouse_core::tools::all_tools().into_iter().map(|tool| tool.to_mcp());
+    let google = gatehouse_core::tools::discovered::from_emulator().into_iter().map(|tool| tool.to_mcp());
+    own.chain(google).collect()
+}

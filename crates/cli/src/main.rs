@@ -101,6 +101,10 @@ struct ServeArgs {
     /// only; an HTTP assistant's tools are set per token).
     #[arg(long, value_name = "SETS", conflicts_with_all = ["http", "headless"])]
     tools: Option<gatehouse_core::tools::sets::ToolSelection>,
+    /// List at most N of those tools, for an assistant that takes only so many (`gatehouse connect` writes it
+    /// for VS Code, Cursor and Windsurf): Google's own tools are the ones left out.
+    #[arg(long, value_name = "N", requires = "tools", value_parser = clap::value_parser!(u16).range(1..))]
+    max_tools: Option<u16>,
 }
 
 /// This platform as an MCP Bundle names it (Node's `process.platform`).
@@ -156,7 +160,9 @@ async fn run() -> Result<()> {
                 let manifest = gatehouse_core::tools::mcpb_manifest::manifest(&tools, mcpb_platform());
                 println!("{}", serde_json::to_string_pretty(&manifest)?);
             } else {
-                print!("{}", gatehouse_core::tools::catalogue_doc::markdown(&tools));
+                let discovered = gatehouse_core::tools::discovered::from_emulator();
+                let google = gatehouse_core::tools::catalogue_doc::discovered_markdown(&discovered);
+                print!("{}{google}", gatehouse_core::tools::catalogue_doc::markdown(&tools));
             }
             Ok(())
         }
@@ -176,6 +182,10 @@ async fn run() -> Result<()> {
 
 async fn serve(args: ServeArgs) -> Result<()> {
     let config = Config::from_env()?;
+    let tools = args.tools.map(|tools| match args.max_tools {
+        Some(max) => tools.at_most(usize::from(max)),
+        None => tools,
+    });
     if args.print_token {
         println!("{}", mcp::token::load_or_create(&config.home)?);
         return Ok(());
@@ -190,13 +200,13 @@ async fn serve(args: ServeArgs) -> Result<()> {
         match mcp::relay::Relay::connect(config.home.clone()).await {
             Ok(Some(relay)) if relay.serves(args.sandbox) => {
                 tracing::info!(host = relay.host_pid(), "serving this assistant from the running Gatehouse host");
-                let relay = match &args.tools {
+                let relay = match &tools {
                     Some(tools) => relay.offering(tools),
                     None => relay,
                 };
                 let relay: Arc<dyn Backend> = Arc::new(relay);
                 return tokio::select! {
-                    served = mcp::serve_stdio_offering(relay, !args.unattended, args.tools) => served.context("serving MCP over stdio"),
+                    served = mcp::serve_stdio_offering(relay, !args.unattended, tools) => served.context("serving MCP over stdio"),
                     () = stop_signal() => std::process::exit(0),
                 };
             }
@@ -244,7 +254,7 @@ async fn serve(args: ServeArgs) -> Result<()> {
             }
         }
         None => tokio::select! {
-            served = mcp::serve_stdio_offering(host.engine().clone(), !args.unattended, args.tools) => served.context("serving MCP over stdio"),
+            served = mcp::serve_stdio_offering(host.engine().clone(), !args.unattended, tools) => served.context("serving MCP over stdio"),
             () = stop_signal() => {
                 tracing::info!("stopping: asked to by a signal");
                 host.shutdown().await;

@@ -2,8 +2,9 @@
 //! tools run in, and applies the rules every call shares (argument parsing, `local_path`, the response
 //! cap) in one place.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, RwLock, Weak};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tracing::Instrument;
@@ -16,8 +17,8 @@ use crate::approval::store::{PendingAudit, Store};
 use crate::approval::{Approvals, CallMeta, Permit, redact};
 use crate::auth::state::{AuthSnapshot, AuthState};
 use crate::cache::{self, Lookup, ResponseCache};
-use crate::config::Config;
-use crate::google::mcp::{McpClient, McpOptions};
+use crate::config::{Config, GoogleBackend};
+use crate::google::mcp::{McpClient, McpOptions, Product};
 use crate::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
 use crate::limits::local_files::{self, LocalFiles};
 use crate::limits::response_cap;
@@ -25,8 +26,10 @@ use crate::logging::TIMING_TARGET;
 use crate::resend::{Claim, Resends};
 use crate::resources::{self, Resource, ResourceError};
 use crate::screening;
-use crate::tools::registry::{Output, Scope};
-use crate::tools::{Access, Forms, Progress, StartError, ToolContext, ToolDef, ToolError, enabled_tools, google_mcp};
+use crate::tools::registry::{Output, Passed, Scope};
+use crate::tools::{
+    Access, Forms, Progress, StartError, ToolContext, ToolDef, ToolError, discovered, enabled_tools, google_mcp,
+};
 
 /// A call the engine could not even start: the MCP layer answers these as protocol errors.
 #[derive(Debug, thiserror::Error)]
@@ -36,20 +39,31 @@ pub enum CallError {
 }
 
 /// A finished call: the text to return, and whether it reports a failure.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Reply {
     pub text: String,
     pub is_error: bool,
     /// For a result carrying other people's content, [`crate::screening`]'s note, which follows the text.
     pub notice: Option<String>,
+    /// What one of Google's tools offered as it is gave besides its text ([`Passed`]: `structuredContent`,
+    /// resource links), for the MCP clients that take them.
+    pub google: Option<Box<Passed>>,
 }
 
 impl Reply {
     /// A failure or refusal, in words for the assistant.
     pub fn error(text: impl Into<String>) -> Reply {
-        Reply { text: text.into(), is_error: true, notice: None }
+        Reply { text: text.into(), is_error: true, ..Reply::default() }
     }
 }
+
+/// How long a `tools/list` (or a call naming a discovered tool not known yet) waits for Google's servers'
+/// lists; past it the list is answered with what is known, and clients are told when more comes
+/// (`notifications/tools/list_changed`).
+pub const LIST_WAIT: Duration = Duration::from_secs(3);
+
+/// The shortest wait between two readings of the lists a server asked to be read again (`ttlMs`).
+const MIN_RELIST: Duration = Duration::from_secs(1);
 
 /// Settings the engine can't read from [`Config`] alone.
 pub struct EngineOptions {
@@ -75,6 +89,15 @@ pub struct Engine {
     approvals: Arc<Approvals>,
     tools: Vec<ToolDef>,
     index: HashMap<&'static str, usize>,
+    /// Google's tools that no Gatehouse tool covers, as last discovered ([`Engine::discover`]).
+    discovered: RwLock<Arc<Vec<&'static ToolDef>>>,
+    /// Ticks whenever the offered tools change (a discovered tool came, went or changed).
+    tool_changes: tokio::sync::watch::Sender<u64>,
+    /// One discovery at a time.
+    discovering: tokio::sync::Mutex<()>,
+    /// Every Gatehouse tool's name, enabled or not: a discovered tool may never take one.
+    own_names: HashSet<&'static str>,
+    this: Weak<Engine>,
     ctx: ToolContext,
     sandbox: bool,
     /// How many assistants have connected to this core so far (see [`Engine::assistant_connected`]).
@@ -242,16 +265,127 @@ impl Engine {
         let ctx = ToolContext { google, mcp, config: Arc::new(config), local, cache, progress: Progress::none() };
         let (assistants, _) = tokio::sync::watch::channel(0);
         let resends = Resends::new(crate::approval::gate::DEFAULT_RETRY_WINDOW);
-        Ok(Arc::new(Self { auth, approvals, tools, index, ctx, sandbox, assistants, resends }))
+        let own_names = crate::tools::sets::catalogue().iter().map(|meta| meta.name).collect();
+        let engine = Arc::new_cyclic(|this| Self {
+            auth,
+            approvals,
+            tools,
+            index,
+            discovered: RwLock::new(Arc::new(Vec::new())),
+            tool_changes: tokio::sync::watch::channel(0).0,
+            discovering: tokio::sync::Mutex::new(()),
+            own_names,
+            this: this.clone(),
+            ctx,
+            sandbox,
+            assistants,
+            resends,
+        });
+        if engine.ctx.config.google_backend != GoogleBackend::Rest
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(keep_discovering(Arc::downgrade(&engine)));
+        }
+        Ok(engine)
     }
 
-    /// The tools this server offers, in catalogue order.
+    /// Gatehouse's own tools this server offers, in catalogue order (see [`Engine::offered_tools`] for all).
     pub fn tools(&self) -> &[ToolDef] {
         &self.tools
     }
 
+    /// Every tool this server offers now: its own, then Google's tools it discovered ([`discovered`]).
+    pub fn offered_tools(&self) -> Vec<&ToolDef> {
+        let discovered = self.discovered_tools();
+        self.tools.iter().chain(discovered.iter().copied()).collect()
+    }
+
+    /// Google's tools that no Gatehouse tool covers, as last discovered.
+    pub fn discovered_tools(&self) -> Arc<Vec<&'static ToolDef>> {
+        Arc::clone(&self.discovered.read().unwrap_or_else(|poisoned| poisoned.into_inner()))
+    }
+
+    /// The offered tool named `name`: one of Gatehouse's, or one of Google's it discovered.
     pub fn tool(&self, name: &str) -> Option<&ToolDef> {
-        self.index.get(name).map(|&i| &self.tools[i])
+        if let Some(&i) = self.index.get(name) {
+            return Some(&self.tools[i]);
+        }
+        let discovered = self.discovered_tools();
+        discovered.iter().copied().find(|tool| tool.meta.name == name)
+    }
+
+    /// Ticks whenever the offered tools change: the MCP layer tells its clients
+    /// (`notifications/tools/list_changed`).
+    pub fn tool_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.tool_changes.subscribe()
+    }
+
+    /// Reads Google's servers' tool lists (each as fresh as its server asks, see [`McpClient::catalogue`]) and
+    /// offers the tools no Gatehouse tool covers. A server that can't be reached keeps its last list. Nothing
+    /// with `GATEHOUSE_GOOGLE_BACKEND=rest`.
+    pub async fn discover(&self) {
+        if self.ctx.config.google_backend == GoogleBackend::Rest {
+            return;
+        }
+        let _one = self.discovering.lock().await;
+        let mcp = &self.ctx.mcp;
+        let listed = futures::future::join_all(Product::ALL.map(|product| async move {
+            match mcp.catalogue(product).await {
+                Ok(catalogue) => Some(catalogue),
+                Err(error) => {
+                    tracing::debug!(product = product.name(), "Google's tool list could not be read: {error}");
+                    mcp.known(product).await
+                }
+            }
+        }))
+        .await;
+        let catalogues: Vec<_> = listed.into_iter().flatten().collect();
+        let mut found = discovered::derive(&catalogues, &self.own_names);
+        if let Some(enabled) = &self.ctx.config.enabled_tools {
+            found.retain(|tool| enabled.iter().any(|name| name == tool.meta.name));
+        }
+        let changed = {
+            let mut kept = self.discovered.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let same = kept.len() == found.len() && kept.iter().zip(&found).all(|(a, b)| std::ptr::eq(*a, *b));
+            if !same {
+                *kept = Arc::new(found);
+            }
+            !same
+        };
+        if changed {
+            tracing::info!(
+                tools = self.discovered_tools().len(),
+                "the tools discovered on Google's MCP servers changed"
+            );
+            self.tool_changes.send_modify(|count| *count = count.wrapping_add(1));
+        }
+    }
+
+    /// [`Engine::discover`], waiting for it at most `within`; past that it goes on by itself (and clients are
+    /// told when it changes the tools).
+    pub async fn refresh_tools(&self, within: Duration) {
+        if self.ctx.config.google_backend == GoogleBackend::Rest {
+            return;
+        }
+        let Some(engine) = self.this.upgrade() else { return };
+        let discovery = tokio::spawn(async move { engine.discover().await });
+        if tokio::time::timeout(within, discovery).await.is_err() {
+            tracing::debug!("Google's tool lists are still being read; tools/list answers with what is known");
+        }
+    }
+
+    /// When the lists a server asked to be read again (`ttlMs`) are next due; `None` when no server asked.
+    async fn next_list_due(&self) -> Option<Duration> {
+        let mut due: Option<Duration> = None;
+        for product in Product::ALL {
+            if let Some(catalogue) = self.ctx.mcp.known(product).await
+                && catalogue.max_age() != crate::google::mcp::client::DEFAULT_LIST_AGE
+            {
+                let wait = catalogue.fresh_for().max(MIN_RELIST);
+                due = Some(due.map_or(wait, |due| due.min(wait)));
+            }
+        }
+        due
     }
 
     /// The sign-in state reported as `server://auth-status`; the shell sets it once it knows the method.
@@ -328,7 +462,9 @@ impl Engine {
         arguments: Option<serde_json::Map<String, Value>>,
         progress: Progress,
     ) -> Result<Reply, CallError> {
-        self.call_through(meta, name, arguments, progress, Body::Tool).await
+        // Boxed: the whole decision and run is a large future, and callers (tests on a 2 MB thread stack among
+        // them) then hold a pointer to it rather than the state itself.
+        Box::pin(self.call_through(meta, name, arguments, progress, Body::Tool)).await
     }
 
     /// Reads the resource at `uri` for `meta`'s caller. A resource holding the person's data is read as a
@@ -343,10 +479,10 @@ impl Engine {
         };
         // A resource read is no tools/call: its JSON-RPC id is not one the re-send memory knows.
         let meta = CallMeta { request: None, ..meta.clone() };
-        let reply = self
-            .call_through(&meta, tool, Some(arguments), Progress::none(), Body::Resource(&resource))
-            .await
-            .map_err(|_| ResourceError::NotOffered { uri: uri.to_owned(), tool })?;
+        let reply =
+            Box::pin(self.call_through(&meta, tool, Some(arguments), Progress::none(), Body::Resource(&resource)))
+                .await
+                .map_err(|_| ResourceError::NotOffered { uri: uri.to_owned(), tool })?;
         match reply.is_error {
             true => Err(ResourceError::Refused(reply.text)),
             false => Ok(reply.text),
@@ -375,8 +511,19 @@ impl Engine {
         progress: Progress,
         body: Body<'_>,
     ) -> Result<Reply, CallError> {
-        let tool = self.tool(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
+        // A discovered tool an assistant names before Gatehouse knew of it (its list came from an earlier run).
+        if self.tool(name).is_none() && discovered::parse_name(name).is_some() {
+            self.refresh_tools(LIST_WAIT).await;
+        }
+        let mut tool = self.tool(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
         let arguments = Value::Object(arguments.unwrap_or_default());
+        // Google changed a discovered tool since it was listed: the call is decided as the tool is now.
+        if let Some(google) = tool.google().filter(|_| tool.is_discovered())
+            && google_mcp::google_tool(tool, &self.ctx, &arguments).await.is_some_and(|now| now != *google)
+        {
+            self.discover().await;
+            tool = self.tool(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
+        }
         let started = std::time::Instant::now();
         let account = self.auth.current().account;
         // What the audit log keeps of the call is taken now, so the arguments themselves can go to the tool
@@ -430,6 +577,19 @@ impl Engine {
                     // Google's form is the card of a tool Google asks about at every call: Gatehouse does not
                     // ask first (pause, deny rules and tool sets were applied above; the audit follows). Not for
                     // an unattended assistant: nobody would answer the form, so Gatehouse's rules refuse it now.
+                    // A routed tool whose call goes to Google's server is decided with Google's definition of
+                    // that tool: a grant covers it only while the definition is the one it was given for.
+                    let attached;
+                    let tool = match tool.mcp_route().is_some() && self.approvals.is_gated(tool) {
+                        true => match google_mcp::google_tool(tool, &self.ctx, &arguments).await {
+                            Some(google) => {
+                                attached = tool.with_google(google);
+                                &attached
+                            }
+                            None => tool,
+                        },
+                        false => tool,
+                    };
                     let (permit, answered_via) = if self.approvals.is_gated(tool)
                         && meta.caller.interactive
                         && google_mcp::google_asks_first(tool, &self.ctx, &arguments).await
@@ -510,8 +670,9 @@ impl Engine {
             }
             Permit::Run { source } => {
                 match self.run(tool, arguments, progress, body, self.forms(caller, &source)).await {
-                    Ok((text, notice)) => {
-                        (Reply { text, is_error: false, notice }, Verdict::Allowed, source, CallOutcome::Ok)
+                    Ok((text, notice, google)) => {
+                        let reply = Reply { text, is_error: false, notice, google };
+                        (reply, Verdict::Allowed, source, CallOutcome::Ok)
                     }
                     Err(ToolError::FormNotApproved { ended_by, message }) => {
                         let source = ended_by.unwrap_or(source);
@@ -602,6 +763,8 @@ impl Engine {
                         Output::Text(cache.keep(pending, value.to_string(), cap).instrument(keep()).await)
                     }
                     Output::Text(text) => Output::Text(cache.keep(pending, text, cap).instrument(keep()).await),
+                    // Google's own tools are never kept (they read no single Drive file).
+                    google @ Output::Google(_) => google,
                 })
             }
         }
@@ -616,10 +779,10 @@ impl Engine {
         progress: Progress,
         body: Body<'_>,
         forms: Forms,
-    ) -> Result<(String, Option<String>), ToolError> {
+    ) -> Result<(String, Option<String>, Option<Box<Passed>>), ToolError> {
         self.check_scope(tool).await?;
         if let Body::Resource(resource) = body {
-            return Ok((resource.read_permitted(&self.ctx).await?, None));
+            return Ok((resource.read_permitted(&self.ctx).await?, None, None));
         }
         let screened =
             |text: &str| tool.meta.carries_others_content().then(|| screening::notice(&screening::scan(text)));
@@ -644,6 +807,10 @@ impl Engine {
                 let text = match output {
                     Output::Json(value) => serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string()),
                     Output::Text(text) => text,
+                    Output::Google(passed) => match passed.structured {
+                        Some(value) => serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string()),
+                        None => passed.text,
+                    },
                 };
                 let notice = screened(&text);
                 let bytes = self.ctx.local.write(&path, text.as_bytes()).await?;
@@ -655,14 +822,63 @@ impl Engine {
                     _ => format!("The full result ({bytes} bytes of JSON) was written to {}.", path.display()),
                 };
                 let reply = json!({ "local_path": path.display().to_string(), "bytes": bytes, "message": message });
-                Ok((reply.to_string(), notice))
+                Ok((reply.to_string(), notice, None))
             }
             None => {
                 let _render = tracing::trace_span!(target: TIMING_TARGET, "render").entered();
+                let (output, mut passed) = match output {
+                    Output::Google(mut passed) => (Output::Text(std::mem::take(&mut passed.text)), Some(passed)),
+                    other => (other, None),
+                };
                 let text = response_cap::render(&tool.meta, output, self.ctx.max_chars())?;
+                // Google's structured result is capped as its text is: an assistant reads either.
+                if let Some(structured) = passed.as_ref().and_then(|passed| passed.structured.as_ref()) {
+                    response_cap::render(&tool.meta, Output::Text(structured.to_string()), self.ctx.max_chars())?;
+                }
                 let notice = screened(&text);
-                Ok((text, notice))
+                if let Some(passed) = &mut passed {
+                    passed.text.clear();
+                }
+                Ok((text, notice, passed))
             }
+        }
+    }
+}
+
+/// Reads Google's tool lists again whenever they may have changed (a server said so, a list changed under a
+/// call, the sign-in changed) and when a server asked for it (`ttlMs`), until the engine is gone.
+async fn keep_discovering(engine: Weak<Engine>) {
+    let (mut changes, mut signed_in) = match engine.upgrade() {
+        Some(engine) => (engine.ctx.mcp.changes(), engine.auth.subscribe()),
+        None => return,
+    };
+    loop {
+        let due = match engine.upgrade() {
+            Some(engine) => engine.next_list_due().await,
+            None => return,
+        };
+        let due = async {
+            match due {
+                Some(wait) => tokio::time::sleep(wait).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            changed = changes.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+            }
+            changed = signed_in.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+            }
+            () = due => {}
+        }
+        match engine.upgrade() {
+            Some(engine) => engine.discover().await,
+            None => return,
         }
     }
 }

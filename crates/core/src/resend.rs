@@ -170,7 +170,7 @@ mod tests {
         let Claim::First(first) = resends.claim("c/777", key("a")) else { panic!("first") };
         let Claim::Resent(resent) = resends.claim("c/777", key("a")) else { panic!("a re-send") };
         let waiting = tokio::spawn(resent.reply());
-        first.answered(&Reply { text: "done".into(), is_error: false, notice: None });
+        first.answered(&Reply { text: "done".into(), is_error: false, notice: None, google: None });
         assert_eq!(waiting.await.unwrap().text, "done");
         assert!(matches!(resends.claim("c/777", key("b")), Claim::First(_)));
     }
@@ -185,7 +185,7 @@ mod tests {
         assert!(reply.is_error && reply.text.contains("was not run"), "{}", reply.text);
 
         let Claim::First(first) = resends.claim("c/2", key("a")) else { panic!("first") };
-        first.answered(&Reply { text: "x".repeat(MAX_KEPT_REPLY + 1), is_error: false, notice: None });
+        first.answered(&Reply { text: "x".repeat(MAX_KEPT_REPLY + 1), is_error: false, notice: None, google: None });
         let Claim::Resent(resent) = resends.claim("c/2", key("a")) else { panic!("a re-send") };
         let reply = resent.reply().await;
         assert!(reply.is_error && reply.text.contains("too long to keep"), "{}", reply.text);

@@ -117,12 +117,15 @@ pub async fn read(engine: &Engine, uri: &str) -> Result<String, ResourceError> {
 /// `server://auth-status` for the engine's current sign-in.
 pub fn auth_status(engine: &Engine) -> serde_json::Value {
     let auth = engine.auth().current();
+    // Google's discovered tools are listed with the rest: they need their product's scope, and run on
+    // Google's MCP servers.
+    let tools: Vec<crate::tools::ToolDef> = engine.offered_tools().into_iter().cloned().collect();
     let mut status = crate::auth::status::auth_status(
         auth.method,
         auth.class,
         auth.account.as_deref(),
         auth.granted_scopes.as_deref(),
-        engine.tools(),
+        &tools,
     );
     if auth.method != crate::auth::identity::AuthMethod::None {
         let ctx = engine.context();
@@ -130,7 +133,7 @@ pub fn auth_status(engine: &Engine) -> serde_json::Value {
             backend: ctx.config.google_backend,
             not_agentic: ctx.mcp.refused_as_not_agentic(),
         };
-        crate::auth::status::add_google_backend(&mut status, &reach, engine.tools());
+        crate::auth::status::add_google_backend(&mut status, &reach, &tools);
     }
     status
 }

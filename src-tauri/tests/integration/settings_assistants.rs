@@ -145,6 +145,15 @@ fn pick(id: &str) -> String {
     fit.selection.expect("a pick").spec().to_owned()
 }
 
+/// The entry's `args` for an assistant that takes only so many tools: `before`, then the sets *Connect*
+/// picks and the bound of the list.
+fn picked_args(before: &[&str], id: &str) -> Value {
+    let max = find_client(id).expect("a known assistant").tool_limit.expect("a limit").max;
+    let mut args: Vec<String> = before.iter().map(|arg| (*arg).to_owned()).collect();
+    args.extend(["--tools".to_owned(), pick(id), "--max-tools".to_owned(), max.to_string()]);
+    json!(args)
+}
+
 fn text(value: &Value) -> String {
     value.as_str().map(str::to_owned).unwrap_or_else(|| value.to_string())
 }
@@ -198,12 +207,14 @@ async fn connect_merges_into_cursors_file_with_a_backup_and_disconnect_takes_out
     assert_eq!(written["theme"], "dark", "other settings are kept");
     assert_eq!(written["mcpServers"]["github"]["command"], "npx", "other servers are kept");
     // Cursor takes at most 40 tools, so it is offered sets that fit, and the person is told which.
-    let picked = pick("cursor");
     assert_eq!(
         written["mcpServers"]["gatehouse"],
-        json!({ "command": setup.program(), "args": ["serve", "--tools", picked] })
+        json!({ "command": setup.program(), "args": picked_args(&["serve"], "cursor") })
     );
-    assert!(message.contains(&format!("Cursor takes at most 40 tools, so Gatehouse offers it {picked}")), "{message}");
+    assert!(
+        message.contains(&format!("Cursor takes at most 40 tools, so Gatehouse offers it {}", pick("cursor"))),
+        "{message}"
+    );
     let cursor = setup.client("cursor");
     assert_eq!((cursor["state"].as_str(), text(&cursor["summary"])), (Some("connected"), "Connected.".to_owned()));
     assert_eq!(cursor["over_limit"], Value::Null, "the pick fits");
@@ -290,7 +301,7 @@ async fn the_sandbox_connects_to_the_sandbox_and_another_program_or_mode_is_told
     let sandbox = Setup::new(Options { sandbox: true, ..NORMAL }).await;
     let file = sandbox.path(".codeium/windsurf/mcp_config.json");
     invoke(&sandbox.settings, "assistants_connect", json!({ "client": "windsurf" })).expect("connect");
-    let args = json!(["serve", "--sandbox", "--tools", pick("windsurf")]);
+    let args = picked_args(&["serve", "--sandbox"], "windsurf");
     assert_eq!(read_json(&file)["mcpServers"]["gatehouse"]["args"], args);
     assert_eq!(sandbox.client("windsurf")["summary"], "Connected to the sandbox.");
     let listed = sandbox.list();
@@ -328,7 +339,7 @@ async fn the_sandbox_while_nobody_is_signed_in_connects_for_the_account() {
     let fallback = Setup::new(Options { sandbox: true, signed_out: true, ..NORMAL }).await;
     let file = fallback.path(".codeium/windsurf/mcp_config.json");
     invoke(&fallback.settings, "assistants_connect", json!({ "client": "windsurf" })).expect("connect");
-    assert_eq!(read_json(&file)["mcpServers"]["gatehouse"]["args"], json!(["serve", "--tools", pick("windsurf")]));
+    assert_eq!(read_json(&file)["mcpServers"]["gatehouse"]["args"], picked_args(&["serve"], "windsurf"));
     let windsurf = fallback.client("windsurf");
     assert_eq!(windsurf["state"], "connected", "{windsurf}");
     assert!(text(&windsurf["summary"]).contains("Until you sign in"), "{windsurf}");
@@ -344,7 +355,7 @@ async fn the_sandbox_while_nobody_is_signed_in_connects_for_the_account() {
     let cursor = fallback.write(".cursor/mcp.json", &entry.to_string());
     assert_eq!(fallback.client("cursor")["state"], "elsewhere");
     invoke(&fallback.settings, "assistants_connect", json!({ "client": "cursor" })).expect("connect");
-    assert_eq!(read_json(&cursor)["mcpServers"]["gatehouse"]["args"], json!(["serve", "--tools", pick("cursor")]));
+    assert_eq!(read_json(&cursor)["mcpServers"]["gatehouse"]["args"], picked_args(&["serve"], "cursor"));
     assert_eq!(fallback.client("cursor")["state"], "connected");
 }
 

@@ -289,13 +289,11 @@ impl Broker {
     }
 }
 
+/// What the card's channel gave: the answer and where it came from, or why the card went away.
+type Delivered = Result<Result<(RawAnswer, AnswerChannel), Dismissal>, oneshot::error::RecvError>;
+
 /// How waiting for an answer ended.
-fn waited(
-    answered: Result<
-        Result<Result<(RawAnswer, AnswerChannel), Dismissal>, oneshot::error::RecvError>,
-        tokio::time::error::Elapsed,
-    >,
-) -> Waited {
+fn waited(answered: Result<Delivered, tokio::time::error::Elapsed>) -> Waited {
     match answered {
         Ok(Ok(Ok((answer, channel)))) => Waited::Answered(answer, channel),
         Ok(Ok(Err(dismissal))) => Waited::Dismissed(dismissal),

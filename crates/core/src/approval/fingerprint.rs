@@ -3,6 +3,11 @@
 //! input schema, annotations) and how calls are gated (the evaluator kinds), so a tool that now does, says
 //! or checks something else asks again.
 //!
+//! A tool that runs on one of Google's MCP tools (a discovered tool, or a routed one whose call goes to
+//! Google's server) also covers Google's definition of that tool (name, title, description, input and output
+//! schemas, annotations, and whether Google asks at every call): when Google changes it, grants of the tool
+//! ask again. Tools that run on no Google definition hash exactly what they always did.
+//!
 //! It must be the same in every process and on every run for the same definition, so the JSON it hashes is
 //! canonical: object keys sorted at every depth, no whitespace.
 
@@ -10,6 +15,7 @@ use rmcp::model::ToolAnnotations;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::google::mcp::GoogleTool;
 use crate::tools::ToolDef;
 
 /// Names the format, so a future change of what is hashed can never collide with today's fingerprints.
@@ -26,7 +32,7 @@ fn definition(tool: &ToolDef) -> Value {
     // The order evaluators are declared in changes nothing about gating.
     let mut kinds: Vec<&str> = tool.evaluators().iter().map(|evaluator| evaluator.kind()).collect();
     kinds.sort_unstable();
-    json!({
+    let mut hashed = json!({
         "version": VERSION,
         "name": shown.name,
         "title": shown.title,
@@ -34,7 +40,33 @@ fn definition(tool: &ToolDef) -> Value {
         "input_schema": Value::Object(shown.input_schema.as_ref().clone()),
         "annotations": shown.annotations.as_ref().map(annotations),
         "evaluators": kinds,
+    });
+    // Only for tools on a Google definition: every other tool's fingerprint stays what it was.
+    if let (Some(google), Value::Object(map)) = (tool.google(), &mut hashed) {
+        map.insert("google".to_owned(), google_definition(google));
+    }
+    hashed
+}
+
+/// Google's definition of one of its tools, field by field (see [`annotations`] for why not serialized whole).
+fn google_definition(google: &GoogleTool) -> Value {
+    let tool = &google.definition;
+    json!({
+        "product": google.product.name(),
+        "name": tool.name,
+        "title": tool.title,
+        "description": tool.description,
+        "input_schema": Value::Object(tool.input_schema.as_ref().clone()),
+        "output_schema": tool.output_schema.as_ref().map(|schema| Value::Object(schema.as_ref().clone())),
+        "annotations": tool.annotations.as_ref().map(annotations),
+        "always_asks": google.always_asks,
     })
+}
+
+/// The SHA-256 of Google's definition alone: tells two listings of a tool apart (the same print, the same
+/// definition).
+pub fn google_definition_print(google: &GoogleTool) -> String {
+    digest(&json!({ "version": VERSION, "google": google_definition(google) }))
 }
 
 /// The annotations under their MCP names, field by field (absent hints stay absent, as MCP sends them). Listed
@@ -80,6 +112,8 @@ fn digest(value: &Value) -> String {
 mod tests {
     use schemars::JsonSchema;
     use serde::Deserialize;
+
+    use std::sync::Arc;
 
     use super::*;
     use crate::approval::evaluator::Evaluator;
@@ -181,5 +215,33 @@ mod tests {
         // sha256 of the text above: the same in every process, on every machine.
         assert_eq!(digest(&a), "6f5fa05819f86157f9b4bde2072131af0923211d5a7a1afe196ff99ecf36f307");
         assert_ne!(digest(&json!({ "a": { "y": [1, 2] }, "b": 1 })), digest(&a), "array order counts");
+    }
+
+    fn google_tool(description: &str, always_asks: bool) -> Arc<GoogleTool> {
+        let definition = serde_json::from_value(json!({
+            "name": "get_values",
+            "description": description,
+            "inputSchema": { "type": "object", "properties": { "range": { "type": "string" } } },
+            "annotations": { "readOnlyHint": true },
+        }))
+        .expect("a tool");
+        Arc::new(GoogleTool { product: crate::google::mcp::Product::Sheets, definition, always_asks })
+    }
+
+    #[test]
+    fn a_tool_on_a_google_definition_asks_again_when_google_changes_it() {
+        let own = tool("Tidy a sheet.");
+        let base = fingerprint(&own);
+        let on_google = fingerprint(&own.with_google(google_tool("Returns values.", false)));
+        assert_ne!(on_google, base, "the Google definition is part of the fingerprint");
+        assert_eq!(on_google, fingerprint(&own.with_google(google_tool("Returns values.", false))));
+        let changed = fingerprint(&own.with_google(google_tool("Returns values, and more.", false)));
+        assert_ne!(changed, on_google, "Google changed its description");
+        let gated = fingerprint(&own.with_google(google_tool("Returns values.", true)));
+        assert_ne!(gated, on_google, "Google now asks at every call");
+        assert_ne!(
+            google_definition_print(&google_tool("a", false)),
+            google_definition_print(&google_tool("b", false))
+        );
     }
 }

@@ -277,6 +277,16 @@ impl Approvals {
         self.paused.load(Ordering::SeqCst)
     }
 
+    /// The fingerprint a grant of `tool` must carry to cover its call: today's declaration's, and for a tool
+    /// that runs on one of Google's definitions (discovered, or routed to Google's server for this call) that
+    /// definition's too, so a grant stops covering a tool Google changed.
+    pub fn print_of(&self, tool: &ToolDef) -> String {
+        match tool.google() {
+            Some(_) => fingerprint(tool),
+            None => self.fingerprints.get(tool.meta.name).cloned().unwrap_or_default(),
+        }
+    }
+
     /// Whether the tool's calls pass through the decision: every write, and reads when the policy gates them.
     pub fn is_gated(&self, tool: &ToolDef) -> bool {
         matches!(tool.meta.access, Access::Write { .. }) || self.policy.gate_reads()
@@ -350,9 +360,10 @@ impl Approvals {
             return Some(dismissed(name, Dismissal::Paused));
         }
         let person_denies = self.person_denies(name, account);
+        let print = self.print_of(tool);
         let facts = Facts {
             tool: name,
-            fingerprint: self.fingerprints.get(name).map_or("", String::as_str),
+            fingerprint: &print,
             args,
             evaluators: tool.evaluators(),
             caller: &meta.caller,
@@ -382,15 +393,24 @@ impl Approvals {
     ) -> (Permit, Option<AnswerChannel>) {
         let name = tool.meta.name;
         let retry = meta.retry_marked || self.answered_recently(&key, now);
-        let print = self.fingerprints.get(name).cloned().unwrap_or_default();
+        let print = self.print_of(tool);
         let stored = self.store.as_ref().map(|store| store.candidates(name));
         // The index's snapshot as it is (shared, not copied), unless the policy adds platform grants for the tool.
-        let platform: Vec<&Arc<Grant>> = self.platform.iter().filter(|grant| grant.tool == name).collect();
+        // The policy's allow rules name the tool, not a definition: they follow Google's definition of today.
+        let platform: Vec<Arc<Grant>> = self
+            .platform
+            .iter()
+            .filter(|grant| grant.tool == name)
+            .map(|grant| match tool.google() {
+                Some(_) => Arc::new(Grant { fingerprint: print.clone(), ..Grant::clone(grant) }),
+                None => Arc::clone(grant),
+            })
+            .collect();
         let combined: Vec<Arc<Grant>>;
         let candidates: &[Arc<Grant>] = match (&stored, platform.is_empty()) {
             (Some(stored), true) => stored,
             (stored, _) => {
-                combined = stored.iter().flat_map(|list| list.iter()).chain(platform).cloned().collect();
+                combined = stored.iter().flat_map(|list| list.iter()).cloned().chain(platform).collect();
                 &combined
             }
         };

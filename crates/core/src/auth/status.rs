@@ -34,7 +34,7 @@ pub struct GoogleReach {
 /// rule for AI agents: the tools still calling a REST API, and a sign-in Google's MCP servers refuse.
 pub fn add_google_backend(status: &mut Value, reach: &GoogleReach, tools: &[ToolDef]) {
     let google: Vec<&ToolDef> = tools.iter().filter(|tool| tool.meta.scope.is_some()).collect();
-    let on_mcp = |tool: &&&ToolDef| tool.mcp_route().is_some();
+    let on_mcp = |tool: &&&ToolDef| tool.reaches_google_mcp();
     let setting = "set the Google backend to both (Gatehouse › Settings › Advanced, or GATEHOUSE_GOOGLE_BACKEND=both)";
     let mut entries = Vec::new();
     let rest: Vec<&'static str> = match reach.backend {

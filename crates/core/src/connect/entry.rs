@@ -44,6 +44,9 @@ impl ServerEntry {
     /// The same entry, offering the assistant only the tools of `tools` (`serve --tools …`).
     pub fn offering(mut self, tools: &crate::tools::sets::ToolSelection) -> Self {
         self.args.extend(["--tools".to_owned(), tools.spec().to_owned()]);
+        if let Some(max) = tools.max_tools() {
+            self.args.extend(["--max-tools".to_owned(), max.to_string()]);
+        }
         self
     }
 

@@ -4,7 +4,9 @@
 //! over the limit is kept but warned about (the choice stays the person's).
 //!
 //! The pick is derived from the tool sets (`tools::sets`), never kept by hand: products in catalogue order,
-//! each whole when it fits in what is left, else its reads alone when those fit.
+//! each whole when it fits in what is left, else its reads alone when those fit. Google's own tools in those
+//! sets are known only while Gatehouse runs (and change with Google's list), so the pick also bounds the list
+//! (`serve --max-tools`): they fill the room left, and the assistant's limit holds whatever Google adds.
 
 use crate::tools::registry::ToolMeta;
 use crate::tools::sets::{ALL, ToolSelection, named_sets};
@@ -49,8 +51,9 @@ pub fn fit(client: &Client, asked: Option<&ToolSelection>, tools: &[ToolMeta]) -
     match pick(limit.max, tools) {
         Some(selection) => {
             let offered = offered_by(&selection, tools);
+            let selection = selection.at_most(limit.max);
             let words = format!(
-                "{} takes at most {} tools, so Gatehouse offers it {} ({offered} of its {every} tools).",
+                "{} takes at most {} tools, so Gatehouse offers it {} ({offered} of its {every} tools, and as many of Google's own tools in those sets as fit).",
                 client.name,
                 limit.max,
                 selection.spec()
@@ -135,6 +138,7 @@ mod tests {
             assert!(fit.offered <= max && fit.offered > 0, "{id}: {} tools for a limit of {max}", fit.offered);
             let words = fit.words.expect("words");
             assert!(words.contains(selection.spec()) && words.contains(&max.to_string()), "{words}");
+            assert_eq!(selection.max_tools(), Some(max), "{id}: the list is bounded too");
             assert_eq!(over_limit(client, Some(selection.spec()), catalogue()), None);
         }
     }

@@ -135,7 +135,9 @@ impl Client {
                 Ok(Response::Progress { progress: step, total, message }) => {
                     progress.report(step, total, message.unwrap_or_default()).await;
                 }
-                Ok(Response::Called { text, is_error, notice }) => return Ok(Reply { text, is_error, notice }),
+                Ok(Response::Called { text, is_error, notice }) => {
+                    return Ok(Reply { text, is_error, notice, ..Reply::default() });
+                }
                 Ok(other) => return Err(self.unexpected(&other)),
                 Err(e) => return Err(ControlError::Protocol { pid: self.pid, detail: e.to_string() }),
             }

@@ -267,7 +267,7 @@ impl Response {
 /// [`Client::ask`](super::Client::ask) return the answer's own type, so a new request needs no client method.
 pub trait Answer: Sized {
     /// The answer, or the response when it is another kind (an error, an answer to another question).
-    fn from_response(response: Response) -> Result<Self, Response>;
+    fn from_response(response: Response) -> Result<Self, Box<Response>>;
 }
 
 /// Each answer type and the response variant that carries it (each type is carried by one variant only).
@@ -275,10 +275,10 @@ macro_rules! answers {
     ($($variant:ident => $answer:ty),* $(,)?) => {
         $(
             impl Answer for $answer {
-                fn from_response(response: Response) -> Result<Self, Response> {
+                fn from_response(response: Response) -> Result<Self, Box<Response>> {
                     match response {
                         Response::$variant(answer) => Ok(answer),
-                        other => Err(other),
+                        other => Err(Box::new(other)),
                     }
                 }
             }

@@ -527,7 +527,7 @@ async fn call(
     }
     let meta = relayed(meta);
     match engine.call_reporting(&meta, &name, arguments, progress).await {
-        Ok(Reply { text, is_error, notice }) => Response::Called { text, is_error, notice },
+        Ok(Reply { text, is_error, notice, .. }) => Response::Called { text, is_error, notice },
         Err(error) => Response::error(FailureKind::UnknownTool, error.to_string()),
     }
 }
@@ -642,7 +642,7 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
 /// The MCP tools this server offers; only a `gatehouse serve` relay asks, as it attaches for an assistant.
 fn tools(engine: &Engine) -> Response {
     engine.assistant_connected();
-    Response::Tools(engine.tools().iter().filter_map(|tool| serde_json::to_value(tool.to_mcp()).ok()).collect())
+    Response::Tools(engine.offered_tools().iter().filter_map(|tool| serde_json::to_value(tool.to_mcp()).ok()).collect())
 }
 
 /// Which server this is and what it works with.

@@ -71,6 +71,7 @@ pub fn render(meta: &ToolMeta, output: Output, cap: usize) -> Result<String, Too
     let text = match output {
         Output::Json(value) => value.to_string(),
         Output::Text(text) => text,
+        Output::Google(passed) => passed.text,
     };
     if meta.cap != Cap::Fixed {
         // A UTF-8 string has at least as many bytes as characters: only count when the bytes exceed the cap.

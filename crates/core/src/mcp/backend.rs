@@ -9,7 +9,7 @@ use rmcp::model::{JsonObject, Tool};
 use crate::approval::CallMeta;
 use crate::engine::{CallError, Reply};
 use crate::resources::ResourceError;
-use crate::tools::Progress;
+use crate::tools::{Progress, ToolDef};
 use crate::{Engine, auth};
 
 /// The source of an MCP connection's tools, calls and resources.
@@ -44,11 +44,26 @@ pub trait Backend: Send + Sync + 'static {
     fn auth_changes(&self) -> BoxStream<'static, ()>;
     /// An MCP client finished `initialize` on a connection served from this backend.
     fn assistant_connected(&self);
+    /// Brings the tool list up to date before it is shown (Google's tools are discovered while Gatehouse
+    /// runs), waiting a bounded time. A backend whose list is fixed has nothing to do.
+    fn refresh_tools(&self) -> BoxFuture<'_, ()> {
+        Box::pin(std::future::ready(()))
+    }
+    /// Whether [`Backend::tools`] may change while it serves (Google's tools are discovered at run time): then
+    /// clients are offered `notifications/tools/list_changed`.
+    fn tools_change(&self) -> bool {
+        false
+    }
+    /// Yields whenever [`Backend::tools`] changes (the MCP layer sends `notifications/tools/list_changed`).
+    /// A backend whose list is fixed never yields.
+    fn tool_changes(&self) -> BoxStream<'static, ()> {
+        Box::pin(futures::stream::pending())
+    }
 }
 
 impl Backend for Engine {
     fn tools(&self) -> Vec<Tool> {
-        Engine::tools(self).iter().map(|tool| tool.to_mcp()).collect()
+        self.offered_tools().into_iter().map(ToolDef::to_mcp).collect()
     }
 
     fn is_sandbox(&self) -> bool {
@@ -88,5 +103,21 @@ impl Backend for Engine {
 
     fn assistant_connected(&self) {
         Engine::assistant_connected(self);
+    }
+
+    fn refresh_tools(&self) -> BoxFuture<'_, ()> {
+        Box::pin(Engine::refresh_tools(self, crate::engine::LIST_WAIT))
+    }
+
+    fn tools_change(&self) -> bool {
+        self.context().config.google_backend != crate::config::GoogleBackend::Rest
+    }
+
+    fn tool_changes(&self) -> BoxStream<'static, ()> {
+        let mut changes = Engine::tool_changes(self);
+        changes.mark_unchanged();
+        Box::pin(futures::stream::unfold(changes, |mut changes| async move {
+            changes.changed().await.ok().map(|()| ((), changes))
+        }))
     }
 }

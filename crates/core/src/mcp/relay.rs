@@ -56,7 +56,7 @@ impl Relay {
     /// it, and every call carries it to the host.
     pub fn offering(self, tools: &crate::tools::sets::ToolSelection) -> Relay {
         let mut offered = self.tools;
-        offered.retain(|tool| tools.allows(&tool.name));
+        offered.retain(|tool| tools.allows_tool(tool));
         Relay { tools: offered, within: Some(tools.spec().to_owned()), ..self }
     }
 

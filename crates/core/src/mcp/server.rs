@@ -43,6 +43,9 @@ pub struct McpServer {
     closed: tokio_util::sync::CancellationToken,
     /// The tools this connection is offered (`gatehouse serve --tools`); `None`: every tool the backend has.
     tools: Option<Arc<ToolSelection>>,
+    /// Sends this connection's client `notifications/tools/list_changed` when the backend's tools change
+    /// (a connection with a session: started at `initialize`).
+    list_watch: Arc<Mutex<Option<AbortOnDrop>>>,
 }
 
 /// Stops a subscription's watcher when the subscription (or the connection) goes away.
@@ -69,6 +72,7 @@ impl McpServer {
             subscriptions: Arc::default(),
             closed: tokio_util::sync::CancellationToken::new(),
             tools: None,
+            list_watch: Arc::default(),
         }
     }
 
@@ -99,6 +103,12 @@ impl McpServer {
             within.push((selection, Chosen::Assistant(assistant.name.clone())));
         }
         Ok(within)
+    }
+
+    /// Whether every selection this request is served within takes `tool` (a discovered tool by its product
+    /// and kind, see [`ToolSelection::allows_tool`]).
+    fn offers(within: &[(ToolSelection, Chosen)], tool: &rmcp::model::Tool) -> bool {
+        within.iter().all(|(selection, _)| selection.allows_tool(tool))
     }
 
     /// The same connection, whose calls stop waiting when `closed` fires (the client went away).
@@ -210,8 +220,14 @@ const INSTRUCTIONS: &str = "Gatehouse gives you the person's Google Sheets, Docs
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities =
+        let mut capabilities =
             ServerCapabilities::builder().enable_tools().enable_resources().enable_resources_subscribe().build();
+        // Google's tools are discovered while Gatehouse runs, so the tool list changes: clients are told.
+        if self.backend.tools_change()
+            && let Some(tools) = &mut capabilities.tools
+        {
+            tools.list_changed = Some(true);
+        }
         let mut info = ServerConfig::new(capabilities);
         let name = if self.backend.is_sandbox() { "Gatehouse (sandbox)" } else { "Gatehouse" };
         info.server_info = Implementation::new("gatehouse", env!("CARGO_PKG_VERSION")).with_title(name);
@@ -232,6 +248,19 @@ impl ServerHandler for McpServer {
     ) -> Result<InitializeResult, ErrorData> {
         self.backend.assistant_connected();
         context.peer.set_peer_info(request.clone());
+        let peer = context.peer.clone();
+        let mut changes = self.backend.tool_changes();
+        let watcher = tokio::spawn(async move {
+            // A backend whose tools never change never yields: the task just waits with the connection.
+            use futures::StreamExt;
+            while changes.next().await.is_some() {
+                if let Err(error) = peer.notify_tool_list_changed().await {
+                    tracing::debug!(%error, "the client is no longer told of tool list changes");
+                    break;
+                }
+            }
+        });
+        *self.list_watch.lock().unwrap_or_else(|p| p.into_inner()) = Some(AbortOnDrop(watcher));
         self.negotiate_initialize(&request)
     }
 
@@ -243,41 +272,53 @@ impl ServerHandler for McpServer {
     }
 
     /// What a 2026-07-28 `subscriptions/listen` is given (such clients have no `resources/subscribe`): only
-    /// `server://auth-status` changes on its own, so of the filter only that resource is taken; the rest is
-    /// left out of the acknowledgement, which tells the client so.
+    /// `server://auth-status` changes on its own, and the tool list (Google's tools are discovered while
+    /// Gatehouse runs), so of the filter only those are taken; the rest is left out of the acknowledgement,
+    /// which tells the client so.
     fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
         let mut accepted = SubscriptionFilter::new();
         let watched = requested.resource_subscriptions.as_deref().unwrap_or_default();
         if watched.iter().any(|uri| uri == resources::AUTH_STATUS_URI) {
             accepted.resource_subscriptions = Some(vec![resources::AUTH_STATUS_URI.to_owned()]);
         }
+        if requested.tools_list_changed == Some(true) && self.backend.tools_change() {
+            accepted.tools_list_changed = Some(true);
+        }
         Some(accepted)
     }
 
     /// One `subscriptions/listen` stream: `notifications/resources/updated` for `server://auth-status` at each
-    /// change of the sign-in, as [`Self::subscribe`] sends them to older clients, until the client ends it or
-    /// goes away.
+    /// change of the sign-in, as [`Self::subscribe`] sends them to older clients, and
+    /// `notifications/tools/list_changed` at each change of the tools, as the client asked, until it ends the
+    /// stream or goes away.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let watched = context.accepted().resource_subscriptions.as_deref().unwrap_or_default();
-        if !watched.iter().any(|uri| uri == resources::AUTH_STATUS_URI) {
-            tokio::select! {
-                () = context.cancelled() => {}
-                () = self.closed.cancelled() => {}
-            }
-            return Ok(());
-        }
         use futures::StreamExt;
-        let mut changes = self.backend.auth_changes();
+        let accepted = context.accepted();
+        let watched = accepted.resource_subscriptions.as_deref().unwrap_or_default();
+        let auth = watched.iter().any(|uri| uri == resources::AUTH_STATUS_URI);
+        let tools = accepted.tools_list_changed == Some(true);
+        let never = || -> futures::stream::BoxStream<'static, ()> { Box::pin(futures::stream::pending()) };
+        let mut auth_changes = if auth { self.backend.auth_changes() } else { never() };
+        let mut tool_changes = if tools { self.backend.tool_changes() } else { never() };
         loop {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),
                 () = self.closed.cancelled() => return Ok(()),
-                change = changes.next() => {
+                change = auth_changes.next() => {
                     if change.is_none() {
                         return Ok(());
                     }
                     if let Err(error) = context.sink().notify_resource_updated(resources::AUTH_STATUS_URI).await {
                         tracing::debug!(%error, "a subscription to server://auth-status ended");
+                        return Ok(());
+                    }
+                }
+                change = tool_changes.next() => {
+                    if change.is_none() {
+                        return Ok(());
+                    }
+                    if let Err(error) = context.sink().notify_tool_list_changed().await {
+                        tracing::debug!(%error, "a subscription to tool list changes ended");
                         return Ok(());
                     }
                 }
@@ -291,14 +332,18 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let within = self.selections(&context)?;
+        self.backend.refresh_tools().await;
         let mut tools = self.backend.tools();
-        tools.retain(|tool| within.iter().all(|(selection, _)| selection.allows(&tool.name)));
+        tools.retain(|tool| Self::offers(&within, tool));
+        if let Some(max) = within.iter().filter_map(|(selection, _)| selection.max_tools()).min() {
+            tools.truncate(max);
+        }
         Ok(ListToolsResult::with_all_items(tools))
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
-        let offered = self.tools.as_ref().is_none_or(|tools| tools.allows(name));
-        self.backend.tools().into_iter().find(|tool| offered && tool.name == name)
+        let tool = self.backend.tools().into_iter().find(|tool| tool.name == name)?;
+        self.tools.as_ref().is_none_or(|tools| tools.allows_tool(&tool)).then_some(tool)
     }
 
     async fn call_tool(
@@ -310,9 +355,17 @@ impl ServerHandler for McpServer {
         let progress = progress_for(&request, &context);
         let name = request.name.to_string();
         // A tool outside the assistant's selection is refused before anything else: not run, not asked about.
-        if let Some((selection, chosen)) =
-            self.selections(&context)?.into_iter().find(|(selection, _)| !selection.allows(&name))
-        {
+        let within = self.selections(&context)?;
+        // A discovered tool of Google's is in a set by its product and kind, which its listing says.
+        let listed = match within.is_empty() || crate::tools::discovered::parse_name(&name).is_none() {
+            true => None,
+            false => self.backend.tools().into_iter().find(|tool| tool.name == name),
+        };
+        let allowed = |selection: &ToolSelection| match &listed {
+            Some(tool) => selection.allows_tool(tool),
+            None => selection.allows(&name),
+        };
+        if let Some((selection, chosen)) = within.into_iter().find(|(selection, _)| !allowed(selection)) {
             tracing::info!(tool = %name, set = selection.spec(), "refused a tool outside the assistant's tool set");
             let text = selection.refusal(&name, &chosen);
             return Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into());
@@ -330,13 +383,17 @@ impl ServerHandler for McpServer {
         let reply = reply.map_err(|error| match error {
             CallError::UnknownTool(_) => ErrorData::invalid_params(error.to_string(), None),
         })?;
-        // The screening note follows the result, which stays the first block (clients parse its JSON).
+        // The screening note follows the result, which stays the first block (clients parse its JSON); then
+        // the resource links one of Google's tools gave.
         let mut content = vec![ContentBlock::text(reply.text)];
         content.extend(reply.notice.map(ContentBlock::text));
         if self.backend.is_sandbox() {
             content.push(ContentBlock::text(SANDBOX_NOTE));
         }
-        let result = if reply.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
+        let (structured, links) = reply.google.map(|passed| (passed.structured, passed.links)).unwrap_or_default();
+        content.extend(links);
+        let mut result = if reply.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
+        result.structured_content = structured;
         Ok(result.into())
     }
 

@@ -33,18 +33,8 @@ pub fn markdown(tools: &[ToolDef]) -> String {
         );
         for tool in tools.iter().filter(|t| t.meta.service == service) {
             let meta = &tool.meta;
-            let (rw, destructive, idempotent) = match meta.access {
-                Access::Read => ("R", "", "yes"),
-                Access::Write { destructive, idempotent } => {
-                    ("W", if destructive { "yes" } else { "" }, if idempotent { "yes" } else { "" })
-                }
-            };
-            let cap = match meta.cap {
-                Cap::Fixed => "",
-                Cap::Narrower => "yes",
-                Cap::Paging => "yes (paging)",
-                Cap::Download => "yes (download_file)",
-            };
+            let (rw, destructive, idempotent) = kind(meta.access);
+            let cap = cap(meta.cap);
             let _ = writeln!(
                 out,
                 "| `{}` | {} | {} | {rw} | {destructive} | {idempotent} | {cap} | {} | {} | {} |",
@@ -58,6 +48,68 @@ pub fn markdown(tools: &[ToolDef]) -> String {
         }
     }
     out
+}
+
+/// The section of Google's tools that no Gatehouse tool covers, offered under the naming rule
+/// ([`super::discovered`]), from `tools` (derived from a server's list: docs/tools.md lists the emulator's,
+/// [`super::discovered::from_emulator`]). Derived exactly as the running server derives them.
+pub fn discovered_markdown(tools: &[&ToolDef]) -> String {
+    let mut out = String::from(
+        "\n## Google's tools offered as they are\n\nGoogle's MCP servers have tools that no Gatehouse tool runs on. Gatehouse \
+         discovers them while it runs (each product server's `tools/list`, read again when the server says it \
+         changed, after a reconnect, and when its list is due) and offers each under one naming rule: Google's tool `T` of \
+         product `P` is **`google_P_T`** (no Gatehouse tool's name starts with `google_`). Everything is derived \
+         from Google's definition as for a declared tool: the kind from its annotations, read only in the safe \
+         direction (a read needs `readOnlyHint: true` and a place on `/mcp/v1self`), its product's tool sets, \
+         the response cap and `local_path` for reads, the product's scope. **Google asks** marks the tools Google \
+         asks the person about at every call (left out of `/mcp/v1self`): Google's form, shown on Gatehouse's \
+         card, is their approval; every other call is decided by Gatehouse first, as its own tools' are. Their \
+         results pass Google's `structuredContent` and resource links on. Offered with \
+         `GATEHOUSE_GOOGLE_BACKEND` `both` or `mcp`, not with `rest`. The list below is what the built-in \
+         emulator's servers offer (the tools Google publishes); Google's servers may offer more, and those are \
+         offered the same way.\n\n\
+         | tool | Google's tool | what it does | parameters | R/W | D | I | cap | local_path | fails for | Google asks |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for tool in tools {
+        let meta = &tool.meta;
+        let (rw, destructive, idempotent) = kind(meta.access);
+        let google = tool.google().map(|google| format!("`{}mcp/{}`", google.product.name(), google.name()));
+        let asks = tool.google().is_some_and(|google| google.always_asks);
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {rw} | {destructive} | {idempotent} | {} | {} | {} | {} |",
+            meta.name,
+            google.unwrap_or_default(),
+            meta.description.replace('|', "\\|").replace('\n', " "),
+            parameters(tool),
+            cap(meta.cap),
+            if meta.local_path { "yes" } else { "" },
+            meta.fails_for.iter().map(|l| format!("`{}`", l.category())).collect::<Vec<_>>().join(", "),
+            if asks { "yes" } else { "" },
+        );
+    }
+    out
+}
+
+/// The R/W, D and I columns.
+fn kind(access: Access) -> (&'static str, &'static str, &'static str) {
+    match access {
+        Access::Read => ("R", "", "yes"),
+        Access::Write { destructive, idempotent } => {
+            ("W", if destructive { "yes" } else { "" }, if idempotent { "yes" } else { "" })
+        }
+    }
+}
+
+/// The cap column.
+fn cap(cap: Cap) -> &'static str {
+    match cap {
+        Cap::Fixed => "",
+        Cap::Narrower => "yes",
+        Cap::Paging => "yes (paging)",
+        Cap::Download => "yes (download_file)",
+    }
 }
 
 /// How the tool reaches Google: its Google MCP tool (REST where the route can't express the arguments), or
@@ -102,7 +154,7 @@ mod tests {
     #[test]
     fn docs_tools_md_matches_the_declarations() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/tools.md");
-        let expected = markdown(&all_tools());
+        let expected = markdown(&all_tools()) + &discovered_markdown(&crate::tools::discovered::from_emulator());
         if std::env::var_os("UPDATE_DOCS").is_some() {
             std::fs::write(&path, &expected).unwrap();
         }
@@ -111,5 +163,27 @@ mod tests {
             actual == expected,
             "docs/tools.md is out of date: run `UPDATE_DOCS=1 cargo test -p gatehouse-core catalogue_doc` and commit it"
         );
+    }
+
+    /// The emulator's tools that no Gatehouse tool covers are in docs/tools.md, under the naming rule, with
+    /// their kind derived from the annotations (a read only with `readOnlyHint` and a place on `/mcp/v1self`).
+    #[test]
+    fn google_tools_no_gatehouse_tool_covers_are_listed_as_derived() {
+        let discovered = crate::tools::discovered::from_emulator();
+        let names: Vec<&str> = discovered.iter().map(|tool| tool.meta.name).collect();
+        assert!(names.contains(&"google_sheets_get_spreadsheet"), "{names:?}");
+        assert!(names.contains(&"google_drive_create_file"), "{names:?}");
+        assert!(!names.contains(&"google_sheets_get_values"), "get_sheet_data runs on it: covered, {names:?}");
+        let tool = |name: &str| discovered.iter().find(|tool| tool.meta.name == name).copied().expect("listed");
+        assert!(tool("google_sheets_get_spreadsheet").meta.is_read_only());
+        assert!(tool("google_sheets_get_spreadsheet").meta.local_path);
+        assert!(matches!(tool("google_drive_create_file").meta.access, Access::Write { destructive: false, .. }));
+        let update = tool("google_calendar_update_event");
+        assert!(update.google().is_some_and(|google| google.always_asks), "left out of /mcp/v1self");
+        let section = discovered_markdown(&discovered);
+        for name in &names {
+            assert!(section.contains(&format!("| `{name}` |")), "{name} has its row");
+        }
+        assert!(section.contains("| `google_calendar_update_event` | `calendarmcp/update_event` |"));
     }
 }

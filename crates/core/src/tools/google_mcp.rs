@@ -18,7 +18,7 @@
 use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::Value;
 
-use super::registry::{Access, Output, ToolDef};
+use super::registry::{Access, Output, Passed, ToolDef};
 use super::{Forms, ToolContext, ToolError};
 use crate::approval::rounds::{FormCall, Rounds};
 use crate::config::GoogleBackend;
@@ -55,20 +55,79 @@ impl McpRoute {
     }
 }
 
-/// Whether `tool` is offered under `backend`: with `mcp`, only the tools that can run on Google's servers.
+/// Whether `tool` is offered under `backend`: with `mcp`, only the tools that can run on Google's servers;
+/// with `rest`, none of Google's own tools ([`super::discovered`]).
 pub fn offered(tool: &ToolDef, backend: GoogleBackend) -> bool {
-    backend != GoogleBackend::Mcp || tool.mcp_route().is_some()
+    match backend {
+        GoogleBackend::Mcp => tool.reaches_google_mcp(),
+        GoogleBackend::Rest => !tool.is_discovered(),
+        GoogleBackend::Both => true,
+    }
 }
 
 /// Where one call goes.
 enum Path {
     Rest,
-    Mcp { route: McpRoute, arguments: JsonObject },
+    Mcp {
+        route: McpRoute,
+        arguments: JsonObject,
+    },
+    /// One of Google's tools offered as it is: its arguments go as they came (less Gatehouse's `local_path`).
+    Discovered {
+        product: Product,
+        tool: String,
+        arguments: JsonObject,
+    },
+}
+
+/// The Google tool a call of `tool` with `arguments` goes to, when it goes to one of Google's MCP servers:
+/// a discovered tool's own definition as listed now, or a routed tool's. The engine attaches it before the
+/// decision ([`ToolDef::with_google`]), so a grant covers the call only while Google's definition is the one
+/// it was given for. `None` when the call runs on REST.
+pub async fn google_tool(
+    tool: &ToolDef,
+    ctx: &ToolContext,
+    arguments: &Value,
+) -> Option<std::sync::Arc<crate::google::mcp::GoogleTool>> {
+    match choose(tool, ctx, arguments).await {
+        Ok((Path::Mcp { route, .. }, _)) => {
+            let catalogue = ctx.mcp.known(route.product).await?;
+            catalogue.tool(route.tool).cloned().map(std::sync::Arc::new)
+        }
+        Ok((Path::Discovered { product, tool: name, .. }, _)) => {
+            let catalogue = ctx.mcp.known(product).await?;
+            catalogue.tool(&name).cloned().map(std::sync::Arc::new)
+        }
+        _ => None,
+    }
+}
+
+/// A discovered tool's call: Google's tool as its server lists it now (gone: refused in words, nothing sent).
+async fn choose_discovered(tool: &ToolDef, ctx: &ToolContext, arguments: &Value) -> Result<(Path, bool), ToolError> {
+    let Some(google) = tool.google() else {
+        return Err(ToolError::invalid(format!("{} runs on no Google tool.", tool.meta.name)));
+    };
+    let (product, name) = (google.product, google.name().to_owned());
+    let catalogue = ctx.mcp.catalogue(product).await?;
+    let Some(listed) = catalogue.tool(&name) else {
+        return Err(McpError::UnknownTool { product, tool: name }.into());
+    };
+    let mut arguments = match arguments {
+        Value::Object(map) => map.clone(),
+        _ => JsonObject::new(),
+    };
+    if tool.meta.local_path {
+        arguments.remove("local_path");
+    }
+    Ok((Path::Discovered { product, tool: name, arguments }, listed.always_asks))
 }
 
 /// Chooses the surface before anything is sent; `Err` only with `mcp`, where there is no other.
 async fn choose(tool: &ToolDef, ctx: &ToolContext, arguments: &Value) -> Result<(Path, bool), ToolError> {
     let backend = ctx.config.google_backend;
+    if tool.is_discovered() {
+        return choose_discovered(tool, ctx, arguments).await;
+    }
     let Some(route) = tool.mcp_route().copied() else {
         return Ok((Path::Rest, false));
     };
@@ -107,7 +166,7 @@ async fn choose(tool: &ToolDef, ctx: &ToolContext, arguments: &Value) -> Result<
 /// `/mcp/v1`, left out of `/mcp/v1self`): then Gatehouse does not card it first, Google's form is the card.
 /// Deny rules, pause, tool sets and the audit still apply (the engine asks this only after them).
 pub async fn google_asks_first(tool: &ToolDef, ctx: &ToolContext, arguments: &Value) -> bool {
-    matches!(choose(tool, ctx, arguments).await, Ok((Path::Mcp { .. }, true)))
+    matches!(choose(tool, ctx, arguments).await, Ok((Path::Mcp { .. } | Path::Discovered { .. }, true)))
 }
 
 /// Runs a permitted call on the surface [`choose`] picks; on Google's MCP server, in rounds, each form Google
@@ -115,11 +174,20 @@ pub async fn google_asks_first(tool: &ToolDef, ctx: &ToolContext, arguments: &Va
 pub async fn run(tool: &ToolDef, ctx: ToolContext, arguments: Value, forms: &Forms) -> Result<Output, ToolError> {
     let (path, always_asks) = choose(tool, &ctx, &arguments).await?;
     let left_to_google = !forms.decided_by_gatehouse;
-    let Path::Mcp { route, arguments: google_arguments } = path else {
-        if left_to_google {
-            return Err(stopped_asking(tool));
+    let (route, google_arguments) = match path {
+        Path::Mcp { route, arguments } => (route, arguments),
+        Path::Discovered { product, tool: name, arguments: google_arguments } => {
+            if left_to_google && !always_asks {
+                return Err(stopped_asking(tool));
+            }
+            return run_discovered(tool, &ctx, &arguments, (product, name, google_arguments), forms).await;
         }
-        return tool.run(ctx, arguments).await;
+        Path::Rest => {
+            if left_to_google {
+                return Err(stopped_asking(tool));
+            }
+            return tool.run(ctx, arguments).await;
+        }
     };
     if left_to_google && !always_asks {
         return Err(stopped_asking(tool));
@@ -162,9 +230,63 @@ pub async fn run(tool: &ToolDef, ctx: ToolContext, arguments: Value, forms: &For
     }
 }
 
+/// Runs a permitted call of one of Google's tools offered as it is: in rounds, each form put to the person on a
+/// card, Google's result passed on as it came. Never REST: there is no other way to run it.
+async fn run_discovered(
+    tool: &ToolDef,
+    ctx: &ToolContext,
+    arguments: &Value,
+    (product, name, google_arguments): (Product, String, JsonObject),
+    forms: &Forms,
+) -> Result<Output, ToolError> {
+    let round = |repeat| ctx.mcp.call(product, &name, google_arguments.clone(), repeat);
+    let call = FormCall::new(
+        &forms.caller,
+        (tool.meta.name, tool.meta.title),
+        arguments,
+        tool.evaluators(),
+        forms.decided_by_gatehouse,
+    );
+    let result = match forms.approvals.run_in_rounds(&call, round).await {
+        Ok(Rounds::Done(result)) => result,
+        Ok(Rounds::NotApproved { why, message }) => {
+            return Err(ToolError::FormNotApproved { ended_by: why.source(), message });
+        }
+        Err(error) => return Err(error.into()),
+    };
+    passed(product, result)
+}
+
+/// Google's result as Gatehouse passes it on: a tool error in Google's words, or its text, its
+/// `structuredContent` and its resource links.
+fn passed(product: Product, result: CallToolResult) -> Result<Output, ToolError> {
+    let text = result
+        .content
+        .iter()
+        .filter_map(|content| content.as_text().map(|text| text.text.as_str()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    if result.is_error == Some(true) {
+        let words: String = text.chars().take(2_000).collect();
+        return Err(ToolError::GoogleMcpRefused { server: product.label(), words });
+    }
+    let links =
+        result.content.iter().filter(|content| content.as_resource_link().is_some()).cloned().collect::<Vec<_>>();
+    let structured = result.structured_content;
+    let text = match (text.is_empty(), &structured) {
+        (true, Some(value)) => value.to_string(),
+        _ => text,
+    };
+    Ok(Output::Google(Box::new(Passed { text, structured, links })))
+}
+
 /// A call Gatehouse left to Google's form whose tool Google no longer asks about.
 fn stopped_asking(tool: &ToolDef) -> ToolError {
-    let server = tool.mcp_route().map_or("Google's MCP server", |route| route.product.label());
+    let server = tool
+        .mcp_route()
+        .map(|route| route.product.label())
+        .or_else(|| tool.google().map(|google| google.product.label()))
+        .unwrap_or("Google's MCP server");
     ToolError::GoogleStoppedAsking { tool: tool.meta.name, server }
 }
 
@@ -212,5 +334,32 @@ pub(crate) fn object(value: Value) -> JsonObject {
     match value {
         Value::Object(map) => map,
         _ => JsonObject::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{ContentBlock, Resource};
+
+    use super::*;
+
+    #[test]
+    fn a_discovered_tools_result_passes_structured_content_and_resource_links_on() {
+        let mut result = CallToolResult::structured(serde_json::json!({ "id": "f1", "name": "Notes" }));
+        let link = ContentBlock::resource_link(Resource::new("https://drive.google.com/file/d/f1", "Notes"));
+        result.content.push(link);
+        let Ok(Output::Google(given)) = passed(Product::Drive, result) else { panic!("Google's result") };
+        assert_eq!(given.structured, Some(serde_json::json!({ "id": "f1", "name": "Notes" })));
+        assert_eq!(serde_json::from_str::<Value>(&given.text).ok(), given.structured, "the text is the JSON");
+        assert_eq!(given.links.len(), 1);
+        assert!(
+            given.links[0].as_resource_link().is_some_and(|found| found.uri == "https://drive.google.com/file/d/f1")
+        );
+
+        let refused = CallToolResult::error(vec![ContentBlock::text("No such file.")]);
+        let Err(ToolError::GoogleMcpRefused { words, .. }) = passed(Product::Drive, refused) else {
+            panic!("a tool error in Google's words")
+        };
+        assert_eq!(words, "No such file.");
     }
 }

@@ -1,6 +1,8 @@
 //! The `manifest.json` of Gatehouse's MCP Bundle (`.mcpb`, the format Claude Desktop installs with one
 //! click), generated from the tool declarations like `docs/tools.md`, so the bundle can't list a tool the
-//! binary doesn't serve.
+//! binary doesn't serve. Google's own tools that no Gatehouse tool covers are read from Google's servers while
+//! Gatehouse runs (`tools::discovered`), so the manifest lists Gatehouse's tools and says more are generated
+//! at run time (`tools_generated`).
 //!
 //! The bundle holds the `gatehouse` binary. Claude Desktop starts it as `gatehouse serve`, which relays to the
 //! desktop app when it runs (one set of cards, grants and sign-in for every assistant) and hosts itself when
@@ -40,7 +42,7 @@ pub fn manifest(tools: &[ToolDef], platform: &str) -> Value {
             },
         },
         "tools": tools,
-        "tools_generated": false,
+        "tools_generated": true,
         "keywords": ["google", "sheets", "docs", "drive", "calendar", "gmail", "approvals"],
         "compatibility": { "platforms": [platform] },
     })

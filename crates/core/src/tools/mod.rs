@@ -4,6 +4,7 @@ pub mod cache;
 pub mod calendar;
 pub mod catalogue_doc;
 pub mod context;
+pub mod discovered;
 pub mod docs;
 pub mod drive;
 pub mod error;
@@ -32,12 +33,16 @@ pub enum StartError {
 }
 
 /// The tools this server offers: every tool, or those `enabled` (`ENABLED_TOOLS`) names, in catalogue order.
+/// A name under the naming rule of Google's discovered tools (`google_sheets_…`, see [`discovered`]) is taken
+/// as it is: whether Google offers it is known only once its server is asked, and the engine offers such a
+/// tool only when `ENABLED_TOOLS` names it.
 pub fn enabled_tools(enabled: Option<&[String]>) -> Result<Vec<ToolDef>, StartError> {
     let mut tools = all_tools();
     let Some(enabled) = enabled else { return Ok(tools) };
     let unknown: Vec<&str> = enabled
         .iter()
         .filter(|name| !tools.iter().any(|tool| tool.meta.name == name.as_str()))
+        .filter(|name| discovered::parse_name(name).is_none())
         .map(String::as_str)
         .collect();
     if !unknown.is_empty() {

@@ -17,6 +17,7 @@ use crate::approval::evaluator::{ArgEvaluator, Evaluator};
 use crate::approval::preview::Preview;
 use crate::approval::sentence::Said;
 use crate::google::GoogleClient;
+use crate::google::mcp::GoogleTool;
 
 /// Which Google product a tool works on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -360,6 +361,19 @@ pub enum Output {
     Json(Value),
     /// Serialized JSON, produced by the handler.
     Text(String),
+    /// A discovered Google tool's result as Google gave it (see [`Passed`]).
+    Google(Box<Passed>),
+}
+
+/// The result of one of Google's tools that Gatehouse offers as it is ([`super::discovered`]): its text, and
+/// what MCP clients that take them are given besides (`structuredContent`, resource links).
+#[derive(Debug, Clone, Default)]
+pub struct Passed {
+    /// Google's text content, joined; Google's `structuredContent` as JSON text when it gave no text.
+    pub text: String,
+    pub structured: Option<Value>,
+    /// Google's `resource_link` content blocks, as it sent them.
+    pub links: Vec<rmcp::model::ContentBlock>,
 }
 
 impl From<Value> for Output {
@@ -385,6 +399,10 @@ pub struct ToolDef {
     wording: Option<Wording>,
     /// How its card's preview of the change is read ([`ToolDef::previewed`]).
     preview: Option<Previewer>,
+    /// The Google tool definition the tool runs on, when known: a discovered tool's own
+    /// ([`ToolDef::discovered`]); for a routed tool, the one its call goes to ([`ToolDef::with_google`]). Its
+    /// fingerprint covers it, so a grant stops covering a tool whose Google definition changed.
+    google: Option<Arc<GoogleTool>>,
 }
 
 /// A preview being read from Google; the error in words for the card.
@@ -453,6 +471,7 @@ impl ToolDef {
             mcp: None,
             wording: None,
             preview: None,
+            google: None,
         }
     }
 
@@ -499,6 +518,54 @@ impl ToolDef {
             .unwrap_or_else(|| Said::generic(self.meta.title, self.meta.description))
     }
 
+    /// A tool of Google's MCP server offered as it is (see [`super::discovered`]): `schema` is what the
+    /// assistant is shown, and every call goes to Google's tool ([`super::google_mcp::run`]), never to a handler.
+    pub(crate) fn discovered(meta: ToolMeta, schema: JsonObject, google: Arc<GoogleTool>) -> Self {
+        let name = meta.name;
+        let server = google.product.label();
+        let handler: Handler = Arc::new(move |_ctx, _args| {
+            Box::pin(async move { Err(ToolError::invalid(format!("{name} runs only on the {server}."))) })
+        });
+        let check: Check = Arc::new(move |args| {
+            crate::limits::arguments::check(name, args)?;
+            match args {
+                Value::Object(_) => Ok(()),
+                _ => Err(ToolError::invalid(format!("{name} takes its arguments as a JSON object."))),
+            }
+        });
+        Self {
+            meta,
+            schema: Arc::new(schema),
+            handler,
+            evaluators: Vec::new(),
+            check,
+            mcp: None,
+            wording: None,
+            preview: None,
+            google: Some(google),
+        }
+    }
+
+    /// Whether this is one of Google's tools offered as it is ([`super::discovered`]).
+    pub fn is_discovered(&self) -> bool {
+        self.mcp.is_none() && self.google.is_some()
+    }
+
+    /// Whether calls can run on one of Google's MCP servers: a route, or a discovered tool.
+    pub fn reaches_google_mcp(&self) -> bool {
+        self.mcp.is_some() || self.google.is_some()
+    }
+
+    /// The Google tool definition this tool runs on, when known (see the field's documentation).
+    pub fn google(&self) -> Option<&Arc<GoogleTool>> {
+        self.google.as_ref()
+    }
+
+    /// The same routed tool, its call going to Google's tool `google` (its fingerprint then covers it).
+    pub fn with_google(&self, google: Arc<GoogleTool>) -> Self {
+        Self { google: Some(google), ..self.clone() }
+    }
+
     /// The same tool, also able to run on Google's MCP server as `route` says (see [`super::google_mcp`]).
     pub fn on_google_mcp(self, route: McpRoute) -> Self {
         Self { mcp: Some(route), ..self }
@@ -532,6 +599,10 @@ impl ToolDef {
         let mut tool = Tool::new(self.meta.name, self.meta.described(), Arc::clone(&self.schema));
         tool.title = Some(self.meta.title.to_owned());
         tool.annotations = Some(self.meta.annotations());
+        // A discovered tool passes Google's structuredContent on, which its output schema describes.
+        if self.is_discovered() {
+            tool.output_schema = self.google.as_ref().and_then(|google| google.definition.output_schema.clone());
+        }
         tool
     }
 

@@ -10,6 +10,10 @@
 //! `ENABLED_TOOLS`: a selection only narrows. An assistant is offered the tools that are both in its selection
 //! and enabled by `ENABLED_TOOLS` (which stays the upper bound); a selection naming a tool `ENABLED_TOOLS`
 //! leaves out does not bring it back.
+//!
+//! Google's tools that Gatehouse discovers while it runs ([`super::discovered`]) belong to their product's sets
+//! by the same rule (reads also to `<service>-read`), and may be named one by one (`google_sheets_…`) before
+//! they are discovered: a selection keeps the sets it names, not only the tools they held when it was read.
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -82,6 +86,19 @@ pub fn named_sets(tools: &[ToolMeta]) -> Vec<NamedSet> {
         .collect()
 }
 
+/// The rule of the set named `key` among `tools`' sets.
+fn rule_named(key: &str, tools: &[ToolMeta]) -> Option<Rule> {
+    if key == ALL {
+        return Some(Rule::All);
+    }
+    let (service, reads) = match key.strip_suffix("-read") {
+        Some(service) => (service, true),
+        None => (key, false),
+    };
+    let service = tools.iter().map(|meta| meta.service).find(|candidate| service_key(*candidate) == service)?;
+    Some(if reads { Rule::Reads(service) } else { Rule::Service(service) })
+}
+
 /// The sets of this build's tools.
 pub fn sets() -> Vec<NamedSet> {
     named_sets(catalogue())
@@ -104,6 +121,14 @@ pub struct ToolSelection {
     /// The selection as it is written back: its items trimmed, joined by commas.
     spec: String,
     names: BTreeSet<&'static str>,
+    /// The sets it names, for Google's discovered tools.
+    rules: Vec<Rule>,
+    /// Google's discovered tools it names one by one.
+    discovered: BTreeSet<String>,
+    /// The most tools a list offers (`serve --max-tools`), for an assistant that takes only so many: Google's
+    /// discovered tools come last in a list, so they are the ones left out, and Gatehouse's own tools the
+    /// person was told of stay.
+    at_most: Option<usize>,
 }
 
 impl ToolSelection {
@@ -121,13 +146,18 @@ impl ToolSelection {
             return Err(SetError::Empty { sets: listed() });
         }
         let mut names = BTreeSet::new();
+        let mut rules = Vec::new();
+        let mut discovered = BTreeSet::new();
         let mut unknown = Vec::new();
         for item in &items {
             let key = item.to_ascii_lowercase();
             if let Some(set) = sets.iter().find(|set| set.name == key) {
                 names.extend(set.tools.iter().copied());
+                rules.extend(rule_named(&key, tools));
             } else if let Some(meta) = tools.iter().find(|meta| meta.name == *item) {
                 names.insert(meta.name);
+            } else if super::discovered::parse_name(item).is_some() {
+                discovered.insert((*item).to_owned());
             } else {
                 unknown.push(format!("“{item}”"));
             }
@@ -136,7 +166,7 @@ impl ToolSelection {
             let verb = if unknown.len() > 1 { "are" } else { "is" };
             return Err(SetError::Unknown { names: unknown.join(", "), verb, sets: listed() });
         }
-        Ok(ToolSelection { spec: items.join(","), names })
+        Ok(ToolSelection { spec: items.join(","), names, rules, discovered, at_most: None })
     }
 
     /// Reads a selection to keep for an assistant: `None` when it names `all`, which is kept as no selection at
@@ -147,14 +177,42 @@ impl ToolSelection {
         Ok((!everything).then_some(selection))
     }
 
+    /// The same selection, offering at most `max` tools in a list.
+    pub fn at_most(self, max: usize) -> Self {
+        Self { at_most: Some(max), ..self }
+    }
+
+    /// The most tools a list offers, when that is bounded.
+    pub fn max_tools(&self) -> Option<usize> {
+        self.at_most
+    }
+
     /// The selection as written (`sheets,drive-read`).
     pub fn spec(&self) -> &str {
         &self.spec
     }
 
-    /// Whether the selection takes the tool named `name`.
+    /// Whether the selection takes the tool named `name` (a discovered tool: named one by one; see
+    /// [`ToolSelection::allows_tool`] for its sets).
     pub fn allows(&self, name: &str) -> bool {
-        self.names.contains(name)
+        self.names.contains(name) || self.discovered.contains(name)
+    }
+
+    /// Whether the selection takes `tool` as `tools/list` shows it: by name, and a discovered tool of Google's
+    /// also by the sets it belongs to (its product's; `<service>-read` when its annotations say it only reads,
+    /// which Gatehouse derived in the safe direction).
+    pub fn allows_tool(&self, tool: &rmcp::model::Tool) -> bool {
+        if self.allows(&tool.name) {
+            return true;
+        }
+        let Some((product, _)) = super::discovered::parse_name(&tool.name) else { return false };
+        let service = super::discovered::service(product);
+        let read = tool.annotations.as_ref().and_then(|hints| hints.read_only_hint) == Some(true);
+        self.rules.iter().any(|rule| match *rule {
+            Rule::All => true,
+            Rule::Service(of) => of == service,
+            Rule::Reads(of) => of == service && read,
+        })
     }
 
     /// What a call of `tool` outside the selection is answered with: which set it was, and how to change it.

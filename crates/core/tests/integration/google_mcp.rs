@@ -341,3 +341,73 @@ fn engine_with_token(h: &Harness, token: String, backend: GoogleBackend) -> Arc<
     })
     .expect("engine")
 }
+
+/// A token source that hands out its tokens in turn: each refusal (`invalidate_token`) moves on to the next.
+struct Rotating {
+    tokens: std::sync::Mutex<std::collections::VecDeque<String>>,
+    refused: std::sync::atomic::AtomicUsize,
+}
+
+impl Rotating {
+    fn push(&self, token: String) {
+        self.tokens.lock().expect("tokens").push_back(token);
+    }
+}
+
+impl gatehouse_core::google::TokenSource for Rotating {
+    fn token(&self) -> futures::future::BoxFuture<'_, Result<String, gatehouse_core::google::auth::AuthError>> {
+        let token = self.tokens.lock().expect("tokens").front().cloned();
+        Box::pin(async move { token.ok_or(gatehouse_core::google::auth::AuthError::NotSignedIn) })
+    }
+
+    fn invalidate(&self) -> futures::future::BoxFuture<'_, ()> {
+        self.refused.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.tokens.lock().expect("tokens").pop_front();
+        Box::pin(async {})
+    }
+
+    fn account(&self) -> Option<String> {
+        Some(USER.to_owned())
+    }
+}
+
+/// Once connected, a token Google's server refuses (it expired) on `tools/list` or `tools/call` makes one fresh
+/// token and one more try, as connecting does: the person sees no error for an access token's ordinary end.
+#[tokio::test]
+async fn a_token_refused_after_connecting_is_replaced_once_for_a_list_and_for_a_call() {
+    let h = Harness::new().await;
+    let id = seed_budget(&h);
+    let tokens = Arc::new(Rotating { tokens: Default::default(), refused: Default::default() });
+    tokens.push(h.google.issue_token(h.owner()));
+    let mcp = McpClient::new(McpOptions {
+        http: reqwest::Client::new(),
+        endpoints: Endpoints::new(Some(h.google.url().parse().expect("emulator url"))),
+        tokens: Arc::clone(&tokens) as Arc<dyn gatehouse_core::google::TokenSource>,
+        timeout: Duration::from_secs(20),
+    });
+    mcp.catalogue(Product::Sheets).await.expect("listed with the first token");
+
+    // The first token expires; the next one Gatehouse would get is fresh.
+    h.google.world().expire_access_tokens();
+    tokens.push(h.google.issue_token(h.owner()));
+    mcp.forget_list(Product::Sheets).await;
+    let listed = mcp.catalogue(Product::Sheets).await.expect("tools/list: a fresh token, one more try");
+    assert!(listed.tool("get_values").is_some());
+    assert_eq!(tokens.refused.load(std::sync::atomic::Ordering::SeqCst), 1, "one token refused, one replaced");
+
+    h.google.world().expire_access_tokens();
+    tokens.push(h.google.issue_token(h.owner()));
+    let read = arguments(json!({ "spreadsheetId": id, "range": "Sheet1!A1:B2" }));
+    let Round::Done(result) = mcp.call(Product::Sheets, "get_values", read, None).await.expect("tools/call: retried")
+    else {
+        panic!("the account's own sheet is read without a form");
+    };
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    assert_eq!(tokens.refused.load(std::sync::atomic::Ordering::SeqCst), 2);
+
+    // A token refused again after the fresh one: said, not retried for ever.
+    h.google.world().expire_access_tokens();
+    mcp.forget_list(Product::Sheets).await;
+    let refused = mcp.catalogue(Product::Sheets).await.expect_err("no token left that Google takes");
+    assert!(matches!(refused, McpError::Refused { .. } | McpError::Auth(_)), "{refused:?}");
+}

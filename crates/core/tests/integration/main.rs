@@ -78,6 +78,7 @@ mod gmail_labels;
 mod gmail_read;
 mod gmail_send;
 mod google_client;
+mod google_discovered;
 mod google_forms;
 mod google_mcp;
 mod independent_server;

@@ -94,6 +94,13 @@ impl Product {
     }
 }
 
+/// The definitions `product`'s server lists on `/mcp/v1` (before any test changed them, see [`Changes`]),
+/// each with whether `/mcp/v1self` lists it too: what a client discovers, for generating documentation from
+/// (Gatehouse's docs/tools.md lists the tools it offers from them).
+pub fn published(product: Product) -> Vec<(rmcp::model::Tool, bool)> {
+    tools::catalogue(product).iter().map(|tool| (tool.tool.clone(), tool.gate != tools::Gate::Always)).collect()
+}
+
 /// The two endpoints of each server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Endpoint {

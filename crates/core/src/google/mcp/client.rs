@@ -171,6 +171,28 @@ pub struct Catalogue {
 }
 
 impl Catalogue {
+    /// A list as a server gave it, spoken to in 2026-07-28, good for [`DEFAULT_LIST_AGE`] (tests, and the
+    /// definitions docs/tools.md is generated from).
+    pub fn listed(product: Product, tools: Vec<GoogleTool>) -> Self {
+        Self {
+            product,
+            tools,
+            version: ProtocolVersion::V_2026_07_28,
+            listed: Instant::now(),
+            max_age: DEFAULT_LIST_AGE,
+        }
+    }
+
+    /// How long after its listing this list is read again, as the server asked (`ttlMs`) or by default.
+    pub fn max_age(&self) -> Duration {
+        self.max_age
+    }
+
+    /// How long this list is still good for (zero once it is due to be read again).
+    pub fn fresh_for(&self) -> Duration {
+        self.max_age.saturating_sub(self.listed.elapsed())
+    }
+
     pub fn tool(&self, name: &str) -> Option<&GoogleTool> {
         self.tools.iter().find(|tool| tool.name() == name)
     }
@@ -201,6 +223,9 @@ struct Inner {
     servers: HashMap<Product, Server>,
     /// Counts every change of any product's tool list, so the layer above knows when to look again.
     revision: AtomicU64,
+    /// Ticks when a list changed or may have (a server's `notifications/tools/list_changed`): the engine
+    /// reads the lists again then, and tells its own clients (see [`McpClient::changes`]).
+    changes: tokio::sync::watch::Sender<u64>,
     /// The last attempt to connect was refused because the OAuth client is not marked agentic
     /// (`server://auth-status` says so); cleared by the next connection that succeeds.
     not_agentic: AtomicBool,
@@ -251,6 +276,7 @@ impl McpClient {
                 options,
                 servers,
                 revision: AtomicU64::new(0),
+                changes: tokio::sync::watch::channel(0).0,
                 not_agentic: AtomicBool::new(false),
             }),
         }
@@ -265,6 +291,16 @@ impl McpClient {
     /// A number that changes whenever a product's tool list changed since it was last read.
     pub fn revision(&self) -> u64 {
         self.inner.revision.load(Ordering::SeqCst)
+    }
+
+    /// Ticks whenever a product's tool list changed, or a server said it did (its next use reads it again).
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.changes.subscribe()
+    }
+
+    fn changed(&self) {
+        self.inner.revision.fetch_add(1, Ordering::SeqCst);
+        self.inner.changes.send_modify(|count| *count = count.wrapping_add(1));
     }
 
     fn server(&self, product: Product) -> &Server {
@@ -286,7 +322,7 @@ impl McpClient {
         let listed = Arc::new(self.list(server).await?);
         let changed = kept.as_ref().is_none_or(|before| before.tools != listed.tools);
         if changed {
-            self.inner.revision.fetch_add(1, Ordering::SeqCst);
+            self.changed();
             tracing::info!(product = product.name(), tools = listed.tools.len(), "Google's MCP tools listed");
         }
         *kept = Some(Arc::clone(&listed));
@@ -302,7 +338,7 @@ impl McpClient {
     pub async fn forget_list(&self, product: Product) {
         let server = self.server(product);
         if server.catalogue.lock().await.take().is_some() {
-            self.inner.revision.fetch_add(1, Ordering::SeqCst);
+            self.changed();
         }
     }
 
@@ -345,18 +381,28 @@ impl McpClient {
         product: Product,
         endpoint: &Endpoint,
     ) -> Result<(Vec<Tool>, ProtocolVersion, Option<u64>), McpError> {
-        let connection = self.connect(product, endpoint).await?;
-        let listed = self.bounded(product, connection.service.peer().list_all_tools_with_cache_hint()).await;
-        match listed {
-            Ok(Ok(list)) => Ok((list.items, connection.version.clone(), list.ttl_ms)),
-            Ok(Err(error)) => {
-                self.drop_connection(endpoint, &connection).await;
-                Err(service_error(product, &error))
+        let mut retried = false;
+        loop {
+            let connection = self.connect(product, endpoint).await?;
+            let token = self.inner.options.tokens.token().await.map_err(|error| McpError::Auth(Arc::new(error)))?;
+            let listed = self.bounded(product, connection.service.peer().list_all_tools_with_cache_hint()).await;
+            let error = match listed {
+                Ok(Ok(list)) => return Ok((list.items, connection.version.clone(), list.ttl_ms)),
+                Ok(Err(error)) => error,
+                Err(timeout) => {
+                    self.drop_connection(endpoint, &connection).await;
+                    return Err(timeout);
+                }
+            };
+            self.drop_connection(endpoint, &connection).await;
+            // The token expired or was revoked since the connection was made: one fresh token, one more try,
+            // as for a call.
+            if !retried && is_unauthorized(&error) {
+                retried = true;
+                self.inner.options.tokens.invalidate_token(&token).await;
+                continue;
             }
-            Err(timeout) => {
-                self.drop_connection(endpoint, &connection).await;
-                Err(timeout)
-            }
+            return Err(service_error(product, &error));
         }
     }
 
@@ -388,7 +434,11 @@ impl McpClient {
             let mut config = StreamableHttpClientTransportConfig::with_uri(endpoint.url.as_str());
             config.allow_stateless = true;
             let transport = StreamableHttpClientTransport::with_client(client, config);
-            let listener = Listener { stale: Arc::clone(&endpoint.stale), info: client_info() };
+            let listener = Listener {
+                stale: Arc::clone(&endpoint.stale),
+                changes: self.inner.changes.clone(),
+                info: client_info(),
+            };
             let lifecycle = ClientLifecycleMode::Auto {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25],
                 legacy_version: Some(ProtocolVersion::V_2025_11_25),
@@ -556,6 +606,7 @@ fn client_info() -> ClientConfig {
 #[derive(Clone)]
 struct Listener {
     stale: Arc<AtomicBool>,
+    changes: tokio::sync::watch::Sender<u64>,
     info: ClientConfig,
 }
 
@@ -566,6 +617,7 @@ impl rmcp::ClientHandler for Listener {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.stale.store(true, Ordering::SeqCst);
+        self.changes.send_modify(|count| *count = count.wrapping_add(1));
     }
 }
 
