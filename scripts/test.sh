@@ -69,11 +69,16 @@ cargo_failed=$((cargo_failed + windows_failed))
 
 echo "== supply chain: cargo deny check bans licenses sources (deny.toml)" >&2
 # Offline: the rules are about what Cargo.lock holds. The advisory database can't be fetched here (deny.toml).
-if cargo deny --offline check bans licenses sources >"$log" 2>&1; then
+# cargo-deny reads the metadata of every crate in Cargo.lock, for every platform, and the build fetched only
+# this platform's: `cargo fetch` gets the others first (from crates.io), or an offline check fails on a fresh
+# machine (what failed stop 24's run, unnamed).
+if cargo fetch --locked >"$log" 2>&1 && cargo deny --offline check bans licenses sources >>"$log" 2>&1; then
   deny_passed=1 deny_failed=0
 else
-  grep -E -A8 '^error' "$log" | head -n 60 >&2
+  grep -E -A8 '^error|\[ERROR\]' "$log" | head -n 60 >&2
   deny_passed=0 deny_failed=1
+  failures="$failures
+the supply-chain check (cargo deny check bans licenses sources): see its errors above"
 fi
 tail -n 1 "$log" >&2
 cargo_passed=$((cargo_passed + deny_passed))
