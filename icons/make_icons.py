@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Draws Gatehouse's icons (a shield with a gate in it) as RGBA PNGs, with nothing but the standard library.
+"""Draws Gatehouse's icons (a shield with a gate in it) as RGBA PNGs, with nothing but the standard library,
+and packs the same pictures into the Windows (.ico) and macOS (.icns) icon files the installers need.
 
-Run from anywhere: `python3 icons/make_icons.py`. It rewrites the PNGs beside it; the drawing is plain
-geometry, so the output is the same on every machine.
+Run from anywhere: `python3 icons/make_icons.py`. It rewrites the icons beside it; the drawing is plain
+geometry, so the output is the same on every machine. The Linux package installs every PNG size listed in
+src-tauri/tauri.conf.json (`bundle.icon`) into the desktop's icon theme.
 """
 
 import math
@@ -81,11 +83,48 @@ def png(size, pixels):
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(pixels, 9)) + chunk(b"IEND", b"")
 
 
+def ico(pngs):
+    """A Windows icon file holding `pngs` ({size: PNG bytes}) as they are (PNG entries, Windows Vista and later)."""
+    sizes = sorted(pngs)
+    offset = 6 + 16 * len(sizes)
+    header = struct.pack("<HHH", 0, 1, len(sizes))
+    entries, images = b"", b""
+    for size in sizes:
+        data = pngs[size]
+        # A width or height of 256 is written as 0.
+        entries += struct.pack("<BBBBHHII", size % 256, size % 256, 0, 0, 1, 32, len(data), offset + len(images))
+        images += data
+    return header + entries + images
+
+
+# The icns element types that hold a PNG of each size (Apple's Icon Services formats).
+ICNS_TYPES = {32: b"ic11", 64: b"ic12", 128: b"ic07", 256: b"ic08", 512: b"ic09"}
+
+
+def icns(pngs):
+    """A macOS icon file holding `pngs` ({size: PNG bytes}) for the sizes icns has a PNG element for."""
+    body = b"".join(
+        ICNS_TYPES[size] + struct.pack(">I", 8 + len(data)) + data for size, data in sorted(pngs.items()) if size in ICNS_TYPES
+    )
+    return b"icns" + struct.pack(">I", 8 + len(body)) + body
+
+
+# The PNGs, by file name: every size a desktop's menus, docks and file managers ask for, and the tray's.
+PNGS = [("16x16.png", 16), ("24x24.png", 24), ("32x32.png", 32), ("48x48.png", 48), ("64x64.png", 64),
+        ("128x128.png", 128), ("128x128@2x.png", 256), ("256x256.png", 256), ("icon.png", 512), ("tray.png", 64)]
+
+
 def main():
-    for name, size in [("32x32.png", 32), ("128x128.png", 128), ("128x128@2x.png", 256), ("icon.png", 512),
-                       ("tray.png", 64)]:
+    drawn = {}
+    for name, size in PNGS:
+        if size not in drawn:
+            drawn[size] = png(size, draw(size))
         with open(os.path.join(HERE, name), "wb") as out:
-            out.write(png(size, draw(size)))
+            out.write(drawn[size])
+    with open(os.path.join(HERE, "icon.ico"), "wb") as out:
+        out.write(ico({size: drawn[size] for size in (16, 24, 32, 48, 64, 256)}))
+    with open(os.path.join(HERE, "icon.icns"), "wb") as out:
+        out.write(icns(drawn))
 
 
 if __name__ == "__main__":

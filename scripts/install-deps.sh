@@ -2,7 +2,8 @@
 # Installs what building and testing Gatehouse needs and is missing: Debian/Ubuntu packages, a Rust
 # toolchain if there is none, and (with --validators, for the tests) the pinned MCP validators and the
 # official Python and TypeScript SDK clients (MCP 2026-07-28) under target/tools, and what the desktop app's
-# end-to-end test needs (WebKitWebDriver, Xvfb, tauri-driver), and cargo-deny for the supply-chain check.
+# end-to-end test needs (WebKitWebDriver, Xvfb, tauri-driver), cargo-deny for the supply-chain check, and the
+# Tauri CLI that scripts/package.sh bundles the desktop app with (the install test's .deb).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -77,13 +78,16 @@ if $want_validators; then
   mkdir -p "$tools"
   # The official TypeScript SDK's client for MCP 2026-07-28 is @modelcontextprotocol/client (2.x): the older
   # @modelcontextprotocol/sdk (1.32.2, its newest) stops at 2025-11-25. tests/clients/mcp2026.mjs uses it.
+  # The Tauri CLI (scripts/package.sh bundles the desktop app with it) comes from npm as a prebuilt binary
+  # (@tauri-apps/cli-linux-x64-gnu and its siblings): seconds, where `cargo install tauri-cli` compiles for minutes.
   if [ ! -x "$tools/node_modules/.bin/conformance" ] || [ ! -x "$tools/node_modules/.bin/inspector" ] ||
-    [ ! -x "$tools/node_modules/.bin/mcpb" ] || [ ! -d "$tools/node_modules/@modelcontextprotocol/client" ]; then
-    echo "Installing the MCP validators (MCP Inspector CLI, MCP conformance suite, the MCP Bundle CLI, the TypeScript SDK's client, Node 22)…" >&2
+    [ ! -x "$tools/node_modules/.bin/mcpb" ] || [ ! -d "$tools/node_modules/@modelcontextprotocol/client" ] ||
+    [ ! -x "$tools/node_modules/.bin/tauri" ]; then
+    echo "Installing the MCP validators (MCP Inspector CLI, MCP conformance suite, the MCP Bundle CLI, the TypeScript SDK's client, Node 22) and the Tauri CLI…" >&2
     [ -f "$tools/package.json" ] || (cd "$tools" && npm init -y >/dev/null)
     (cd "$tools" && npm install --no-audit --no-fund --loglevel=error \
       node@22 @modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/conformance@0.1.16 \
-      @anthropic-ai/mcpb@2.1.2 @modelcontextprotocol/client@2.4.0 >&2)
+      @anthropic-ai/mcpb@2.1.2 @modelcontextprotocol/client@2.4.0 @tauri-apps/cli@2.12.6 >&2)
   fi
   # The conformance suite's scenarios for MCP 2026-07-28 exist only in its 0.2 pre-releases; kept apart from
   # the released 0.1.16 above (same package name), for scripts/validate-mcp.sh.

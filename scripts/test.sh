@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of Gatehouse: unit and integration tests, the end-to-end tests (the real binary with
 # rmcp's client over stdio and HTTP), then the MCP Inspector CLI and the official MCP conformance suite
-# against the real binary. Ends with one summary line: "N passed, M failed".
+# against the real binary, then the install test (the .deb of this build installed, run and removed again:
+# scripts/test-install.sh). Ends with one summary line: "N passed, M failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -91,13 +92,24 @@ validators_passed=$(grep -Ec '^ok ' "$log")
 validators_failed=$(grep -Ec '^not ok ' "$log")
 if [ "$validators_status" != 0 ] && [ "$validators_failed" = 0 ]; then validators_failed=1; fi
 
-passed=$((cargo_passed + validators_passed))
-failed=$((cargo_failed + validators_failed))
+failures="$failures
+$(grep -E '^not ok ' "$log")"
+
+echo "== Install test: the .deb of this build, installed, started under Xvfb, removed" >&2
+bash scripts/test-install.sh 2>&1 | tee "$log" >&2
+install_status=${PIPESTATUS[0]}
+install_passed=$(grep -Ec '^ok ' "$log")
+install_failed=$(grep -Ec '^not ok ' "$log")
+if [ "$install_status" != 0 ] && [ "$install_failed" = 0 ]; then install_failed=1; fi
+failures="$failures
+$(grep -E '^not ok ' "$log")"
+
+passed=$((cargo_passed + validators_passed + install_passed))
+failed=$((cargo_failed + validators_failed + install_failed))
 if [ "$failed" != 0 ]; then
   echo "== what failed" >&2
   printf '%s\n' "$failures" | grep -v '^$' >&2
-  grep -E '^not ok ' "$log" >&2
 fi
-echo "cargo test: $cargo_passed passed, $cargo_failed failed; MCP validators: $validators_passed passed, $validators_failed failed" >&2
+echo "cargo test: $cargo_passed passed, $cargo_failed failed; MCP validators: $validators_passed passed, $validators_failed failed; install test: $install_passed passed, $install_failed failed" >&2
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

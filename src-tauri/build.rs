@@ -14,6 +14,8 @@ fn main() {
         "account_use",
         "account_sign_out",
         "account_restart",
+        "account_setup_open",
+        "account_client_choose",
         "advanced_settings",
         "advanced_set",
         "advanced_reset",
@@ -33,6 +35,11 @@ fn main() {
         "activity_list",
         "activity_verify",
         "activity_revoke_grant",
+        "welcome_status",
+        "welcome_open_page",
+        "welcome_try_sandbox",
+        "updates_status",
+        "updates_install",
     ]);
     if let Err(error) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         // A build script reports through cargo's output; there is no caller to return the error to.

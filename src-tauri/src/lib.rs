@@ -11,7 +11,9 @@
 //! - [`card`]: the card window: when it appears, where, and what it is told;
 //! - [`notify`]: the OS notification announcing a card not in view;
 //! - [`settings`]: the settings window, a module per page;
-//! - [`tray`]: the tray menu.
+//! - [`tray`]: the tray menu;
+//! - [`welcome`]: the welcome window, opened at start when the core's rule says so.
+//! - [`updates`]: the app's own updates (looked for at start and daily, installed on the person's click).
 
 pub mod card;
 pub mod commands;
@@ -21,6 +23,8 @@ pub mod notify;
 pub mod settings;
 pub mod startup;
 pub mod tray;
+pub mod updates;
+pub mod welcome;
 
 use gatehouse_core::connect;
 use tauri::{Manager, Runtime};
@@ -42,6 +46,8 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         settings::account::account_use,
         settings::account::account_sign_out,
         settings::account::account_restart,
+        settings::account::account_setup_open,
+        settings::account::account_client_choose,
         settings::advanced::advanced_settings,
         settings::advanced::advanced_set,
         settings::advanced::advanced_reset,
@@ -61,6 +67,11 @@ pub fn with_commands<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R
         settings::assistants::assistants_create_token,
         settings::assistants::assistants_revoke_token,
         settings::assistants::assistants_set_tools,
+        welcome::welcome_status,
+        welcome::welcome_open_page,
+        welcome::welcome_try_sandbox,
+        updates::updates_status,
+        updates::updates_install,
     ])
 }
 
@@ -78,7 +89,7 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
             settings::open(app, "account");
         }
     }));
-    let app = with_commands(builder)
+    let app = with_commands(builder.plugin(updates::plugin()))
         .setup(move |app| {
             let started = tauri::async_runtime::block_on(startup::start(&options))?;
             // With windows, cards are answered on the card, not from a terminal, unless the person allows it
@@ -90,9 +101,17 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
             let approvals = started.host.engine().approvals().clone();
             // The card window is made once cards are likely, not at launch on a fresh install (see `card`).
             let engine = started.host.engine();
+            let used_before = tauri::async_runtime::block_on(engine.used_by_assistants());
+            let home = started.host.config().home.clone();
+            let start = gatehouse_core::welcome::Start {
+                first_launch: gatehouse_core::welcome::first_launch(&home),
+                signed_in: matches!(started.mode, startup::Mode::Account { .. }),
+                assistant_connected: welcome::assistant_connected(used_before),
+                tray_host: welcome::tray_host_present(),
+            };
             let ahead = card::Ahead {
                 connections: engine.assistant_connections(),
-                used_before: tauri::async_runtime::block_on(engine.used_by_assistants()),
+                used_before,
                 set_up_in: Some(Box::new(|| {
                     let set_up = connect::set_up_in(connect::ENTRY_NAME, &|name| std::env::var(name).ok());
                     set_up.map(|client| client.name)
@@ -108,7 +127,10 @@ pub fn run(options: startup::Options) -> anyhow::Result<()> {
                 http: started.http,
             });
             app.manage(startup::Hosted::new(started.host));
+            welcome::open_at_start(app.handle(), start, &home);
             card::watch_and_prepare(app.handle().clone(), approvals, Some(ahead));
+            app.manage(updates::Updates::new(updates::Source::from_config(app.handle())));
+            updates::watch(app.handle().clone());
             startup::quit_on_signal(app.handle().clone());
             Ok(())
         })

@@ -16,11 +16,15 @@ const WAITING: &str = "waiting";
 const OPEN: &str = "open";
 const PAUSE: &str = "pause";
 const QUIT: &str = "quit";
+const UPDATE: &str = "update";
 
 /// The menu items that change while the app runs.
 struct Items<R: Runtime> {
+    menu: Menu<R>,
     waiting: MenuItem<R>,
     pause: CheckMenuItem<R>,
+    /// In the menu only while there is an update to act on (`set_update`).
+    update: MenuItem<R>,
 }
 
 /// Puts the icon in the tray, its menu saying `mode` and that nothing waits yet.
@@ -49,8 +53,27 @@ pub fn create<R: Runtime>(app: &AppHandle<R>, mode: &Mode) -> tauri::Result<()> 
         .show_menu_on_left_click(true)
         .on_menu_event(on_menu)
         .build(app)?;
-    app.manage(Items { waiting, pause });
+    let update = MenuItem::with_id(app, UPDATE, "", true, None::<&str>)?;
+    app.manage(Items { menu, waiting, pause, update });
     Ok(())
+}
+
+/// Shows the update item under the account with `label` (what the core says there is to do), or takes it out
+/// (`None`). It opens the Gatehouse window, where *Install update* is.
+pub fn set_update<R: Runtime>(app: &AppHandle<R>, label: Option<&str>) {
+    let Some(items) = app.try_state::<Items<R>>() else { return };
+    let shown = items.menu.get(UPDATE).is_some();
+    let updated = match label {
+        Some(label) => items.update.set_text(label).and_then(|()| match shown {
+            true => Ok(()),
+            false => items.menu.insert(&items.update, 2),
+        }),
+        None if shown => items.menu.remove(&items.update),
+        None => Ok(()),
+    };
+    if let Err(error) = updated {
+        tracing::debug!("the tray's update item could not be updated: {error}");
+    }
 }
 
 /// Shows how many approvals wait; the item opens the card when any do.
@@ -71,7 +94,7 @@ fn on_menu<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
         WAITING => {
             crate::card::show_if_pending(app);
         }
-        OPEN => crate::settings::open(app, "account"),
+        OPEN | UPDATE => crate::settings::open(app, "account"),
         PAUSE => {
             let (Some(items), Some(cards)) = (app.try_state::<Items<R>>(), app.try_state::<Cards>()) else { return };
             // The menu ticks the item itself; the core follows what it shows.

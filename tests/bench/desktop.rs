@@ -253,7 +253,13 @@ async fn app_with_settings(home: &Home) -> Result<(Desktop, WebDriver, Vec<Strin
     let webdriver = app.webdriver().await?.clone();
     webdriver.switch_to_page("settings.html", Duration::from_secs(30)).await?;
     let known = webdriver.window_handles().await?;
-    ensure!(known.len() == 1, "a window besides the settings window before any assistant connected: {known:?}");
+    // The welcome window of a first launch may be open too; the card window must not be, yet.
+    for handle in &known {
+        webdriver.switch_to_handle(handle).await?;
+        let url = webdriver.url().await?;
+        ensure!(!url.contains("card.html"), "the card window was made before any assistant connected: {known:?}");
+    }
+    webdriver.switch_to_page("settings.html", Duration::from_secs(30)).await?;
     Ok((app, webdriver, known))
 }
 
@@ -306,8 +312,9 @@ async fn card_at_once(home: &Home) -> Result<(Duration, Duration)> {
 /// The same worst case in an app that made its card window at launch (in `home`, which assistants used before
 /// or where one is set up to start Gatehouse). Also the app's idle memory then, before any assistant connects.
 async fn card_at_once_prepared(home: &Home, marker: &str) -> Result<(Duration, Duration, Memory)> {
-    let mut app = Desktop::launch_idle(home, &[]).await?;
-    // The card window is the app's only window: WebDriver attaches to it.
+    // On a desktop with a tray, as a person who set Gatehouse up has: no welcome window at this later launch
+    // (a first launch still gets one), so the card window is what WebDriver attaches to.
+    let mut app = Desktop::launch_with_tray(home, &[]).await?;
     let webdriver = app.webdriver().await?.clone();
     webdriver.switch_to_page("card.html", Duration::from_secs(30)).await?;
     let ready = "return document.readyState === 'complete' && !!window.__TAURI__";

@@ -2,9 +2,9 @@
 //! single-instance lock and tray live there, so parallel tests never see each other's app), and its own
 //! tauri-driver, through which WebKitWebDriver starts the app and drives its windows.
 //!
-//! The app starts to the tray with no window, and WebKitWebDriver's new session waits until the app has a
-//! webview to hand it: so the session is asked for in the background at launch and resolves when the first
-//! window appears (a card, or the settings window that a second launch opens). Every window of the app
+//! WebKitWebDriver's new session waits until the app has a webview to hand it: so the session is asked for in
+//! the background at launch and resolves when the first window appears (the welcome window, which a bare Xvfb
+//! with no tray host always gets, a card, or the settings window that a second launch opens). Every window of the app
 //! shares one automated web context, so later windows show up as further window handles.
 //!
 //! Everything started here is ended on drop, by process id: the driver's whole process tree (WebKitWebDriver,
@@ -261,6 +261,73 @@ impl Drop for SessionBus {
     }
 }
 
+/// A tray host on the session bus `bus`, as a desktop with a panel has one: python3-dbusmock playing
+/// `org.kde.StatusNotifierWatcher`, with a StatusNotifier host registered. Without it (a bare Xvfb) the app
+/// finds no tray to live in. Ends with the test (by process id).
+pub struct TrayHost(Child);
+
+impl TrayHost {
+    const WATCHER: &str = "org.kde.StatusNotifierWatcher";
+
+    pub fn start(bus: &str) -> Result<Self> {
+        // The system's Python, which Debian's python3-dbusmock is installed for (as tests/notify.rs uses it).
+        let child = Command::new("/usr/bin/python3")
+            .args(["-m", "dbusmock", "--session", Self::WATCHER, "/StatusNotifierWatcher", Self::WATCHER])
+            .env("DBUS_SESSION_BUS_ADDRESS", bus)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting python3-dbusmock (Debian package python3-dbusmock)")?;
+        let host = Self(child);
+        let send = |args: &[&str]| -> Result<String> {
+            let out = Command::new(require("dbus-send", "Debian package dbus-bin")?)
+                .arg(format!("--bus={bus}"))
+                .arg("--print-reply")
+                .args(args)
+                .output()?;
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let owner = format!("string:{}", Self::WATCHER);
+        let asked = ["--dest=org.freedesktop.DBus", "/", "org.freedesktop.DBus.NameHasOwner", owner.as_str()];
+        while !send(&asked)?.contains("boolean true") {
+            ensure!(Instant::now() < deadline, "python3-dbusmock did not take {} within 20 s", Self::WATCHER);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mock = ["--dest=org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher"];
+        let interface = format!("string:{}", Self::WATCHER);
+        for (name, value) in
+            [("IsStatusNotifierHostRegistered", "variant:boolean:true"), ("ProtocolVersion", "variant:int32:0")]
+        {
+            let name = format!("string:{name}");
+            let args = [mock[0], mock[1], "org.freedesktop.DBus.Mock.AddProperty", &interface, &name, value];
+            send(&args)?;
+        }
+        for method in ["RegisterStatusNotifierItem", "RegisterStatusNotifierHost"] {
+            let method = format!("string:{method}");
+            let args = [
+                mock[0],
+                mock[1],
+                "org.freedesktop.DBus.Mock.AddMethod",
+                &interface,
+                &method,
+                "string:s",
+                "string:",
+                "string:",
+            ];
+            send(&args)?;
+        }
+        Ok(host)
+    }
+}
+
+impl Drop for TrayHost {
+    fn drop(&mut self) {
+        terminate(&mut self.0);
+    }
+}
+
 /// The environment the app runs in: a private home, display and bus, MCP over HTTP on `http`, and none of the
 /// caller's Google settings.
 pub fn app_env(home: &Path, display: &str, bus: &str, http: SocketAddr) -> Vec<(OsString, Option<OsString>)> {
@@ -352,6 +419,7 @@ pub struct Desktop {
     webdriver: Option<WebDriver>,
     /// When tauri-driver was asked for the session that starts the app.
     pub launched: Instant,
+    _tray: Option<TrayHost>,
     _bus: SessionBus,
     _display: Xvfb,
     /// Held until everything above is gone (fields drop in order).
@@ -383,9 +451,20 @@ impl Desktop {
     /// Starts the app like [`Desktop::launch`] but waits only until it runs as this user's host, asking over the
     /// control socket ([`host_ready`]): no MCP client connects, so the app stays as it is with no assistant.
     pub async fn launch_idle(home: &Home, extra: &[(&str, &OsStr)]) -> Result<Self> {
+        Self::launch_on(home, extra, false).await
+    }
+
+    /// [`Desktop::launch_idle`] on a desktop with a tray host ([`TrayHost`]), as KDE or GNOME with its
+    /// AppIndicator extension.
+    pub async fn launch_with_tray(home: &Home, extra: &[(&str, &OsStr)]) -> Result<Self> {
+        Self::launch_on(home, extra, true).await
+    }
+
+    async fn launch_on(home: &Home, extra: &[(&str, &OsStr)], tray: bool) -> Result<Self> {
         let alone = one_at_a_time().await;
         let display = Xvfb::start()?;
         let bus = SessionBus::start()?;
+        let tray = if tray { Some(TrayHost::start(&bus.address)?) } else { None };
         // The app picks its own HTTP port (port 0) and says which over its control socket: a port picked here and
         // let go could be taken again before the app binds it (WebKitWebDriver picks its inspector's port so).
         let http: SocketAddr = "127.0.0.1:0".parse()?;
@@ -416,6 +495,7 @@ impl Desktop {
             session: None,
             webdriver: None,
             launched: Instant::now(),
+            _tray: tray,
             _bus: bus,
             _display: display,
             _alone: alone,

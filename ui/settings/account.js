@@ -3,7 +3,9 @@
 // comes from the core (account_status); this file only lays it out and words it.
 //
 // Hooks the end-to-end test relies on: each limitation is an <article class="card limitation"
-// data-category="…"> with an <h3> title and its alternatives as the <li>s of a list.
+// data-category="…"> with an <h3> title and its alternatives as the <li>s of a list. The guided setup is
+// <details id="setup">, a <li data-step="KEY"> per step (its button opens the console page), then
+// <input id="client-file"> (also a drop target: #client-drop) whose outcome shows in #client-file-said.
 "use strict";
 
 (function () {
@@ -16,6 +18,8 @@
     no_mailbox: "Can't use Gmail: it has no mailbox",
     not_signed_in: "Not signed in to Google",
     missing_scopes: "Some permissions were not granted",
+    uses_rest_api: "Some tools still use Google's older way in",
+    client_not_agentic: "Google refuses this sign-in's client for AI agents",
   };
 
   const HOW = {
@@ -153,18 +157,123 @@
           items.length ? "Sign in with another Google account" : "Sign in with Google"
         )
       ),
-      view.sign_in_problem
-        ? [
-            el("p", { class: "hint" }, "Signing in with Google isn't set up in this copy of Gatehouse."),
-            el("details", { class: "hint" }, el("summary", {}, "How to set it up"), el("p", {}, view.sign_in_problem)),
-          ]
-        : null,
+      view.client_missing
+        ? el("p", { class: "hint" }, "Signing in with Google needs a Google Cloud client of your own first (it's free). Follow these steps once; they take about ten minutes.")
+        : view.sign_in_problem
+          ? el("p", { class: "notice error", role: "alert" }, view.sign_in_problem)
+          : null,
+      setupBlock(section, view),
       el("div", { id: "sign-in-progress", role: "status" }),
       // Where sign-ins are kept, in plain words; the keychain service or file path only as a tooltip.
       view.kept_in
         ? el("p", { class: "hint", id: "kept-in", title: view.kept_in_detail || undefined }, "Google sign-ins are kept ", view.kept_in, ".")
         : null,
     ];
+  }
+
+  // Getting an OAuth client in Google Cloud, one sentence and one button per step (the core's steps), then the
+  // downloaded file, chosen or dropped. Open when there is no client, or when Google refuses the one in use for
+  // AI agents; otherwise folded, for changing the client.
+  function setupBlock(section, view) {
+    const notAgentic = view.limitations.some((limitation) => limitation.category === "client_not_agentic");
+    const steps = view.setup_steps.map((step, i) =>
+      el(
+        "li",
+        { class: "setup-step", "data-step": step.key },
+        el("strong", {}, `${i + 1}. ${step.title}`),
+        el("p", {}, step.sentence),
+        el("button", { type: "button", onclick: (event) => openConsole(event.currentTarget, step) }, step.button)
+      )
+    );
+    const input = el("input", {
+      id: "client-file",
+      type: "file",
+      accept: ".json,application/json",
+      class: "visually-hidden",
+      tabindex: -1,
+      onchange: (event) => {
+        const [file] = event.currentTarget.files;
+        if (file) chooseFile(section, view, file);
+        event.currentTarget.value = "";
+      },
+    });
+    const drop = el(
+      "li",
+      { class: "setup-step drop-zone", id: "client-drop", "data-step": "file" },
+      el("strong", {}, `${steps.length + 1}. Choose the downloaded file`),
+      el("p", {}, "Choose the file you just downloaded (its name starts with client_secret_), or drop it here."),
+      input,
+      el("button", { type: "button", class: "primary", id: "choose-client-file", onclick: () => input.click() }, "Choose the downloaded file…"),
+      el("p", { id: "client-file-said", role: "status" })
+    );
+    drop.addEventListener("dragover", (event) => {
+      event.preventDefault();
+      drop.classList.add("dragging");
+    });
+    drop.addEventListener("dragleave", () => drop.classList.remove("dragging"));
+    drop.addEventListener("drop", (event) => {
+      event.preventDefault();
+      drop.classList.remove("dragging");
+      const [file] = event.dataTransfer ? event.dataTransfer.files : [];
+      if (file) chooseFile(section, view, file);
+    });
+    const title = view.client_missing
+      ? "How to set it up"
+      : notAgentic
+        ? "Set up a new client for AI agents"
+        : "Use another Google Cloud client";
+    return el(
+      "details",
+      { class: "setup", id: "setup", open: view.client_missing || notAgentic },
+      el("summary", {}, title),
+      view.client_source ? el("p", { class: "hint" }, "Gatehouse signs in with ", view.client_source, ".") : null,
+      el("ol", { class: "setup-steps" }, steps, drop)
+    );
+  }
+
+  async function openConsole(button, step) {
+    const item = button.closest("li");
+    item.querySelector(".console-url")?.remove();
+    try {
+      const opened = await invoke("account_setup_open", { step: step.key });
+      if (!opened.browser_opened) {
+        item.append(
+          el("p", { class: "console-url" }, "Your browser could not be opened. Open this address in it: ", el("code", {}, opened.url))
+        );
+      }
+    } catch (error) {
+      item.append(el("p", { class: "console-url notice error", role: "alert" }, String(error)));
+    }
+  }
+
+  async function chooseFile(section, view, file) {
+    const said = section.querySelector("#client-file-said");
+    const fail = (text) => {
+      said.className = "notice error";
+      said.setAttribute("role", "alert");
+      said.textContent = String(text);
+    };
+    if (file.size > view.client_file_max_bytes) {
+      // Not read at all: the core would refuse it the same way.
+      fail(`That file is too large to be a client file (${file.size} bytes; the file Google Cloud gives you is under 1 KB). Choose the client_secret_….json you downloaded for your Desktop app client.`);
+      return;
+    }
+    let chosen;
+    try {
+      chosen = await invoke("account_client_choose", { contents: await file.text() });
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    await render(section, await current());
+    notice(
+      section,
+      "done",
+      chosen.sign_in_again
+        ? `Gatehouse will sign in with this client from now on. Sign in with Google again to use it: your current sign-in keeps the client it was made with.`
+        : `Your client is set up. You can sign in with Google now.`
+    );
+    section.querySelector("#sign-in")?.focus();
   }
 
   // The Google products the next sign-in asks for: Google's page lists only these. Mail and calendars are

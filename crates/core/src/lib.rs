@@ -30,6 +30,8 @@ pub mod screening;
 pub mod settings;
 pub mod shown;
 pub mod tools;
+pub mod updates;
+pub mod welcome;
 
 pub use engine::{Engine, EngineOptions};
 

@@ -2,6 +2,11 @@
 //! *Sign in with Google*, *Sign out*, and what this kind of sign-in cannot do (the `server://auth-status`
 //! limitations, as the core builds them).
 //!
+//! Without an OAuth client, *How to set it up* guides the person through getting one in Google Cloud (the
+//! core's [`SETUP_STEPS`], each opening its console page: [`account_setup_open`]) and takes the downloaded
+//! file ([`account_client_choose`]), which the core checks and keeps in `GATEHOUSE_HOME`: *Sign in with
+//! Google* works at once, with no terminal and no environment variable.
+//!
 //! The sign-in is the core's browser flow (the one `gatehouse login` runs): [`account_sign_in_start`] opens the
 //! browser on Google's page and [`account_sign_in_finish`] waits for Google to send it back. The running core
 //! keeps the sign-in it started with, so after signing in, switching or signing out the page tells the person
@@ -11,9 +16,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use gatehouse_core::auth::client_config::{self, SETUP_STEPS, SetupStep};
 use gatehouse_core::auth::login::DEFAULT_TIMEOUT;
 use gatehouse_core::auth::products::{self, Product};
-use gatehouse_core::auth::{ClientConfig, PendingLogin, SignInContext, open_browser};
+use gatehouse_core::auth::{ClientConfig, ClientSource, PendingLogin, SignInContext, open_browser};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager, Runtime, State};
 use tokio_util::sync::CancellationToken;
@@ -29,8 +35,9 @@ pub type Opener = Arc<dyn Fn(&str) -> std::io::Result<()> + Send + Sync>;
 /// environment (tests manage their own, pointed at the emulator).
 pub struct SignIn {
     context: Result<SignInContext, String>,
-    /// The OAuth client signing in needs; its absence is said on the page, in the core's words.
-    client: Result<ClientConfig, String>,
+    /// The OAuth client signing in needs; its absence is said on the page, in the core's words. Replaced when
+    /// the person chooses a client file.
+    client: Mutex<Result<ClientConfig, ClientProblem>>,
     opener: Opener,
     timeout: Duration,
     waiting: Mutex<Option<PendingLogin>>,
@@ -42,7 +49,7 @@ impl SignIn {
     pub fn from_env() -> Self {
         Self {
             context: SignInContext::from_env().map_err(|error| error.to_string()),
-            client: ClientConfig::from_env().map_err(|error| error.to_string()),
+            client: Mutex::new(ClientConfig::from_env().map_err(ClientProblem::from)),
             opener: Arc::new(open_browser),
             timeout: DEFAULT_TIMEOUT,
             waiting: Mutex::new(None),
@@ -52,8 +59,12 @@ impl SignIn {
 
     /// Signing in to `context`'s store with `client`, opening URLs with `opener`, waiting at most `timeout`.
     pub fn new(context: SignInContext, client: Option<ClientConfig>, opener: Opener, timeout: Duration) -> Self {
-        let client = client.ok_or_else(|| gatehouse_core::auth::ClientConfigError::Missing.to_string());
+        let client = Mutex::new(client.ok_or(ClientProblem::Missing));
         Self { context: Ok(context), client, opener, timeout, waiting: Mutex::new(None), cancel: Mutex::new(None) }
+    }
+
+    fn client(&self) -> Result<ClientConfig, ClientProblem> {
+        self.client.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
     }
 
     fn context(&self) -> Result<&SignInContext, String> {
@@ -75,6 +86,33 @@ impl SignIn {
     fn in_progress(&self) -> bool {
         let waiting = self.waiting.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).is_some();
         waiting || self.cancel.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).is_some()
+    }
+}
+
+/// Why *Sign in with Google* can't work yet.
+#[derive(Debug, Clone)]
+enum ClientProblem {
+    /// No OAuth client at all: the page shows the guided steps.
+    Missing,
+    /// One was named but can't be used (an unreadable file, say), in the core's words.
+    Unusable(String),
+}
+
+impl From<gatehouse_core::auth::ClientConfigError> for ClientProblem {
+    fn from(error: gatehouse_core::auth::ClientConfigError) -> Self {
+        match error {
+            gatehouse_core::auth::ClientConfigError::Missing => Self::Missing,
+            other => Self::Unusable(other.to_string()),
+        }
+    }
+}
+
+impl std::fmt::Display for ClientProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Missing => gatehouse_core::auth::ClientConfigError::Missing.fmt(f),
+            Self::Unusable(words) => f.write_str(words),
+        }
     }
 }
 
@@ -148,6 +186,14 @@ pub struct AccountView {
     pub products: Vec<Product>,
     /// Why *Sign in with Google* can't work here (no OAuth client), in the core's words.
     pub sign_in_problem: Option<String>,
+    /// There is no OAuth client at all: the page guides the person through getting one ([`Self::setup_steps`]).
+    pub client_missing: bool,
+    /// Where the OAuth client comes from, in words ("chosen in the Gatehouse window"), when there is one.
+    pub client_source: Option<String>,
+    /// The steps to an OAuth client in Google Cloud, each with the console page its button opens.
+    pub setup_steps: &'static [SetupStep],
+    /// The largest client file the page sends (the core checks again).
+    pub client_file_max_bytes: u64,
     /// A sign-in is waiting for the browser.
     pub signing_in: bool,
     /// Approval cards waiting for an answer: a restart refuses them.
@@ -158,6 +204,7 @@ pub struct AccountView {
 #[tauri::command]
 pub async fn account_status<R: Runtime>(app: AppHandle<R>, core: State<'_, Core>) -> Result<AccountView> {
     let sign_in = sign_in(&app);
+    let client = sign_in.client();
     let auth = core.engine.auth().current();
     let status = gatehouse_core::resources::auth_status(&core.engine);
     let entries: Vec<StatusEntry> = serde_json::from_value(status["limitations"].clone())
@@ -214,7 +261,14 @@ pub async fn account_status<R: Runtime>(app: AppHandle<R>, core: State<'_, Core>
         warnings,
         limitations,
         products: products::offered(core.engine.tools(), auth.granted_scopes.as_deref()),
-        sign_in_problem: sign_in.client.as_ref().err().cloned(),
+        sign_in_problem: client.as_ref().err().map(ToString::to_string),
+        client_missing: matches!(client, Err(ClientProblem::Missing)),
+        client_source: client.as_ref().ok().map(|client| match &client.source {
+            ClientSource::Kept(_) => "the client file you chose".to_owned(),
+            other => other.to_string(),
+        }),
+        setup_steps: SETUP_STEPS,
+        client_file_max_bytes: client_config::MAX_CLIENT_FILE_BYTES,
         signing_in: sign_in.in_progress(),
         waiting_cards: core.engine.approvals().broker().pending().len(),
     })
@@ -244,7 +298,7 @@ pub async fn account_sign_in_start<R: Runtime>(
     let sign_in = sign_in(&app);
     sign_in.cancel_any();
     let context = sign_in.context()?;
-    let client = sign_in.client.clone()?;
+    let client = sign_in.client().map_err(|problem| problem.to_string())?;
     let mut options = context.login_options(client, &tools);
     options.timeout = sign_in.timeout;
     let pending = PendingLogin::start(options, &context.store).await.map_err(|error| error.to_string())?;
@@ -258,6 +312,60 @@ pub async fn account_sign_in_start<R: Runtime>(
         }
     };
     Ok(SignInStarted { url, browser_opened })
+}
+
+/// A console page opened for a setup step.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConsoleOpened {
+    /// The page, for the person to open themselves when the browser did not start.
+    pub url: &'static str,
+    pub browser_opened: bool,
+}
+
+/// A setup step's button: opens the Google Cloud console page of step `step` (a key of the core's
+/// [`SETUP_STEPS`]) in the person's browser. Only those pages: the window names a step, never an address.
+#[tauri::command]
+pub fn account_setup_open<R: Runtime>(app: AppHandle<R>, step: String) -> Result<ConsoleOpened, String> {
+    let found = SETUP_STEPS
+        .iter()
+        .find(|known| known.key == step)
+        .ok_or_else(|| format!("There is no setup step {step:?}. Reopen the Account page and try again."))?;
+    let browser_opened = match (sign_in(&app).opener)(found.url) {
+        Ok(()) => true,
+        Err(error) => {
+            tracing::warn!("the browser could not be opened on Google Cloud's console: {error}");
+            false
+        }
+    };
+    Ok(ConsoleOpened { url: found.url, browser_opened })
+}
+
+/// A client file the person chose, as kept.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClientChosen {
+    pub client_id: String,
+    /// Someone is signed in already: their sign-in keeps the client it was made with until they sign in again.
+    pub sign_in_again: bool,
+}
+
+/// *Choose the downloaded file…* (or a file dropped on the page): `contents` is the file's text, which the core
+/// checks (a Desktop client, not a web one; see [`client_config::check_chosen`]) and keeps in
+/// `GATEHOUSE_HOME`, readable by this user only. *Sign in with Google* uses it at once. A client named in the
+/// environment (`CREDENTIALS_PATH`, `GATEHOUSE_OAUTH_CLIENT_ID`) still comes first, as for `gatehouse login`.
+#[tauri::command]
+pub async fn account_client_choose<R: Runtime>(
+    app: AppHandle<R>,
+    core: State<'_, Core>,
+    contents: String,
+) -> Result<ClientChosen, String> {
+    let sign_in = sign_in(&app);
+    let kept = client_config::keep_chosen(&core.config.home, contents.as_bytes()).map_err(|error| error.to_string())?;
+    tracing::info!("an OAuth client file was chosen on the Account page");
+    let client_id = kept.client_id.clone();
+    // What signing in uses now: the environment's client if one is named there, else the one just kept.
+    let now = ClientConfig::find(Some(&core.config.home), |name| std::env::var(name).ok()).unwrap_or(kept);
+    *sign_in.client.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Ok(now);
+    Ok(ClientChosen { client_id, sign_in_again: matches!(core.mode, Mode::Account { .. }) })
 }
 
 /// A finished sign-in.

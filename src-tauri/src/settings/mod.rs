@@ -92,6 +92,9 @@ pub fn open<R: Runtime>(app: &AppHandle<R>, page: &str) {
                 .min_inner_size(520.0, 400.0)
                 // Ctrl+= / Ctrl+- / Ctrl+0 zoom the page, as in a browser.
                 .zoom_hotkeys_enabled(true)
+                // A client file dropped on the Account page reaches the page (HTML drag and drop), which sends
+                // its text to the core; Tauri's own handler would take the drop and give only its path.
+                .disable_drag_drop_handler()
                 .build();
             match built {
                 Ok(window) => window,

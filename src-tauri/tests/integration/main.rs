@@ -18,3 +18,5 @@ mod settings_activity;
 mod settings_advanced;
 mod settings_assistants;
 mod settings_permissions;
+mod updates;
+mod welcome;

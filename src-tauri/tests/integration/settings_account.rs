@@ -40,7 +40,7 @@ const ROBOT: &str = "reports@project.iam.gserviceaccount.com";
 /// A command's request body.
 type Body = fn() -> Value;
 
-const COMMANDS: [(&str, Body); 7] = [
+const COMMANDS: [(&str, Body); 9] = [
     ("account_status", || json!({})),
     ("account_sign_in_start", || json!({})),
     ("account_sign_in_finish", || json!({})),
@@ -48,6 +48,8 @@ const COMMANDS: [(&str, Body); 7] = [
     ("account_use", || json!({ "email": USER })),
     ("account_sign_out", || json!({ "email": USER })),
     ("account_restart", || json!({})),
+    ("account_setup_open", || json!({ "step": "project" })),
+    ("account_client_choose", || json!({ "contents": "{}" })),
 ];
 
 /// The emulator with a Desktop-app OAuth client and two people, and the app on the mock runtime whose sign-in
@@ -363,6 +365,49 @@ async fn without_an_oauth_client_the_page_says_what_is_missing() {
     let refused = error_text(invoke(&world.window("settings"), "account_sign_in_start", json!({})));
     assert_eq!(refused, problem);
     assert!(world.opened.lock().expect("lock").is_empty(), "no browser was opened");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_client_the_steps_open_google_cloud_and_a_chosen_desktop_client_is_kept_for_sign_in() {
+    let (mode, auth) = signed_out_sandbox();
+    let world = world(mode, auth, None, false).await;
+    let status = world.status();
+    assert_eq!(status["client_missing"], true);
+    let keys: Vec<&str> =
+        status["setup_steps"].as_array().expect("steps").iter().filter_map(|step| step["key"].as_str()).collect();
+    assert_eq!(keys, ["project", "apis", "mcp_apis", "consent", "client"]);
+    let settings = world.window("settings");
+
+    // A step's button opens its console page, and only a step's page: the window names steps, not addresses.
+    let opened = invoke(&settings, "account_setup_open", json!({ "step": "client" })).expect("the console opens");
+    assert_eq!(opened["browser_opened"], true);
+    assert_eq!(opened["url"], "https://console.cloud.google.com/apis/credentials/oauthclient");
+    assert_eq!(world.opened.lock().expect("lock").as_slice(), [opened["url"].as_str().unwrap_or_default()]);
+    let unknown = error_text(invoke(&settings, "account_setup_open", json!({ "step": "https://evil.example" })));
+    assert!(unknown.contains("There is no setup step"), "{unknown}");
+    assert_eq!(world.opened.lock().expect("lock").len(), 1);
+
+    // A web client is refused in words; nothing is kept and sign-in stays off.
+    let kept = world.home.path().join(gatehouse_core::auth::client_config::KEPT_FILE);
+    let web = json!({ "web": { "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET } }).to_string();
+    let refused = error_text(invoke(&settings, "account_client_choose", json!({ "contents": web })));
+    assert!(refused.contains("Web application") && refused.contains("Desktop app"), "{refused}");
+    assert!(!kept.exists());
+    assert_eq!(world.status()["client_missing"], true);
+
+    // A Desktop client: kept 0600, and Sign in with Google works at once (no restart, no variable).
+    let desktop = json!({ "installed": { "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET,
+        "token_uri": "https://oauth2.googleapis.com/token", "redirect_uris": ["http://localhost"] } })
+    .to_string();
+    let chosen = invoke(&settings, "account_client_choose", json!({ "contents": desktop })).expect("kept");
+    assert_eq!(chosen["client_id"], CLIENT_ID);
+    assert_eq!(chosen["sign_in_again"], false, "nobody was signed in");
+    let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&kept).expect("kept").permissions());
+    assert_eq!(mode & 0o777, 0o600);
+    let status = world.status();
+    assert_eq!(status["sign_in_problem"], Value::Null, "{status}");
+    assert_eq!(status["client_missing"], false);
+    assert_eq!(status["client_source"], "the client file you chose");
 }
 
 #[tokio::test(flavor = "multi_thread")]

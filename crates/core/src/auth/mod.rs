@@ -28,7 +28,7 @@ pub mod state;
 pub mod status;
 pub mod user_tokens;
 
-pub use client_config::{ClientConfig, ClientConfigError, ClientSource};
+pub use client_config::{ChosenFileError, ClientConfig, ClientConfigError, ClientSource};
 pub use context::{SignInContext, SignInSetupError, UseAccountError};
 pub use keychain::{AccountList, StoreError, StoreKind, StoredAccount, TokenStore};
 pub use login::{LoginError, LoginOptions, PendingLogin, SignedIn, open_browser};

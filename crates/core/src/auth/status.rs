@@ -74,7 +74,7 @@ pub fn add_google_backend(status: &mut Value, reach: &GoogleReach, tools: &[Tool
             "alternatives": [
                 "1. Open the Google Cloud console at https://console.cloud.google.com/apis/credentials, in the project Gatehouse signs in with.",
                 "2. Create credentials › OAuth client ID › Application type: Desktop app, and tick \"Use this client for an AI-powered agent\".",
-                "3. Download the client's JSON file and choose it on Gatehouse's Account page (How to set it up), then sign in with Google again.",
+                "3. Download the client's JSON file and choose it on Gatehouse's Account page (Set up a new client for AI agents › Choose the downloaded file…), then sign in with Google again.",
                 format!("Or, to keep the old client for now, {}: Google's REST APIs accept it.", setting.replace("both", "rest")),
             ],
         }));

@@ -6,6 +6,10 @@ use std::path::Path;
 /// The entry's file name in the XDG autostart folder.
 pub const FILE_NAME: &str = "gatehouse.desktop";
 
+/// The icon theme's name for Gatehouse's icon: the installers (Tauri's bundler) name it after the app's program,
+/// `/usr/share/icons/hicolor/SIZE/apps/gatehouse-desktop.png`.
+pub const ICON: &str = "gatehouse-desktop";
+
 /// The autostart entry starting `program` (Desktop Entry Specification 1.5).
 pub fn desktop_entry(program: &Path) -> String {
     format!(
@@ -15,7 +19,7 @@ pub fn desktop_entry(program: &Path) -> String {
          Name=Gatehouse\n\
          Comment=Lets your AI assistants work in Google Sheets, Docs and Drive while you approve every change\n\
          Exec={}\n\
-         Icon=gatehouse\n\
+         Icon={ICON}\n\
          Terminal=false\n\
          X-GNOME-Autostart-enabled=true\n",
         exec_quoted(&program.to_string_lossy())
@@ -74,6 +78,7 @@ mod tests {
         let text = std::fs::read_to_string(dir.join(FILE_NAME)).expect("the entry");
         assert!(text.starts_with("[Desktop Entry]\n"), "{text}");
         assert!(text.contains("\nExec=/opt/Gatehouse/gatehouse-desktop\n"), "{text}");
+        assert!(text.contains("\nIcon=gatehouse-desktop\n"), "the icon the installers put in the theme: {text}");
         assert!(autostart.is_enabled());
         // The desktop's own startup settings can switch it off without removing it.
         std::fs::write(dir.join(FILE_NAME), text.replace("enabled=true", "enabled=false")).expect("edit");

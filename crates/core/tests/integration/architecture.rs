@@ -30,7 +30,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("engine", &["engine", "resend", "resources"]),
     ("ops", &["ops"]),
     ("transports", &["mcp", "control"]),
-    ("platform", &["autostart", "connect"]),
+    ("platform", &["autostart", "connect", "welcome"]),
+    ("platform", &["autostart", "connect", "updates"]),
     ("host", &["host"]),
 ];
 
