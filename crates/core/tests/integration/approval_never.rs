@@ -7,8 +7,7 @@ use std::sync::Arc;
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 use gatehouse_core::approval::broker::PendingCard;
 use gatehouse_core::approval::card::RawAnswer;
-use gatehouse_core::approval::fingerprint::fingerprint;
-use gatehouse_core::approval::model::{AuditEntry, Caller, Constraint, DecisionSource, Grant, Owner};
+use gatehouse_core::approval::model::{AuditEntry, Caller, Constraint, DecisionSource};
 use gatehouse_core::approval::policy::Policy;
 use gatehouse_core::approval::store::{AuditQuery, DATABASE_FILE, NeverAllow, StoreError};
 use gatehouse_core::approval::{Approvals, CallMeta, Permit};
@@ -154,21 +153,7 @@ async fn a_never_allow_refuses_what_a_grant_covers_names_the_person_and_ends_whe
     let tool = update_cells(&tools);
     let now = Utc::now();
     // Ada's grant covers every update_cells call, from any assistant, for a week.
-    let grant = Grant {
-        id: "g1".into(),
-        owner: Owner::User(ADA.into()),
-        tool: "update_cells".into(),
-        agent: None,
-        constraint: None,
-        target_name: None,
-        unattended: false,
-        created: now,
-        expires: Some(now + TimeDelta::days(7)),
-        revoked: None,
-        last_used: None,
-        use_count: 0,
-        fingerprint: fingerprint(&tool),
-    };
+    let grant = crate::support::week_grant("g1", ADA, &tool, now);
     store.insert_grant(&grant).await.unwrap();
     let approvals = Arc::new(Approvals::new(Some(store.clone()), Policy::default(), &tools));
     let covered = Permit::Run { source: DecisionSource::Grant("g1".into()) };

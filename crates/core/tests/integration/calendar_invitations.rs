@@ -13,13 +13,12 @@ use crate::store_engine;
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{TimeDelta, Utc};
+use chrono::Utc;
 use gatehouse_core::Engine;
 use gatehouse_core::approval::CallMeta;
 use gatehouse_core::approval::broker::PendingCard;
 use gatehouse_core::approval::card::RawAnswer;
-use gatehouse_core::approval::fingerprint::fingerprint;
-use gatehouse_core::approval::model::{Caller, Constraint, Grant, Owner};
+use gatehouse_core::approval::model::{Caller, Constraint, Grant};
 use gatehouse_core::approval::store::Store;
 use gatehouse_core::engine::Reply;
 use gatehouse_core::tools::all_tools;
@@ -49,19 +48,8 @@ async fn grant(store: &Store, user: &str, tool: &str) {
     let def = all_tools().into_iter().find(|t| t.meta.name == tool).unwrap();
     let now = Utc::now();
     let grant = Grant {
-        id: format!("only-primary-{tool}"),
-        owner: Owner::User(user.into()),
-        tool: tool.into(),
-        agent: None,
         constraint: Some(Constraint { kind: "calendar".into(), value: "primary".into() }),
-        unattended: false,
-        created: now,
-        expires: Some(now + TimeDelta::days(7)),
-        revoked: None,
-        last_used: None,
-        use_count: 0,
-        fingerprint: fingerprint(&def),
-        target_name: None,
+        ..crate::support::week_grant(format!("only-primary-{tool}"), user, &def, now)
     };
     store.insert_grant(&grant).await.unwrap();
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{TimeDelta, Utc};
+use chrono::Utc;
 use gatehouse_core::approval::broker::PendingCard;
 use gatehouse_core::approval::card::{RawAnswer, RawChoice};
 use gatehouse_core::approval::model::{DecisionSource, Grant, Owner};
@@ -366,19 +366,7 @@ async fn a_revoke_by_any_door_reaches_the_other_servers_using_the_database_at_on
 
 /// A tool-wide grant of `update_cells` for a week from `now`, as a card's *Always allow* makes one.
 fn week_grant(id: String, now: chrono::DateTime<Utc>) -> Grant {
-    Grant {
-        id,
-        owner: Owner::User(USER.into()),
-        tool: "update_cells".into(),
-        agent: None,
-        constraint: None,
-        target_name: None,
-        unattended: false,
-        created: now,
-        expires: Some(now + TimeDelta::days(7)),
-        revoked: None,
-        last_used: None,
-        use_count: 0,
-        fingerprint: "f".into(),
-    }
+    let tools = gatehouse_core::tools::all_tools();
+    let update_cells = tools.iter().find(|tool| tool.meta.name == "update_cells").expect("update_cells");
+    crate::support::week_grant(id, USER, update_cells, now)
 }

@@ -8,10 +8,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{TimeDelta, Utc};
+use chrono::Utc;
 use gatehouse_core::approval::broker::PendingCard;
 use gatehouse_core::approval::card::RawAnswer;
-use gatehouse_core::approval::model::{Agent, Caller, DecisionSource, Grant, Owner, Verdict};
+use gatehouse_core::approval::model::{Agent, Caller, DecisionSource, Verdict};
 use gatehouse_core::approval::policy::Policy;
 use gatehouse_core::approval::rounds::{FormCall, FormEnded, NotApproved, Rounds};
 use gatehouse_core::approval::store::{AuditQuery, DATABASE_FILE, Store};
@@ -282,21 +282,7 @@ expires = "2099-01-01T00:00:00Z"
     let tools = all_tools();
     let tool = tools.iter().find(|tool| tool.meta.name == "update_cells").expect("update_cells");
     let now = Utc::now();
-    let grant = Grant {
-        id: "ada-grant".into(),
-        owner: Owner::User(ADA.into()),
-        tool: "update_cells".into(),
-        agent: None,
-        constraint: None,
-        target_name: None,
-        unattended: false,
-        created: now,
-        expires: Some(now + TimeDelta::days(7)),
-        revoked: None,
-        last_used: None,
-        use_count: 0,
-        fingerprint: gatehouse_core::approval::fingerprint::fingerprint(tool),
-    };
+    let grant = crate::support::week_grant("ada-grant", ADA, tool, now);
     setup.store.insert_grant(&grant).await.unwrap();
     let meta = CallMeta { caller: caller(), ..CallMeta::default() };
     let permit = setup.approvals().permit(tool, &update_cells_args(&setup.sheet), &meta, Some(ADA)).await;

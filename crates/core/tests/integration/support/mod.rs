@@ -165,3 +165,29 @@ pub fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         }
     }
 }
+
+/// A grant as *Always allow* makes one by default: `owner`'s, of `tool` as it is declared now (its
+/// fingerprint), for any assistant and any arguments, made `now` and for a week. Tests change what they test
+/// with struct update syntax (`Grant { constraint: Some(…), ..week_grant(…) }`).
+pub fn week_grant(
+    id: impl Into<String>,
+    owner: &str,
+    tool: &gatehouse_core::tools::ToolDef,
+    now: chrono::DateTime<chrono::Utc>,
+) -> gatehouse_core::approval::model::Grant {
+    gatehouse_core::approval::model::Grant {
+        id: id.into(),
+        owner: gatehouse_core::approval::model::Owner::User(owner.into()),
+        tool: tool.meta.name.into(),
+        agent: None,
+        constraint: None,
+        target_name: None,
+        unattended: false,
+        created: now,
+        expires: Some(now + chrono::TimeDelta::days(7)),
+        revoked: None,
+        last_used: None,
+        use_count: 0,
+        fingerprint: gatehouse_core::approval::fingerprint::fingerprint(tool),
+    }
+}
