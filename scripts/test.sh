@@ -85,24 +85,29 @@ tail -n 1 "$log" >&2
 cargo_passed=$((cargo_passed + deny_passed))
 cargo_failed=$((cargo_failed + deny_failed))
 
-echo "== MCP validators" >&2
-bash scripts/validate-mcp.sh 2>&1 | tee "$log" >&2
-validators_status=${PIPESTATUS[0]}
-validators_passed=$(grep -Ec '^ok ' "$log")
-validators_failed=$(grep -Ec '^not ok ' "$log")
-if [ "$validators_status" != 0 ] && [ "$validators_failed" = 0 ]; then validators_failed=1; fi
-
-failures="$failures
+# Runs a script that prints one "ok NAME" / "not ok NAME" line per check; sets checks_passed and
+# checks_failed (a script that stops without a "not ok" line counts as one failure) and keeps what failed.
+run_checks() {
+  bash "$1" 2>&1 | tee "$log" >&2
+  local status=${PIPESTATUS[0]}
+  checks_passed=$(grep -Ec '^ok ' "$log")
+  checks_failed=$(grep -Ec '^not ok ' "$log")
+  failures="$failures
 $(grep -E '^not ok ' "$log")"
+  if [ "$status" != 0 ] && [ "$checks_failed" = 0 ]; then
+    checks_failed=1
+    failures="$failures
+$1 stopped with status $status before naming a check"
+  fi
+}
+
+echo "== MCP validators" >&2
+run_checks scripts/validate-mcp.sh
+validators_passed=$checks_passed validators_failed=$checks_failed
 
 echo "== Install test: the .deb of this build, installed, started under Xvfb, removed" >&2
-bash scripts/test-install.sh 2>&1 | tee "$log" >&2
-install_status=${PIPESTATUS[0]}
-install_passed=$(grep -Ec '^ok ' "$log")
-install_failed=$(grep -Ec '^not ok ' "$log")
-if [ "$install_status" != 0 ] && [ "$install_failed" = 0 ]; then install_failed=1; fi
-failures="$failures
-$(grep -E '^not ok ' "$log")"
+run_checks scripts/test-install.sh
+install_passed=$checks_passed install_failed=$checks_failed
 
 passed=$((cargo_passed + validators_passed + install_passed))
 failed=$((cargo_failed + validators_failed + install_failed))
