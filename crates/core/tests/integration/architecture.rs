@@ -30,8 +30,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("engine", &["engine", "resend", "resources"]),
     ("ops", &["ops"]),
     ("transports", &["mcp", "control"]),
-    ("platform", &["autostart", "connect", "welcome"]),
-    ("platform", &["autostart", "connect", "updates"]),
+    ("platform", &["autostart", "connect", "updates", "welcome"]),
     ("host", &["host"]),
 ];
 
