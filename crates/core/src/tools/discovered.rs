@@ -46,36 +46,13 @@ use serde_json::{Value, json};
 use super::registry::{Access, Cap, Limitation, Service, ToolDef, ToolMeta};
 use crate::google::mcp::{Catalogue, GoogleTool, Product};
 
-/// What every offered name starts with.
-pub const PREFIX: &str = "google_";
-
-/// The longest Google tool name Gatehouse offers.
-pub const MAX_GOOGLE_NAME: usize = 64;
-
 /// The largest definition (its JSON) Gatehouse takes from a server.
 pub const MAX_DEFINITION_BYTES: usize = 64 * 1024;
 
 /// How much definition text one run keeps, at most (see the module documentation).
 pub const MAX_KEPT_BYTES: usize = 8 * 1024 * 1024;
 
-/// The name Google's tool `tool` of `product` is offered under.
-pub fn offered_name(product: Product, tool: &str) -> String {
-    format!("{PREFIX}{}_{tool}", product.name())
-}
-
-/// The product and Google's tool name of an offered name, when `name` follows the naming rule.
-pub fn parse_name(name: &str) -> Option<(Product, &str)> {
-    let rest = name.strip_prefix(PREFIX)?;
-    let (product, tool) = rest.split_once('_')?;
-    let product = Product::ALL.into_iter().find(|candidate| candidate.name() == product)?;
-    is_google_name(tool).then_some((product, tool))
-}
-
-/// Whether `name` is a tool name Gatehouse takes from Google (see the module documentation).
-pub fn is_google_name(name: &str) -> bool {
-    (1..=MAX_GOOGLE_NAME).contains(&name.len())
-        && name.bytes().all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'))
-}
+pub use crate::google::mcp::naming::{MAX_GOOGLE_NAME, PREFIX, is_google_name, offered_name, parse_name};
 
 /// The Gatehouse product of a Google product.
 pub const fn service(product: Product) -> Service {

@@ -322,3 +322,24 @@ async fn a_bounded_selection_lists_gatehouses_own_tools_first_and_leaves_googles
     let listed = names(&bounded).await;
     assert_eq!(listed, every[..max], "the first {max}: every one of Gatehouse's, and one of Google's");
 }
+
+/// An administrator's deny rule can name one of Google's own tools by the name Gatehouse offers it under: the
+/// call is refused at once, with no card, and nothing reaches Google; the audit log names the rule.
+#[tokio::test]
+async fn a_deny_rule_naming_one_of_googles_tools_refuses_it_before_google_hears_of_it() {
+    let names: Vec<&str> = gatehouse_core::tools::all_tools().iter().map(|tool| tool.meta.name).collect();
+    let text = "[[deny]]\nname = \"no-new-files\"\ntool = \"google_drive_create_file\"\n";
+    let policy = Policy::parse(text, std::path::Path::new("policy.toml"), &names).expect("a policy");
+    let s = setup_with(policy, |_| {}).await;
+    s.engine.discover().await;
+    let files_before = s.google.world().drive.ids();
+    let args = json!({ "name": "Refused", "mimeType": "application/vnd.google-apps.folder" });
+    let refused = s.engine.call("google_drive_create_file", Some(object(args))).await.expect("a known tool");
+    assert!(refused.is_error, "{}", refused.text);
+    assert!(s.engine.approvals().broker().pending().is_empty(), "no card for a denied call");
+    assert_eq!(s.google.world().drive.ids(), files_before, "nothing reached Google: no folder was made");
+    let audit = s.store.list_audit(&Default::default()).await.expect("the audit log");
+    let record = audit.iter().find(|record| record.entry.tool == "google_drive_create_file").expect("recorded");
+    assert_eq!(record.entry.verdict, Verdict::Denied);
+    assert!(record.entry.source.to_string().contains("no-new-files"), "{}", record.entry.source);
+}

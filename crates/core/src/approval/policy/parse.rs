@@ -150,7 +150,7 @@ fn build(raw: RawPolicy, known_tools: &[&str]) -> Result<Policy, Problem> {
             })?,
     };
     let always_ask =
-        raw.always_ask.into_iter().map(|tool| checked_tool(tool, known_tools)).collect::<Result<Vec<_>, _>>()?;
+        raw.always_ask.into_iter().map(|tool| checked_tool(tool, known_tools, true)).collect::<Result<Vec<_>, _>>()?;
 
     let mut names = RuleNames::default();
     let mut allow = Vec::with_capacity(raw.allow.len());
@@ -159,7 +159,7 @@ fn build(raw: RawPolicy, known_tools: &[&str]) -> Result<Policy, Problem> {
         allow.push(AllowRule {
             name,
             index,
-            tool: checked_tool(rule.tool, known_tools)?,
+            tool: checked_tool(rule.tool, known_tools, false)?,
             agent: allowed_agent(rule.agent, rule.agent_self_reported)?,
             constraint: rule.constraint.map(checked_constraint).transpose()?,
             unattended: rule.unattended,
@@ -172,7 +172,7 @@ fn build(raw: RawPolicy, known_tools: &[&str]) -> Result<Policy, Problem> {
         deny.push(DenyRule {
             name,
             index,
-            tool: checked_tool(rule.tool, known_tools)?,
+            tool: checked_tool(rule.tool, known_tools, true)?,
             agent: checked_agent(rule.agent)?,
             constraint: rule.constraint.map(checked_constraint).transpose()?,
             expires: rule.expires.map(checked_expiry).transpose()?,
@@ -226,10 +226,25 @@ impl RuleNames {
     }
 }
 
-fn checked_tool(tool: Spanned<String>, known_tools: &[&str]) -> Result<String, Problem> {
+/// A rule's tool: one of `known_tools`, `*`, or, where `google_ok` (deny rules and `always_ask`: they only hold
+/// calls back), one of Google's own tools by the name Gatehouse offers it under (`google_drive_create_file`),
+/// which is known only once Google lists it. An allow rule can't name one: its grant is tied to the tool's
+/// definition, which a policy read at start doesn't have.
+fn checked_tool(tool: Spanned<String>, known_tools: &[&str], google_ok: bool) -> Result<String, Problem> {
     let name = tool.get_ref();
     if name.trim().is_empty() {
         return Err(Problem::at(&tool, "the tool name is empty: name a tool, or \"*\" for every tool"));
+    }
+    if crate::google::mcp::naming::parse_name(name).is_some() && !known_tools.contains(&name.as_str()) {
+        if google_ok {
+            return Ok(tool.into_inner());
+        }
+        return Err(Problem::at(
+            &tool,
+            format!(
+                "`{name}` is one of Google's own tools, which an allow rule can't name (Gatehouse learns its definition only from Google, while it runs): let the person answer its cards, or use a deny rule or always_ask for it"
+            ),
+        ));
     }
     if name != EVERY_TOOL && !known_tools.contains(&name.as_str()) {
         let hint = closest(name, known_tools).map(|known| format!(" (did you mean `{known}`?)")).unwrap_or_default();
@@ -528,6 +543,21 @@ agent = "nightly-report"       # optional
         assert_eq!(reason, "there is no tool named `updte_cells` (did you mean `update_cells`?)");
         let (line, _, reason) = error("always_ask = [\"empty_trash\",\n  \"format_disk\"]\n");
         assert_eq!((line, reason.as_str()), (2, "there is no tool named `format_disk`"));
+    }
+
+    #[test]
+    fn googles_own_tools_can_be_denied_and_always_asked_about_but_not_allowed() {
+        let policy =
+            parse("always_ask = [\"google_drive_copy_file\"]\n\n[[deny]]\ntool = \"google_drive_create_file\"\n")
+                .unwrap();
+        assert!(policy.is_always_ask("google_drive_copy_file"));
+        assert!(policy.deny_rules()[0].matches("google_drive_create_file", None, Utc::now()));
+        let text = "[[allow]]\ntool = \"google_drive_create_file\"\nexpires = \"2027-06-30T00:00:00Z\"\n";
+        let (line, _, reason) = error(text);
+        assert_eq!(line, 2);
+        assert!(reason.contains("one of Google's own tools, which an allow rule can't name"), "{reason}");
+        // A name outside the rule (no such product) is still an unknown tool.
+        assert!(error("[[deny]]\ntool = \"google_photos_list\"\n").2.starts_with("there is no tool named"));
     }
 
     #[test]

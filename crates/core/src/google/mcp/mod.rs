@@ -8,5 +8,6 @@
 
 pub mod client;
 pub mod form;
+pub mod naming;
 
 pub use client::{Catalogue, GoogleTool, McpClient, McpError, McpOptions, Product};
