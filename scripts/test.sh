@@ -50,23 +50,27 @@ else
   GATEHOUSE_REQUIRE_KEYCHAIN=1 cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$log" >&2
   cargo_status=${PIPESTATUS[0]}
 fi
-cargo_passed=$(grep -Eo 'test result: [A-Za-z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
-cargo_failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
-if [ "$cargo_status" != 0 ] && [ "$cargo_failed" = 0 ]; then cargo_failed=1; fi
-# What failed, by name, kept for the end: a long run's log is cut in the middle, and the summary is what is read.
-failures="$(grep -E '^test .+ \.\.\. FAILED$|^error: test failed|process didn.t exit successfully' "$log" | head -n 40)
+# Counts the cargo test run in "$log" that ended with status $1: sets tests_passed and tests_failed (a run that
+# failed with no failed test counts as one failure), and keeps what failed, by name, for the end: a long run's
+# log is cut in the middle, and the summary is what is read.
+count_tests() {
+  tests_passed=$(grep -Eo 'test result: [A-Za-z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
+  tests_failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
+  if [ "$1" != 0 ] && [ "$tests_failed" = 0 ]; then tests_failed=1; fi
+  failures="$failures
+$(grep -E '^test .+ \.\.\. FAILED$|^error: test failed|process didn.t exit successfully' "$log" | head -n 40)
 $(grep -E -A3 '^thread .+ panicked at' "$log" | cut -c1-400 | head -n 80)"
+}
+failures=""
+count_tests "$cargo_status"
+cargo_passed=$tests_passed cargo_failed=$tests_failed
 
 echo "== Windows-only code: control channel, Start at login (x86_64-pc-windows-gnu under Wine)" >&2
 bash scripts/test-windows.sh 2>&1 | tee "$log" >&2
 windows_status=${PIPESTATUS[0]}
-windows_passed=$(grep -Eo 'test result: [A-Za-z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
-windows_failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')
-if [ "$windows_status" != 0 ] && [ "$windows_failed" = 0 ]; then windows_failed=1; fi
-failures="$failures
-$(grep -E '^test .+ \.\.\. FAILED$|^error: test failed|process didn.t exit successfully' "$log" | head -n 20)"
-cargo_passed=$((cargo_passed + windows_passed))
-cargo_failed=$((cargo_failed + windows_failed))
+count_tests "$windows_status"
+cargo_passed=$((cargo_passed + tests_passed))
+cargo_failed=$((cargo_failed + tests_failed))
 
 echo "== supply chain: cargo deny check bans licenses sources (deny.toml)" >&2
 # Offline: the rules are about what Cargo.lock holds. The advisory database can't be fetched here (deny.toml).
