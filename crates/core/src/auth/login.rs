@@ -16,10 +16,6 @@
 
 use std::time::Duration;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use rand::RngCore;
-use sha2::{Digest, Sha256};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
@@ -152,17 +148,6 @@ pub struct PendingLogin {
     scopes: Vec<String>,
 }
 
-fn random_token(bytes: usize) -> String {
-    let mut buffer = vec![0u8; bytes];
-    rand::rng().fill_bytes(&mut buffer);
-    URL_SAFE_NO_PAD.encode(buffer)
-}
-
-/// The PKCE S256 challenge of a verifier (RFC 7636 §4.2).
-pub fn pkce_challenge(verifier: &str) -> String {
-    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
-}
-
 impl PendingLogin {
     /// Checks `store` can be used (so a locked or missing keychain is reported before the person goes through
     /// the browser), opens the loopback listener and builds Google's authorize URL.
@@ -180,30 +165,14 @@ impl PendingLogin {
         let listener = TcpListener::bind(("127.0.0.1", 0)).await.map_err(|e| LoginError::Listen(e.to_string()))?;
         let port = listener.local_addr().map_err(|e| LoginError::Listen(e.to_string()))?.port();
         let redirect_uri = format!("http://127.0.0.1:{port}/");
-        let state = random_token(24);
-        // 32 random bytes → 43 characters, the shortest verifier RFC 7636 allows, with 256 bits of entropy.
-        let verifier = Secret::new(random_token(32));
-        let scope = scopes.join(" ");
-        let challenge = pkce_challenge(verifier.expose());
-        let mut params = vec![
-            ("client_id", options.client.client_id.as_str()),
-            ("redirect_uri", redirect_uri.as_str()),
-            ("response_type", "code"),
-            ("scope", scope.as_str()),
-            ("state", state.as_str()),
-            ("code_challenge", challenge.as_str()),
-            ("code_challenge_method", "S256"),
-            ("access_type", "offline"),
-            ("include_granted_scopes", "true"),
-            ("prompt", "consent"),
-        ];
+        let mut extra = vec![("access_type", "offline"), ("include_granted_scopes", "true"), ("prompt", "consent")];
         if let Some(hint) = &options.login_hint {
-            params.push(("login_hint", hint.as_str()));
+            extra.push(("login_hint", hint.as_str()));
         }
         let base = options.endpoints.reroute(AUTHORIZE_URL);
-        let authorize_url = url::Url::parse_with_params(&base, &params)
-            .map_err(|e| LoginError::Listen(format!("the authorize URL {base} is not valid: {e}")))?
-            .to_string();
+        let oauth::Authorization { url: authorize_url, state, verifier } =
+            oauth::authorization(&options.client.client_id, &base, &redirect_uri, &scopes, &extra)
+                .map_err(LoginError::Listen)?;
         Ok(Self { listener, store: store.clone(), options, authorize_url, redirect_uri, state, verifier, scopes })
     }
 
@@ -261,20 +230,17 @@ impl PendingLogin {
             });
         }
         let code = callback.code.unwrap_or_default();
-        let client = &self.options.client;
-        let form = oauth::with_client(
-            vec![
-                ("grant_type", "authorization_code"),
-                ("code", code.as_str()),
-                ("redirect_uri", self.redirect_uri.as_str()),
-                ("code_verifier", self.verifier.expose()),
-            ],
-            client,
-        );
         let token_url = self.options.token_url()?;
-        let answer = oauth::post_token(&self.options.http, &token_url, &form)
-            .await
-            .map_err(|e| LoginError::Exchange(e.to_string()))?;
+        let answer = oauth::exchange_code(
+            &self.options.http,
+            &self.options.client,
+            &token_url,
+            &code,
+            &self.redirect_uri,
+            &self.verifier,
+        )
+        .await
+        .map_err(|e| LoginError::Exchange(e.to_string()))?;
         let refresh_token = Secret::new(answer.refresh_token.clone().ok_or(LoginError::NoRefreshToken)?);
         let stored = self.remember(&answer, &refresh_token).await;
         if stored.is_err() {
@@ -430,12 +396,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_challenge_is_rfc_7636s_example() {
-        // RFC 7636 appendix B.
-        assert_eq!(
-            pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
-            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
-        );
+    fn the_authorize_url_binds_the_code_to_this_sign_in_with_pkce_s256_and_a_fresh_state() {
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        let scopes = vec!["openid".to_owned(), "email".to_owned()];
+        let extra = [("access_type", "offline"), ("prompt", "consent")];
+        let made = oauth::authorization("id-1", AUTHORIZE_URL, "http://127.0.0.1:4711/", &scopes, &extra).unwrap();
+        let url = url::Url::parse(&made.url).unwrap();
+        let query: std::collections::HashMap<String, String> = url.query_pairs().into_owned().collect();
+        assert_eq!(query["client_id"], "id-1");
+        assert_eq!(query["redirect_uri"], "http://127.0.0.1:4711/");
+        assert_eq!(query["response_type"], "code");
+        assert_eq!(query["scope"], "openid email");
+        assert_eq!(query["access_type"], "offline");
+        assert_eq!(query["code_challenge_method"], "S256");
+        // RFC 7636 §4.2: the challenge is the verifier's SHA-256, base64url without padding.
+        let expected = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(sha2::Sha256::digest(made.verifier.expose().as_bytes()));
+        assert_eq!(query["code_challenge"], expected);
+        assert!(made.verifier.expose().len() >= 43, "RFC 7636's shortest verifier or longer");
+        assert_eq!(query["state"], made.state);
+        let again = oauth::authorization("id-1", AUTHORIZE_URL, "http://127.0.0.1:4711/", &scopes, &extra).unwrap();
+        assert_ne!(again.state, made.state, "each sign-in has its own state");
+        assert_ne!(again.verifier.expose(), made.verifier.expose(), "and its own verifier");
     }
 
     #[test]

@@ -195,15 +195,14 @@ impl UserTokens {
     }
 
     async fn refresh(&self, account: &StoredAccount, token_url: &str) -> Result<oauth::TokenAnswer, OAuthFailure> {
-        let mut form = vec![
-            ("grant_type", "refresh_token"),
-            ("refresh_token", account.refresh_token.expose()),
-            ("client_id", account.client_id.as_str()),
-        ];
-        if let Some(secret) = &account.client_secret {
-            form.push(("client_secret", secret.expose()));
-        }
-        oauth::post_token(&self.http, token_url, &form).await
+        oauth::refresh(
+            &self.http,
+            &account.client_id,
+            account.client_secret.as_ref(),
+            token_url,
+            &account.refresh_token,
+        )
+        .await
     }
 
     async fn token_locked(&self) -> Result<String, AuthError> {

@@ -92,13 +92,14 @@ impl AuthorizedUser {
     }
 
     async fn fetch(&self) -> Result<(String, Duration), AuthError> {
-        let form = [
-            ("grant_type", "refresh_token"),
-            ("refresh_token", self.refresh_token.expose()),
-            ("client_id", self.client_id.as_str()),
-            ("client_secret", self.client_secret.expose()),
-        ];
-        let answer = oauth::post_token(&self.http, &self.token_url, &form).await.map_err(|failure| match failure {
+        let refreshed = oauth::refresh(
+            &self.http,
+            &self.client_id,
+            Some(&self.client_secret),
+            &self.token_url,
+            &self.refresh_token,
+        );
+        let answer = refreshed.await.map_err(|failure| match failure {
             OAuthFailure::Network(detail) => AuthError::Network(detail),
             OAuthFailure::Refused { error, description } => {
                 let remedy = if error == "invalid_grant" {
