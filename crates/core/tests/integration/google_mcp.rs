@@ -323,6 +323,58 @@ async fn a_client_not_marked_agentic_gets_the_auth_status_category_and_clear_wor
     assert!(status.to_string().contains("client_not_agentic"), "{status}");
 }
 
+/// A server that refused the sign-in is not asked again by every call: with `both` the next calls go to REST at
+/// once (no round trip each to be refused again), and a new access token (a sign-in with another client) asks
+/// it again, so the fix is seen at once.
+#[tokio::test]
+async fn a_server_that_refused_the_sign_in_is_not_asked_again_until_the_token_changes() {
+    let h = Harness::new().await;
+    let id = seed_budget(&h);
+    let legacy = OAuthClient::installed("333-legacy.apps.googleusercontent.com", "secret-l").non_agentic();
+    let agentic = OAuthClient::installed("444-agent.apps.googleusercontent.com", "secret-a");
+    {
+        let mut world = h.google.world();
+        world.oauth_clients.push(legacy.clone());
+        world.oauth_clients.push(agentic.clone());
+    }
+    let tokens = Arc::new(Rotating { tokens: Default::default(), refused: Default::default() });
+    tokens.push(engine_token(&h, &legacy));
+    let mut config = gatehouse_core::config::Config::with_home(h.home.path());
+    config.google_endpoint = Some(h.google.url().parse().expect("emulator url"));
+    config.google_backend = GoogleBackend::Both;
+    let engine = gatehouse_core::Engine::new(gatehouse_core::EngineOptions {
+        config,
+        tokens: Arc::clone(&tokens) as Arc<dyn gatehouse_core::google::TokenSource>,
+        sandbox: false,
+        approvals: crate::support::approvals::allow_everything(),
+        retry: crate::support::quick_retry(),
+    })
+    .expect("engine");
+    engine.auth().set(signed_in());
+    let asked = || h.google.world().mcp.http_requests.get(&google_fake::mcp::Product::Sheets).copied().unwrap_or(0);
+    let read = json!({ "spreadsheet_id": id, "sheet": "Sheet1" });
+
+    let reply = engine.call("get_sheet_data", read.as_object().cloned()).await.expect("known tool");
+    assert!(!reply.is_error && reply.text.contains("Tea"), "REST serves it: {}", reply.text);
+    let refused_once = asked();
+    assert!(refused_once > 0, "Google's Sheets MCP server was tried first");
+    for _ in 0..3 {
+        let reply = engine.call("get_sheet_data", read.as_object().cloned()).await.expect("known tool");
+        assert!(!reply.is_error && reply.text.contains("Tea"), "{}", reply.text);
+    }
+    assert_eq!(asked(), refused_once, "the server that refused the sign-in was not asked again with the same token");
+    assert_eq!(mcp_runs(&h, "sheets"), 0, "nothing ran at Google's MCP server");
+
+    // The person signs in with a client marked agentic: the new token is tried on Google's server at once.
+    tokens.push(engine_token(&h, &agentic));
+    gatehouse_core::google::TokenSource::invalidate(tokens.as_ref()).await;
+    let reply = engine.call("get_sheet_data", read.as_object().cloned()).await.expect("known tool");
+    assert!(!reply.is_error && reply.text.contains("Tea"), "{}", reply.text);
+    assert!(asked() > refused_once, "the new sign-in was tried on Google's server");
+    assert!(mcp_runs(&h, "sheets") > 0, "and the call ran there");
+    assert!(!engine.context().mcp.refused_as_not_agentic(), "auth-status no longer says the client is refused");
+}
+
 fn engine_token(h: &Harness, client: &OAuthClient) -> String {
     h.google.world().issue_token_for_client(Identity::user(USER), &client.client_id)
 }

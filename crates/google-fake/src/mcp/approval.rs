@@ -26,11 +26,19 @@ pub struct Store {
     pending: HashSet<String>,
     /// The tool lists' changes while the emulator runs (see `changes`).
     pub changes: super::Changes,
+    /// Every HTTP request each product's MCP endpoints received, refused or not (`/v1` and `/v1self`
+    /// together): tests read how often a client came back to a server that refused it.
+    pub http_requests: std::collections::HashMap<super::Product, usize>,
 }
 
 impl Default for Store {
     fn default() -> Self {
-        Self { key: rand::rng().random(), pending: HashSet::new(), changes: super::Changes::default() }
+        Self {
+            key: rand::rng().random(),
+            pending: HashSet::new(),
+            changes: super::Changes::default(),
+            http_requests: Default::default(),
+        }
     }
 }
 

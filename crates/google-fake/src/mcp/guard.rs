@@ -56,7 +56,8 @@ pub(super) struct Caller {
 pub(super) async fn check(State(guard): State<Guard>, request: Request, next: Next) -> Response {
     let (mut parts, body) = request.into_parts();
     let (caller, granted) = {
-        let world = guard.shared.lock();
+        let mut world = guard.shared.lock();
+        *world.mcp.http_requests.entry(guard.product).or_default() += 1;
         match world.mcp_bearer(&parts.headers) {
             Ok(access) => {
                 // `mcp_bearer` found a bearer token, so the header is there.

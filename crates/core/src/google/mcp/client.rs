@@ -16,6 +16,10 @@
 //! - **Calls**: a call gives [`Round::Done`] or, when Google asks the person first, [`Round::AsksPerson`] with
 //!   its forms; the caller repeats it with a [`Repeat`]. Input requests that are not forms are refused in words:
 //!   nothing here answers anything on the person's behalf.
+//! - **Refusals are remembered**: a server that refused the sign-in, could not be reached or did not answer in
+//!   time is not asked again by every call for a while ([`Refusal`]), so with `both` the REST API serves the
+//!   next calls at once instead of after another round trip or timeout each; with `mcp` the same words come
+//!   back at once. A new access token (a new sign-in, or the hourly one) ends the memory of a refused sign-in.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -46,6 +50,19 @@ pub const DEFAULT_LIST_AGE: Duration = Duration::from_secs(300);
 /// How many times one call is repeated with nothing but Google's `requestState` (a round that asks nobody
 /// anything) before Gatehouse gives up on it.
 const MAX_STATE_ROUNDS: usize = 4;
+
+/// How long a server that refused the sign-in because the OAuth client is not marked agentic is not asked
+/// again with the same access token: only a sign-in with another client mends it, and that brings a new token.
+const NOT_AGENTIC_MEMORY: Duration = Duration::from_secs(3600);
+/// How long a server that refused a request for another reason (its MCP API not enabled in the project, say)
+/// is not asked again with the same token: the person may be fixing it in the Cloud console right now.
+const REFUSED_MEMORY: Duration = Duration::from_secs(60);
+/// How long a server that could not be reached or did not answer in time is not asked again.
+const UNREACHABLE_MEMORY: Duration = Duration::from_secs(30);
+
+/// The most forms one round of a call may ask for. Google asks one approval per call; a round asking for more
+/// than this is refused rather than put to the person as a pile of cards.
+const MAX_FORMS_PER_ROUND: usize = 8;
 
 /// A Workspace product with a Google MCP server that Gatehouse speaks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -229,6 +246,9 @@ struct Inner {
     /// The last attempt to connect was refused because the OAuth client is not marked agentic
     /// (`server://auth-status` says so); cleared by the next connection that succeeds.
     not_agentic: AtomicBool,
+    /// Tools a server lists as ones Google always asks the person about that then ran a call without asking:
+    /// Gatehouse no longer leaves their calls to Google's form (see [`McpClient::ran_unasked`]).
+    unasked: std::sync::Mutex<std::collections::HashSet<(Product, String)>>,
 }
 
 /// A product's two endpoints and what they listed.
@@ -237,6 +257,45 @@ struct Server {
     full: Endpoint,
     self_service: Endpoint,
     catalogue: tokio::sync::Mutex<Option<Arc<Catalogue>>>,
+    /// The last time the server could not be used, while it is remembered.
+    refused: std::sync::Mutex<Option<Refusal>>,
+}
+
+/// A server that could not be used, remembered so each call doesn't pay for finding out again.
+struct Refusal {
+    error: McpError,
+    until: Instant,
+    /// The access token it refused (hashed: no second copy of the secret is kept), for a refused sign-in:
+    /// a new token is asked again at once. `None`: the server was not reached, whatever the token.
+    token: Option<u64>,
+}
+
+impl Refusal {
+    /// The memory of `error`, when it is a failure worth remembering.
+    fn of(error: &McpError, token: Option<&str>) -> Option<Refusal> {
+        let (memory, keyed) = match error {
+            McpError::NotAgentic { .. } => (NOT_AGENTIC_MEMORY, true),
+            McpError::Refused { .. } => (REFUSED_MEMORY, true),
+            McpError::Unreachable { .. } | McpError::Timeout { .. } => (UNREACHABLE_MEMORY, false),
+            _ => return None,
+        };
+        let token = if keyed { Some(token_key(token?)) } else { None };
+        Some(Refusal { error: error.clone(), until: Instant::now() + memory, token })
+    }
+
+    /// Whether it still holds for a request signed with `token`.
+    fn holds(&self, token: Option<&str>) -> bool {
+        Instant::now() < self.until && self.token.is_none_or(|refused| token.map(token_key) == Some(refused))
+    }
+}
+
+fn token_key(token: &str) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    // One process-wide random key: the hash says only whether two tokens are the same.
+    static KEY: std::sync::OnceLock<std::collections::hash_map::RandomState> = std::sync::OnceLock::new();
+    let mut hasher = KEY.get_or_init(Default::default).build_hasher();
+    hasher.write(token.as_bytes());
+    hasher.finish()
 }
 
 /// One endpoint's connection, made when first needed and again after it broke.
@@ -267,6 +326,7 @@ impl McpClient {
                     full: endpoint(false),
                     self_service: endpoint(true),
                     catalogue: tokio::sync::Mutex::new(None),
+                    refused: std::sync::Mutex::new(None),
                 };
                 (product, server)
             })
@@ -278,6 +338,7 @@ impl McpClient {
                 revision: AtomicU64::new(0),
                 changes: tokio::sync::watch::channel(0).0,
                 not_agentic: AtomicBool::new(false),
+                unasked: Default::default(),
             }),
         }
     }
@@ -286,6 +347,32 @@ impl McpClient {
     /// client for an AI-powered agent".
     pub fn refused_as_not_agentic(&self) -> bool {
         self.inner.not_agentic.load(Ordering::SeqCst)
+    }
+
+    /// Notes that `product`'s server ran `tool`, a tool it lists as one Google always asks the person about,
+    /// without asking anyone: from now on Gatehouse decides its calls itself (a card, as for a write) instead
+    /// of leaving them to a form that may not come. Kept while this process runs.
+    pub fn note_ran_unasked(&self, product: Product, tool: &str) {
+        let mut unasked = self.inner.unasked.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if unasked.insert((product, tool.to_owned())) {
+            tracing::warn!(
+                product = product.name(),
+                tool,
+                "Google's server ran a tool it always asks about without asking the person: Gatehouse cards it itself from now on"
+            );
+        }
+    }
+
+    /// Whether Google's form can be left to ask about `tool`'s calls: the server lists it as a tool Google
+    /// always asks about (`listed_as_asking`), and it has not run one without asking ([`Self::note_ran_unasked`]).
+    pub fn leaves_to_google(&self, product: Product, tool: &str, listed_as_asking: bool) -> bool {
+        listed_as_asking
+            && !self
+                .inner
+                .unasked
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .contains(&(product, tool.to_owned()))
     }
 
     /// A number that changes whenever a product's tool list changed since it was last read.
@@ -319,7 +406,24 @@ impl McpClient {
         {
             return Ok(Arc::clone(catalogue));
         }
-        let listed = Arc::new(self.list(server).await?);
+        if let Some(error) = self.remembered_refusal(server).await {
+            return Err(error);
+        }
+        let listed = match self.list(server).await {
+            Ok(listed) => Arc::new(listed),
+            Err(error) => {
+                let token = self.inner.options.tokens.token().await.ok();
+                if let Some(refusal) = Refusal::of(&error, token.as_deref()) {
+                    tracing::debug!(
+                        product = product.name(),
+                        "Google's MCP server not asked again for a while: {error}"
+                    );
+                    *server.refused.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(refusal);
+                }
+                return Err(error);
+            }
+        };
+        server.refused.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take();
         let changed = kept.as_ref().is_none_or(|before| before.tools != listed.tools);
         if changed {
             self.changed();
@@ -327,6 +431,24 @@ impl McpClient {
         }
         *kept = Some(Arc::clone(&listed));
         Ok(listed)
+    }
+
+    /// The failure the server last gave, while it is remembered for the token requests are signed with now.
+    async fn remembered_refusal(&self, server: &Server) -> Option<McpError> {
+        let keyed = {
+            let kept = server.refused.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            kept.as_ref()?.token.is_some()
+        };
+        // The token is read only for a refused sign-in (from the token source's cache, usually).
+        let token = if keyed { self.inner.options.tokens.token().await.ok() } else { None };
+        let mut kept = server.refused.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match kept.as_ref() {
+            Some(refusal) if refusal.holds(token.as_deref()) => Some(refusal.error.clone()),
+            _ => {
+                *kept = None;
+                None
+            }
+        }
     }
 
     /// The product's tools as last listed, without asking the server (`None` before the first listing).
@@ -518,6 +640,15 @@ impl McpClient {
                 params.input_responses = None;
                 params.request_state = asked.request_state;
                 continue;
+            }
+            if requests.len() > MAX_FORMS_PER_ROUND {
+                return Err(McpError::Answered {
+                    product,
+                    detail: format!(
+                        "{tool} asked for {} approval forms at once; Gatehouse puts at most {MAX_FORMS_PER_ROUND} to the person, so the call was not run",
+                        requests.len()
+                    ),
+                });
             }
             let mut forms = Vec::with_capacity(requests.len());
             for (key, request) in &requests {
