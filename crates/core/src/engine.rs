@@ -314,6 +314,12 @@ impl Engine {
         discovered.iter().copied().find(|tool| tool.meta.name == name)
     }
 
+    /// Whether the offered tools may change while this server runs: Google's tools are discovered, unless
+    /// Gatehouse is set to use Google's REST APIs only.
+    pub fn tools_change(&self) -> bool {
+        self.ctx.config.google_backend != GoogleBackend::Rest
+    }
+
     /// Ticks whenever the offered tools change: the MCP layer tells its clients
     /// (`notifications/tools/list_changed`).
     pub fn tool_changes(&self) -> tokio::sync::watch::Receiver<u64> {
@@ -880,5 +886,8 @@ async fn keep_discovering(engine: Weak<Engine>) {
             Some(engine) => engine.discover().await,
             None => return,
         }
+        // Reads are spaced whatever asked for them: a server that says its list changed over and over (or a
+        // change this very read made) is read again at most once every MIN_RELIST.
+        tokio::time::sleep(MIN_RELIST).await;
     }
 }

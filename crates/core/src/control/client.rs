@@ -78,20 +78,35 @@ impl Client {
     /// Another connection to the same server (a relay runs each call on its own connection, so a call
     /// waiting for the person doesn't hold up the others).
     pub async fn connect_again(&self, home: &Path) -> Result<Client, ControlError> {
-        let path = socket_path(&control_dir(home), self.pid);
-        match probe(self.pid, &path).await {
+        Client::connect_to(home, self.pid).await
+    }
+
+    /// A connection to the server of process `pid` under `home`.
+    pub async fn connect_to(home: &Path, pid: u32) -> Result<Client, ControlError> {
+        let path = socket_path(&control_dir(home), pid);
+        match probe(pid, &path).await {
             Probe::Live(stream) => {
                 let (read, writer) = stream.into_split();
-                Ok(Client { pid: self.pid, reader: BufReader::new(read), writer })
+                Ok(Client { pid, reader: BufReader::new(read), writer })
             }
-            Probe::Gone => Err(ControlError::Io { pid: self.pid, detail: "it is no longer running".into() }),
-            Probe::Unreachable(detail) => Err(ControlError::Io { pid: self.pid, detail }),
+            Probe::Gone => Err(ControlError::Io { pid, detail: "it is no longer running".into() }),
+            Probe::Unreachable(detail) => Err(ControlError::Io { pid, detail }),
         }
     }
 
     /// The MCP tools the server offers, as `tools/list` items.
     pub async fn tools(&mut self) -> Result<Vec<serde_json::Value>, ControlError> {
         self.ask(&Request::Tools).await
+    }
+
+    /// The host's tools now (see [`Request::ToolList`]).
+    pub async fn tool_list(
+        &mut self,
+        unless: Option<u64>,
+        refresh: bool,
+        attach: bool,
+    ) -> Result<crate::control::protocol::ToolList, ControlError> {
+        self.ask(&Request::ToolList { unless, refresh, attach }).await
     }
 
     /// Runs a tool call in the server, for a relayed assistant. It waits as long as the call does (the

@@ -98,9 +98,22 @@ pub enum Request {
     /// Reads what other processes changed (grants, never-allow rules, assistants) into this server's memory
     /// now, instead of at its next periodic check.
     Refresh,
-    /// The MCP tools this server offers (as `tools/list` shows them): for a `gatehouse serve` relaying an
-    /// assistant to this host.
+    /// The MCP tools this server offers (as `tools/list` shows them), counting a connected assistant: what
+    /// a `gatehouse serve` of an earlier version asks as it attaches (see [`Request::ToolList`]).
     Tools,
+    /// The MCP tools this server offers now, for a `gatehouse serve` relaying an assistant to this host: as it
+    /// attaches (`attach`: the host counts a connected assistant), before each `tools/list` it answers
+    /// (`refresh`: Google's lists are read first, for a bounded time, as the host's own `tools/list` does), and
+    /// now and then to see whether they changed (`unless`: the generation the relay holds; the tools are left
+    /// out of the answer while they are still those).
+    ToolList {
+        #[serde(default)]
+        unless: Option<u64>,
+        #[serde(default)]
+        refresh: bool,
+        #[serde(default)]
+        attach: bool,
+    },
     /// Runs a tool call for a relayed assistant, through this host's approvals: the answer comes when the
     /// call is done (after the person's answer, if one is needed).
     Call {
@@ -164,6 +177,19 @@ pub struct ServerInfo {
     /// reaches this app now and the account once the person signs in.
     #[serde(default)]
     pub sandbox_until_sign_in: bool,
+}
+
+/// The tools a host offers, as of one generation of its list (the answer to [`Request::ToolList`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolList {
+    /// Changes whenever the tools do (Google's tools are discovered while the host runs).
+    pub generation: u64,
+    /// Whether the list may change while the host runs: a relay's clients are offered
+    /// `notifications/tools/list_changed` then.
+    pub changes: bool,
+    /// The tools, as `tools/list`'s items; `None` when they are still those of the generation asked about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<serde_json::Value>>,
 }
 
 impl ServerInfo {
@@ -235,6 +261,7 @@ pub enum Response {
     Refreshed,
     /// The MCP tools, as JSON (`tools/list`'s items).
     Tools(Vec<serde_json::Value>),
+    ToolList(ToolList),
     /// A finished call: the text the assistant gets, whether it reports a failure, and the screening note
     /// that follows it (see `crate::screening`).
     Called {
@@ -303,6 +330,7 @@ answers! {
     AssistantRevoked => AssistantRevoked,
     AssistantTools => AssistantTools,
     Tools => Vec<serde_json::Value>,
+    ToolList => ToolList,
     Resource => String,
 }
 

@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::RunningServers;
 #[cfg(windows)]
 use super::pipe::remove_quietly;
-use super::protocol::{FailureKind, MAX_REQUEST_LINE, MAX_SMALL_REQUEST_LINE, Request, Response, ServerInfo};
+use super::protocol::{FailureKind, MAX_REQUEST_LINE, MAX_SMALL_REQUEST_LINE, Request, Response, ServerInfo, ToolList};
 #[cfg(unix)]
 use super::socket::{binding_path, check_length, prepare_folder, probe, remove_quietly, socket_files, socket_path};
 #[cfg(unix)]
@@ -591,6 +591,7 @@ async fn send<W: AsyncWrite + Unpin>(write: &mut W, response: &Response) -> std:
 async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
     match request {
         Request::Tools => tools(engine),
+        Request::ToolList { unless, refresh, attach } => tool_list(engine, unless, refresh, attach).await,
         Request::Call { name, arguments, meta, tools, progress: _ } => {
             call(engine, name, arguments, meta, tools, Progress::none()).await
         }
@@ -639,10 +640,28 @@ async fn handle(engine: &Engine, http: &HttpUrl, request: Request) -> Response {
     }
 }
 
-/// The MCP tools this server offers; only a `gatehouse serve` relay asks, as it attaches for an assistant.
+/// The MCP tools this server offers; a `gatehouse serve` relay of an earlier version asks, as it attaches.
 fn tools(engine: &Engine) -> Response {
     engine.assistant_connected();
-    Response::Tools(engine.offered_tools().iter().filter_map(|tool| serde_json::to_value(tool.to_mcp()).ok()).collect())
+    Response::Tools(mcp_tools(engine))
+}
+
+fn mcp_tools(engine: &Engine) -> Vec<serde_json::Value> {
+    engine.offered_tools().iter().filter_map(|tool| serde_json::to_value(tool.to_mcp()).ok()).collect()
+}
+
+/// The MCP tools this server offers now, for a relay (see [`Request::ToolList`]).
+async fn tool_list(engine: &Engine, unless: Option<u64>, refresh: bool, attach: bool) -> Response {
+    if attach {
+        engine.assistant_connected();
+    }
+    if refresh {
+        engine.refresh_tools(crate::engine::LIST_WAIT).await;
+    }
+    // The generation is read before the tools: a change in between is seen again at the next look.
+    let generation = *engine.tool_changes().borrow();
+    let tools = (unless != Some(generation)).then(|| mcp_tools(engine));
+    Response::ToolList(ToolList { generation, changes: engine.tools_change(), tools })
 }
 
 /// Which server this is and what it works with.

@@ -110,7 +110,7 @@ impl Backend for Engine {
     }
 
     fn tools_change(&self) -> bool {
-        self.context().config.google_backend != crate::config::GoogleBackend::Rest
+        Engine::tools_change(self)
     }
 
     fn tool_changes(&self) -> BoxStream<'static, ()> {

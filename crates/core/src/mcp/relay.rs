@@ -3,8 +3,13 @@
 //! instead of starting its own, so every assistant shares one set of grants, pending cards, audit log and
 //! sign-in. It talks to the host over the control socket only this OS user can open; each call gets its own
 //! connection, so one waiting for the person holds up no other.
+//!
+//! The tool list is the host's, kept up to date as the host's own clients see it: read again before each
+//! `tools/list` the relay answers, and looked at every [`TOOL_POLL`] while the assistant listens for changes,
+//! so a tool Google adds or removes reaches a relayed assistant without a restart.
 
 use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -13,21 +18,27 @@ use rmcp::model::{JsonObject, Tool};
 
 use super::backend::Backend;
 use crate::approval::CallMeta;
-use crate::control::protocol::{FailureKind, ServerInfo};
+use crate::control::protocol::{FailureKind, ServerInfo, ToolList};
 use crate::control::{Client, ControlError};
 use crate::engine::{CallError, Reply};
 use crate::resources::{AUTH_STATUS_URI, ResourceError};
 use crate::tools::Progress;
+use crate::tools::sets::ToolSelection;
 
 /// How often a relay looks at the host's `server://auth-status` for its subscribers.
 const AUTH_POLL: Duration = Duration::from_secs(2);
+
+/// How often a relay whose assistant listens for tool list changes asks the host whether its tools changed
+/// (a short answer when they did not).
+pub const TOOL_POLL: Duration = Duration::from_secs(2);
 
 /// The host as an MCP backend.
 pub struct Relay {
     home: PathBuf,
     /// A connection to the host, kept to open more.
     host: Client,
-    tools: Vec<Tool>,
+    /// The tools the assistant is offered, shared with the stream that keeps them up to date.
+    listed: Arc<Listed>,
     sandbox: bool,
     /// What the host said of itself when the relay attached (see [`Relay::serves`]).
     info: ServerInfo,
@@ -36,28 +47,69 @@ pub struct Relay {
     within: Option<String>,
 }
 
+/// The host's tools as the relay last read them, within the relay's `--tools`.
+struct Listed {
+    /// Whether the host's tools may change while it runs (it discovers Google's).
+    changes: bool,
+    selection: RwLock<Option<ToolSelection>>,
+    current: RwLock<Current>,
+}
+
+#[derive(Default)]
+struct Current {
+    generation: u64,
+    tools: Vec<Tool>,
+}
+
+impl Listed {
+    fn tools(&self) -> Vec<Tool> {
+        self.current.read().unwrap_or_else(|poisoned| poisoned.into_inner()).tools.clone()
+    }
+
+    fn generation(&self) -> u64 {
+        self.current.read().unwrap_or_else(|poisoned| poisoned.into_inner()).generation
+    }
+
+    /// Takes the host's answer: `true` when it brought another list.
+    fn take(&self, list: ToolList, pid: u32) -> Result<bool, ControlError> {
+        let Some(tools) = list.tools else { return Ok(false) };
+        let mut tools = tools
+            .into_iter()
+            .map(serde_json::from_value::<Tool>)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| ControlError::Protocol { pid, detail: e.to_string() })?;
+        if let Some(selection) = self.selection.read().unwrap_or_else(|poisoned| poisoned.into_inner()).as_ref() {
+            tools.retain(|tool| selection.allows_tool(tool));
+        }
+        let mut current = self.current.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let changed = current.tools != tools;
+        *current = Current { generation: list.generation, tools };
+        Ok(changed)
+    }
+}
+
 impl Relay {
     /// Connects to the user's host under `home`, if one runs.
     pub async fn connect(home: PathBuf) -> Result<Option<Relay>, ControlError> {
         let Some(mut host) = Client::connect_host(&home).await? else { return Ok(None) };
         let info = host.info().await?;
-        let tools = host
-            .tools()
-            .await?
-            .into_iter()
-            .map(serde_json::from_value::<Tool>)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| ControlError::Protocol { pid: host.pid(), detail: e.to_string() })?;
+        let list = host.tool_list(None, false, true).await?;
+        let listed =
+            Arc::new(Listed { changes: list.changes, selection: RwLock::new(None), current: Default::default() });
+        listed.take(list, host.pid())?;
         tracing::info!(host = host.pid(), "relaying to this user's Gatehouse host");
-        Ok(Some(Relay { home, host, tools, sandbox: info.sandbox, info, within: None }))
+        Ok(Some(Relay { home, host, listed, sandbox: info.sandbox, info, within: None }))
     }
 
     /// The same relay, offering the assistant only the tools of `tools`: the host's tools are listed within
     /// it, and every call carries it to the host.
-    pub fn offering(self, tools: &crate::tools::sets::ToolSelection) -> Relay {
-        let mut offered = self.tools;
-        offered.retain(|tool| tools.allows_tool(tool));
-        Relay { tools: offered, within: Some(tools.spec().to_owned()), ..self }
+    pub fn offering(self, tools: &ToolSelection) -> Relay {
+        {
+            let mut current = self.listed.current.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+            current.tools.retain(|tool| tools.allows_tool(tool));
+        }
+        *self.listed.selection.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(tools.clone());
+        Relay { within: Some(tools.spec().to_owned()), ..self }
     }
 
     /// Whether the host serves the sandbox.
@@ -91,7 +143,52 @@ fn host_gone(error: &ControlError) -> String {
 
 impl Backend for Relay {
     fn tools(&self) -> Vec<Tool> {
-        self.tools.clone()
+        self.listed.tools()
+    }
+
+    /// Asks the host for its tools as they are now, Google's lists read first as the host's own `tools/list`
+    /// does. A host that can't be asked leaves the list as it was (a call then says the host is gone).
+    fn refresh_tools(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            if !self.listed.changes {
+                return;
+            }
+            let pid = self.host.pid();
+            let answer = match self.connection().await {
+                Ok(mut host) => host.tool_list(Some(self.listed.generation()), true, false).await,
+                Err(error) => Err(error),
+            };
+            if let Err(error) = answer.and_then(|list| self.listed.take(list, pid)) {
+                tracing::debug!(host = pid, "the host's tools could not be read again: {error}");
+            }
+        })
+    }
+
+    fn tools_change(&self) -> bool {
+        self.listed.changes
+    }
+
+    /// Asks the host every [`TOOL_POLL`] whether its tools changed; ends when the host is gone.
+    fn tool_changes(&self) -> BoxStream<'static, ()> {
+        if !self.listed.changes {
+            return Box::pin(futures::stream::pending());
+        }
+        let state = (self.home.clone(), self.host.pid(), Arc::clone(&self.listed));
+        Box::pin(futures::stream::unfold(state, |(home, pid, listed)| async move {
+            loop {
+                tokio::time::sleep(TOOL_POLL).await;
+                let answer = match Client::connect_to(&home, pid).await {
+                    Ok(mut host) => host.tool_list(Some(listed.generation()), false, false).await,
+                    // The host is gone: no more changes to report.
+                    Err(_) => return None,
+                };
+                match answer.and_then(|list| listed.take(list, pid)) {
+                    Ok(true) => return Some(((), (home, pid, listed))),
+                    Ok(false) => {}
+                    Err(error) => tracing::debug!(host = pid, "the host's tools could not be read again: {error}"),
+                }
+            }
+        }))
     }
 
     /// Nothing to tell: the host heard of this assistant when the relay attached (it asked for the tools).

@@ -23,6 +23,7 @@ use super::{Forms, ToolContext, ToolError};
 use crate::approval::rounds::{FormCall, Rounds};
 use crate::config::GoogleBackend;
 
+use crate::google::mcp::form::Round;
 use crate::google::mcp::{McpError, Product};
 
 /// Gatehouse's arguments as Google's tool takes them: `Ok(None)` when these arguments need something Google's
@@ -119,7 +120,8 @@ async fn choose_discovered(tool: &ToolDef, ctx: &ToolContext, arguments: &Value)
     if tool.meta.local_path {
         arguments.remove("local_path");
     }
-    Ok((Path::Discovered { product, tool: name, arguments }, listed.always_asks))
+    let left_to_google = ctx.mcp.leaves_to_google(product, &name, listed.always_asks);
+    Ok((Path::Discovered { product, tool: name, arguments }, left_to_google))
 }
 
 /// Chooses the surface before anything is sent; `Err` only with `mcp`, where there is no other.
@@ -159,7 +161,8 @@ async fn choose(tool: &ToolDef, ctx: &ToolContext, arguments: &Value) -> Result<
         }
         return Ok((Path::Rest, false));
     };
-    Ok((Path::Mcp { route, arguments: google_arguments }, google.always_asks))
+    let left_to_google = ctx.mcp.leaves_to_google(route.product, route.tool, google.always_asks);
+    Ok((Path::Mcp { route, arguments: google_arguments }, left_to_google))
 }
 
 /// Whether the call goes to a Google tool that asks the person with a form at every call (listed on
@@ -195,9 +198,10 @@ pub async fn run(tool: &ToolDef, ctx: ToolContext, arguments: Value, forms: &For
     // A call left to Google's form never falls back to REST, which would run it unasked.
     let only = ctx.config.google_backend == GoogleBackend::Mcp || left_to_google;
     let sent = std::sync::atomic::AtomicU32::new(0);
+    let asked = AskedWatch::default();
     let round = |repeat| {
         sent.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        ctx.mcp.call(route.product, route.tool, google_arguments.clone(), repeat)
+        asked.watch(ctx.mcp.call(route.product, route.tool, google_arguments.clone(), repeat))
     };
     let call = FormCall::new(
         &forms.caller,
@@ -213,6 +217,9 @@ pub async fn run(tool: &ToolDef, ctx: ToolContext, arguments: Value, forms: &For
         }
         Err(error) => Err(error),
     };
+    if ended.is_ok() && left_to_google && !asked.asked() {
+        ctx.mcp.note_ran_unasked(route.product, route.tool);
+    }
     match ended {
         Ok(result) => finish(&route, &arguments, result),
         // Google's server can't be used and nothing ran there (a read, or a refusal of the first round before
@@ -239,7 +246,8 @@ async fn run_discovered(
     (product, name, google_arguments): (Product, String, JsonObject),
     forms: &Forms,
 ) -> Result<Output, ToolError> {
-    let round = |repeat| ctx.mcp.call(product, &name, google_arguments.clone(), repeat);
+    let asked = AskedWatch::default();
+    let round = |repeat| asked.watch(ctx.mcp.call(product, &name, google_arguments.clone(), repeat));
     let call = FormCall::new(
         &forms.caller,
         (tool.meta.name, tool.meta.title),
@@ -254,7 +262,30 @@ async fn run_discovered(
         }
         Err(error) => return Err(error.into()),
     };
+    if !forms.decided_by_gatehouse && !asked.asked() {
+        ctx.mcp.note_ran_unasked(product, &name);
+    }
     passed(product, result)
+}
+
+/// Whether any round of a call came back asking the person with a form. A call left to Google's form (Gatehouse
+/// did not card it) that ends with none asked ran unapproved: Google's server is then no longer trusted to ask
+/// about that tool ([`McpClient::note_ran_unasked`](crate::google::mcp::McpClient::note_ran_unasked)).
+#[derive(Default)]
+struct AskedWatch(std::sync::atomic::AtomicBool);
+
+impl AskedWatch {
+    async fn watch<T>(&self, round: impl Future<Output = Result<Round<T>, McpError>>) -> Result<Round<T>, McpError> {
+        let round = round.await;
+        if matches!(round, Ok(Round::AsksPerson { .. })) {
+            self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        round
+    }
+
+    fn asked(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 /// Google's result as Gatehouse passes it on: a tool error in Google's words, or its text, its

@@ -43,7 +43,7 @@ type Client = RunningService<RoleClient, Watcher>;
 
 struct Setup {
     google: FakeGoogle,
-    _home: tempfile::TempDir,
+    home: tempfile::TempDir,
     engine: Arc<Engine>,
     store: Store,
 }
@@ -59,7 +59,7 @@ async fn setup_with(policy: Policy, adjust: impl FnOnce(&mut gatehouse_core::con
         adjust(config);
     })
     .await;
-    Setup { google, _home: home, engine, store }
+    Setup { google, home, engine, store }
 }
 
 async fn setup() -> Setup {
@@ -197,6 +197,60 @@ async fn an_assistant_lists_and_calls_googles_own_tools_hears_when_they_change_a
     client.cancel().await.expect("the client ends");
 }
 
+/// An assistant whose `gatehouse serve` relays to the host (the desktop app) hears of Google's tools changing
+/// as the host's own clients do: the relay reads the host's list again and tells its client, for a tool that
+/// appears and for one that goes away.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_relayed_assistant_hears_when_googles_tools_change_on_the_host_and_lists_them() {
+    use gatehouse_core::mcp::backend::Backend as _;
+    let s = setup().await;
+    s.google.world().mcp.changes.hide_tool(Emulated::Sheets, "get_spreadsheet");
+    let home = s.home.path().to_owned();
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let control = gatehouse_core::control::serve(Arc::clone(&s.engine), &home, cancel.clone()).await.expect("control");
+    control.accept_relays();
+    let relay = gatehouse_core::mcp::relay::Relay::connect(home).await.expect("the host answers").expect("a host");
+    assert!(relay.tools_change(), "the host discovers Google's tools, so the relay offers list_changed");
+    let (client, mut changes) = connect_to(McpServer::with_backend(Arc::new(relay))).await;
+    let offers = |listed: &[String], name: &str| listed.iter().any(|offered| offered == name);
+
+    let listed = names(&client).await;
+    assert!(offers(&listed, "google_drive_create_file"), "the host's discovered tools are listed: {listed:?}");
+    assert!(offers(&listed, "get_sheet_data"), "and Gatehouse's own");
+    assert!(!offers(&listed, "google_sheets_get_spreadsheet"), "hidden on Google's server");
+
+    // Added on Google's server while the host runs: the relayed client is told, and lists it.
+    s.google.world().mcp.changes.show_tool(Emulated::Sheets, "get_spreadsheet");
+    loop {
+        tokio::time::timeout(Duration::from_secs(20), changes.recv())
+            .await
+            .expect("notifications/tools/list_changed through the relay within 20 s")
+            .expect("the client is still connected");
+        if offers(&names(&client).await, "google_sheets_get_spreadsheet") {
+            break;
+        }
+    }
+    let sheet =
+        s.google.world().create_spreadsheet("Budget", &[("Sheet1", vec![vec![json!("a")]])], &Identity::user(USER));
+    let read = call(&client, "google_sheets_get_spreadsheet", json!({ "spreadsheetId": sheet })).await;
+    assert_ne!(read.is_error, Some(true), "the new tool runs through the host: {}", text(&read));
+
+    // Removed again: told again, and gone from the list.
+    s.google.world().mcp.changes.hide_tool(Emulated::Sheets, "get_spreadsheet");
+    loop {
+        tokio::time::timeout(Duration::from_secs(20), changes.recv())
+            .await
+            .expect("told of the removal within 20 s")
+            .expect("the client is still connected");
+        if !offers(&names(&client).await, "google_sheets_get_spreadsheet") {
+            break;
+        }
+    }
+    client.cancel().await.expect("the client ends");
+    cancel.cancel();
+}
+
 #[tokio::test]
 async fn a_tool_google_always_asks_about_is_carded_by_googles_form_alone() {
     let s = setup().await;
@@ -229,6 +283,33 @@ async fn a_tool_google_always_asks_about_is_carded_by_googles_form_alone() {
     assert!(!reply.is_error, "{}", reply.text);
     let updated: Value = serde_json::from_str(&reply.text).expect("JSON");
     assert_eq!(updated["summary"], "Coffee", "{updated}");
+}
+
+/// A tool Google lists as one it always asks about (so Gatehouse leaves its calls to Google's form) whose
+/// server then runs a call without asking: that is not taken as the person's approval again. Gatehouse cards
+/// the tool itself from then on, and a Deny there leaves the event as it was.
+#[tokio::test]
+async fn a_tool_google_ran_without_its_form_is_carded_by_gatehouse_from_then_on() {
+    let s = setup().await;
+    let event = json!({ "summary": "Tea", "start": { "dateTime": "2026-12-10T10:00:00Z" }, "end": { "dateTime": "2026-12-10T11:00:00Z" } });
+    let id = s.google.world().calendar.add_event(USER, &Identity::user(USER), event).expect("an event");
+    s.google.world().mcp.changes.stop_asking(Emulated::Calendar, "update_event");
+    let summary = |s: &Setup| s.google.world().calendar.event_json(USER, &id).expect("the event")["summary"].clone();
+
+    // Left to Google's form, which does not come: the call ran at Google unasked.
+    let change = |summary: &str| json!({ "calendarId": USER, "eventId": id, "event": { "summary": summary } });
+    let unasked = start(&s.engine, "google_calendar_update_event", change("Coffee")).await.expect("the call ends");
+    assert!(!unasked.is_error, "{}", unasked.text);
+    assert_eq!(summary(&s), json!("Coffee"), "Google ran it without a form");
+
+    // From then on Gatehouse's own card decides it first.
+    let mut next = start(&s.engine, "google_calendar_update_event", change("Juice"));
+    let card = next_card(&s.engine, &mut next).await;
+    assert!(card.form.is_none(), "Gatehouse's own card, not a form of Google's");
+    s.engine.approvals().broker().answer(card.id, RawAnswer::Deny).expect("Deny");
+    let denied = next.await.expect("the call ends");
+    assert!(denied.is_error, "{}", denied.text);
+    assert_eq!(summary(&s), json!("Coffee"), "nothing reached Google after the Deny");
 }
 
 #[tokio::test]

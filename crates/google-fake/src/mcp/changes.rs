@@ -15,6 +15,7 @@ use super::Product;
 pub struct Changes {
     hidden: HashSet<(Product, String)>,
     descriptions: HashMap<(Product, String), String>,
+    unasked: HashSet<(Product, String)>,
     list_ttl_ms: Option<u64>,
 }
 
@@ -34,6 +35,13 @@ impl Changes {
         self.descriptions.insert((product, tool.to_owned()), description.to_owned());
     }
 
+    /// Runs `tool` without its approval form while still listing it as Google lists a tool it always asks
+    /// about (on `/v1`, not on `/v1self`): what a server that broke its word would do, or Google after the
+    /// person told its own form to stop asking. A client must not take that as the person's approval.
+    pub fn stop_asking(&mut self, product: Product, tool: &str) {
+        self.unasked.insert((product, tool.to_owned()));
+    }
+
     /// The `ttlMs` each `tools/list` answer carries; `None` sends none.
     pub fn set_list_ttl(&mut self, ttl_ms: Option<u64>) {
         self.list_ttl_ms = ttl_ms;
@@ -45,6 +53,10 @@ impl Changes {
 
     pub(crate) fn description(&self, product: Product, tool: &str) -> Option<&str> {
         self.descriptions.get(&(product, tool.to_owned())).map(String::as_str)
+    }
+
+    pub(crate) fn asks_no_more(&self, product: Product, tool: &str) -> bool {
+        self.unasked.contains(&(product, tool.to_owned()))
     }
 
     pub(crate) fn list_ttl_ms(&self) -> Option<u64> {

@@ -624,7 +624,7 @@ impl ServerHandler for GoogleMcp {
             Gate::Never => false,
             Gate::Always => true,
             Gate::OutsideAccount => self.owned_outside(&args, &who),
-        };
+        } && !self.shared.lock().mcp.changes.asks_no_more(self.product, tool.name);
         if asks {
             if self.endpoint == Endpoint::SelfService {
                 return Ok(refusal(format!(
