@@ -4,7 +4,11 @@
 //! 1. the MCP round trip of `get_sheet_data` over stdio against a direct HTTP call to the emulator (the
 //!    floor): p50, p99 and their ratio, and the overhead above the floor;
 //! 2. Google calls per tool call for `get_multiple_sheet_data` with 200 queries;
-//! 3. the server's idle RSS, and its peak memory serving a 20,000 x 8 sheet against the serialized result.
+//! 3. the server's idle RSS, and its peak memory serving a 20,000 x 8 sheet against the serialized result;
+//! 4. where a call's time goes inside the server;
+//! 5. the bridge to Google's MCP servers: `get_sheet_data` over stdio with `GATEHOUSE_GOOGLE_BACKEND=mcp`
+//!    against a direct 2026-07-28 call of the emulator's Sheets MCP server's `get_values` (its floor), and
+//!    the first call's cost (start, connection, discovery) on each backend.
 //!
 //! Prints a Markdown table to paste into docs/benchmarks.md.
 
@@ -91,7 +95,7 @@ async fn main() -> Result<()> {
     });
     let key_path = home.path().join("key.json");
     std::fs::write(&key_path, key.to_string())?;
-    let server = |program: &std::path::Path, wrapper: &[String]| {
+    let server_on = |program: &std::path::Path, wrapper: &[String], backend: &str| {
         let mut command = match wrapper.split_first() {
             Some((first, rest)) => {
                 let mut command = tokio::process::Command::new(first);
@@ -106,12 +110,13 @@ async fn main() -> Result<()> {
             .env("GATEHOUSE_GOOGLE_ENDPOINT", google.url())
             .env("SERVICE_ACCOUNT_PATH", &key_path)
             .env("GATEHOUSE_LOG", "warn")
-            // Google's REST API, as the floor's `values.get` is: the figures stay comparable with the earlier
-            // ones (the path through Google's MCP servers is not benchmarked yet; docs/benchmarks.md).
-            .env("GATEHOUSE_GOOGLE_BACKEND", "rest")
+            // Parts 1-4 on Google's REST API, as the floor's `values.get` is: the figures stay comparable with
+            // the earlier ones. Part 5 measures the path through Google's MCP servers.
+            .env("GATEHOUSE_GOOGLE_BACKEND", backend)
             .env("MAX_TOOL_RESPONSE_CHARS", "50000000");
         command
     };
+    let server = |program: &std::path::Path, wrapper: &[String]| server_on(program, wrapper, "rest");
     let (transport, _) = TokioChildProcess::builder(server(&bin, &[])).stderr(Stdio::null()).spawn()?;
     let pid = transport.id().context("server pid")?;
     let client = ().serve(transport).await?;
@@ -209,6 +214,54 @@ async fn main() -> Result<()> {
     timed_mcp.sort();
     let phases = phase_times(&std::fs::read_to_string(&timing_log)?, skip);
 
+    let mut bridge: Option<(Vec<Duration>, Vec<Duration>, Duration)> = None;
+    // 5. The bridge: the first call's cost on each backend (a fresh server: start, initialize, and on `mcp`
+    //    the connection to Google's server and its tool list), then the same small read through Google's MCP
+    //    server against a direct call of it.
+    let mut first_call = Vec::new();
+    for backend in ["rest", "mcp"] {
+        let started = Instant::now();
+        let (transport, _) = TokioChildProcess::builder(server_on(&bin, &[], backend)).stderr(Stdio::null()).spawn()?;
+        let client = ().serve(transport).await?;
+        let result = call(&client, "get_sheet_data", args.clone()).await?;
+        anyhow::ensure!(!result.is_error.unwrap_or(false), "first call on {backend} failed: {}", text(&result));
+        first_call.push((backend, started.elapsed()));
+        if backend == "rest" {
+            client.cancel().await?;
+            continue;
+        }
+        let started = Instant::now();
+        let direct = direct_mcp_client(&google.url(), &direct_token).await?;
+        let get_values = rmcp::model::CallToolRequestParams::new("get_values").with_arguments(
+            json!({ "spreadsheetId": id, "range": "Small!A1:H10" }).as_object().cloned().unwrap_or_default(),
+        );
+        let answered = direct.peer().call_tool(get_values.clone()).await?;
+        anyhow::ensure!(!answered.is_error.unwrap_or(false), "get_values failed: {}", text(&answered));
+        let direct_first = started.elapsed();
+        for _ in 0..20 {
+            direct.peer().call_tool(get_values.clone()).await?;
+            call(&client, "get_sheet_data", args.clone()).await?;
+        }
+        let mut bridge_floor = Vec::with_capacity(rounds());
+        let mut bridged = Vec::with_capacity(rounds());
+        for _ in 0..rounds() {
+            let started = Instant::now();
+            direct.peer().call_tool(get_values.clone()).await?;
+            bridge_floor.push(started.elapsed());
+            let started = Instant::now();
+            let result = call(&client, "get_sheet_data", args.clone()).await?;
+            bridged.push(started.elapsed());
+            anyhow::ensure!(!result.is_error.unwrap_or(false), "get_sheet_data on mcp failed: {}", text(&result));
+        }
+        let runs = google.world().requests.iter().filter(|record| record.host == "sheetsmcp.googleapis.com").count();
+        anyhow::ensure!(runs > rounds(), "the mcp backend's reads ran on Google's MCP server ({runs} there)");
+        client.cancel().await?;
+        direct.cancel().await?;
+        bridge_floor.sort();
+        bridged.sort();
+        bridge = Some((bridge_floor, bridged, direct_first));
+    }
+
     let p50_overhead = ms(percentile(&mcp, 0.5)) - ms(percentile(&floor, 0.5));
     println!("| measure | value | target |");
     println!("|---|---|---|");
@@ -251,6 +304,26 @@ async fn main() -> Result<()> {
         }
         None => println!("| 20,000 x 8 read: peak heap (massif) | not measured: valgrind is not installed | ≤ 3x |"),
     }
+    if let Some((floor, bridged, direct_first)) = &bridge {
+        println!(
+            "| bridge floor: direct `get_values` on the Sheets MCP server p50 / p99 | {:.3} ms / {:.3} ms | |",
+            ms(percentile(floor, 0.5)),
+            ms(percentile(floor, 0.99))
+        );
+        println!(
+            "| MCP stdio `get_sheet_data` through Google's MCP server p50 / p99 | {:.3} ms / {:.3} ms | |",
+            ms(percentile(bridged, 0.5)),
+            ms(percentile(bridged, 0.99))
+        );
+        println!(
+            "| bridge overhead above a direct call, p50 | {:.3} ms | ≤ 0.5 ms |",
+            ms(percentile(bridged, 0.5)) - ms(percentile(floor, 0.5))
+        );
+        println!("| direct MCP client: connect + first `get_values` | {:.1} ms | |", ms(*direct_first));
+    }
+    for (backend, elapsed) in &first_call {
+        println!("| first call on `{backend}`: start + initialize + `get_sheet_data` | {:.1} ms | |", ms(*elapsed));
+    }
     println!();
     println!("Where a `get_sheet_data` call's time goes, inside the server (p50 of {} calls):", rounds());
     println!();
@@ -264,6 +337,23 @@ async fn main() -> Result<()> {
         println!("| {name} | {:.3} ms | {:.3} ms |", ms(percentile(&wall, 0.5)), ms(percentile(&busy, 0.5)));
     }
     Ok(())
+}
+
+/// A client of the emulator's Sheets MCP server as Gatehouse's own is: MCP 2026-07-28, stateless, the
+/// service account's bearer token.
+async fn direct_mcp_client(
+    root: &str,
+    token: &str,
+) -> Result<rmcp::service::RunningService<rmcp::RoleClient, rmcp::model::ClientConfig>> {
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let mut config = StreamableHttpClientTransportConfig::with_uri(format!("{root}/mcp/sheets/v1")).auth_header(token);
+    config.allow_stateless = true;
+    let transport = StreamableHttpClientTransport::from_config(config);
+    let lifecycle =
+        ClientLifecycleMode::Discover { preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28] };
+    Ok(rmcp::model::ClientConfig::default().serve_with_lifecycle(transport, lifecycle).await?)
 }
 
 /// The `time.busy` / `time.idle` of each timed phase's closing line in a `GATEHOUSE_TIMING` log, past its
