@@ -13,8 +13,16 @@
 //!
 //! The cache only saves work: when anything about it fails (no store, Drive can't be asked, the store can't
 //! be written), the call runs as if there were no cache.
+//!
+//! It costs no round trip where it can't save one: a call this server has not seen before runs straight away
+//! and keeps nothing (asking Drive for the version first would make every one-off read two round trips to
+//! Google instead of one); from its second time on it goes through the cache as above. The time to live is
+//! read from the store at most once every [`TTL_REREAD`] (at once in the server that saves it), not at every
+//! call.
 
-use std::time::Duration;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -60,31 +68,76 @@ pub struct Pending {
     ttl: Duration,
 }
 
+/// How long the time to live read from the store is used before it is read again: a change saved by another
+/// process (the desktop's Advanced page while a `gatehouse serve` runs) applies within this.
+pub const TTL_REREAD: Duration = Duration::from_secs(1);
+
+/// How many calls' keys a server remembers having seen (a hash each); past that it starts again, so a call
+/// seen before may once more run straight away.
+const SEEN_KEYS: usize = 16_384;
+
 /// The response cache of one engine. Cheap to clone.
 #[derive(Clone)]
 pub struct ResponseCache {
     store: Option<Store>,
     google: GoogleClient,
+    /// The time to live as last read, and when.
+    ttl: Arc<Mutex<Option<(Instant, Duration)>>>,
+    /// The keys of the cached calls this server has run (hashed): only those go through the cache.
+    seen: Arc<Mutex<HashSet<u64>>>,
 }
 
 impl ResponseCache {
     /// The cache kept in `store` (none without one), checking versions through `google`.
     pub fn new(store: Option<Store>, google: GoogleClient) -> Self {
-        Self { store, google }
+        Self { store, google, ttl: Arc::default(), seen: Arc::default() }
     }
 
     fn store(&self) -> Result<&Store, CacheError> {
         self.store.as_ref().ok_or(CacheError::NoStore)
     }
 
-    /// The time to live now, and who decided it.
+    /// The time to live now, and who decided it (read from the store).
     pub async fn ttl(&self) -> Result<Decided<Duration>, CacheError> {
-        Ok(settings::cache_ttl_in(self.store()?).await?)
+        let decided = settings::cache_ttl_in(self.store()?).await?;
+        self.remember_ttl(decided.value);
+        Ok(decided)
     }
 
     /// Saves the person's time to live (`input`: whole seconds, 0 turns the cache off); it applies at once.
     pub async fn set_ttl(&self, input: &Value) -> Result<Duration, CacheError> {
-        Ok(settings::save_cache_ttl(self.store()?, input).await?)
+        let saved = settings::save_cache_ttl(self.store()?, input).await?;
+        self.remember_ttl(saved);
+        Ok(saved)
+    }
+
+    fn remember_ttl(&self, ttl: Duration) {
+        *self.ttl.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some((Instant::now(), ttl));
+    }
+
+    /// The time to live for a call: as last read when that was within [`TTL_REREAD`], else read again.
+    async fn current_ttl(&self, store: &Store) -> Result<Duration, StoreError> {
+        let known = *self.ttl.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((_, ttl)) = known.filter(|(read, _)| read.elapsed() < TTL_REREAD) {
+            return Ok(ttl);
+        }
+        let ttl = settings::cache_ttl_in(store).await?.value;
+        self.remember_ttl(ttl);
+        Ok(ttl)
+    }
+
+    /// Notes the call of `key` as seen; whether it had been seen before.
+    fn seen_before(&self, key: &CacheKey) -> bool {
+        use std::hash::{BuildHasher, Hash, Hasher};
+        static KEYS: std::sync::OnceLock<std::collections::hash_map::RandomState> = std::sync::OnceLock::new();
+        let mut hasher = KEYS.get_or_init(Default::default).build_hasher();
+        key.hash(&mut hasher);
+        let hash = hasher.finish();
+        let mut seen = self.seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if seen.len() >= SEEN_KEYS && !seen.contains(&hash) {
+            seen.clear();
+        }
+        !seen.insert(hash)
     }
 
     /// Drops the answers read from `targets` (files, or files directly in these folders), or every answer
@@ -115,15 +168,19 @@ impl ResponseCache {
         let Some(target) = args.get(argument).and_then(Value::as_str).filter(|id| !id.trim().is_empty()) else {
             return Lookup::Off;
         };
-        let ttl = match settings::cache_ttl_in(store).await {
-            Ok(ttl) if ttl.value.is_zero() => return Lookup::Off,
-            Ok(ttl) => ttl.value,
+        let ttl = match self.current_ttl(store).await {
+            Ok(ttl) if ttl.is_zero() => return Lookup::Off,
+            Ok(ttl) => ttl,
             Err(error) => {
                 tracing::warn!(tool = meta.name, "the call is not cached: {error}");
                 return Lookup::Off;
             }
         };
         let key = CacheKey { account: account.to_owned(), tool: meta.name.to_owned(), arguments: key_text(args) };
+        if !self.seen_before(&key) {
+            // A first call: straight to Google, one round trip; the cache starts with its second.
+            return Lookup::Off;
+        }
         // The kept answer is read while Drive is asked for the file's version: the SQLite read costs nothing
         // then, next to the round trip to Google.
         let drive = self.google.drive();

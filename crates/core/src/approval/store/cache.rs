@@ -7,7 +7,7 @@ use super::chain::{parse_time, time_text};
 use super::{Store, StoreError};
 
 /// What identifies a cached result: who asked, which tool, and the tool's arguments in canonical text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CacheKey {
     pub account: String,
     pub tool: String,
