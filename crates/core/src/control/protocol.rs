@@ -402,6 +402,14 @@ mod tests {
             serde_json::from_value(json!({ "op": "assistant_add", "name": "nightly", "interactive": false })).unwrap();
         assert_eq!(add, Request::AssistantAdd { name: "nightly".into(), interactive: false });
         assert_eq!(serde_json::to_value(Request::Refresh).unwrap(), json!({ "op": "refresh" }));
+        let poll: Request = serde_json::from_value(json!({ "op": "tool_list", "unless": 3 })).unwrap();
+        assert_eq!(poll, Request::ToolList { unless: Some(3), refresh: false, attach: false });
+        let unchanged = Response::ToolList(ToolList { generation: 3, changes: true, tools: None });
+        assert_eq!(
+            serde_json::to_value(&unchanged).unwrap(),
+            json!({ "tool_list": { "generation": 3, "changes": true } }),
+            "an unchanged list is a short line"
+        );
         let old_info: ServerInfo =
             serde_json::from_value(json!({ "pid": 1, "version": "0.1.0", "sandbox": false, "store": null })).unwrap();
         assert_eq!(old_info.http_url, None, "a server from before assistants answers without it");

@@ -30,7 +30,7 @@ pub async fn serve_stdio_offering(
     // The client closing stdin means it has gone: calls waiting for the person are withdrawn then, not when
     // rmcp stops waiting for their answers seconds later.
     let closed = tokio_util::sync::CancellationToken::new();
-    let transport = (NoticeEnd { inner: tokio::io::stdin(), closed: closed.clone() }, stdout_writer());
+    let transport = (NoticeEnd { inner: stdin_reader(), closed: closed.clone() }, stdout_writer());
     let server = if interactive { McpServer::with_backend(backend) } else { McpServer::unattended(backend) };
     let server = server.closed_by(closed);
     let server = match tools {
@@ -63,6 +63,23 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for NoticeEnd<R> {
         }
         polled
     }
+}
+
+/// Where MCP messages come from. When stdin is a pipe (as when an assistant launches us) it is read as the
+/// pipe it is, woken by the runtime's poller: tokio's `Stdin` reads on a blocking thread and hands each chunk
+/// over to the runtime, a thread switch on every message (docs/benchmarks.md), and its blocked read keeps the
+/// process from ending until one more line comes.
+fn stdin_reader() -> Box<dyn tokio::io::AsyncRead + Send + Unpin> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let pipe =
+            std::io::stdin().as_fd().try_clone_to_owned().and_then(tokio::net::unix::pipe::Receiver::from_owned_fd);
+        if let Ok(pipe) = pipe {
+            return Box::new(pipe);
+        }
+    }
+    Box::new(tokio::io::stdin())
 }
 
 /// Where MCP messages go. When stdout is a pipe (as when an assistant launches us) it is written directly
