@@ -331,23 +331,6 @@ async fn card_at_once_prepared(home: &Home, marker: &str) -> Result<(Duration, D
     Ok((time, resolution, idle))
 }
 
-/// The app's idle memory on a desktop with no tray (a bare Xvfb) with nothing set up, as a person sees it who
-/// read the welcome window and closed it: with it open (10 s after it loaded), and 10 s after it was closed.
-async fn idle_welcome(home: &Home) -> Result<(Memory, Memory)> {
-    let mut app = Desktop::launch_idle(home, &[]).await?;
-    let webdriver = app.webdriver().await?.clone();
-    webdriver.switch_to_page("welcome.html", Duration::from_secs(30)).await?;
-    let ready = "return document.readyState === 'complete' && !!window.__TAURI__";
-    webdriver.wait_for("the welcome page loaded", ready, Duration::from_secs(30)).await?;
-    tokio::time::sleep(Duration::from_secs(10)).await;
-    let pid = app.app_pid().context("the app's process")?;
-    let open = tree_memory(pid);
-    webdriver.close_window().await?;
-    tokio::time::sleep(Duration::from_secs(10)).await;
-    let closed = tree_memory(pid);
-    Ok((open, closed))
-}
-
 /// A fresh home where the person pasted Gatehouse's entry into Cursor's config by hand before launching it.
 fn set_up_by_hand() -> Result<Home> {
     let home = Home::new();
@@ -466,7 +449,6 @@ async fn main() -> Result<()> {
     // `cargo bench` passes --bench; nothing to parse.
     eprintln!("measuring with {}", desktop_bin().display());
     let launches = launches().await?;
-    let (welcome_open, welcome_closed) = idle_welcome(&Home::new()).await?;
     let cards = cards().await?;
 
     println!("Machine: {}; binary: {}", machine(), desktop_bin().display());
@@ -483,14 +465,6 @@ async fn main() -> Result<()> {
     );
     let memory = |m: &Memory| format!("{:.0} MB / {:.0} MB ({})", m.rss_mib, m.pss_mib, m.each.join(", "));
     println!("| idle memory, no assistant ever connected (10 s after ready): RSS / PSS | {} |", memory(&launches.idle));
-    println!(
-        "| idle memory, nothing set up, welcome window open (10 s after it loaded): RSS / PSS | {} |",
-        memory(&welcome_open)
-    );
-    println!(
-        "| idle memory, nothing set up, 10 s after the person closed the welcome window: RSS / PSS | {} |",
-        memory(&welcome_closed)
-    );
     println!(
         "| idle memory, next launch in a home assistants used (card window made at launch, hidden; 10 s after it loaded): RSS / PSS | {} |",
         memory(&cards.used_idle)
