@@ -56,7 +56,8 @@ pub enum Preview {
     Sharing { now: Vec<String>, more: usize },
     /// Mail: whom it goes to, its subject and its first lines.
     Mail { to: Vec<String>, cc: Vec<String>, bcc: Vec<String>, subject: String, first_lines: String },
-    /// A document's text where the edit falls, before and after.
+    /// Something as it is now and as the call leaves it, in words (a name, where a file is, an event's
+    /// fields, one per line).
     Text { before: String, after: String },
 }
 
@@ -72,6 +73,9 @@ impl Preview {
     pub fn shown(&self) -> Preview {
         let text = |text: &str| crate::shown::shown(text).into_owned();
         let all = |list: &[String]| list.iter().map(|item| text(item)).collect::<Vec<_>>();
+        // Line breaks are what some texts are made of (a mail's first lines, an event's fields): kept, and
+        // everything else escaped.
+        let lines = |lines: &str| lines.split('\n').map(text).collect::<Vec<_>>().join("\n");
         match self {
             Preview::Cells { cells, more } => Preview::Cells {
                 cells: cells
@@ -98,10 +102,9 @@ impl Preview {
                 cc: all(cc),
                 bcc: all(bcc),
                 subject: text(subject),
-                // Line breaks are what the first lines are made of: kept, and everything else escaped.
-                first_lines: first_lines.split('\n').map(text).collect::<Vec<_>>().join("\n"),
+                first_lines: lines(first_lines),
             },
-            Preview::Text { before, after } => Preview::Text { before: text(before), after: text(after) },
+            Preview::Text { before, after } => Preview::Text { before: lines(before), after: lines(after) },
         }
     }
 }

@@ -128,11 +128,9 @@ impl ResponseCache {
 
     /// Notes the call of `key` as seen; whether it had been seen before.
     fn seen_before(&self, key: &CacheKey) -> bool {
-        use std::hash::{BuildHasher, Hash, Hasher};
+        use std::hash::BuildHasher;
         static KEYS: std::sync::OnceLock<std::collections::hash_map::RandomState> = std::sync::OnceLock::new();
-        let mut hasher = KEYS.get_or_init(Default::default).build_hasher();
-        key.hash(&mut hasher);
-        let hash = hasher.finish();
+        let hash = KEYS.get_or_init(Default::default).hash_one(key);
         let mut seen = self.seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if seen.len() >= SEEN_KEYS && !seen.contains(&hash) {
             seen.clear();

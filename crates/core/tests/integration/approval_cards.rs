@@ -268,6 +268,56 @@ async fn mail_previews_whom_it_goes_to_its_subject_and_first_lines() {
 
 /// Arguments a tool takes, made from its own input schema: every property given (so every target it can
 /// name is named), each value the simplest its type allows, ids distinct by their argument's name.
+#[tokio::test]
+async fn a_rename_a_move_and_an_event_change_preview_what_is_there_and_what_it_becomes() {
+    let h = Harness::new().await;
+    let (file, to) = {
+        let mut world = h.google.world();
+        let from = world.drive.create_folder("Drafts", None, &h.owner());
+        let to = world.drive.create_folder("Final", None, &h.owner());
+        let file = world.drive.create_blob("notes.txt", "text/plain", b"milk".to_vec(), Some(&from), &h.owner());
+        (file, to)
+    };
+    let text = |card: &PendingCard| match &card.preview {
+        PreviewState::Ready { preview: Preview::Text { before, after } } => (before.clone(), after.clone()),
+        other => panic!("expected a before/after preview, got {other:?}"),
+    };
+    let mut cards = cards(&h);
+
+    let call = cards.call("rename_file", json!({ "file_id": file, "new_name": "notes-final.txt" }));
+    let card = cards.card().await;
+    assert_eq!(text(&card), ("notes.txt".to_owned(), "notes-final.txt".to_owned()));
+    cards.answer(&card, RawAnswer::Deny);
+    call.await.unwrap();
+
+    let call = cards.call("move_file", json!({ "file_id": file, "destination_folder_id": to }));
+    let card = cards.card().await;
+    assert_eq!(text(&card), ("“notes.txt”, in “Drafts”".to_owned(), "“notes.txt”, in “Final”".to_owned()));
+    cards.answer(&card, RawAnswer::Deny);
+    call.await.unwrap();
+
+    let email = support::USER;
+    let event = json!({ "summary": "Tea", "location": "Room 1", "start": { "dateTime": "2026-12-10T10:00:00Z" }, "end": { "dateTime": "2026-12-10T11:00:00Z" } });
+    let id = h.google.world().calendar.add_event(email, &h.owner(), event).expect("an event");
+    let change = json!({ "calendar_id": email, "event_id": id, "summary": "Coffee" });
+    let call = cards.call("update_event", change);
+    let card = cards.card().await;
+    let (before, after) = text(&card);
+    assert!(
+        before.starts_with("Title: Tea\nWhen: 2026-12-10T10:00:00Z") && before.contains("Where: Room 1"),
+        "{before}"
+    );
+    assert!(
+        after.starts_with("Title: Coffee\nWhen: 2026-12-10T10:00:00Z") && after.contains("Where: Room 1"),
+        "{after}"
+    );
+    cards.answer(&card, RawAnswer::AllowOnce);
+    let reply = call.await.unwrap();
+    assert!(!reply.is_error, "{}", reply.text);
+    let now = h.google.world().calendar.event_json(email, &id).expect("the event");
+    assert_eq!(now["summary"], "Coffee", "the after is what the emulator holds");
+}
+
 fn sample(schema: &Value, root: &Value, name: &str) -> Value {
     if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
         let path = reference.trim_start_matches("#/").split('/').fold(root, |node, key| &node[key]);

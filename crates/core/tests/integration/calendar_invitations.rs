@@ -265,7 +265,9 @@ async fn with_a_personal_account_anyone_else_on_the_event_is_asked_for() {
 async fn when_the_events_attendees_cannot_be_read_the_call_is_asked() {
     let s = setup("ada@example.com").await;
     let team = s.seed_event("Team", &["bob@example.com"]);
-    s.google.inject(Fault::status(&format!("/calendar/v3/calendars/primary/events/{team}"), 403, 2).for_method("GET"));
+    // Three reads refused: update_event's card reads the event twice (who is on it, and its preview),
+    // delete_event's once.
+    s.google.inject(Fault::status(&format!("/calendar/v3/calendars/primary/events/{team}"), 403, 3).for_method("GET"));
     for (tool, args) in [("update_event", change(&team)), ("delete_event", cancel(&team))] {
         let (card, reply) = s.asked(tool, args).await;
         let why = card.why_not_grantable.unwrap_or_default();

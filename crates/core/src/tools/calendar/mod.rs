@@ -11,6 +11,7 @@
 mod calendars;
 mod events;
 mod free_slots;
+mod preview;
 mod said;
 mod sharing;
 mod times;
@@ -195,7 +196,8 @@ pub fn tools() -> Vec<ToolDef> {
                 Evaluator::event_attendees(|a: &events::UpdateEventArgs| (a.calendar_id.as_str(), a.event_id.as_str())),
             ],
         )
-        .worded(said::update_event),
+        .worded(said::update_event)
+        .previewed(preview::update_event),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Calendar,

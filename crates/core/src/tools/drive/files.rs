@@ -85,13 +85,15 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 Evaluator::folder(|a: &MoveFileArgs| &a.destination_folder_id),
             ],
         )
-        .worded(super::said::move_file),
+        .worded(super::said::move_file)
+        .previewed(super::preview::move_file),
         ToolDef::evaluated(
             ToolMeta::write(Service::Drive, "rename_file", "Rename file", "Rename a file or folder.", true, true),
             rename_file,
             [Evaluator::file(|a: &RenameFileArgs| &a.file_id)],
         )
-        .worded(super::said::rename_file),
+        .worded(super::said::rename_file)
+        .previewed(super::preview::rename_file),
         ToolDef::evaluated(
             ToolMeta::write(
                 Service::Drive,

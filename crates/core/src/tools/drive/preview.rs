@@ -116,6 +116,36 @@ pub(super) fn share_spreadsheet(google: GoogleClient, a: sharing::ShareSpreadshe
     }
 }
 
+/// A rename: the name now, and the one the call gives.
+pub(super) fn rename_file(google: GoogleClient, a: files::RenameFileArgs) -> PreviewRead {
+    Box::pin(async move {
+        let file = google.drive().get(&a.file_id, "id,name,mimeType").await.map_err(unread)?;
+        Ok(Preview::Text { before: cut(&file.name), after: cut(&a.new_name) })
+    })
+}
+
+/// A move: the folders the file is in now, and the one the call moves it into, by name.
+pub(super) fn move_file(google: GoogleClient, a: files::MoveFileArgs) -> PreviewRead {
+    Box::pin(async move {
+        let drive = google.drive();
+        let (file, destination) =
+            tokio::join!(drive.get(&a.file_id, "id,name,parents"), drive.get(&a.destination_folder_id, "id,name"));
+        let file = file.map_err(unread)?;
+        let destination = destination.map_err(|error| format!("Drive did not name the folder it goes to ({error})"))?;
+        let mut now = Vec::with_capacity(file.parents.len());
+        for parent in file.parents.iter().take(MAX_CELLS) {
+            // A parent the account can't see is still a place the file leaves: named by its id.
+            let name = drive.get(parent, "id,name").await.map(|folder| folder.name).unwrap_or_else(|_| parent.clone());
+            now.push(format!("“{}”", cut(&name)));
+        }
+        let before = match now.is_empty() {
+            true => format!("“{}”, in no folder (My Drive's top)", cut(&file.name)),
+            false => format!("“{}”, in {}", cut(&file.name), now.join(", ")),
+        };
+        Ok(Preview::Text { before, after: format!("“{}”, in “{}”", cut(&file.name), cut(&destination.name)) })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
