@@ -93,7 +93,15 @@ impl Relay {
     pub async fn connect(home: PathBuf) -> Result<Option<Relay>, ControlError> {
         let Some(mut host) = Client::connect_host(&home).await? else { return Ok(None) };
         let info = host.info().await?;
-        let list = host.tool_list(None, false, true).await?;
+        let list = match host.tool_list(None, false, true).await {
+            Ok(list) => list,
+            // A host of an earlier version (the desktop app not yet updated, while an assistant's bundled
+            // `gatehouse` is) knows only `tools`: its list is relayed as it is at attach.
+            Err(ControlError::Server { kind: FailureKind::BadRequest, .. }) => {
+                ToolList { generation: 0, changes: false, tools: Some(host.tools().await?) }
+            }
+            Err(error) => return Err(error),
+        };
         let listed =
             Arc::new(Listed { changes: list.changes, selection: RwLock::new(None), current: Default::default() });
         listed.take(list, host.pid())?;

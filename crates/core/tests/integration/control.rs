@@ -370,3 +370,56 @@ fn week_grant(id: String, now: chrono::DateTime<Utc>) -> Grant {
     let update_cells = tools.iter().find(|tool| tool.meta.name == "update_cells").expect("update_cells");
     crate::support::week_grant(id, USER, update_cells, now)
 }
+
+/// A host of an earlier version, which knows `info` and `tools` but not `tool_list`: what the desktop app not
+/// yet updated answers while an assistant's bundled `gatehouse serve` is newer. Answers one connection's
+/// requests, line by line, until it closes.
+async fn earlier_host(stream: tokio::net::UnixStream, tool: Value) {
+    let (read, mut write) = stream.into_split();
+    let mut lines = BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let request: Value = serde_json::from_str(&line).unwrap_or_default();
+        let answer = match request["op"].as_str() {
+            Some("info") => json!({ "info": {
+                "pid": std::process::id(), "version": "0.0.9", "sandbox": true, "store": null, "host": true
+            } }),
+            Some("tools") => json!({ "tools": [tool] }),
+            _ => json!({ "error": { "kind": "bad_request", "message": "unknown variant" } }),
+        };
+        let mut text = answer.to_string();
+        text.push('\n');
+        if write.write_all(text.as_bytes()).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// A relay still attaches to a host that doesn't know `tool_list` (an earlier version): it asks `tools` as
+/// that host's own relays did, and offers what it answered, as fixed.
+#[tokio::test]
+async fn a_relay_attaches_to_a_host_of_an_earlier_version_with_its_tool_list_fixed() {
+    use gatehouse_core::mcp::backend::Backend as _;
+    let home = tempfile::tempdir().unwrap();
+    let dir = control::control_dir(home.path());
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let listener = tokio::net::UnixListener::bind(dir.join(format!("{}.sock", std::process::id()))).unwrap();
+    let tool = json!({ "name": "get_sheet_data", "description": "Read cells.", "inputSchema": { "type": "object" } });
+    tokio::spawn({
+        let tool = tool.clone();
+        async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                tokio::spawn(earlier_host(stream, tool.clone()));
+            }
+        }
+    });
+    let relay = gatehouse_core::mcp::relay::Relay::connect(home.path().to_owned())
+        .await
+        .expect("the earlier host answers")
+        .expect("it is this user's host");
+    let names: Vec<String> = relay.tools().into_iter().map(|tool| tool.name.to_string()).collect();
+    assert_eq!(names, ["get_sheet_data"]);
+    assert!(!relay.tools_change(), "an earlier host's list is relayed as fixed");
+    relay.refresh_tools().await;
+    assert_eq!(relay.tools().len(), 1, "and stays");
+}

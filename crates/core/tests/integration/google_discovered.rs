@@ -88,6 +88,21 @@ async fn names(client: &Client) -> Vec<String> {
     client.peer().list_all_tools().await.expect("tools/list").into_iter().map(|tool| tool.name.to_string()).collect()
 }
 
+/// Waits for `notifications/tools/list_changed` (20 s each) until the list the client reads then is what
+/// `wanted` looks for: a notification of an earlier change may still be on its way, so the one that matters
+/// is the one followed by such a list.
+async fn told_until(client: &Client, changes: &mut mpsc::UnboundedReceiver<()>, wanted: impl Fn(&[String]) -> bool) {
+    loop {
+        tokio::time::timeout(Duration::from_secs(20), changes.recv())
+            .await
+            .expect("notifications/tools/list_changed within 20 s")
+            .expect("the client is still connected");
+        if wanted(&names(client).await) {
+            return;
+        }
+    }
+}
+
 fn object(value: Value) -> serde_json::Map<String, Value> {
     match value {
         Value::Object(map) => map,
@@ -154,17 +169,7 @@ async fn an_assistant_lists_and_calls_googles_own_tools_hears_when_they_change_a
 
     // Added on Google's server while Gatehouse runs: the client is told, and lists it.
     s.google.world().mcp.changes.show_tool(Emulated::Sheets, "get_spreadsheet");
-    // (A notification of the first discovery may still be on its way: the one that matters is followed by a
-    // list that has the tool.)
-    loop {
-        tokio::time::timeout(Duration::from_secs(20), changes.recv())
-            .await
-            .expect("notifications/tools/list_changed within 20 s")
-            .expect("the client is still connected");
-        if names(&client).await.iter().any(|name| name == "google_sheets_get_spreadsheet") {
-            break;
-        }
-    }
+    told_until(&client, &mut changes, |listed| listed.iter().any(|name| name == "google_sheets_get_spreadsheet")).await;
 
     // A read: Google's structuredContent passes through, its text stays the first block.
     let read = call(&client, "google_sheets_get_spreadsheet", json!({ "spreadsheetId": sheet })).await;
@@ -222,15 +227,7 @@ async fn a_relayed_assistant_hears_when_googles_tools_change_on_the_host_and_lis
 
     // Added on Google's server while the host runs: the relayed client is told, and lists it.
     s.google.world().mcp.changes.show_tool(Emulated::Sheets, "get_spreadsheet");
-    loop {
-        tokio::time::timeout(Duration::from_secs(20), changes.recv())
-            .await
-            .expect("notifications/tools/list_changed through the relay within 20 s")
-            .expect("the client is still connected");
-        if offers(&names(&client).await, "google_sheets_get_spreadsheet") {
-            break;
-        }
-    }
+    told_until(&client, &mut changes, |listed| offers(listed, "google_sheets_get_spreadsheet")).await;
     let sheet =
         s.google.world().create_spreadsheet("Budget", &[("Sheet1", vec![vec![json!("a")]])], &Identity::user(USER));
     let read = call(&client, "google_sheets_get_spreadsheet", json!({ "spreadsheetId": sheet })).await;
@@ -238,15 +235,7 @@ async fn a_relayed_assistant_hears_when_googles_tools_change_on_the_host_and_lis
 
     // Removed again: told again, and gone from the list.
     s.google.world().mcp.changes.hide_tool(Emulated::Sheets, "get_spreadsheet");
-    loop {
-        tokio::time::timeout(Duration::from_secs(20), changes.recv())
-            .await
-            .expect("told of the removal within 20 s")
-            .expect("the client is still connected");
-        if !offers(&names(&client).await, "google_sheets_get_spreadsheet") {
-            break;
-        }
-    }
+    told_until(&client, &mut changes, |listed| !offers(listed, "google_sheets_get_spreadsheet")).await;
     client.cancel().await.expect("the client ends");
     cancel.cancel();
 }
