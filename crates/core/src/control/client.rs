@@ -10,7 +10,7 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 
 use super::protocol::{
     Answer, AssistantRevoked, LineError, MAX_RESPONSE_LINE, NeverRemoved, Request, Response, Revoked, ServerInfo,
-    Verification, read_line,
+    ToolList, Verification, read_line,
 };
 // On Windows a server's "socket" is the file naming its pipe, and a live one is the opened pipe, split alike.
 #[cfg(windows)]
@@ -105,7 +105,7 @@ impl Client {
         unless: Option<u64>,
         refresh: bool,
         attach: bool,
-    ) -> Result<crate::control::protocol::ToolList, ControlError> {
+    ) -> Result<ToolList, ControlError> {
         self.ask(&Request::ToolList { unless, refresh, attach }).await
     }
 

@@ -247,7 +247,7 @@ struct Inner {
     /// (`server://auth-status` says so); cleared by the next connection that succeeds.
     not_agentic: AtomicBool,
     /// Tools a server lists as ones Google always asks the person about that then ran a call without asking:
-    /// Gatehouse no longer leaves their calls to Google's form (see [`McpClient::ran_unasked`]).
+    /// Gatehouse no longer leaves their calls to Google's form (see [`McpClient::note_ran_unasked`]).
     unasked: std::sync::Mutex<std::collections::HashSet<(Product, String)>>,
 }
 
@@ -290,12 +290,10 @@ impl Refusal {
 }
 
 fn token_key(token: &str) -> u64 {
-    use std::hash::{BuildHasher, Hasher};
+    use std::hash::BuildHasher;
     // One process-wide random key: the hash says only whether two tokens are the same.
     static KEY: std::sync::OnceLock<std::collections::hash_map::RandomState> = std::sync::OnceLock::new();
-    let mut hasher = KEY.get_or_init(Default::default).build_hasher();
-    hasher.write(token.as_bytes());
-    hasher.finish()
+    KEY.get_or_init(Default::default).hash_one(token)
 }
 
 /// One endpoint's connection, made when first needed and again after it broke.
