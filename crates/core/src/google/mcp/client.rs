@@ -17,7 +17,7 @@
 //!   its forms; the caller repeats it with a [`Repeat`]. Input requests that are not forms are refused in words:
 //!   nothing here answers anything on the person's behalf.
 //! - **Refusals are remembered**: a server that refused the sign-in, could not be reached or did not answer in
-//!   time is not asked again by every call for a while ([`Refusal`]), so with `both` the REST API serves the
+//!   time is not asked again by every call for a while (`Refusal`), so with `both` the REST API serves the
 //!   next calls at once instead of after another round trip or timeout each; with `mcp` the same words come
 //!   back at once. A new access token (a new sign-in, or the hourly one) ends the memory of a refused sign-in.
 
