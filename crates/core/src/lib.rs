@@ -9,6 +9,7 @@ pub mod approval;
 pub mod auth;
 pub mod autostart;
 pub mod cache;
+pub mod catalog;
 pub mod config;
 pub mod connect;
 pub mod control;

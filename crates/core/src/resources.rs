@@ -133,7 +133,7 @@ pub fn auth_status(engine: &Engine) -> serde_json::Value {
             backend: ctx.config.google_backend,
             not_agentic: ctx.mcp.refused_as_not_agentic(),
         };
-        crate::auth::status::add_google_backend(&mut status, &reach, &tools);
+        crate::auth::status::add_google_backend(&mut status, &reach, &tools, crate::tools::ToolDef::reaches_google_mcp);
     }
     status
 }

@@ -22,10 +22,10 @@ use serde_json::{Value, json};
 
 use crate::approval::policy::{DEFAULT_APPROVAL_TIMEOUT, MAX_APPROVAL_TIMEOUT_SECS, Policy};
 use crate::approval::store::{DATABASE_FILE, Store, StoreError};
+use crate::catalog::Access;
 use crate::config::{Config, DEFAULT_MAX_RESPONSE_CHARS, GoogleBackend};
-use crate::limits::response_cap::group;
+use crate::shown::grouped;
 use crate::tools::all_tools;
-use crate::tools::registry::Access;
 
 /// The smallest response cap the person may choose: below it ordinary answers (a sheet's first rows, a short
 /// document) would already be refused.
@@ -540,7 +540,7 @@ pub fn view(
         Some(cap) => format!("Your administrator allows at most {}.", seconds_words(cap.as_secs())),
         None => format!("From {MIN_APPROVAL_TIMEOUT_SECS} seconds to {}.", seconds_words(MAX_APPROVAL_TIMEOUT_SECS)),
     };
-    let cap_limit = format!("From {} to {} characters.", group(MIN_RESPONSE_CHARS), group(MAX_RESPONSE_CHARS));
+    let cap_limit = format!("From {} to {} characters.", grouped(MIN_RESPONSE_CHARS), grouped(MAX_RESPONSE_CHARS));
     let rows = [
         (
             Key::ResponseCap,
@@ -743,22 +743,22 @@ fn response_cap(input: &Value) -> Result<usize, SettingsError> {
         SettingsError::Invalid(format!(
             "\u{201c}{}\u{201d} is not a number of characters. Type a whole number, such as {} (the default).",
             typed(input),
-            group(DEFAULT_MAX_RESPONSE_CHARS)
+            grouped(DEFAULT_MAX_RESPONSE_CHARS)
         ))
     })?;
     if chars < MIN_RESPONSE_CHARS {
         return Err(SettingsError::Invalid(format!(
             "A limit of {} characters is too small: even short answers would be refused. Use at least {} (the default is {}).",
-            group(chars),
-            group(MIN_RESPONSE_CHARS),
-            group(DEFAULT_MAX_RESPONSE_CHARS)
+            grouped(chars),
+            grouped(MIN_RESPONSE_CHARS),
+            grouped(DEFAULT_MAX_RESPONSE_CHARS)
         )));
     }
     if chars > MAX_RESPONSE_CHARS {
         return Err(SettingsError::Invalid(format!(
             "A limit of {} characters is too large: answers that big can make an assistant stop working. Use at most {}.",
-            group(chars),
-            group(MAX_RESPONSE_CHARS)
+            grouped(chars),
+            grouped(MAX_RESPONSE_CHARS)
         )));
     }
     Ok(chars)
@@ -903,8 +903,8 @@ mod tests {
         assert_eq!(whole_number(&json!("abc")), None);
         assert_eq!(whole_number(&json!("-5")), None);
         assert_eq!(whole_number(&json!("1.5")), None);
-        assert_eq!(group(1_000_000), "1,000,000");
-        assert_eq!(group(999), "999");
+        assert_eq!(grouped(1_000_000), "1,000,000");
+        assert_eq!(grouped(999), "999");
         assert_eq!(seconds_words(300), "300 seconds (5 minutes)");
         assert_eq!(seconds_words(86_400), "86400 seconds (24 hours)");
         assert_eq!(seconds_words(45), "45 seconds");

@@ -3,9 +3,9 @@
 
 use super::login::LoginOptions;
 use super::{ClientConfig, LogoutError, SignedOut, StoreError, TokenStore, logout};
+use crate::catalog::ToolMeta;
 use crate::config::{Config, ConfigError};
 use crate::google::{Endpoints, GoogleClient};
-use crate::tools::ToolDef;
 
 /// The token store and how to reach Google's sign-in hosts.
 #[derive(Debug, Clone)]
@@ -53,7 +53,7 @@ impl SignInContext {
     }
 
     /// A browser sign-in with `client` for `tools` (the enabled ones: it asks for the scopes they need).
-    pub fn login_options(&self, client: ClientConfig, tools: &[ToolDef]) -> LoginOptions {
+    pub fn login_options<T: AsRef<ToolMeta>>(&self, client: ClientConfig, tools: &[T]) -> LoginOptions {
         LoginOptions::new(client, self.endpoints.clone(), self.http.clone(), tools)
     }
 

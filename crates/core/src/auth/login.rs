@@ -24,9 +24,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::oauth::{self, AUTHORIZE_URL, USERINFO_URL};
 use super::{ClientConfig, Secret, StoreError, StoredAccount, TokenStore};
+use crate::catalog::{ToolMeta, scopes};
 use crate::google::Endpoints;
-use crate::tools::registry::ToolMeta;
-use crate::tools::{ToolDef, scopes};
 
 /// How long the person has to finish in the browser, unless the caller says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5 * 60);
@@ -103,8 +102,13 @@ pub struct LoginOptions {
 
 impl LoginOptions {
     /// A sign-in for `tools` (the enabled ones).
-    pub fn new(client: ClientConfig, endpoints: Endpoints, http: reqwest::Client, tools: &[ToolDef]) -> Self {
-        let tools = tools.iter().map(|tool| tool.meta).collect();
+    pub fn new<T: AsRef<ToolMeta>>(
+        client: ClientConfig,
+        endpoints: Endpoints,
+        http: reqwest::Client,
+        tools: &[T],
+    ) -> Self {
+        let tools = tools.iter().map(|tool| *tool.as_ref()).collect();
         Self { client, endpoints, http, tools, timeout: DEFAULT_TIMEOUT, login_hint: None }
     }
 

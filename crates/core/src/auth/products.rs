@@ -10,9 +10,7 @@
 
 use serde::Serialize;
 
-use crate::tools::ToolDef;
-use crate::tools::registry::{Scope, Service, ToolMeta};
-use crate::tools::sets::service_key;
+use crate::catalog::{Scope, Service, ToolMeta};
 
 /// One Google product a sign-in may ask for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -44,7 +42,7 @@ const ORDER: [Service; 5] = [Service::Sheets, Service::Docs, Service::Drive, Ser
 
 /// The products whose permissions the enabled `tools` need, in a stable order, for an account that was granted
 /// `granted` (`None`: nobody signed in).
-pub fn offered(tools: &[ToolDef], granted: Option<&[String]>) -> Vec<Product> {
+pub fn offered<T: AsRef<ToolMeta>>(tools: &[T], granted: Option<&[String]>) -> Vec<Product> {
     ORDER
         .into_iter()
         .filter(|product| of(tools, *product).next().is_some())
@@ -53,22 +51,22 @@ pub fn offered(tools: &[ToolDef], granted: Option<&[String]>) -> Vec<Product> {
             let writes = of(tools, product).any(|meta| !meta.is_read_only());
             let (name, allows) = words(product, writes);
             let core = matches!(product, Service::Sheets | Service::Docs | Service::Drive);
-            Product { key: service_key(product), name, allows, granted, suggested: granted || core }
+            Product { key: product.key(), name, allows, granted, suggested: granted || core }
         })
         .collect()
 }
 
 /// The enabled `tools` whose permissions belong to the products `keys` chose, for the sign-in to ask their
 /// scopes; an error naming what was wrong when nothing or an unknown product was chosen.
-pub fn chosen(tools: &[ToolDef], keys: &[String]) -> Result<Vec<ToolDef>, ProductChoiceError> {
+pub fn chosen<T: AsRef<ToolMeta> + Clone>(tools: &[T], keys: &[String]) -> Result<Vec<T>, ProductChoiceError> {
     let products = offered(tools, None);
     if let Some(unknown) = keys.iter().find(|key| !products.iter().any(|product| &product.key == *key)) {
         let offered = products.iter().map(|product| product.key.as_str()).collect::<Vec<_>>().join(", ");
         return Err(ProductChoiceError::Unknown { key: unknown.clone(), offered });
     }
-    let picked: Vec<ToolDef> = tools
+    let picked: Vec<T> = tools
         .iter()
-        .filter(|tool| product_of(&tool.meta).is_some_and(|product| keys.contains(&service_key(product))))
+        .filter(|tool| product_of(tool.as_ref()).is_some_and(|product| keys.contains(&product.key())))
         .cloned()
         .collect();
     if picked.is_empty() {
@@ -89,8 +87,8 @@ fn product_of(meta: &ToolMeta) -> Option<Service> {
     })
 }
 
-fn of(tools: &[ToolDef], product: Service) -> impl Iterator<Item = &ToolMeta> {
-    tools.iter().map(|tool| &tool.meta).filter(move |meta| product_of(meta) == Some(product))
+fn of<T: AsRef<ToolMeta>>(tools: &[T], product: Service) -> impl Iterator<Item = &ToolMeta> {
+    tools.iter().map(AsRef::as_ref).filter(move |meta| product_of(meta) == Some(product))
 }
 
 /// A product's name and what allowing it lets assistants do: only read, when none of its enabled tools writes
@@ -115,7 +113,7 @@ const fn words(product: Service, writes: bool) -> (&'static str, &'static str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::{all_tools, scopes};
+    use crate::tools::{ToolDef, all_tools, scopes};
 
     fn keys(products: &[Product]) -> Vec<&str> {
         products.iter().map(|product| product.key.as_str()).collect()

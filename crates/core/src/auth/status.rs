@@ -9,9 +9,9 @@
 use serde_json::{Value, json};
 
 use super::identity::{AuthMethod, IdentityClass};
+use crate::catalog::{Limitation, Scope, ToolMeta};
 use crate::config::GoogleBackend;
 use crate::google::auth::SCOPES;
-use crate::tools::registry::{Limitation, Scope, ToolDef, ToolMeta};
 
 /// The `category` of the entry listing every tool while signed out.
 pub const NOT_SIGNED_IN: &str = "not_signed_in";
@@ -32,18 +32,24 @@ pub struct GoogleReach {
 
 /// Adds to an [`auth_status`] answer, in its per-category shape, what the person should know about Google's
 /// rule for AI agents: the tools still calling a REST API, and a sign-in Google's MCP servers refuse.
-pub fn add_google_backend(status: &mut Value, reach: &GoogleReach, tools: &[ToolDef]) {
-    let google: Vec<&ToolDef> = tools.iter().filter(|tool| tool.meta.scope.is_some()).collect();
-    let on_mcp = |tool: &&&ToolDef| tool.reaches_google_mcp();
+/// `on_mcp` says whether a tool's calls can run on one of Google's MCP servers.
+pub fn add_google_backend<T: AsRef<ToolMeta>>(
+    status: &mut Value,
+    reach: &GoogleReach,
+    tools: &[T],
+    on_mcp: impl Fn(&T) -> bool,
+) {
+    let google: Vec<&T> = tools.iter().filter(|tool| tool.as_ref().scope.is_some()).collect();
+    let on_mcp = |tool: &&&T| on_mcp(tool);
     let setting = "set the Google backend to both (Gatehouse › Settings › Advanced, or GATEHOUSE_GOOGLE_BACKEND=both)";
     let mut entries = Vec::new();
     let rest: Vec<&'static str> = match reach.backend {
         GoogleBackend::Mcp => Vec::new(),
-        GoogleBackend::Rest => google.iter().map(|tool| tool.meta.name).collect(),
-        GoogleBackend::Both => google.iter().filter(|tool| !on_mcp(tool)).map(|tool| tool.meta.name).collect(),
+        GoogleBackend::Rest => google.iter().map(|tool| tool.as_ref().name).collect(),
+        GoogleBackend::Both => google.iter().filter(|tool| !on_mcp(tool)).map(|tool| tool.as_ref().name).collect(),
     };
     if !rest.is_empty() {
-        let served: Vec<&str> = google.iter().filter(on_mcp).map(|tool| tool.meta.name).collect();
+        let served: Vec<&str> = google.iter().filter(on_mcp).map(|tool| tool.as_ref().name).collect();
         let alternatives = match reach.backend {
             GoogleBackend::Rest => vec![format!(
                 "To reach Google the way it asks AI agents to for the tools its MCP servers can serve ({}), {setting}.",
@@ -62,7 +68,7 @@ pub fn add_google_backend(status: &mut Value, reach: &GoogleReach, tools: &[Tool
         }));
     }
     if reach.not_agentic && reach.backend != GoogleBackend::Rest {
-        let affected: Vec<&'static str> = google.iter().filter(on_mcp).map(|tool| tool.meta.name).collect();
+        let affected: Vec<&'static str> = google.iter().filter(on_mcp).map(|tool| tool.as_ref().name).collect();
         let fallback = match reach.backend {
             GoogleBackend::Both => " Meanwhile these tools use Google's REST APIs.",
             _ => " With the Google backend set to mcp they can't run at all.",
@@ -135,9 +141,9 @@ pub fn auth_status(
     class: Option<IdentityClass>,
     account: Option<&str>,
     granted_scopes: Option<&[String]>,
-    tools: &[ToolDef],
+    tools: &[impl AsRef<ToolMeta>],
 ) -> Value {
-    let metas: Vec<&ToolMeta> = tools.iter().map(|tool| &tool.meta).collect();
+    let metas: Vec<&ToolMeta> = tools.iter().map(AsRef::as_ref).collect();
     let class = if method == AuthMethod::None { None } else { class.or(method.fixed_class()) };
     let mut entries = Vec::new();
     match class {

@@ -29,9 +29,10 @@ use serde_json::Value;
 use crate::approval::evaluator::target::Target;
 use crate::approval::redact::canonical_text;
 use crate::approval::store::{CacheDrop, CacheKey, CachedResult, Store, StoreError};
+use crate::catalog::{Scope, ToolMeta};
 use crate::google::GoogleClient;
 use crate::settings::{self, Decided, SettingsError};
-use crate::tools::registry::{Scope, ToolDef, ToolMeta};
+use crate::tools::registry::ToolDef;
 
 /// Why the cache's own tools could not do what was asked.
 #[derive(Debug, thiserror::Error)]

@@ -4,7 +4,8 @@
 //! This is the one place the rule lives: [`render`] serializes and checks every capped result, and
 //! [`precheck`] refuses before downloading when the size is known in advance.
 
-use crate::tools::registry::{Cap, Output, ToolMeta};
+use crate::catalog::{Cap, Output, ToolMeta};
+use crate::shown::grouped;
 
 /// A result over the cap, with the remedy in words.
 #[derive(Debug, thiserror::Error)]
@@ -23,7 +24,7 @@ pub struct TooLarge {
 
 impl TooLarge {
     fn new(meta: &ToolMeta, size: usize, at_least: bool, cap: usize) -> Self {
-        let size_words = if at_least { format!("at least {}", group(size)) } else { group(size) };
+        let size_words = if at_least { format!("at least {}", grouped(size)) } else { grouped(size) };
         Self { tool: meta.name, size, at_least, cap, size_words, remedy: remedy(meta) }
     }
 }
@@ -51,19 +52,6 @@ fn remedy(meta: &ToolMeta) -> String {
         Some(first) => format!("{}{}.", first.to_uppercase(), chars.as_str()),
         None => text,
     }
-}
-
-/// `1000000` → "1,000,000".
-pub(crate) fn group(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Serializes a tool's result and enforces the cap on it. Uncapped tools pass through.

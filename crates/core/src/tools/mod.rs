@@ -14,10 +14,10 @@ pub mod mcpb_manifest;
 pub mod progress;
 pub mod registry;
 pub(crate) mod schema;
-pub mod scopes;
 pub mod sets;
 pub mod sheets;
 
+pub use crate::catalog::scopes;
 pub use context::{Forms, ToolContext};
 pub use error::ToolError;
 pub use progress::Progress;

@@ -52,11 +52,6 @@ pub struct NamedSet {
     pub tools: Vec<&'static str>,
 }
 
-/// A product's name as set names spell it (`sheets`).
-pub fn service_key(service: Service) -> String {
-    service.label().to_ascii_lowercase()
-}
-
 /// The declarations of every tool of this build, read once (a selection is checked against them on each
 /// request of an HTTP assistant).
 pub fn catalogue() -> &'static [ToolMeta] {
@@ -71,7 +66,7 @@ pub fn named_sets(tools: &[ToolMeta]) -> Vec<NamedSet> {
     services.dedup();
     let mut rules = vec![(ALL.to_owned(), "Every tool".to_owned(), Rule::All)];
     for service in services {
-        let key = service_key(service);
+        let key = service.key();
         rules.push((key.clone(), format!("Every {} tool", service.label()), Rule::Service(service)));
         rules.push((format!("{key}-read"), format!("{}, reading only", service.label()), Rule::Reads(service)));
     }
@@ -95,7 +90,7 @@ fn rule_named(key: &str, tools: &[ToolMeta]) -> Option<Rule> {
         Some(service) => (service, true),
         None => (key, false),
     };
-    let service = tools.iter().map(|meta| meta.service).find(|candidate| service_key(*candidate) == service)?;
+    let service = tools.iter().map(|meta| meta.service).find(|candidate| candidate.key() == service)?;
     Some(if reads { Rule::Reads(service) } else { Rule::Service(service) })
 }
 

@@ -46,13 +46,13 @@ fn every_tool_is_in_all_in_its_products_set_and_reads_alone_in_its_read_set() {
         assert!(!named.tools.is_empty(), "the set {} is empty", named.name);
     }
     for meta in &metas {
-        let key = sets::service_key(meta.service);
+        let key = meta.service.key();
         assert!(set(&key).contains(meta.name), "{} is not in {key}", meta.name);
         let in_reads = set(&format!("{key}-read")).contains(meta.name);
         assert_eq!(in_reads, matches!(meta.access, Access::Read), "{} and {key}-read", meta.name);
     }
     // Only the sets the rule names: all, and each product's two.
-    let services: BTreeSet<_> = metas.iter().map(|meta| sets::service_key(meta.service)).collect();
+    let services: BTreeSet<_> = metas.iter().map(|meta| meta.service.key()).collect();
     let expected: BTreeSet<String> = std::iter::once("all".to_owned())
         .chain(services.iter().flat_map(|key| [key.clone(), format!("{key}-read")]))
         .collect();

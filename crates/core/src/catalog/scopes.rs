@@ -1,18 +1,18 @@
 //! The OAuth scopes a set of tools needs, derived from their declarations: a sign-in asks for these and no
 //! more, and a tool enabled later that needs another asks for just that one (incremental consent).
 
-use super::registry::{Scope, ToolDef, ToolMeta};
+use super::{Scope, ToolMeta};
 
 /// The fewest scopes `tools` need, in a stable order: each declared scope once, read-only when every tool
 /// declaring it only reads.
-pub fn needed(tools: &[ToolDef]) -> Vec<&'static str> {
-    fewest(tools.iter().map(|tool| &tool.meta))
+pub fn needed<T: AsRef<ToolMeta>>(tools: &[T]) -> Vec<&'static str> {
+    fewest(tools.iter().map(AsRef::as_ref))
 }
 
 /// The scopes of `needed` that `granted` does not cover, given that a wider scope covers a narrower one the
 /// way Google's APIs accept them (`drive` covers `drive.readonly`, and Sheets and Docs reads).
-pub fn missing(tools: &[ToolDef], granted: &[String]) -> Vec<&'static str> {
-    fewest(tools.iter().map(|tool| &tool.meta).filter(|meta| !meta.scope_granted(granted)))
+pub fn missing<T: AsRef<ToolMeta>>(tools: &[T], granted: &[String]) -> Vec<&'static str> {
+    fewest(tools.iter().map(AsRef::as_ref).filter(|meta| !meta.scope_granted(granted)))
 }
 
 /// The fewest scopes the tools `metas` need (see [`needed`]).
@@ -38,7 +38,7 @@ pub fn fewest<'a>(metas: impl Iterator<Item = &'a ToolMeta>) -> Vec<&'static str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::all_tools;
+    use crate::tools::{ToolDef, all_tools};
 
     fn only(names: &[&str]) -> Vec<ToolDef> {
         all_tools().into_iter().filter(|tool| names.contains(&tool.meta.name)).collect()
