@@ -250,6 +250,63 @@ fn show<R: Runtime>(app: &AppHandle<R>, pending: &[PendingCard]) {
         tracing::debug!("the card could not take the keyboard focus: {error}");
     }
     tell(app, pending);
+    confirm_on_screen(app);
+}
+
+/// How long a card just shown may take to reach the screen before it is shown again.
+const ON_SCREEN_WITHIN: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Makes sure a card just shown did reach the screen, and shows it again if not: a person whose card never
+/// appears is left with an assistant that waits for nothing they can see. Seen under load on X11: the window
+/// rendered its card but stayed unmapped (the desktop tests met it in two of four full runs).
+fn confirm_on_screen<R: Runtime>(app: &AppHandle<R>) {
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(ON_SCREEN_WITHIN).await;
+        let waiting = app.try_state::<Cards>().is_some_and(|cards| !cards.pending().is_empty());
+        let Some(window) = app.get_webview_window(LABEL).filter(|_| waiting) else { return };
+        if let Some(OnScreen { mapped: false, withdrawn }) = on_screen(&window).await {
+            tracing::warn!(withdrawn, "the approval card was shown but is not on screen; showing it again");
+            if let Err(error) = window.hide().and_then(|()| window.show()) {
+                tracing::error!("the approval card could not be shown again ({error})");
+            }
+        }
+    });
+}
+
+/// Whether the card window is on screen, as the toolkit knows it: its widget mapped, and its window not
+/// withdrawn by the display server.
+#[derive(Debug, Clone, Copy)]
+struct OnScreen {
+    mapped: bool,
+    withdrawn: bool,
+}
+
+/// The card window's [`OnScreen`], read on the toolkit's thread; `None` where the platform doesn't say.
+async fn on_screen<R: Runtime>(window: &WebviewWindow<R>) -> Option<OnScreen> {
+    #[cfg(target_os = "linux")]
+    {
+        let (send, read) = tokio::sync::oneshot::channel();
+        let asked = window.with_webview(move |webview| {
+            use gtk::prelude::WidgetExt;
+            let toplevel = webview.inner().toplevel();
+            let withdrawn = toplevel
+                .as_ref()
+                .and_then(WidgetExt::window)
+                .is_some_and(|gdk| gdk.state().contains(gtk::gdk::WindowState::WITHDRAWN));
+            let mapped = toplevel.as_ref().is_some_and(WidgetExt::is_mapped) && !withdrawn;
+            let _ = send.send(OnScreen { mapped, withdrawn });
+        });
+        if asked.is_err() {
+            return None;
+        }
+        read.await.ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = window;
+        None
+    }
 }
 
 /// Sends the queue to the card window, if it is open.

@@ -480,9 +480,11 @@ impl Desktop {
             .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
             .stdin(Stdio::null())
             .stdout(Stdio::null());
-        // The app's log (and the drivers') go to the test's output only when asked: they are long.
+        // The app's log (and the drivers') go to the test's output only when asked: they are long. Otherwise
+        // they are kept in the home, and their warnings shown if the test fails (see `Drop`).
         if std::env::var_os("GATEHOUSE_E2E_APP_LOG").is_none() {
-            command.stderr(Stdio::null());
+            let log = std::fs::File::create(home.path().join(APP_LOG)).context("creating the app's log file")?;
+            command.stderr(log);
         }
         apply_env(&mut command, &env);
         let driver = command.spawn().context("starting tauri-driver")?;
@@ -619,6 +621,26 @@ impl Drop for Desktop {
         // The driver's tree: WebKitWebDriver, the app it started, the app's WebKit processes.
         kill_pids(&process_tree(self.driver.id()));
         let _ = self.driver.wait();
+        if std::thread::panicking() {
+            print_warnings(&self.home.join(APP_LOG));
+        }
+    }
+}
+
+/// Where a launch keeps the app's (and the drivers') log, in the test's home.
+const APP_LOG: &str = "desktop-app.log";
+
+/// The app's warnings and errors from its log at `path`, for a test that failed (its output shows them).
+fn print_warnings(path: &Path) {
+    let Ok(log) = std::fs::read_to_string(path) else { return };
+    let lines: Vec<&str> = log.lines().filter(|line| line.contains(" WARN ") || line.contains(" ERROR ")).collect();
+    eprintln!(
+        "the app's warnings and errors ({} of them, the last 40; the whole log: {}):",
+        lines.len(),
+        path.display()
+    );
+    for line in lines.iter().rev().take(40).rev() {
+        eprintln!("  {line}");
     }
 }
 
