@@ -17,16 +17,17 @@ use crate::approval::store::{PendingAudit, Store};
 use crate::approval::{Approvals, CallMeta, Permit, redact};
 use crate::auth::state::{AuthSnapshot, AuthState};
 use crate::cache::{self, Lookup, ResponseCache};
+use crate::catalog::{Output, Passed, Scope};
 use crate::config::{Config, GoogleBackend};
 use crate::google::mcp::{McpClient, McpOptions, Product};
 use crate::google::{Endpoints, GoogleClient, RetryPolicy, TokenSource};
 use crate::limits::local_files::{self, LocalFiles};
 use crate::limits::response_cap;
 use crate::logging::TIMING_TARGET;
+pub use crate::reply::Reply;
 use crate::resend::{Claim, Resends};
-use crate::resources::{self, Resource, ResourceError};
+use crate::resources::{Resource, ResourceError};
 use crate::screening;
-use crate::tools::registry::{Output, Passed, Scope};
 use crate::tools::{
     Access, Forms, Progress, StartError, ToolContext, ToolDef, ToolError, discovered, enabled_tools, google_mcp,
 };
@@ -36,25 +37,6 @@ use crate::tools::{
 pub enum CallError {
     #[error("There is no tool named {0:?}. Call tools/list to see the tools this server offers.")]
     UnknownTool(String),
-}
-
-/// A finished call: the text to return, and whether it reports a failure.
-#[derive(Debug, Clone, Default)]
-pub struct Reply {
-    pub text: String,
-    pub is_error: bool,
-    /// For a result carrying other people's content, [`crate::screening`]'s note, which follows the text.
-    pub notice: Option<String>,
-    /// What one of Google's tools offered as it is gave besides its text ([`Passed`]: `structuredContent`,
-    /// resource links), for the MCP clients that take them.
-    pub google: Option<Box<Passed>>,
-}
-
-impl Reply {
-    /// A failure or refusal, in words for the assistant.
-    pub fn error(text: impl Into<String>) -> Reply {
-        Reply { text: text.into(), is_error: true, ..Reply::default() }
-    }
 }
 
 /// How long a `tools/list` (or a call naming a discovered tool not known yet) waits for Google's servers'
@@ -481,7 +463,7 @@ impl Engine {
         let resource = Resource::parse(uri)?;
         let Some((tool, arguments)) = resource.mirrors() else {
             // server://auth-status: none of the person's data, so no decision (see `Resource::AuthStatus`).
-            return Ok(resources::auth_status(self).to_string());
+            return Ok(self.auth_status().to_string());
         };
         // A resource read is no tools/call: its JSON-RPC id is not one the re-send memory knows.
         let meta = CallMeta { request: None, ..meta.clone() };
@@ -493,6 +475,30 @@ impl Engine {
             true => Err(ResourceError::Refused(reply.text)),
             false => Ok(reply.text),
         }
+    }
+
+    /// `server://auth-status` for the current sign-in: how Gatehouse is signed in, and what that sign-in
+    /// can't do, why, and what to do instead (see [`crate::auth::status`]).
+    pub fn auth_status(&self) -> Value {
+        let auth = self.auth().current();
+        // Google's discovered tools are listed with the rest: they need their product's scope, and run on
+        // Google's MCP servers.
+        let tools: Vec<ToolDef> = self.offered_tools().into_iter().cloned().collect();
+        let mut status = crate::auth::status::auth_status(
+            auth.method,
+            auth.class,
+            auth.account.as_deref(),
+            auth.granted_scopes.as_deref(),
+            &tools,
+        );
+        if auth.method != crate::auth::identity::AuthMethod::None {
+            let reach = crate::auth::status::GoogleReach {
+                backend: self.ctx.config.google_backend,
+                not_agentic: self.ctx.mcp.refused_as_not_agentic(),
+            };
+            crate::auth::status::add_google_backend(&mut status, &reach, &tools, ToolDef::reaches_google_mcp);
+        }
+        status
     }
 
     /// A tool's call, from its decision to its audit record, running `body` once permitted; timed as

@@ -25,6 +25,7 @@ pub mod mcp;
 pub mod ops;
 pub mod private_files;
 pub mod process;
+pub mod reply;
 pub mod resend;
 pub mod resources;
 pub mod screening;

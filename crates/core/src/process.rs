@@ -12,6 +12,32 @@ use std::net::SocketAddr;
 #[cfg(windows)]
 mod windows;
 
+#[cfg(windows)]
+pub(crate) use windows::runs_since;
+
+/// Whether process `pid` still runs (one of another user counts: it runs, whatever it is). Where that can't be
+/// known, it is taken to run: what depends on it (recording a crashed process's calls as interrupted, removing
+/// a dead server's control socket) then waits, never guesses.
+pub fn runs(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else { return false };
+        match rustix::process::test_kill_process(pid) {
+            Ok(()) => true,
+            Err(errno) => errno == rustix::io::Errno::PERM,
+        }
+    }
+    #[cfg(windows)]
+    {
+        windows::runs_since(pid, None)
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
 /// Where a call comes from, as the transport knows it; [`Origin::pid`] finds the assistant's process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
@@ -285,5 +311,13 @@ mod tests {
         assert_eq!(tcp_owner(peer, local.port()), Some(child.id()));
         child.kill().unwrap();
         child.wait().unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn this_process_runs_and_an_impossible_one_does_not() {
+        assert!(runs(std::process::id()));
+        assert!(!runs(u32::MAX));
+        assert!(!runs(0x3fff_fff0));
     }
 }

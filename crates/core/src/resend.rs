@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use crate::approval::gate::CallKey;
-use crate::engine::Reply;
+use crate::reply::Reply;
 
 /// At most this many requests are remembered, the oldest forgotten first.
 pub const MAX_REQUESTS: usize = 256;

@@ -1,6 +1,5 @@
 //! MCP resources: `server://auth-status` and the template `spreadsheet://{spreadsheet_id}/info`.
 
-use crate::Engine;
 use crate::tools::{ToolContext, ToolError};
 
 /// A resource template the server lists.
@@ -106,34 +105,4 @@ impl Resource {
             }
         }
     }
-}
-
-/// Reads a resource by URI and returns its JSON text, as an interactive caller that gave no name (tests, the
-/// shell itself): see [`Engine::read_resource`].
-pub async fn read(engine: &Engine, uri: &str) -> Result<String, ResourceError> {
-    engine.read_resource(&crate::approval::CallMeta::default(), uri).await
-}
-
-/// `server://auth-status` for the engine's current sign-in.
-pub fn auth_status(engine: &Engine) -> serde_json::Value {
-    let auth = engine.auth().current();
-    // Google's discovered tools are listed with the rest: they need their product's scope, and run on
-    // Google's MCP servers.
-    let tools: Vec<crate::tools::ToolDef> = engine.offered_tools().into_iter().cloned().collect();
-    let mut status = crate::auth::status::auth_status(
-        auth.method,
-        auth.class,
-        auth.account.as_deref(),
-        auth.granted_scopes.as_deref(),
-        &tools,
-    );
-    if auth.method != crate::auth::identity::AuthMethod::None {
-        let ctx = engine.context();
-        let reach = crate::auth::status::GoogleReach {
-            backend: ctx.config.google_backend,
-            not_agentic: ctx.mcp.refused_as_not_agentic(),
-        };
-        crate::auth::status::add_google_backend(&mut status, &reach, &tools, crate::tools::ToolDef::reaches_google_mcp);
-    }
-    status
 }

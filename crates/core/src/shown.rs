@@ -5,7 +5,9 @@
 //! hide the real one; a direction mark (U+202E) or a zero-width character can make a name read as another.
 //! [`shown`] is the one escaping every printer uses: each such character becomes a visible `\n`, `\t`, `\r`
 //! or `\u{…}`, and everything else is left as it is. [`cut`] also shortens a long value, saying how much was
-//! left out, so one huge argument can't push the rest of a card off the screen.
+//! left out, so one huge argument can't push the rest of a card off the screen. Errors quote such text the
+//! same way wherever they are made ([`quote`], [`cut_quoted`]: never more than [`QUOTED_CHARS`] of a value),
+//! and numbers are shown grouped by thousands ([`grouped`]).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -110,6 +112,85 @@ pub fn grouped(n: usize) -> String {
     out
 }
 
+/// How many characters of a value an error quotes at most.
+pub const QUOTED_CHARS: usize = 100;
+
+/// The first [`QUOTED_CHARS`] characters of `text`, with `…` when there is more.
+pub fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// `text` quoted for an error (`"…"`, escaped as Rust's `{:?}` does), cut to [`QUOTED_CHARS`] characters
+/// with its full length said when it is longer. Every error that quotes an assistant's value uses this.
+pub fn quote(text: &str) -> String {
+    let length = text.chars().count();
+    if length <= QUOTED_CHARS {
+        format!("{text:?}")
+    } else {
+        format!("{:?}… ({length} characters)", excerpt(text).trim_end_matches('…'))
+    }
+}
+
+/// A quoted passage longer than this is cut by [`cut_quoted`]. Longer than [`QUOTED_CHARS`]: Google's own
+/// sentences, quoted whole in its errors ("Google said: …"), run to 200 characters and must stay readable.
+const LONG_QUOTE_CHARS: usize = 3 * QUOTED_CHARS;
+
+/// `message` with every quoted passage (`"…"`, as `{:?}` and serde write values) longer than
+/// `LONG_QUOTE_CHARS` cut to its first [`QUOTED_CHARS`] characters, as [`quote`] cuts: for errors whose text
+/// quotes a value this code did not format (serde's, Google's), so no error ever carries a whole megabyte back.
+pub fn cut_quoted(message: &str) -> String {
+    if message.len() <= LONG_QUOTE_CHARS {
+        return message.to_owned();
+    }
+    let mut out = String::with_capacity(message.len().min(4 * QUOTED_CHARS));
+    let mut rest = message;
+    while let Some(open) = rest.find('"') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        // The closing quote: the first one not escaped by a backslash.
+        let mut escaped = false;
+        let close = after.char_indices().find_map(|(at, c)| match c {
+            '\\' if !escaped => {
+                escaped = true;
+                None
+            }
+            '"' if !escaped => Some(at),
+            _ => {
+                escaped = false;
+                None
+            }
+        });
+        let Some(close) = close else {
+            // No closing quote: the rest is one unterminated quotation.
+            out.push('"');
+            out.push_str(&cut_plain(after));
+            return out;
+        };
+        let inner = &after[..close];
+        let length = inner.chars().count();
+        if length > LONG_QUOTE_CHARS {
+            let _ = write!(out, "\"{}\"… ({length} characters)", excerpt(inner).trim_end_matches('…'));
+        } else {
+            let _ = write!(out, "\"{inner}\"");
+        }
+        rest = &after[close + 1..];
+    }
+    out.push_str(&cut_plain(rest));
+    out
+}
+
+/// Unquoted text: cut only when it is far beyond any message's length.
+fn cut_plain(text: &str) -> String {
+    const PLAIN_CHARS: usize = 20 * QUOTED_CHARS;
+    match text.char_indices().nth(PLAIN_CHARS) {
+        Some((cut, _)) => format!("{}… (cut)", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,5 +210,22 @@ mod tests {
         assert_eq!(cut("abcdef", 6), Cut { text: "abcdef".into(), more: 0 });
         assert_eq!(cut("ab\ncdef", 3), Cut { text: "ab\\n".into(), more: 4 });
         assert_eq!(cut_line("éééé", 2, "see all"), "éé… (2 more characters; see all)");
+    }
+
+    #[test]
+    fn quotes_are_cut_to_their_start_and_say_how_long_they_were() {
+        assert_eq!(quote("short"), "\"short\"");
+        let long = quote(&"y".repeat(5_000));
+        assert!(long.starts_with(&format!("\"{}\"…", "y".repeat(QUOTED_CHARS))), "{long}");
+        assert!(long.ends_with("(5000 characters)"), "{long}");
+        let serde = format!("invalid type: string \"{}\", expected u32 at line 1", "z".repeat(10_000));
+        let cut = cut_quoted(&serde);
+        assert!(cut.starts_with("invalid type: string \"zzz") && cut.ends_with("expected u32 at line 1"), "{cut}");
+        assert!(cut.len() < 300, "{cut}");
+        assert_eq!(cut_quoted("a \"b\" c"), "a \"b\" c");
+        let escaped = format!("x \"a\\\"{}\" y", "q".repeat(400));
+        assert!(cut_quoted(&escaped).ends_with("(403 characters) y"), "{}", cut_quoted(&escaped));
+        let google = format!("Google said: \"{}\"", "w".repeat(250));
+        assert_eq!(cut_quoted(&google), google, "a sentence of Google's is kept whole");
     }
 }

@@ -206,7 +206,7 @@ pub async fn account_status<R: Runtime>(app: AppHandle<R>, core: State<'_, Core>
     let sign_in = sign_in(&app);
     let client = sign_in.client();
     let auth = core.engine.auth().current();
-    let status = gatehouse_core::resources::auth_status(&core.engine);
+    let status = core.engine.auth_status();
     let entries: Vec<StatusEntry> = serde_json::from_value(status["limitations"].clone())
         .map_err(|error| format!("Gatehouse could not read its own sign-in status ({error}). Restart Gatehouse."))?;
     let limitations = entries

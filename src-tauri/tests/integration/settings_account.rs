@@ -426,7 +426,7 @@ async fn a_service_account_key_shows_its_limitations_with_what_to_do_instead() {
     assert_eq!(status["sandbox"], false);
 
     // The same entries server://auth-status holds, in its order, with each tool's title.
-    let resource = gatehouse_core::resources::auth_status(&world.engine);
+    let resource = world.engine.auth_status();
     let categories: Vec<&str> =
         status["limitations"].as_array().expect("limitations").iter().filter_map(|l| l["category"].as_str()).collect();
     // `uses_rest_api`: with the default backend (`both`), the tools Google's MCP servers can't run still use a

@@ -45,20 +45,6 @@ use std::path::{Path, PathBuf};
 
 use protocol::FailureKind;
 
-/// Whether process `pid` still runs (one of another user counts). Where that can't be known, it is taken to
-/// run: what depends on it (recording a crashed process's calls as interrupted) then waits, never guesses.
-pub(crate) fn process_runs(pid: u32) -> bool {
-    #[cfg(unix)]
-    return socket::process_runs(pid);
-    #[cfg(windows)]
-    return pipe::process_runs_since(pid, None);
-    #[cfg(not(any(unix, windows)))]
-    {
-        let _ = pid;
-        true
-    }
-}
-
 /// The folder under `GATEHOUSE_HOME` that holds the sockets.
 pub const CONTROL_DIR: &str = "control";
 

@@ -14,14 +14,11 @@ use std::os::windows::ffi::OsStrExt;
 use std::os::windows::io::AsRawHandle;
 use std::path::{Path, PathBuf};
 use std::ptr::null_mut;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 use tokio::net::windows::named_pipe::{ClientOptions, NamedPipeClient, NamedPipeServer, PipeMode, ServerOptions};
-use windows_sys::Win32::Foundation::{
-    CloseHandle, ERROR_ACCESS_DENIED, ERROR_PIPE_BUSY, ERROR_SUCCESS, FILETIME, GetLastError, HANDLE, HLOCAL,
-    LocalFree, STILL_ACTIVE,
-};
+use windows_sys::Win32::Foundation::{CloseHandle, ERROR_PIPE_BUSY, ERROR_SUCCESS, HANDLE, HLOCAL, LocalFree};
 use windows_sys::Win32::Security::Authorization::{
     ConvertSidToStringSidW, ConvertStringSecurityDescriptorToSecurityDescriptorW, GetSecurityInfo, SDDL_REVISION_1,
     SE_FILE_OBJECT, SE_KERNEL_OBJECT, SetNamedSecurityInfoW,
@@ -33,8 +30,7 @@ use windows_sys::Win32::Security::{
 };
 use windows_sys::Win32::System::Pipes::{GetNamedPipeClientProcessId, GetNamedPipeServerProcessId};
 use windows_sys::Win32::System::Threading::{
-    GetCurrentProcess, GetExitCodeProcess, GetProcessTimes, OpenProcess, OpenProcessToken,
-    PROCESS_QUERY_LIMITED_INFORMATION,
+    GetCurrentProcess, OpenProcess, OpenProcessToken, PROCESS_QUERY_LIMITED_INFORMATION,
 };
 
 use super::ControlError;
@@ -334,7 +330,7 @@ pub(super) enum Probe {
 pub(super) async fn probe(pid: u32, path: &Path) -> Probe {
     let gone = || {
         let written = std::fs::metadata(path).and_then(|meta| meta.modified()).ok();
-        if !process_runs_since(pid, written) && std::fs::remove_file(path).is_ok() {
+        if !crate::process::runs_since(pid, written) && std::fs::remove_file(path).is_ok() {
             tracing::debug!(path = %path.display(), "removed the control pipe's file of a process that is gone");
         }
         Probe::Gone
@@ -426,44 +422,6 @@ pub(super) fn client_is(server: &NamedPipeServer, user: &User) -> Option<bool> {
     Some(client.sid == user.sid)
 }
 
-/// Whether process `pid` exists and has not exited (one of another user counts: it runs, whatever it is).
-#[cfg(test)]
-fn process_runs(pid: u32) -> bool {
-    process_runs_since(pid, None)
-}
-
-/// Whether process `pid` exists, has not exited, and (when `since` is given) started no later than `since`.
-pub(super) fn process_runs_since(pid: u32, since: Option<SystemTime>) -> bool {
-    // SAFETY: opening a process by pid; a null handle is checked.
-    let process = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
-    if process.is_null() {
-        // SAFETY: reads this thread's last error, just set.
-        return unsafe { GetLastError() } == ERROR_ACCESS_DENIED;
-    }
-    let process = Owned(process);
-    let mut code = 0u32;
-    // SAFETY: `process` is open with the right to ask its exit code.
-    if unsafe { GetExitCodeProcess(process.0, &mut code) } == 0 || code != STILL_ACTIVE as u32 {
-        return false;
-    }
-    let Some(since) = since else { return true };
-    let zero = FILETIME { dwLowDateTime: 0, dwHighDateTime: 0 };
-    let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
-    // SAFETY: `process` is open with the right to ask its times; the four are places for them.
-    if unsafe { GetProcessTimes(process.0, &mut created, &mut exited, &mut kernel, &mut user) } == 0 {
-        return true;
-    }
-    let created = (u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime);
-    filetime(since).is_none_or(|since| created <= since)
-}
-
-/// `time` in a FILETIME's units: 100 ns since 1601.
-fn filetime(time: SystemTime) -> Option<u64> {
-    const UNIX_EPOCH_AS_FILETIME: u64 = 116_444_736_000_000_000;
-    let since_1970 = time.duration_since(SystemTime::UNIX_EPOCH).ok()?;
-    u64::try_from(since_1970.as_nanos() / 100).ok()?.checked_add(UNIX_EPOCH_AS_FILETIME)
-}
-
 /// Removes `path` if it is there.
 pub(super) fn remove_quietly(path: &Path) {
     match std::fs::remove_file(path) {
@@ -534,20 +492,5 @@ mod tests {
         assert!(a.contains("-7-"), "{a}");
         assert_ne!(a[..PIPE_PREFIX.len() + 16], b[..PIPE_PREFIX.len() + 16], "the home key differs");
         assert_ne!(a, pipe_name(&user, Path::new(r"C:\a\control"), 7), "the random part differs");
-    }
-
-    #[test]
-    fn this_process_runs_and_an_impossible_one_does_not() {
-        assert!(process_runs(std::process::id()));
-        assert!(!process_runs(u32::MAX));
-        assert!(!process_runs(0x3fff_fff0));
-    }
-
-    #[test]
-    fn a_process_that_started_after_a_file_is_not_the_one_that_wrote_it() {
-        let me = std::process::id();
-        assert!(process_runs_since(me, Some(SystemTime::now())));
-        assert!(!process_runs_since(me, Some(SystemTime::UNIX_EPOCH + Duration::from_secs(86_400))));
-        assert_eq!(filetime(SystemTime::UNIX_EPOCH), Some(116_444_736_000_000_000));
     }
 }

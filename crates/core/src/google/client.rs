@@ -15,7 +15,7 @@ use super::auth::TokenSource;
 use super::endpoint::{Api, Endpoints};
 use super::error::{ApiError, GoogleError};
 use super::retry::{Idempotency, Outcome, RetryPolicy};
-use crate::limits::arguments::{QUOTED_CHARS, excerpt};
+use crate::shown::{QUOTED_CHARS, excerpt};
 
 /// Characters left as they are in a path segment (RFC 3986 unreserved). Everything else, notably `/`,
 /// `:` and `!`, is escaped, so an A1 range like `Sheet1!A1:B2` stays one segment and never reads as a

@@ -12,8 +12,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-/// How many characters of a value an error quotes at most.
-pub const QUOTED_CHARS: usize = 100;
+use crate::shown::{QUOTED_CHARS, excerpt, quote};
 
 /// What kind of text an argument is, by its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,82 +166,6 @@ fn walk(tool: &'static str, value: &Value, name: Option<&str>, path: &mut String
     }
 }
 
-/// The first [`QUOTED_CHARS`] characters of `text`, with `…` when there is more.
-pub fn excerpt(text: &str) -> String {
-    match text.char_indices().nth(QUOTED_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
-}
-
-/// `text` quoted for an error (`"…"`, escaped as Rust's `{:?}` does), cut to [`QUOTED_CHARS`] characters
-/// with its full length said when it is longer. Every error that quotes an assistant's value uses this.
-pub fn quote(text: &str) -> String {
-    let length = text.chars().count();
-    if length <= QUOTED_CHARS {
-        format!("{text:?}")
-    } else {
-        format!("{:?}… ({length} characters)", excerpt(text).trim_end_matches('…'))
-    }
-}
-
-/// A quoted passage longer than this is cut by [`cut_quoted`]. Longer than [`QUOTED_CHARS`]: Google's own
-/// sentences, quoted whole in its errors ("Google said: …"), run to 200 characters and must stay readable.
-const LONG_QUOTE_CHARS: usize = 3 * QUOTED_CHARS;
-
-/// `message` with every quoted passage (`"…"`, as `{:?}` and serde write values) longer than
-/// `LONG_QUOTE_CHARS` cut to its first [`QUOTED_CHARS`] characters, as [`quote`] cuts: for errors whose text
-/// quotes a value this code did not format (serde's, Google's), so no error ever carries a whole megabyte back.
-pub fn cut_quoted(message: &str) -> String {
-    if message.len() <= LONG_QUOTE_CHARS {
-        return message.to_owned();
-    }
-    let mut out = String::with_capacity(message.len().min(4 * QUOTED_CHARS));
-    let mut rest = message;
-    while let Some(open) = rest.find('"') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        // The closing quote: the first one not escaped by a backslash.
-        let mut escaped = false;
-        let close = after.char_indices().find_map(|(at, c)| match c {
-            '\\' if !escaped => {
-                escaped = true;
-                None
-            }
-            '"' if !escaped => Some(at),
-            _ => {
-                escaped = false;
-                None
-            }
-        });
-        let Some(close) = close else {
-            // No closing quote: the rest is one unterminated quotation.
-            out.push('"');
-            out.push_str(&cut_plain(after));
-            return out;
-        };
-        let inner = &after[..close];
-        let length = inner.chars().count();
-        if length > LONG_QUOTE_CHARS {
-            let _ = write!(out, "\"{}\"… ({length} characters)", excerpt(inner).trim_end_matches('…'));
-        } else {
-            let _ = write!(out, "\"{inner}\"");
-        }
-        rest = &after[close + 1..];
-    }
-    out.push_str(&cut_plain(rest));
-    out
-}
-
-/// Unquoted text: cut only when it is far beyond any message's length.
-fn cut_plain(text: &str) -> String {
-    const PLAIN_CHARS: usize = 20 * QUOTED_CHARS;
-    match text.char_indices().nth(PLAIN_CHARS) {
-        Some((cut, _)) => format!("{}… (cut)", &text[..cut]),
-        None => text.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -299,22 +222,5 @@ mod tests {
         // Characters, not bytes: 1,024 two-byte characters are one id's worth.
         assert_eq!(check("t", &json!({ "file_id": "é".repeat(1_024) })), Ok(()));
         assert!(check("t", &json!({ "file_id": "é".repeat(1_025) })).is_err());
-    }
-
-    #[test]
-    fn quotes_are_cut_to_their_start_and_say_how_long_they_were() {
-        assert_eq!(quote("short"), "\"short\"");
-        let long = quote(&"y".repeat(5_000));
-        assert!(long.starts_with(&format!("\"{}\"…", "y".repeat(QUOTED_CHARS))), "{long}");
-        assert!(long.ends_with("(5000 characters)"), "{long}");
-        let serde = format!("invalid type: string \"{}\", expected u32 at line 1", "z".repeat(10_000));
-        let cut = cut_quoted(&serde);
-        assert!(cut.starts_with("invalid type: string \"zzz") && cut.ends_with("expected u32 at line 1"), "{cut}");
-        assert!(cut.len() < 300, "{cut}");
-        assert_eq!(cut_quoted("a \"b\" c"), "a \"b\" c");
-        let escaped = format!("x \"a\\\"{}\" y", "q".repeat(400));
-        assert!(cut_quoted(&escaped).ends_with("(403 characters) y"), "{}", cut_quoted(&escaped));
-        let google = format!("Google said: \"{}\"", "w".repeat(250));
-        assert_eq!(cut_quoted(&google), google, "a sentence of Google's is kept whole");
     }
 }

@@ -6,8 +6,12 @@
 //! treated as an orphan (parent 0), as Linux reparents one to init.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::time::SystemTime;
 
-use windows_sys::Win32::Foundation::{CloseHandle, ERROR_INSUFFICIENT_BUFFER, FILETIME, HANDLE, INVALID_HANDLE_VALUE};
+use windows_sys::Win32::Foundation::{
+    CloseHandle, ERROR_ACCESS_DENIED, ERROR_INSUFFICIENT_BUFFER, FILETIME, GetLastError, HANDLE, INVALID_HANDLE_VALUE,
+    STILL_ACTIVE,
+};
 use windows_sys::Win32::NetworkManagement::IpHelper::{
     GetExtendedTcpTable, MIB_TCP6ROW_OWNER_PID, MIB_TCPROW_OWNER_PID, TCP_TABLE_OWNER_PID_ALL,
 };
@@ -16,7 +20,8 @@ use windows_sys::Win32::System::Diagnostics::ToolHelp::{
     CreateToolhelp32Snapshot, PROCESSENTRY32W, Process32FirstW, Process32NextW, TH32CS_SNAPPROCESS,
 };
 use windows_sys::Win32::System::Threading::{
-    GetProcessTimes, OpenProcess, PROCESS_NAME_WIN32, PROCESS_QUERY_LIMITED_INFORMATION, QueryFullProcessImageNameW,
+    GetExitCodeProcess, GetProcessTimes, OpenProcess, PROCESS_NAME_WIN32, PROCESS_QUERY_LIMITED_INFORMATION,
+    QueryFullProcessImageNameW,
 };
 
 /// A handle closed when dropped.
@@ -171,8 +176,42 @@ fn v6(address: [u8; 16], port_field: u32) -> SocketAddr {
     SocketAddr::new(ip.to_ipv4_mapped().map_or(ip.into(), Into::into), port(port_field))
 }
 
+/// Whether process `pid` exists, has not exited, and (when `since` is given) started no later than `since`.
+pub(crate) fn runs_since(pid: u32, since: Option<SystemTime>) -> bool {
+    // SAFETY: opening a process by pid; a null handle is checked.
+    let process = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
+    if process.is_null() {
+        // SAFETY: reads this thread's last error, just set.
+        return unsafe { GetLastError() } == ERROR_ACCESS_DENIED;
+    }
+    let process = Owned(process);
+    let mut code = 0u32;
+    // SAFETY: `process` is open with the right to ask its exit code.
+    if unsafe { GetExitCodeProcess(process.0, &mut code) } == 0 || code != STILL_ACTIVE as u32 {
+        return false;
+    }
+    let Some(since) = since else { return true };
+    let zero = FILETIME { dwLowDateTime: 0, dwHighDateTime: 0 };
+    let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
+    // SAFETY: `process` is open with the right to ask its times; the four are places for them.
+    if unsafe { GetProcessTimes(process.0, &mut created, &mut exited, &mut kernel, &mut user) } == 0 {
+        return true;
+    }
+    let created = (u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime);
+    filetime(since).is_none_or(|since| created <= since)
+}
+
+/// `time` in a FILETIME's units: 100 ns since 1601.
+fn filetime(time: SystemTime) -> Option<u64> {
+    const UNIX_EPOCH_AS_FILETIME: u64 = 116_444_736_000_000_000;
+    let since_1970 = time.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    u64::try_from(since_1970.as_nanos() / 100).ok()?.checked_add(UNIX_EPOCH_AS_FILETIME)
+}
+
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]
@@ -231,5 +270,20 @@ mod tests {
         assert_eq!(tcp_owner(peer, server_port), Some(std::process::id()));
         // No connection from that address: nobody to name.
         assert_eq!(tcp_owner("127.0.0.1:1".parse().unwrap(), server_port), None);
+    }
+
+    #[test]
+    fn this_process_runs_and_an_impossible_one_does_not() {
+        assert!(super::super::runs(std::process::id()));
+        assert!(!super::super::runs(u32::MAX));
+        assert!(!super::super::runs(0x3fff_fff0));
+    }
+
+    #[test]
+    fn a_process_that_started_after_a_file_is_not_the_one_that_wrote_it() {
+        let me = std::process::id();
+        assert!(runs_since(me, Some(SystemTime::now())));
+        assert!(!runs_since(me, Some(SystemTime::UNIX_EPOCH + Duration::from_secs(86_400))));
+        assert_eq!(filetime(SystemTime::UNIX_EPOCH), Some(116_444_736_000_000_000));
     }
 }

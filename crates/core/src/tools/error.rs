@@ -2,9 +2,10 @@
 
 use crate::a1::A1Error;
 use crate::google::GoogleError;
-use crate::limits::arguments::{TooLong, cut_quoted};
+use crate::limits::arguments::TooLong;
 use crate::limits::local_files::LocalPathError;
 use crate::limits::response_cap::TooLarge;
+use crate::shown::cut_quoted;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {

@@ -28,7 +28,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("cache", &["cache"]),
     ("limits", &["limits"]),
     ("tools", &["tools"]),
-    ("engine", &["engine", "resend", "resources"]),
+    ("calls", &["reply", "resend", "resources"]),
+    ("engine", &["engine"]),
     ("ops", &["ops"]),
     ("transports", &["mcp", "control"]),
     ("platform", &["autostart", "connect", "updates", "welcome"]),
@@ -37,7 +38,6 @@ const LAYERS: &[(&str, &[&str])] = &[
 
 /// Imports against the order that remain from before the architecture step: (from, to, file).
 const KNOWN: &[(&str, &str, &str)] = &[
-    ("approval", "control", "approval/store/audit.rs"),
     ("approval", "tools", "approval/evaluator/mod.rs"),
     ("approval", "tools", "approval/fingerprint.rs"),
     ("approval", "tools", "approval/gate.rs"),
@@ -45,11 +45,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("approval", "tools", "approval/store/assistants.rs"),
     ("approval", "tools", "approval/words.rs"),
     ("cache", "tools", "cache/mod.rs"),
-    ("engine", "resend", "engine.rs"),
-    ("engine", "resources", "engine.rs"),
-    ("google", "limits", "google/client.rs"),
-    ("resend", "engine", "resend.rs"),
-    ("resources", "engine", "resources.rs"),
     ("settings", "tools", "settings.rs"),
 ];
 

@@ -37,7 +37,11 @@ async fn missing_and_unknown_arguments_are_named() {
 async fn the_info_resource_names_the_spreadsheet_and_its_sheets() {
     let h = Harness::new().await;
     let id = seed(&h, "Budget 2026", &[("Sales", vec![vec![json!(1)]])]);
-    let text = gatehouse_core::resources::read(&h.engine, &format!("spreadsheet://{id}/info")).await.unwrap();
+    let text = h
+        .engine
+        .read_resource(&gatehouse_core::approval::CallMeta::default(), &format!("spreadsheet://{id}/info"))
+        .await
+        .unwrap();
     let info: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(info["title"], "Budget 2026");
     assert_eq!(info["spreadsheet_id"], id.as_str());
@@ -49,7 +53,8 @@ async fn the_info_resource_names_the_spreadsheet_and_its_sheets() {
 async fn an_unknown_resource_uri_is_refused_with_the_expected_shape() {
     let h = Harness::new().await;
     for uri in ["spreadsheet://", "spreadsheet://x/y/info", "file:///etc/passwd", "spreadsheet://abc/values"] {
-        let error = gatehouse_core::resources::read(&h.engine, uri).await.unwrap_err().to_string();
+        let error =
+            h.engine.read_resource(&gatehouse_core::approval::CallMeta::default(), uri).await.unwrap_err().to_string();
         assert!(error.contains("spreadsheet://SPREADSHEET_ID/info"), "{uri}: {error}");
     }
 }

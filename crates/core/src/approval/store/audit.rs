@@ -457,7 +457,7 @@ impl Store {
             let own = i64::from(std::process::id());
             let mut recovered = 0;
             for row in rows {
-                let gone = row.pid != own && u32::try_from(row.pid).is_ok_and(|pid| !crate::control::process_runs(pid));
+                let gone = row.pid != own && u32::try_from(row.pid).is_ok_and(|pid| !crate::process::runs(pid));
                 if !gone {
                     continue;
                 }
