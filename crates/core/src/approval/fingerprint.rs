@@ -117,7 +117,7 @@ mod tests {
 
     use super::*;
     use crate::approval::evaluator::Evaluator;
-    use crate::tools::registry::{Service, ToolMeta};
+    use crate::tools::registry::{Effect, Service, ToolMeta};
     use crate::tools::{ToolContext, ToolError};
 
     #[derive(Deserialize, JsonSchema)]
@@ -141,7 +141,7 @@ mod tests {
     }
 
     fn meta(description: &'static str, destructive: bool) -> ToolMeta {
-        ToolMeta::write(Service::Sheets, "tidy", "Tidy up", description, destructive, true)
+        ToolMeta::write(Service::Sheets, "tidy", "Tidy up", description, Effect { destructive, idempotent: true })
     }
 
     fn tool(description: &'static str) -> ToolDef {
@@ -166,14 +166,26 @@ mod tests {
             (
                 "title",
                 fingerprint(&ToolDef::new(
-                    ToolMeta::write(Service::Sheets, "tidy", "Tidy", "Tidy a sheet.", true, true),
+                    ToolMeta::write(
+                        Service::Sheets,
+                        "tidy",
+                        "Tidy",
+                        "Tidy a sheet.",
+                        Effect { destructive: true, idempotent: true },
+                    ),
                     run::<Args>,
                 )),
             ),
             (
                 "name",
                 fingerprint(&ToolDef::new(
-                    ToolMeta::write(Service::Sheets, "tidy2", "Tidy up", "Tidy a sheet.", true, true),
+                    ToolMeta::write(
+                        Service::Sheets,
+                        "tidy2",
+                        "Tidy up",
+                        "Tidy a sheet.",
+                        Effect { destructive: true, idempotent: true },
+                    ),
                     run::<Args>,
                 )),
             ),

@@ -47,6 +47,16 @@ pub enum Access {
     },
 }
 
+/// What a write does, as MCP's `destructiveHint` and `idempotentHint` say it: named at every declaration
+/// (`Effect { destructive: true, idempotent: true }`), so none reads as a bare `true, true`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Effect {
+    /// It overwrites or removes something; `false` for a purely additive write.
+    pub destructive: bool,
+    /// The same call again changes nothing more.
+    pub idempotent: bool,
+}
+
 /// What to suggest when a result is over the response-size cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cap {
@@ -113,9 +123,9 @@ impl ToolMeta {
         name: &'static str,
         title: &'static str,
         description: &'static str,
-        destructive: bool,
-        idempotent: bool,
+        effect: Effect,
     ) -> Self {
+        let Effect { destructive, idempotent } = effect;
         Self {
             name,
             title,

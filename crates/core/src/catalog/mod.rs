@@ -13,6 +13,6 @@ mod output;
 mod product;
 pub mod scopes;
 
-pub use declaration::{Access, Cap, Limitation, ToolMeta};
+pub use declaration::{Access, Cap, Effect, Limitation, ToolMeta};
 pub use output::{Output, Passed};
 pub use product::{Scope, Service};

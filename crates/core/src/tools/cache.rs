@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::registry::{Cap, Service, ToolDef, ToolMeta};
 use super::{ToolContext, ToolError};
 use crate::approval::sentence::Said;
+use crate::catalog::Effect;
 use crate::settings::{MAX_CACHE_TTL_SECS, Source};
 
 /// The cache tools, in catalogue order.
@@ -29,8 +30,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "set_cache_ttl",
                 "Set cache time",
                 "Set how long (seconds, 0 to 86400) a read's answer is reused from the cache while its file is unchanged; 0 turns the cache off.",
-                false,
-                true,
+                Effect { destructive: false, idempotent: true },
             ),
             set_cache_ttl,
         )
@@ -41,8 +41,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "refresh_cache",
                 "Refresh cache",
                 "Drop cached answers read from the given spreadsheet, document or files in a folder (all when none is given), so the next reads fetch fresh data.",
-                false,
-                true,
+                Effect { destructive: false, idempotent: true },
             ),
             refresh_cache,
         )

@@ -21,7 +21,7 @@ pub use crate::catalog::scopes;
 pub use context::{Forms, ToolContext};
 pub use error::ToolError;
 pub use progress::Progress;
-pub use registry::{Access, Cap, Output, Service, ToolDef, ToolMeta, all_tools};
+pub use registry::{Access, Cap, Effect, Output, Service, ToolDef, ToolMeta, all_tools};
 
 /// Why the tool set could not be built.
 #[derive(Debug, thiserror::Error)]

@@ -16,7 +16,7 @@ use super::google_mcp::McpRoute;
 use crate::approval::evaluator::{ArgEvaluator, Evaluator};
 use crate::approval::preview::Preview;
 use crate::approval::sentence::Said;
-pub use crate::catalog::{Access, Cap, Limitation, Output, Passed, Scope, Service, ToolMeta};
+pub use crate::catalog::{Access, Cap, Effect, Limitation, Output, Passed, Scope, Service, ToolMeta};
 use crate::google::GoogleClient;
 use crate::google::mcp::GoogleTool;
 

@@ -12,7 +12,7 @@ use gatehouse_core::approval::evaluator::{
 use gatehouse_core::approval::fingerprint::fingerprint;
 use gatehouse_core::approval::model::Constraint;
 use gatehouse_core::tools::registry::Service;
-use gatehouse_core::tools::{Access, ToolContext, ToolDef, ToolError, ToolMeta, all_tools};
+use gatehouse_core::tools::{Access, Effect, ToolContext, ToolDef, ToolError, ToolMeta, all_tools};
 use serde_json::{Value, json};
 
 /// Write tools that deliberately have no evaluator, each with the reason: a grant for them may cover any
@@ -456,8 +456,13 @@ async fn empty(_ctx: ToolContext, _args: NoArgs) -> Result<Value, ToolError> {
 #[test]
 fn empty_trash_is_ready_to_always_ask() {
     // No empty_trash tool is declared yet: this is how it will be, and what its evaluator does.
-    let meta =
-        ToolMeta::write(Service::Drive, "empty_trash", "Empty trash", "Delete every file in the trash.", true, true);
+    let meta = ToolMeta::write(
+        Service::Drive,
+        "empty_trash",
+        "Empty trash",
+        "Delete every file in the trash.",
+        Effect { destructive: true, idempotent: true },
+    );
     let declared = ToolDef::evaluated(meta, empty, [Evaluator::empty_trash()]);
     let veto = standing_approval(declared.evaluators(), &json!({}), None).unwrap_err();
     assert_eq!(veto.evaluator, "empty_trash");

@@ -19,6 +19,7 @@ mod times;
 use super::ToolError;
 use super::registry::{Cap, Scope, Service, ToolDef, ToolMeta};
 use crate::approval::evaluator::Evaluator;
+use crate::catalog::Effect;
 
 /// The Calendar tools, in catalogue order.
 pub fn tools() -> Vec<ToolDef> {
@@ -49,8 +50,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "create_calendar",
                 "Create calendar",
                 "Create a new calendar owned by the account and add it to its list.",
-                false,
-                false,
+                Effect { destructive: false, idempotent: false },
             ),
             calendars::create_calendar,
         )
@@ -61,8 +61,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "update_calendar",
                 "Change calendar",
                 "Change a calendar's name, description or time zone, or its colour in the account's list.",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             ),
             calendars::update_calendar,
             [Evaluator::calendar(|a: &calendars::UpdateCalendarArgs| &a.calendar_id)],
@@ -74,8 +73,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "delete_calendar",
                 "Delete calendar",
                 "Delete a secondary calendar and all its events, for everyone it is shared with.",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             ),
             calendars::delete_calendar,
             [Evaluator::calendar(|a: &calendars::CalendarIdArgs| &a.calendar_id)],
@@ -87,8 +85,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "add_calendar_to_list",
                 "Add calendar to list",
                 "Add a calendar shared with the account to its calendar list.",
-                false,
-                true,
+                Effect { destructive: false, idempotent: true },
             ),
             calendars::add_calendar_to_list,
             [Evaluator::calendar(|a: &calendars::AddCalendarToListArgs| &a.calendar_id)],
@@ -100,8 +97,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "remove_calendar_from_list",
                 "Remove calendar from list",
                 "Take a calendar off the account's calendar list; the calendar itself is kept.",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             ),
             calendars::remove_calendar_from_list,
             [Evaluator::calendar(|a: &calendars::CalendarIdArgs| &a.calendar_id)],
@@ -124,8 +120,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "add_calendar_acl",
                 "Share calendar",
                 "Share a calendar with a person, a group, a domain or everyone, or change the role they have.",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             ),
             sharing::add_calendar_acl,
             [Evaluator::email_domain(sharing::recipients)],
@@ -137,8 +132,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "remove_calendar_acl",
                 "Stop sharing calendar",
                 "Remove one sharing rule from a calendar.",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             ),
             sharing::remove_calendar_acl,
             [Evaluator::calendar(|a: &sharing::RemoveCalendarAclArgs| &a.calendar_id)],
@@ -170,8 +164,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "create_event",
                 "Create event",
                 "Create an event (timed or all-day, optionally recurring); attendees get Google's invitation.",
-                false,
-                false,
+                Effect { destructive: false, idempotent: false },
             ),
             events::create_event,
             [
@@ -186,8 +179,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "update_event",
                 "Change event",
                 "Change an event's title, times, place, description, attendees or recurrence; what is not given is kept.",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             ),
             events::update_event,
             [
@@ -204,8 +196,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "delete_event",
                 "Delete event",
                 "Delete an event (a whole series for a recurring one's id); attendees are told.",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             ),
             events::delete_event,
             [

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::approval::evaluator::Evaluator;
+use crate::catalog::Effect;
 use crate::drive_query::Query;
 use crate::google::drive::File;
 
@@ -26,8 +27,7 @@ const DOWNLOAD_FOLDER: ToolMeta = ToolMeta::write(
     "download_folder",
     "Download folder",
     "Save a Drive folder and its subfolders to the computer at local_path (inside the export folder or an allowed folder); Google files are exported.",
-    true,
-    true,
+    Effect { destructive: true, idempotent: true },
 );
 
 pub(super) fn tools() -> Vec<ToolDef> {

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::approval::evaluator::Evaluator;
+use crate::catalog::Effect;
 use crate::google::drive::{File, mime};
 use crate::limits::response_cap::precheck;
 
@@ -28,8 +29,7 @@ const DOWNLOAD: ToolMeta = ToolMeta::write(
     "download_file",
     "Download file",
     "Save a Drive file to the computer at local_path (inside the export folder or an allowed folder); Google files are exported first.",
-    true,
-    true,
+    Effect { destructive: true, idempotent: true },
 );
 
 pub(super) fn tools() -> Vec<ToolDef> {

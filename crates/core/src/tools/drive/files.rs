@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::approval::evaluator::Evaluator;
+use crate::catalog::Effect;
 use crate::google::drive::{StorageQuota, mime};
 
 use super::super::registry::{Cap, Limitation, Service, ToolDef, ToolMeta};
@@ -43,8 +44,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "create_folder",
                 "Create folder",
                 "Create a folder (in parent_folder_id, else DRIVE_FOLDER_ID, else the top of My Drive).",
-                false,
-                false,
+                Effect { destructive: false, idempotent: false },
             ),
             create_folder,
             // Without parent_folder_id it goes to DRIVE_FOLDER_ID or My Drive: no folder constraint then.
@@ -57,8 +57,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "copy_file",
                 "Copy file",
                 "Copy a file, optionally with a new name or into another folder.",
-                false,
-                false,
+                Effect { destructive: false, idempotent: false },
             )
             .failing_for(&[Limitation::NoDriveStorageQuota]),
             copy_file,
@@ -75,8 +74,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "move_file",
                 "Move file",
                 "Move a file or folder into another folder.",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             ),
             move_file,
             // One file into a folder: claimed by both, so a card offers no constraint.
@@ -88,7 +86,13 @@ pub(super) fn tools() -> Vec<ToolDef> {
         .worded(super::said::move_file)
         .previewed(super::preview::move_file),
         ToolDef::evaluated(
-            ToolMeta::write(Service::Drive, "rename_file", "Rename file", "Rename a file or folder.", true, true),
+            ToolMeta::write(
+                Service::Drive,
+                "rename_file",
+                "Rename file",
+                "Rename a file or folder.",
+                Effect { destructive: true, idempotent: true },
+            ),
             rename_file,
             [Evaluator::file(|a: &RenameFileArgs| &a.file_id)],
         )
@@ -100,8 +104,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "delete_file",
                 "Delete file",
                 "Move a file to the trash (restorable for 30 days), or delete it for good with permanent=true.",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             ),
             delete_file,
             // Into the trash may be granted for one file; permanently always asks.
@@ -118,8 +121,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "restore_file",
                 "Restore file",
                 "Take a file out of the trash.",
-                false,
-                true,
+                Effect { destructive: false, idempotent: true },
             ),
             restore_file,
             [Evaluator::file(|a: &FileIdArgs| &a.file_id)],

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::a1::{A1Error, A1Range};
 use crate::approval::evaluator::Evaluator;
+use crate::catalog::Effect;
 use crate::google::drive::{File, Revision, mime};
 use crate::limits::response_cap::precheck;
 
@@ -34,8 +35,7 @@ const EXPORT: ToolMeta = ToolMeta {
         "export_revision",
         "Export old version",
         "Return one revision's content as text (a spreadsheet as CSV, optionally one sheet or range), or save it to local_path.",
-        true,
-        true,
+        Effect { destructive: true, idempotent: true },
     )
 };
 

@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::approval::evaluator::{Evaluator, Recipient};
+use crate::catalog::Effect;
 use crate::google::drive::Permission;
 
 use super::super::registry::{Cap, Limitation, Service, ToolDef, ToolMeta};
@@ -20,8 +21,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "share_file",
                 "Share file",
                 "Give people, groups, a domain or anyone with the link access to a file.",
-                false,
-                false,
+                Effect { destructive: false, idempotent: false },
             ),
             share_file,
             [Evaluator::email_domain(recipients)],
@@ -44,8 +44,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "update_permission",
                 "Change access",
                 "Change the role of one permission on a file (reader, commenter, writer …).",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             ),
             update_permission,
             [Evaluator::file(|a: &UpdatePermissionArgs| &a.file_id)],
@@ -57,8 +56,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "remove_permission",
                 "Remove access",
                 "Remove one permission from a file.",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             ),
             remove_permission,
             [Evaluator::file(|a: &RemovePermissionArgs| &a.file_id)],
@@ -70,8 +68,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "transfer_ownership",
                 "Transfer ownership",
                 "Make another person the owner of a file; the current owner keeps writer access.",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             )
             .failing_for(&[Limitation::NoPersonalDriveIdentity]),
             transfer_ownership,
@@ -306,8 +303,7 @@ pub(super) fn share_spreadsheet_tool() -> ToolDef {
             "share_spreadsheet",
             "Share spreadsheet",
             "Give people, groups or a domain access to a spreadsheet (recipients like share_file's permissions).",
-            false,
-            false,
+            Effect { destructive: false, idempotent: false },
         ),
         share_spreadsheet,
         [Evaluator::email_domain(|a: &ShareSpreadsheetArgs| {

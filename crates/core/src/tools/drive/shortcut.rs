@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::approval::evaluator::Evaluator;
+use crate::catalog::Effect;
 use crate::google::drive::mime;
 
 use super::super::registry::{Service, ToolDef, ToolMeta};
@@ -19,8 +20,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "create_shortcut",
                 "Create shortcut",
                 "Create a shortcut to a file or folder in folder_id (else DRIVE_FOLDER_ID, else the top of My Drive).",
-                false,
-                false,
+                Effect { destructive: false, idempotent: false },
             ),
             create_shortcut,
             // What it writes is the folder the shortcut goes into; the target is only read.

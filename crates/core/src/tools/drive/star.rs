@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::approval::evaluator::Evaluator;
+use crate::catalog::Effect;
 
 use super::super::registry::{Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
@@ -18,8 +19,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "star_file",
                 "Star file",
                 "Star a file or folder (for you only).",
-                false,
-                true,
+                Effect { destructive: false, idempotent: true },
             ),
             star_file,
             [Evaluator::file(|a: &StarArgs| &a.file_id)],
@@ -31,8 +31,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "unstar_file",
                 "Unstar file",
                 "Remove your star from a file or folder.",
-                false,
-                true,
+                Effect { destructive: false, idempotent: true },
             ),
             unstar_file,
             [Evaluator::file(|a: &StarArgs| &a.file_id)],

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::approval::evaluator::Evaluator;
+use crate::catalog::Effect;
 
 use super::super::registry::{Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
@@ -18,8 +19,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "empty_trash",
                 "Empty trash",
                 "Delete every file in your trash (or a shared drive's, with drive_id) for good; this cannot be undone.",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             ),
             empty_trash,
             [Evaluator::<EmptyTrashArgs>::empty_trash()],

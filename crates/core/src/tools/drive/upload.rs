@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::approval::evaluator::Evaluator;
+use crate::catalog::Effect;
 use crate::drive_query::Query;
 use crate::google::drive::{Corpora, File, ListRequest, mime};
 use crate::limits::local_files::LocalPathError;
@@ -26,8 +27,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "upload_file",
                 "Upload file",
                 "Create a Drive file from text content; convert_to_doc makes it a Google Doc (Markdown becomes real formatting).",
-                false,
-                false,
+                Effect { destructive: false, idempotent: false },
             )
             .failing_for(&[Limitation::NoDriveStorageQuota]),
             upload_file,
@@ -41,8 +41,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "upload_local_file",
                 "Upload local file",
                 "Upload a file from the computer (inside the export folder or an allowed folder) into a Drive folder.",
-                false,
-                false,
+                Effect { destructive: false, idempotent: false },
             )
             .failing_for(&[Limitation::NoDriveStorageQuota]),
             upload_local_file,

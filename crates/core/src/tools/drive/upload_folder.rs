@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::approval::evaluator::Evaluator;
+use crate::catalog::Effect;
 use crate::google::drive::{File, mime};
 use crate::google::{ErrorKind, GoogleError};
 use crate::limits::local_files::LocalPathError;
@@ -27,8 +28,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
             "upload_local_folder",
             "Upload local folder",
             "Recreate a local folder (inside the export folder or an allowed folder) and everything in it under a Drive folder.",
-            false,
-            false,
+            Effect { destructive: false, idempotent: false },
         )
         .failing_for(&[Limitation::NoDriveStorageQuota]),
         upload_local_folder,

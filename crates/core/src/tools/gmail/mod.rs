@@ -13,6 +13,7 @@ mod said;
 mod send;
 
 use crate::approval::evaluator::Evaluator;
+use crate::catalog::Effect;
 use crate::google::GoogleError;
 use crate::google::error::ErrorKind;
 use crate::google::gmail::is_no_mailbox;
@@ -26,14 +27,8 @@ const fn read_tool(name: &'static str, title: &'static str, description: &'stati
     ToolMeta::read(Service::Gmail, name, title, description, cap).failing_for(NO_MAILBOX)
 }
 
-const fn write_tool(
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-    destructive: bool,
-    idempotent: bool,
-) -> ToolMeta {
-    ToolMeta::write(Service::Gmail, name, title, description, destructive, idempotent).failing_for(NO_MAILBOX)
+const fn write_tool(name: &'static str, title: &'static str, description: &'static str, effect: Effect) -> ToolMeta {
+    ToolMeta::write(Service::Gmail, name, title, description, effect).failing_for(NO_MAILBOX)
 }
 
 /// The Gmail tools, in catalogue order.
@@ -91,8 +86,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "send_message",
                 "Send email",
                 "Send an email (plain text, optional HTML and attachments) from the signed-in account.",
-                false,
-                false,
+                Effect { destructive: false, idempotent: false },
             ),
             send::send_message,
             [Evaluator::email_domain(send::recipients)],
@@ -104,15 +98,14 @@ pub fn tools() -> Vec<ToolDef> {
                 "create_draft",
                 "Create a draft",
                 "Save an email as a draft in Gmail without sending it; send it later with send_draft.",
-                false,
-                false,
+                Effect { destructive: false, idempotent: false },
             ),
             send::create_draft,
         )
         .worded(said::create_draft)
         .previewed(card::compose),
         ToolDef::evaluated(
-            write_tool("send_draft", "Send a draft", "Send a saved draft as it is.", true, false),
+            write_tool("send_draft", "Send a draft", "Send a saved draft as it is.", Effect { destructive: true, idempotent: false }),
             send::send_draft,
             [Evaluator::always_ask("send_draft", send::SEND_DRAFT_ALWAYS_ASKS)],
         )
@@ -123,8 +116,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "reply_to_message",
                 "Reply to email",
                 "Reply in the same conversation to a message's sender (or, with reply_all, to everyone on it).",
-                false,
-                false,
+                Effect { destructive: false, idempotent: false },
             ),
             send::reply_to_message,
             [Evaluator::always_ask("reply_to_message", send::REPLY_ALWAYS_ASKS)],
@@ -136,8 +128,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "modify_labels",
                 "Change labels",
                 "Add or remove labels on a message or a whole thread (remove UNREAD to mark read, INBOX to archive).",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             ),
             labels::modify_labels,
         )
@@ -147,8 +138,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "trash_message",
                 "Move email to trash",
                 "Move a message to the trash (Gmail deletes it for good after 30 days).",
-                true,
-                true,
+                Effect { destructive: true, idempotent: true },
             ),
             labels::trash_message,
         )

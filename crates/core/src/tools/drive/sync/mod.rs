@@ -42,6 +42,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::approval::evaluator::Evaluator;
+use crate::catalog::Effect;
 
 use super::super::registry::{Limitation, Service, ToolDef, ToolMeta};
 use super::super::{ToolContext, ToolError};
@@ -54,8 +55,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
             "sync_folder",
             "Sync folder",
             "Sync a Drive folder with a local folder (bidirectional, upload or download); conflicts are reported, and deletions happen only with resolve.apply_plan from a dry run.",
-            true,
-            false,
+            Effect { destructive: true, idempotent: false },
         )
         .failing_for(&[Limitation::NoDriveStorageQuota]),
         sync_folder,
