@@ -229,7 +229,7 @@ pub fn updates_status(updates: State<'_, Updates>) -> View {
 /// *Install update*: downloads the offered update, checks its signature and installs it. Refused in words when
 /// nothing is offered or the signature is not the release key's.
 #[tauri::command]
-pub async fn updates_install<R: Runtime>(app: AppHandle<R>) -> Result<View, String> {
+pub async fn updates_install<R: Runtime>(app: AppHandle<R>) -> crate::Result<View> {
     let (update, bytes) = download_checked(&app).await?;
-    install(&app, update, bytes).await
+    Ok(install(&app, update, bytes).await?)
 }

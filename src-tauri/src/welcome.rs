@@ -3,11 +3,13 @@
 //! module gathers the facts the rule needs, opens the window, and answers the window's commands, which only
 //! the `welcome` window may call (capabilities/welcome.json).
 
-use gatehouse_core::settings::{self, Key};
+use gatehouse_core::ops;
+use gatehouse_core::settings::Key;
 use gatehouse_core::welcome::{self, Reason, Start};
 use serde::Serialize;
 use tauri::{AppHandle, Manager, Runtime, State, WebviewUrl, WebviewWindowBuilder};
 
+use crate::Result;
 use crate::settings::Core;
 use crate::startup::Mode;
 
@@ -163,13 +165,13 @@ pub fn welcome_status(core: State<'_, Core>, welcome: State<'_, Welcome>) -> Wel
 /// *Sign in with Google* and *Connect an assistant*: the Gatehouse window on its Account or Assistants page,
 /// where signing in and connecting happen.
 #[tauri::command]
-pub fn welcome_open_page<R: Runtime>(app: AppHandle<R>, page: String) -> Result<(), String> {
+pub fn welcome_open_page<R: Runtime>(app: AppHandle<R>, page: String) -> Result<()> {
     match page.as_str() {
         "account" | "assistants" => {
             crate::settings::open(&app, &page);
             Ok(())
         }
-        other => Err(format!("The welcome window can't open the page {other:?}; only account and assistants.")),
+        other => Err(format!("The welcome window can't open the page {other:?}; only account and assistants.").into()),
     }
 }
 
@@ -187,21 +189,15 @@ pub enum SandboxTried {
 /// in; otherwise the person's *Start in the sandbox* setting is switched on and the app restarts into it
 /// (turned off again on the Advanced page).
 #[tauri::command]
-pub async fn welcome_try_sandbox<R: Runtime>(app: AppHandle<R>, core: State<'_, Core>) -> Result<SandboxTried, String> {
+pub async fn welcome_try_sandbox<R: Runtime>(app: AppHandle<R>, core: State<'_, Core>) -> Result<SandboxTried> {
     if matches!(core.mode, Mode::Sandbox { .. }) {
         return Ok(SandboxTried::AlreadyIn);
     }
-    let store = settings::open_store(&core.config.home).await.map_err(|error| error.to_string())?;
-    let saved = settings::set(
-        &store,
-        Key::StartInSandbox,
-        &serde_json::Value::Bool(true),
-        core.engine.approvals().policy(),
-        |name| std::env::var(name).ok(),
-    )
-    .await;
-    store.close().await;
-    saved.map_err(|error| error.to_string())?;
+    let sandbox = Key::StartInSandbox.name();
+    ops::settings::set(&core.engine, &core.config, sandbox, &serde_json::Value::Bool(true), |name| {
+        std::env::var(name).ok()
+    })
+    .await?;
     tracing::info!("the sandbox was chosen in the welcome window; restarting into it");
     let app = app.clone();
     // After the answer has reached the window, which goes away with the app.

@@ -325,7 +325,7 @@ pub struct ConsoleOpened {
 /// A setup step's button: opens the Google Cloud console page of step `step` (a key of the core's
 /// [`SETUP_STEPS`]) in the person's browser. Only those pages: the window names a step, never an address.
 #[tauri::command]
-pub fn account_setup_open<R: Runtime>(app: AppHandle<R>, step: String) -> Result<ConsoleOpened, String> {
+pub fn account_setup_open<R: Runtime>(app: AppHandle<R>, step: String) -> Result<ConsoleOpened> {
     let found = SETUP_STEPS
         .iter()
         .find(|known| known.key == step)
@@ -357,7 +357,7 @@ pub async fn account_client_choose<R: Runtime>(
     app: AppHandle<R>,
     core: State<'_, Core>,
     contents: String,
-) -> Result<ClientChosen, String> {
+) -> Result<ClientChosen> {
     let sign_in = sign_in(&app);
     let kept = client_config::keep_chosen(&core.config.home, contents.as_bytes()).map_err(|error| error.to_string())?;
     tracing::info!("an OAuth client file was chosen on the Account page");
