@@ -739,7 +739,7 @@ impl Engine {
     ) -> Result<Output, ToolError> {
         let cache = &self.ctx.cache;
         let ctx = self.ctx.reporting(progress);
-        if let Some(changed) = cache::changed_by(tool, &arguments) {
+        if let Some(changed) = cache::changed_by(&tool.meta, tool.evaluators(), &arguments) {
             cache.forget_changed(&changed).await;
             let output = google_mcp::run(tool, ctx, arguments, &forms).await;
             cache.forget_changed(&changed).await;

@@ -1,4 +1,4 @@
-//! The response cache: answers of the reads declared [`cached`](crate::tools::ToolMeta::cached), kept in the
+//! The response cache: answers of the reads declared [`cached`](crate::catalog::ToolMeta::cached), kept in the
 //! core's SQLite store and given again to the same call (same account, tool and arguments) without fetching
 //! the data, as long as
 //! - the Drive file the answer was read from is unchanged: every use first asks Drive for the file's
@@ -26,13 +26,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::approval::evaluator::ArgEvaluator;
 use crate::approval::evaluator::target::Target;
 use crate::approval::redact::canonical_text;
 use crate::approval::store::{CacheDrop, CacheKey, CachedResult, Store, StoreError};
 use crate::catalog::{Scope, ToolMeta};
 use crate::google::GoogleClient;
 use crate::settings::{self, Decided, SettingsError};
-use crate::tools::registry::ToolDef;
 
 /// Why the cache's own tools could not do what was asked.
 #[derive(Debug, thiserror::Error)]
@@ -239,16 +239,15 @@ impl ResponseCache {
     }
 }
 
-/// What a call of `tool` with `args` may change in the cache: nothing for a read or a tool that makes no
-/// Google call; for a write, the spreadsheets, documents and files its evaluators see in its arguments, or
-/// everything when they see none.
-pub fn changed_by(tool: &ToolDef, args: &Value) -> Option<CacheDrop> {
-    if tool.meta.is_read_only() || tool.meta.scope.is_none() {
+/// What a call of the tool `meta` declares, judged by its `evaluators`, may change in the cache with `args`:
+/// nothing for a read or a tool that makes no Google call; for a write, the spreadsheets, documents and files
+/// its evaluators see in its arguments, or everything when they see none.
+pub fn changed_by(meta: &ToolMeta, evaluators: &[Arc<dyn ArgEvaluator>], args: &Value) -> Option<CacheDrop> {
+    if meta.is_read_only() || meta.scope.is_none() {
         return None;
     }
     let files = [Target::Spreadsheet, Target::Document, Target::File].map(Target::kind);
-    let targets: Vec<String> = tool
-        .evaluators()
+    let targets: Vec<String> = evaluators
         .iter()
         .filter(|evaluator| evaluator.constrains())
         .filter_map(|evaluator| evaluator.propose(args).ok().flatten())

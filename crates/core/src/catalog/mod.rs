@@ -10,9 +10,11 @@
 
 mod declaration;
 mod output;
+mod parse;
 mod product;
 pub mod scopes;
 
 pub use declaration::{Access, Cap, Effect, Limitation, ToolMeta};
 pub use output::{Output, Passed};
+pub use parse::{ArgumentsError, parse_args, parse_args_ref};
 pub use product::{Scope, Service};

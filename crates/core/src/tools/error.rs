@@ -10,8 +10,8 @@ use crate::shown::cut_quoted;
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
     /// The arguments did not fit the tool's schema.
-    #[error("Invalid arguments for {tool}: {detail}. Check the tool's input schema and call it again.")]
-    Arguments { tool: &'static str, detail: String },
+    #[error("{0}")]
+    Arguments(#[from] crate::catalog::ArgumentsError),
     /// A string argument is longer than its kind allows (see [`crate::limits::arguments`]).
     #[error("{0}")]
     TooLong(#[from] TooLong),
@@ -56,15 +56,6 @@ pub enum ToolError {
 }
 
 impl ToolError {
-    /// Names the argument at fault (`count: invalid type …`) where serde knows which one it was.
-    pub(crate) fn arguments(tool: &'static str, error: serde_path_to_error::Error<serde_json::Error>) -> Self {
-        let path = error.path().to_string();
-        // serde quotes the value it refused; a long one is cut (the path names the argument anyway).
-        let inner = cut_quoted(&error.inner().to_string());
-        let detail = if path.is_empty() || path == "." { inner } else { format!("`{}`: {inner}", cut_quoted(&path)) };
-        Self::Arguments { tool, detail }
-    }
-
     /// The error as the assistant reads it: every long value it quotes cut to its start
     /// ([`cut_quoted`]), whoever wrote the message (a tool, serde, Google).
     pub fn for_assistant(&self) -> String {

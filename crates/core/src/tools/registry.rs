@@ -16,7 +16,9 @@ use super::google_mcp::McpRoute;
 use crate::approval::evaluator::{ArgEvaluator, Evaluator};
 use crate::approval::preview::Preview;
 use crate::approval::sentence::Said;
-pub use crate::catalog::{Access, Cap, Effect, Limitation, Output, Passed, Scope, Service, ToolMeta};
+pub use crate::catalog::{
+    Access, Cap, Effect, Limitation, Output, Passed, Scope, Service, ToolMeta, parse_args, parse_args_ref,
+};
 use crate::google::GoogleClient;
 use crate::google::mcp::GoogleTool;
 
@@ -104,7 +106,8 @@ impl ToolDef {
         let evaluators = evaluators.into_iter().map(|evaluator| evaluator.bind(name)).collect();
         let check: Check = Arc::new(move |args| {
             crate::limits::arguments::check(name, args)?;
-            parse_args_ref::<A>(name, args).map(drop)
+            parse_args_ref::<A>(name, args)?;
+            Ok(())
         });
         Self {
             meta,
@@ -254,17 +257,6 @@ impl ToolDef {
     pub(crate) fn run(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<Output, ToolError>> {
         (self.handler)(ctx, args)
     }
-}
-
-/// Parses a tool's raw arguments into its argument type: the one argument check, shared by the handler and
-/// the tool's evaluators so an evaluator never judges arguments the tool would read differently.
-pub(crate) fn parse_args<A: DeserializeOwned>(tool: &'static str, args: Value) -> Result<A, ToolError> {
-    serde_path_to_error::deserialize(args).map_err(|e| ToolError::arguments(tool, e))
-}
-
-/// [`parse_args`] without taking the arguments: for checks that only look (the same parsing, the same errors).
-pub(crate) fn parse_args_ref<A: DeserializeOwned>(tool: &'static str, args: &Value) -> Result<A, ToolError> {
-    serde_path_to_error::deserialize(args).map_err(|e| ToolError::arguments(tool, e))
 }
 
 /// Every tool of this build, in catalogue order.

@@ -38,13 +38,11 @@ const LAYERS: &[(&str, &[&str])] = &[
 
 /// Imports against the order that remain from before the architecture step: (from, to, file).
 const KNOWN: &[(&str, &str, &str)] = &[
-    ("approval", "tools", "approval/evaluator/mod.rs"),
     ("approval", "tools", "approval/fingerprint.rs"),
     ("approval", "tools", "approval/gate.rs"),
     ("approval", "tools", "approval/redact.rs"),
     ("approval", "tools", "approval/store/assistants.rs"),
     ("approval", "tools", "approval/words.rs"),
-    ("cache", "tools", "cache/mod.rs"),
     ("settings", "tools", "settings.rs"),
 ];
 

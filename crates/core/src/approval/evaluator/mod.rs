@@ -26,7 +26,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::model::Constraint;
-use crate::tools::registry::parse_args_ref;
+use crate::catalog::parse_args_ref;
 
 pub use combined::{
     describe, event_told, offered_constraint, satisfied, satisfied_prepared, standing_approval, standing_approval_read,
