@@ -554,7 +554,7 @@ impl Engine {
                     self_reported: agent.self_reported,
                 }),
                 tool: name.to_owned(),
-                target: redact::target(tool, &arguments),
+                target: redact::target(tool.evaluators(), &arguments),
                 arguments: redact::for_audit(&arguments),
                 verdict: Verdict::Denied,
                 source: DecisionSource::Withdrawn,

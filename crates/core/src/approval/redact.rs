@@ -1,9 +1,11 @@
 //! Arguments as cards and the audit log show them: secrets redacted, very long text cut, and one canonical
 //! text form (keys sorted) to recognise the same call again.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
-use crate::tools::ToolDef;
+use super::evaluator::ArgEvaluator;
 
 /// Argument names whose values are secrets: never shown, never logged.
 const SECRET_KEYS: &[&str] =
@@ -25,8 +27,7 @@ pub fn for_audit(args: &Value) -> Value {
 
 /// The call's target for the audit log: what its evaluators would limit a grant to (a spreadsheet, a file, a
 /// folder, a domain), in words; `None` for tools that name no single target.
-pub fn target(tool: &ToolDef, args: &Value) -> Option<String> {
-    let evaluators = tool.evaluators();
+pub fn target(evaluators: &[Arc<dyn ArgEvaluator>], args: &Value) -> Option<String> {
     evaluators.iter().filter(|evaluator| evaluator.constrains()).find_map(|evaluator| {
         let constraint = evaluator.propose(args).ok().flatten()?;
         Some(format!("{} {}", constraint.kind, constraint.value))

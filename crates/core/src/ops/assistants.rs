@@ -58,7 +58,7 @@ impl Ops {
         id: &str,
         tools: Option<&ToolSelection>,
     ) -> Result<AssistantTools, StoreError> {
-        let changed = self.store.set_assistant_tools(id, tools).await?;
+        let changed = self.store.set_assistant_tools(id, tools.map(ToolSelection::spec)).await?;
         let assistant = self.store.get_assistant(id).await?;
         self.changed().await;
         Ok(AssistantTools { changed, assistant })

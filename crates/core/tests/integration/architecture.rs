@@ -40,8 +40,6 @@ const LAYERS: &[(&str, &[&str])] = &[
 const KNOWN: &[(&str, &str, &str)] = &[
     ("approval", "tools", "approval/fingerprint.rs"),
     ("approval", "tools", "approval/gate.rs"),
-    ("approval", "tools", "approval/redact.rs"),
-    ("approval", "tools", "approval/store/assistants.rs"),
     ("approval", "tools", "approval/words.rs"),
     ("settings", "tools", "settings.rs"),
 ];

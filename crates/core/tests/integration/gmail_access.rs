@@ -204,8 +204,10 @@ fn a_send_card_shows_the_recipients_and_the_subject() {
     assert_eq!(preview["bcc"], "carol@example.com");
     assert_eq!(preview["subject"], "Quarterly numbers");
     assert!(preview["body"].as_str().unwrap().contains("1000 characters in all"));
-    let target =
-        redact::target(&tool("send_message"), &json!({ "to": "ann@example.com", "subject": "s", "body": "b" }));
+    let target = redact::target(
+        tool("send_message").evaluators(),
+        &json!({ "to": "ann@example.com", "subject": "s", "body": "b" }),
+    );
     assert_eq!(target.as_deref(), Some("email_domain example.com"), "the audit log names the domain");
 }
 

@@ -181,7 +181,7 @@ async fn a_spreadsheet_resource_outside_the_assistants_tool_set_is_refused_unrea
     let setup = setup("").await;
     let reader = setup.store.add_assistant("docs-reader", true, Utc::now()).await.unwrap();
     let selection = ToolSelection::parse("docs-read").unwrap();
-    assert!(setup.store.set_assistant_tools(&reader.assistant.id, Some(&selection)).await.unwrap());
+    assert!(setup.store.set_assistant_tools(&reader.assistant.id, Some(selection.spec())).await.unwrap());
     let client = connect(&setup, &reader.token).await;
     let error = read(&client, &setup.uri).await.unwrap().expect_err("a read outside the set returned data");
     assert!(error.contains("list_sheets") && !error.contains("Salaries"), "{error}");

@@ -185,7 +185,7 @@ async fn an_assistants_token_is_offered_only_its_set_and_a_call_outside_it_is_re
     let reader = setup.store.add_assistant("reader", true, Utc::now()).await.unwrap();
     let everything = setup.store.add_assistant("everything", true, Utc::now()).await.unwrap();
     let selection = ToolSelection::parse("sheets-read").unwrap();
-    assert!(setup.store.set_assistant_tools(&reader.assistant.id, Some(&selection)).await.unwrap());
+    assert!(setup.store.set_assistant_tools(&reader.assistant.id, Some(selection.spec())).await.unwrap());
 
     let client = connect(&setup, &reader.token).await;
     assert_eq!(listed(&client).await, names_in("sheets-read"));
@@ -209,14 +209,14 @@ async fn an_assistants_token_is_offered_only_its_set_and_a_call_outside_it_is_re
 
     // Changing the set takes effect at the assistant's next request, on the same connection.
     let wider = ToolSelection::parse("sheets-read,update_cells").unwrap();
-    assert!(setup.store.set_assistant_tools(&reader.assistant.id, Some(&wider)).await.unwrap());
+    assert!(setup.store.set_assistant_tools(&reader.assistant.id, Some(wider.spec())).await.unwrap());
     assert_eq!(listed(&client).await, names_in("sheets-read,update_cells"));
     assert!(setup.store.set_assistant_tools(&reader.assistant.id, None).await.unwrap());
     assert_eq!(listed(&client).await, names_in("all"));
     assert_eq!(setup.store.get_assistant(&reader.assistant.id).await.unwrap().unwrap().tools, None);
 
     // The set is kept in the database: another store on the same file reads it.
-    assert!(setup.store.set_assistant_tools(&reader.assistant.id, Some(&selection)).await.unwrap());
+    assert!(setup.store.set_assistant_tools(&reader.assistant.id, Some(selection.spec())).await.unwrap());
     let stored = setup.store.list_assistants().await.unwrap();
     let stored = stored.iter().find(|assistant| assistant.name == "reader").unwrap();
     assert_eq!(stored.tools.as_deref(), Some("sheets-read"));
@@ -229,7 +229,7 @@ async fn enabled_tools_stay_the_upper_bound_of_an_assistants_set() {
     let setup = setup(Some(&["list_sheets", "get_sheet_data", "update_cells", "create_doc"])).await;
     let added = setup.store.add_assistant("reader", true, Utc::now()).await.unwrap();
     let selection = ToolSelection::parse("sheets-read,create_folder").unwrap();
-    setup.store.set_assistant_tools(&added.assistant.id, Some(&selection)).await.unwrap();
+    setup.store.set_assistant_tools(&added.assistant.id, Some(selection.spec())).await.unwrap();
     let client = connect(&setup, &added.token).await;
     let expected: BTreeSet<String> = ["list_sheets", "get_sheet_data"].map(String::from).into();
     assert_eq!(listed(&client).await, expected, "only what both ENABLED_TOOLS and the set take");
@@ -242,8 +242,8 @@ async fn a_revoked_assistants_set_cannot_be_changed() {
     let added = setup.store.add_assistant("gone", true, Utc::now()).await.unwrap();
     assert!(setup.store.revoke_assistant(&added.assistant.id, Utc::now()).await.unwrap());
     let selection = ToolSelection::parse("docs").unwrap();
-    assert!(!setup.store.set_assistant_tools(&added.assistant.id, Some(&selection)).await.unwrap());
-    assert!(!setup.store.set_assistant_tools("no-such-id", Some(&selection)).await.unwrap());
+    assert!(!setup.store.set_assistant_tools(&added.assistant.id, Some(selection.spec())).await.unwrap());
+    assert!(!setup.store.set_assistant_tools("no-such-id", Some(selection.spec())).await.unwrap());
 }
 
 // --- A relayed assistant's set reaches the host ------------------------------------------------------------

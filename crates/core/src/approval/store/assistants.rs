@@ -342,14 +342,11 @@ impl Store {
         .await
     }
 
-    /// Offers assistant `id` only the tools of `tools` (`None`: every enabled tool), from its next request on.
-    /// Returns `false` if there is no such active assistant.
-    pub async fn set_assistant_tools(
-        &self,
-        id: &str,
-        tools: Option<&crate::tools::sets::ToolSelection>,
-    ) -> Result<bool, StoreError> {
-        let (id, spec) = (id.to_owned(), tools.map(|tools| tools.spec().to_owned()));
+    /// Offers assistant `id` only the tools of the selection `tools` (a checked `ToolSelection`'s spec, as
+    /// `ops` passes it; `None`: every enabled tool), from its next request on. Returns `false` if there is no
+    /// such active assistant.
+    pub async fn set_assistant_tools(&self, id: &str, tools: Option<&str>) -> Result<bool, StoreError> {
+        let (id, spec) = (id.to_owned(), tools.map(str::to_owned));
         self.write(move |inner| async move {
             let done = sqlx::query("UPDATE assistants SET tool_set = ?2 WHERE id = ?1 AND revoked IS NULL")
                 .bind(&id)
