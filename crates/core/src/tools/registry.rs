@@ -259,8 +259,16 @@ impl ToolDef {
     }
 }
 
-/// Every tool of this build, in catalogue order.
+/// Every tool of this build, in catalogue order. Built once per process and shared after (a `ToolDef` is a
+/// few `Arc`s): the schemas are generated from the argument types the first time, so a caller that looks a tool
+/// up (a grant's words, the settings page, the tool sets) doesn't rebuild all of them each time.
 pub fn all_tools() -> Vec<ToolDef> {
+    static ALL: std::sync::OnceLock<Vec<ToolDef>> = std::sync::OnceLock::new();
+    ALL.get_or_init(declared).clone()
+}
+
+/// The declarations, in catalogue order (see [`all_tools`]).
+fn declared() -> Vec<ToolDef> {
     let mut tools = super::sheets::tools();
     tools.extend(super::drive::sheets_tools());
     tools.extend(super::drive::tools());
