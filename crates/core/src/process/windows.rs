@@ -70,7 +70,11 @@ fn recorded_parent(pid: u32) -> Option<u32> {
 
 /// When `pid` started, in FILETIME units; `None` when it can't be opened (ended, or not this user's to ask).
 fn started_at(pid: u32) -> Option<u64> {
-    let process = open(pid)?;
+    created(&open(pid)?)
+}
+
+/// When the open `process` started, in FILETIME units; `None` when Windows doesn't say.
+fn created(process: &Owned) -> Option<u64> {
     let zero = FILETIME { dwLowDateTime: 0, dwHighDateTime: 0 };
     let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
     // SAFETY: `process` is open with the right to ask its times; the four are places for them.
@@ -78,6 +82,29 @@ fn started_at(pid: u32) -> Option<u64> {
         return None;
     }
     Some((u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime))
+}
+
+/// Whether process `pid` exists, has not exited, and (when `since` is given) started no later than `since`.
+pub(crate) fn runs_since(pid: u32, since: Option<SystemTime>) -> bool {
+    let Some(process) = open(pid) else {
+        // SAFETY: reads this thread's last error, which the failed OpenProcess in `open` just set.
+        return unsafe { GetLastError() } == ERROR_ACCESS_DENIED;
+    };
+    let mut code = 0u32;
+    // SAFETY: `process` is open with the right to ask its exit code.
+    if unsafe { GetExitCodeProcess(process.0, &mut code) } == 0 || code != STILL_ACTIVE as u32 {
+        return false;
+    }
+    let Some(since) = since else { return true };
+    // A start time Windows doesn't give can't prove the process younger: it is taken to be the one.
+    created(&process).is_none_or(|created| filetime(since).is_none_or(|since| created <= since))
+}
+
+/// `time` in a FILETIME's units: 100 ns since 1601.
+fn filetime(time: SystemTime) -> Option<u64> {
+    const UNIX_EPOCH_AS_FILETIME: u64 = 116_444_736_000_000_000;
+    let since_1970 = time.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    u64::try_from(since_1970.as_nanos() / 100).ok()?.checked_add(UNIX_EPOCH_AS_FILETIME)
 }
 
 fn open(pid: u32) -> Option<Owned> {
@@ -174,38 +201,6 @@ fn v4(address: u32, port_field: u32) -> SocketAddr {
 fn v6(address: [u8; 16], port_field: u32) -> SocketAddr {
     let ip = Ipv6Addr::from(address);
     SocketAddr::new(ip.to_ipv4_mapped().map_or(ip.into(), Into::into), port(port_field))
-}
-
-/// Whether process `pid` exists, has not exited, and (when `since` is given) started no later than `since`.
-pub(crate) fn runs_since(pid: u32, since: Option<SystemTime>) -> bool {
-    // SAFETY: opening a process by pid; a null handle is checked.
-    let process = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
-    if process.is_null() {
-        // SAFETY: reads this thread's last error, just set.
-        return unsafe { GetLastError() } == ERROR_ACCESS_DENIED;
-    }
-    let process = Owned(process);
-    let mut code = 0u32;
-    // SAFETY: `process` is open with the right to ask its exit code.
-    if unsafe { GetExitCodeProcess(process.0, &mut code) } == 0 || code != STILL_ACTIVE as u32 {
-        return false;
-    }
-    let Some(since) = since else { return true };
-    let zero = FILETIME { dwLowDateTime: 0, dwHighDateTime: 0 };
-    let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
-    // SAFETY: `process` is open with the right to ask its times; the four are places for them.
-    if unsafe { GetProcessTimes(process.0, &mut created, &mut exited, &mut kernel, &mut user) } == 0 {
-        return true;
-    }
-    let created = (u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime);
-    filetime(since).is_none_or(|since| created <= since)
-}
-
-/// `time` in a FILETIME's units: 100 ns since 1601.
-fn filetime(time: SystemTime) -> Option<u64> {
-    const UNIX_EPOCH_AS_FILETIME: u64 = 116_444_736_000_000_000;
-    let since_1970 = time.duration_since(SystemTime::UNIX_EPOCH).ok()?;
-    u64::try_from(since_1970.as_nanos() / 100).ok()?.checked_add(UNIX_EPOCH_AS_FILETIME)
 }
 
 #[cfg(test)]
