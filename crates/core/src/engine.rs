@@ -483,7 +483,7 @@ impl Engine {
         let auth = self.auth().current();
         // Google's discovered tools are listed with the rest: they need their product's scope, and run on
         // Google's MCP servers.
-        let tools: Vec<ToolDef> = self.offered_tools().into_iter().cloned().collect();
+        let tools = self.offered_tools();
         let mut status = crate::auth::status::auth_status(
             auth.method,
             auth.class,
@@ -496,7 +496,7 @@ impl Engine {
                 backend: self.ctx.config.google_backend,
                 not_agentic: self.ctx.mcp.refused_as_not_agentic(),
             };
-            crate::auth::status::add_google_backend(&mut status, &reach, &tools, ToolDef::reaches_google_mcp);
+            crate::auth::status::add_google_backend(&mut status, &reach, &tools, |tool| tool.reaches_google_mcp());
         }
         status
     }
