@@ -483,7 +483,12 @@ impl Desktop {
         // The app's log (and the drivers') go to the test's output only when asked: they are long. Otherwise
         // they are kept in the home, and their warnings shown if the test fails (see `Drop`).
         if std::env::var_os("GATEHOUSE_E2E_APP_LOG").is_none() {
-            let log = std::fs::File::create(home.path().join(APP_LOG)).context("creating the app's log file")?;
+            // Appended to: a test that launches the app again in the same home keeps the first launch's lines.
+            let log = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(home.path().join(APP_LOG))
+                .context("opening the app's log file")?;
             command.stderr(log);
         }
         apply_env(&mut command, &env);
