@@ -237,6 +237,7 @@ fn place<R: Runtime>(window: &WebviewWindow<R>) {
 fn show<R: Runtime>(app: &AppHandle<R>, pending: &[PendingCard]) {
     let Some(window) = window(app) else { return };
     let already_visible = window.is_visible().unwrap_or(false);
+    tracing::info!(waiting = pending.len(), already_visible, "showing the approval card");
     if !already_visible {
         // Again: the monitors may have changed since the window was made.
         place(&window);
@@ -322,6 +323,7 @@ fn tell<R: Runtime>(app: &AppHandle<R>, pending: &[PendingCard]) {
 
 fn hide<R: Runtime>(app: &AppHandle<R>) {
     if let Some(window) = app.get_webview_window(LABEL) {
+        tracing::info!("hiding the approval card: nothing waits");
         tell(app, &[]);
         if let Err(error) = window.hide() {
             tracing::warn!("the approval card could not be hidden: {error}");

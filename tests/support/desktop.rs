@@ -635,12 +635,16 @@ impl Drop for Desktop {
 /// Where a launch keeps the app's (and the drivers') log, in the test's home.
 const APP_LOG: &str = "desktop-app.log";
 
-/// The app's warnings and errors from its log at `path`, for a test that failed (its output shows them).
+/// The app's warnings and errors, and what its card window did, from its log at `path`, for a test that failed
+/// (its output shows them).
 fn print_warnings(path: &Path) {
     let Ok(log) = std::fs::read_to_string(path) else { return };
-    let lines: Vec<&str> = log.lines().filter(|line| line.contains(" WARN ") || line.contains(" ERROR ")).collect();
+    let lines: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains(" WARN ") || line.contains(" ERROR ") || line.contains("gatehouse_desktop::card"))
+        .collect();
     eprintln!(
-        "the app's warnings and errors ({} of them, the last 40; the whole log: {}):",
+        "the app's warnings, errors and card lines ({} of them, the last 40; the whole log: {}):",
         lines.len(),
         path.display()
     );
