@@ -86,7 +86,7 @@ async fn list(access: &mut Access) -> Result<()> {
         println!("Rule {}", shown(&rule.id));
         println!("  Tool:       {}", shown(&rule.tool));
         println!("  Scope:      {}", rule_scope_words(rule.agent.as_deref()));
-        println!("  Limit:      {}", limit_words(&rule.tool, rule.constraint.as_ref()));
+        println!("  Limit:      {}", limit_words(rule.constraint.as_ref()));
         println!("  Account:    {}", shown(&rule.owner_account));
         println!("  Until:      {}", time(rule.expires));
         println!("  State:      {}", RuleState::of(rule, now));

@@ -98,7 +98,8 @@ impl Host {
             }),
             _ => PersonSettings::load_for_home(&config.home).await,
         };
-        let policy = settings::apply(&mut config, policy, &person, |name| std::env::var(name).ok());
+        let catalogue = crate::tools::sets::catalogue();
+        let policy = settings::apply(&mut config, policy, &person, |name| std::env::var(name).ok(), catalogue);
         let engine = Engine::new(EngineOptions {
             config: config.clone(),
             tokens: resolution.tokens.clone(),

@@ -22,10 +22,9 @@ use serde_json::{Value, json};
 
 use crate::approval::policy::{DEFAULT_APPROVAL_TIMEOUT, MAX_APPROVAL_TIMEOUT_SECS, Policy};
 use crate::approval::store::{DATABASE_FILE, Store, StoreError};
-use crate::catalog::Access;
+use crate::catalog::{Access, ToolMeta};
 use crate::config::{Config, DEFAULT_MAX_RESPONSE_CHARS, GoogleBackend};
 use crate::shown::grouped;
-use crate::tools::all_tools;
 
 /// The smallest response cap the person may choose: below it ordinary answers (a sheet's first rows, a short
 /// document) would already be refused.
@@ -223,9 +222,14 @@ impl PersonSettings {
         match key {
             Key::ResponseCap => self.response_cap = Some(response_cap(&json!(text))?),
             Key::GateReads => self.gate_reads = Some(saved_switch(key, text)?),
+            // Read as saved: names this Gatehouse no longer has are left out, with a warning, when applied.
             Key::EnabledTools => {
-                let names: Vec<Value> = text.split(',').map(|name| json!(name.trim())).collect();
-                self.enabled_tools = Some(tool_list(&Value::Array(names))?);
+                let names: Vec<String> =
+                    text.split(',').map(str::trim).filter(|name| !name.is_empty()).map(str::to_owned).collect();
+                if names.is_empty() {
+                    return Err(SettingsError::Invalid("no tool is named".to_owned()));
+                }
+                self.enabled_tools = Some(names);
             }
             Key::ExportDir => self.export_dir = Some(PathBuf::from(text)),
             Key::ApprovalTimeout => {
@@ -440,13 +444,14 @@ pub async fn save_cache_ttl(store: &Store, input: &Value) -> Result<Duration, Se
 }
 
 /// Applies the person's settings to a host's `config` and the administrator's `policy` (see the module
-/// documentation for which wins). A saved export folder that is gone, or saved tools this Gatehouse no
-/// longer has, are logged and left out rather than stopping the start.
-pub fn apply(
+/// documentation for which wins). A saved export folder that is gone, or saved tools that are not in
+/// `catalogue` (this Gatehouse's tools) any more, are logged and left out rather than stopping the start.
+pub fn apply<T: AsRef<ToolMeta>>(
     config: &mut Config,
     policy: Policy,
     person: &PersonSettings,
     lookup: impl Fn(&str) -> Option<String>,
+    catalogue: &[T],
 ) -> Policy {
     let effective = decide(person, config, &policy, lookup);
     config.max_response_chars = effective.response_cap.value;
@@ -454,14 +459,13 @@ pub fn apply(
         config.google_backend = effective.google_backend.value;
     }
     if effective.enabled_tools.source == Source::Person {
-        let known = all_tools();
         let tools: Vec<String> = effective
             .enabled_tools
             .value
             .into_iter()
             .flatten()
             .filter(|name| {
-                let exists = known.iter().any(|tool| tool.meta.name == name.as_str());
+                let exists = catalogue.iter().any(|tool| tool.as_ref().name == name.as_str());
                 if !exists {
                     tracing::warn!("the enabled tool {name:?} saved in your settings is not a tool of this Gatehouse");
                 }
@@ -518,17 +522,18 @@ pub struct Running {
     pub sandbox: bool,
 }
 
-/// Every setting as the settings window shows it; `running` (what the engine serving now runs with) tells
-/// which values wait for a restart.
-pub fn view(
+/// Every setting as the settings window shows it, the tools among `catalogue` (this Gatehouse's tools);
+/// `running` (what the engine serving now runs with) tells which values wait for a restart.
+pub fn view<T: AsRef<ToolMeta>>(
     person: &PersonSettings,
     config: &Config,
     policy: &Policy,
     lookup: impl Fn(&str) -> Option<String>,
     running: Option<&Running>,
+    catalogue: &[T],
 ) -> Vec<SettingView> {
     let effective = decide(person, config, policy, lookup);
-    let all_names: Vec<String> = all_tools().iter().map(|tool| tool.meta.name.to_owned()).collect();
+    let all_names: Vec<String> = catalogue.iter().map(|tool| tool.as_ref().name.to_owned()).collect();
     let tools_value = |tools: &Option<Vec<String>>| {
         let names: Vec<&String> = match tools {
             Some(chosen) => all_names.iter().filter(|name| chosen.contains(name)).collect(),
@@ -644,15 +649,18 @@ pub struct ToolChoice {
     pub changes: bool,
 }
 
-/// Every tool Gatehouse has, in catalogue order, from the tools' own declarations.
-pub fn tool_choices() -> Vec<ToolChoice> {
-    all_tools()
+/// Every tool of `catalogue` (Gatehouse's tools), in its order, from the tools' own declarations.
+pub fn tool_choices<T: AsRef<ToolMeta>>(catalogue: &[T]) -> Vec<ToolChoice> {
+    catalogue
         .iter()
-        .map(|tool| ToolChoice {
-            name: tool.meta.name,
-            title: tool.meta.title,
-            service: tool.meta.service.label(),
-            changes: matches!(tool.meta.access, Access::Write { .. }),
+        .map(|tool| {
+            let meta = tool.as_ref();
+            ToolChoice {
+                name: meta.name,
+                title: meta.title,
+                service: meta.service.label(),
+                changes: matches!(meta.access, Access::Write { .. }),
+            }
         })
         .collect()
 }
@@ -665,13 +673,15 @@ pub async fn open_store(home: &Path) -> Result<Store, SettingsError> {
 /// Saves the person's choice for `key` from what the settings window sent (`input`: text or a number for the
 /// cap and the wait, a switch, a folder, a list of tool names). Refused, in words, when the administrator or
 /// the environment decides the setting, or the input can't be used. Ticking every tool saves "every tool",
-/// so tools added by a later Gatehouse are on too.
-pub async fn set(
+/// so tools added by a later Gatehouse are on too; tool names are checked against `catalogue` (Gatehouse's
+/// tools).
+pub async fn set<T: AsRef<ToolMeta>>(
     store: &Store,
     key: Key,
     input: &Value,
     policy: &Policy,
     lookup: impl Fn(&str) -> Option<String>,
+    catalogue: &[T],
 ) -> Result<(), SettingsError> {
     if let Some(variable) = key.variable().filter(|variable| match key {
         Key::StartInSandbox => sandbox_variable(&lookup).is_some(),
@@ -689,8 +699,8 @@ pub async fn set(
             Some(gate.to_string())
         }
         Key::EnabledTools => {
-            let tools = tool_list(input)?;
-            (tools.len() < all_tools().len()).then(|| tools.join(","))
+            let tools = tool_list(input, catalogue)?;
+            (tools.len() < catalogue.len()).then(|| tools.join(","))
         }
         Key::ExportDir => Some(export_dir(input)?.display().to_string()),
         Key::ApprovalTimeout => Some(approval_timeout(input, policy.admin_approval_timeout())?.as_secs().to_string()),
@@ -811,14 +821,14 @@ fn approval_timeout(input: &Value, admin_cap: Option<Duration>) -> Result<Durati
     }
 }
 
-/// The tool names in `input`, checked against the tools' declarations and put in catalogue order.
-fn tool_list(input: &Value) -> Result<Vec<String>, SettingsError> {
+/// The tool names in `input`, checked against `catalogue` and put in its order.
+fn tool_list<T: AsRef<ToolMeta>>(input: &Value, catalogue: &[T]) -> Result<Vec<String>, SettingsError> {
     let names: Vec<&str> = input
         .as_array()
         .map(|items| items.iter().filter_map(Value::as_str).map(str::trim).filter(|name| !name.is_empty()).collect())
         .ok_or_else(|| SettingsError::Invalid("The enabled tools must be a list of tool names.".to_owned()))?;
-    let tools = all_tools();
-    if let Some(unknown) = names.iter().find(|name| !tools.iter().any(|tool| tool.meta.name == **name)) {
+    let tools: Vec<&str> = catalogue.iter().map(|tool| tool.as_ref().name).collect();
+    if let Some(unknown) = names.iter().find(|name| !tools.contains(name)) {
         return Err(SettingsError::Invalid(format!(
             "{unknown:?} is not one of Gatehouse's tools. Choose from the list."
         )));
@@ -828,7 +838,7 @@ fn tool_list(input: &Value) -> Result<Vec<String>, SettingsError> {
             "Leave at least one tool turned on: with none, assistants can't do anything in your files.".to_owned(),
         ));
     }
-    Ok(tools.iter().map(|tool| tool.meta.name).filter(|name| names.contains(name)).map(str::to_owned).collect())
+    Ok(tools.into_iter().filter(|name| names.contains(name)).map(str::to_owned).collect())
 }
 
 /// The folder in `input`: a full path to an existing folder Gatehouse can write in (checked by writing and

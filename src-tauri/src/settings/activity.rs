@@ -196,11 +196,7 @@ fn row(
             GrantBehind {
                 id: grant.id.clone(),
                 short_id: short_id(&grant.id).to_owned(),
-                words: format!(
-                    "{}, {}",
-                    scope_words(grant.agent.as_ref()),
-                    limit_words(&grant.tool, grant.constraint.as_ref())
-                ),
+                words: format!("{}, {}", scope_words(grant.agent.as_ref()), limit_words(grant.constraint.as_ref())),
                 state: state.to_string(),
                 active: state.is_active(),
             }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use gatehouse_core::autostart::Autostart;
 use gatehouse_core::ops;
-use gatehouse_core::settings::{self, SettingView, ToolChoice};
+use gatehouse_core::settings::{SettingView, ToolChoice};
 use serde::Serialize;
 use serde_json::Value;
 use tauri::{AppHandle, Manager, Runtime, State};
@@ -73,7 +73,7 @@ async fn view<R: Runtime>(app: &AppHandle<R>, core: &Core) -> Result<AdvancedVie
     Ok(AdvancedView {
         restart_needed: settings.iter().any(|setting| setting.restart_needed),
         settings,
-        tools: settings::tool_choices(),
+        tools: ops::settings::tool_choices(),
         start_at_login: StartAtLogin { supported: autostart.supported(), enabled: autostart.is_enabled() },
         waiting_cards: core.engine.approvals().broker().pending().len(),
     })

@@ -67,7 +67,7 @@ impl GrantRow {
             tool: grant.tool.clone(),
             tool_title: tool_title(engine, &grant.tool),
             scope: scope_words(grant.agent.as_ref()),
-            limit: limit_words(&grant.tool, grant.constraint.as_ref()),
+            limit: limit_words(grant.constraint.as_ref()),
             owner: owner_words(&grant.owner),
             created: grant.created,
             expires: grant.expires,
@@ -111,7 +111,7 @@ impl RuleRow {
             tool: rule.tool.clone(),
             tool_title: tool_title(engine, &rule.tool),
             scope: rule_scope_words(rule.agent.as_deref()),
-            limit: limit_words(&rule.tool, rule.constraint.as_ref()),
+            limit: limit_words(rule.constraint.as_ref()),
             account: rule.owner_account.clone(),
             created: rule.created,
             expires: rule.expires,
@@ -194,9 +194,8 @@ pub async fn list(core: &Core) -> Result<Permissions> {
     let mut grant_rows: Vec<GrantRow> = grants.iter().map(|grant| GrantRow::new(engine, grant, now)).collect();
     let mut rule_rows: Vec<RuleRow> = rules.iter().map(|rule| RuleRow::new(engine, rule, now)).collect();
     // The limits by the name of what they limit to, looked up together (each lookup is capped by the core).
-    let grant_limits =
-        join_all(grants.iter().map(|grant| approvals.limit_words(&grant.tool, grant.constraint.as_ref())));
-    let rule_limits = join_all(rules.iter().map(|rule| approvals.limit_words(&rule.tool, rule.constraint.as_ref())));
+    let grant_limits = join_all(grants.iter().map(|grant| approvals.limit_words(grant.constraint.as_ref())));
+    let rule_limits = join_all(rules.iter().map(|rule| approvals.limit_words(rule.constraint.as_ref())));
     let (grant_limits, rule_limits) = futures::join!(grant_limits, rule_limits);
     grant_rows.iter_mut().zip(grant_limits).for_each(|(row, limit)| row.limit = limit);
     rule_rows.iter_mut().zip(rule_limits).for_each(|(row, limit)| row.limit = limit);

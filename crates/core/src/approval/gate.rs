@@ -207,19 +207,15 @@ impl Approvals {
             .filter(|evaluator| evaluator.constrains())
             .find_map(|evaluator| evaluator.propose(args).ok().flatten());
         let Some(target) = offered.cloned().or(own) else { return (None, None) };
-        let (target_words, offered_label) = self.named_target(tool.evaluators(), &target).await;
+        let (target_words, offered_label) = self.named_target(&target).await;
         (Some(target_words), offered.map(|_| offered_label))
     }
 
     /// A card's target in words (`“Budget 2026” (spreadsheet 1AbC)`, or the evaluators' description when the
     /// name can't be found), and the label of a limit to it (`only this spreadsheet: “Budget 2026”`): the one
     /// wording every card uses, Gatehouse's own and Google's forms alike.
-    pub(crate) async fn named_target(
-        &self,
-        evaluators: &[Arc<dyn evaluator::ArgEvaluator>],
-        target: &super::model::Constraint,
-    ) -> (String, String) {
-        let described = evaluator::describe(evaluators, target);
+    pub(crate) async fn named_target(&self, target: &super::model::Constraint) -> (String, String) {
+        let described = evaluator::constraint_words(target);
         let name = self.target_name(target).await;
         let label = named(&described, name.as_deref());
         let words = match name {
@@ -241,8 +237,8 @@ impl Approvals {
 
     /// A grant's or rule's limit in words, naming its target as the card that offered it did ("only this
     /// spreadsheet: “Budget 2026”"), so a list of standing approvals reads like the cards that made them.
-    pub async fn limit_words(&self, tool: &str, constraint: Option<&super::model::Constraint>) -> String {
-        let described = super::words::limit_words(tool, constraint);
+    pub async fn limit_words(&self, constraint: Option<&super::model::Constraint>) -> String {
+        let described = super::words::limit_words(constraint);
         let name = match constraint {
             Some(constraint) => self.target_name(constraint).await,
             None => None,

@@ -43,8 +43,6 @@ pub struct FormCall<'a> {
     pub title: &'a str,
     /// The call's arguments (redacted for the card and the log here).
     pub arguments: &'a Value,
-    /// The tool's evaluators, for the target's words; empty for a tool of Google's that Gatehouse has none for.
-    pub evaluators: &'a [Arc<dyn ArgEvaluator>],
     /// What the call touches (a spreadsheet, a file), named on the card as Gatehouse's cards name it.
     pub target: Option<Constraint>,
     /// Gatehouse's own decision already allowed the call, and Google asks too.
@@ -65,7 +63,7 @@ impl<'a> FormCall<'a> {
             .iter()
             .filter(|evaluator| evaluator.constrains())
             .find_map(|evaluator| evaluator.propose(arguments).ok().flatten());
-        FormCall { caller, tool, title, arguments, evaluators, target, google_asks_too }
+        FormCall { caller, tool, title, arguments, target, google_asks_too }
     }
 }
 
@@ -186,7 +184,7 @@ impl Approvals {
     pub async fn ask_form(&self, call: &FormCall<'_>, form: &GoogleForm) -> FormAsked {
         let started = std::time::Instant::now();
         let target = match &call.target {
-            Some(target) => Some(self.named_target(call.evaluators, target).await.0),
+            Some(target) => Some(self.named_target(target).await.0),
             None => None,
         };
         let asked = self.ask_form_card(call, form, target.clone()).await;

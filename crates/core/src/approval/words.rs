@@ -43,10 +43,10 @@ pub fn rule_scope_words(agent: Option<&str>) -> String {
 }
 
 /// Which calls of `tool` a grant or rule covers.
-pub fn limit_words(tool: &str, constraint: Option<&Constraint>) -> String {
+pub fn limit_words(constraint: Option<&Constraint>) -> String {
     match constraint {
         // The value came from a call's arguments: escaped, like everything from outside.
-        Some(constraint) => crate::shown::shown(&constraint_words(tool, constraint)).into_owned(),
+        Some(constraint) => crate::shown::shown(&evaluator::constraint_words(constraint)).into_owned(),
         None => "any arguments".to_owned(),
     }
 }
@@ -63,20 +63,10 @@ pub fn named(described: &str, name: Option<&str>) -> String {
 /// A grant's limit in words, naming its target by the name it had when the grant was made, as the card
 /// that made it did; the id alone when no name was known.
 pub fn grant_limit_words(grant: &Grant) -> String {
-    let described = limit_words(&grant.tool, grant.constraint.as_ref());
+    let described = limit_words(grant.constraint.as_ref());
     match &grant.constraint {
         Some(_) => named(&described, grant.target_name.as_deref()),
         None => described,
-    }
-}
-
-/// The constraint as the tool's own evaluator says it ("only the spreadsheet 1AbC…"); a tool this build no
-/// longer has gets the bare kind and value.
-pub fn constraint_words(tool: &str, constraint: &Constraint) -> String {
-    let tools = crate::tools::all_tools();
-    match tools.iter().find(|candidate| candidate.meta.name == tool) {
-        Some(tool) => evaluator::describe(tool.evaluators(), constraint),
-        None => format!("only {} {}", constraint.kind, constraint.value),
     }
 }
 
@@ -323,17 +313,19 @@ mod tests {
         let words = grant_limit_words(&grant);
         assert!(words.contains("1AbC") && words.ends_with(": “Budget\\n2026”"), "{words}");
         grant.target_name = None;
-        assert_eq!(grant_limit_words(&grant), limit_words("update_cells", grant.constraint.as_ref()));
+        assert_eq!(grant_limit_words(&grant), limit_words(grant.constraint.as_ref()));
         grant.constraint = None;
         assert_eq!(grant_limit_words(&grant), "any arguments");
     }
 
     #[test]
-    fn limits_are_said_by_the_tools_evaluator() {
-        assert_eq!(limit_words("update_cells", None), "any arguments");
+    fn limits_are_said_by_their_kind() {
+        assert_eq!(limit_words(None), "any arguments");
         let constraint = Constraint { kind: "spreadsheet".into(), value: "1AbC".into() };
-        assert!(limit_words("update_cells", Some(&constraint)).contains("1AbC"));
-        assert_eq!(constraint_words("no_such_tool", &constraint), "only spreadsheet 1AbC");
+        assert_eq!(limit_words(Some(&constraint)), "only this spreadsheet (1AbC)");
+        // The id comes from a call's arguments: escaped.
+        let marked = Constraint { kind: "file".into(), value: "a\nb".into() };
+        assert_eq!(limit_words(Some(&marked)), "only this file (a\\nb)");
         assert_eq!(scope_words(Some(&Agent::registered("claude"))), "only the registered assistant “claude”");
         assert_eq!(
             scope_words(Some(&Agent::self_reported("claude"))),

@@ -93,6 +93,14 @@ pub struct ToolMeta {
     pub cached_from: Option<&'static str>,
 }
 
+/// A declaration is its own: functions over a catalogue take `&[impl AsRef<ToolMeta>]`, so both the
+/// declarations ([`crate::tools::sets::catalogue`]) and the tools built from them can be passed.
+impl AsRef<ToolMeta> for ToolMeta {
+    fn as_ref(&self) -> &ToolMeta {
+        self
+    }
+}
+
 impl ToolMeta {
     /// A read tool, without `local_path` (see [`ToolMeta::with_local_path`]).
     pub const fn read(

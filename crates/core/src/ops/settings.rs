@@ -34,7 +34,8 @@ pub async fn view(
     let person = PersonSettings::load(&store).await;
     store.close().await;
     let person = person?;
-    Ok(settings::view(&person, config, engine.approvals().policy(), lookup, Some(&running(engine))))
+    let catalogue = crate::tools::sets::catalogue();
+    Ok(settings::view(&person, config, engine.approvals().policy(), lookup, Some(&running(engine)), catalogue))
 }
 
 /// Saves the person's choice for the setting named `key` (see [`settings::set`] for what `value` may be).
@@ -48,11 +49,17 @@ pub async fn set(
 ) -> Result<Key, SettingsError> {
     let key = Key::parse(key)?;
     let store = settings::open_store(&config.home).await?;
-    let saved = settings::set(&store, key, value, engine.approvals().policy(), lookup).await;
+    let catalogue = crate::tools::sets::catalogue();
+    let saved = settings::set(&store, key, value, engine.approvals().policy(), lookup, catalogue).await;
     store.close().await;
     saved?;
     tracing::info!(setting = %key, "a setting was changed");
     Ok(key)
+}
+
+/// Every tool of this Gatehouse, as the *Enabled tools* list shows it.
+pub fn tool_choices() -> Vec<settings::ToolChoice> {
+    settings::tool_choices(crate::tools::sets::catalogue())
 }
 
 /// Forgets the person's choice for the setting named `key`, so its default applies again.

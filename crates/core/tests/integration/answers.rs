@@ -229,7 +229,16 @@ async fn while_the_desktop_hosts_terminal_answers_wait_for_the_persons_setting()
 
     // Turned on (as the Advanced page saves it): the same answer is taken.
     let policy = world.engine.approvals().policy().clone();
-    settings::set(&world.store, settings::Key::AnswerFromTerminal, &json!(true), &policy, |_| None).await.unwrap();
+    settings::set(
+        &world.store,
+        settings::Key::AnswerFromTerminal,
+        &json!(true),
+        &policy,
+        |_| None,
+        gatehouse_core::tools::sets::catalogue(),
+    )
+    .await
+    .unwrap();
     let answered = answer_from_process(&socket, id).await;
     assert!(answered.contains("answered"), "{answered}");
     assert!(!write.await.unwrap().is_error);

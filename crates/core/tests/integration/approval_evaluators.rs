@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use gatehouse_core::approval::evaluator::{
-    self, ArgEvaluator, EvalError, Evaluator, describe, offered_constraint, satisfied, standing_approval,
+    self, ArgEvaluator, EvalError, Evaluator, constraint_words, offered_constraint, satisfied, standing_approval,
 };
 use gatehouse_core::approval::fingerprint::fingerprint;
 use gatehouse_core::approval::model::Constraint;
@@ -292,7 +292,7 @@ fn spreadsheet_tools_offer_their_spreadsheet() {
         assert!(satisfied(&evaluators, &constraint("spreadsheet", "1AbCdEfGh"), &args).unwrap(), "{name}");
         assert!(!satisfied(&evaluators, &constraint("spreadsheet", "other"), &args).unwrap(), "{name}");
         assert!(!satisfied(&evaluators, &constraint("file", "1AbCdEfGh"), &args).unwrap(), "{name}: another kind");
-        assert_eq!(describe(&evaluators, &constraint("spreadsheet", "1AbCdEfGh")), "only this spreadsheet (1AbCdE…)");
+        assert_eq!(constraint_words(&constraint("spreadsheet", "1AbCdEfGh")), "only this spreadsheet (1AbCdE…)");
     }
 }
 
@@ -334,7 +334,7 @@ fn an_optional_folder_left_to_the_default_offers_no_folder() {
         let into = json!({ "title": "T", "folder_id": "F1" });
         assert_eq!(offered_constraint(&evaluators, &into).unwrap(), Some(constraint("folder", "F1")), "{name}");
         assert!(satisfied(&evaluators, &constraint("folder", "F1"), &into).unwrap(), "{name}");
-        assert_eq!(describe(&evaluators, &constraint("folder", "F1")), "only into this folder (F1)");
+        assert_eq!(constraint_words(&constraint("folder", "F1")), "only into this folder (F1)");
     }
     let blank = json!({ "name": "N", "parent_folder_id": "" });
     assert_eq!(offered_constraint(&evaluators("create_folder"), &blank).unwrap(), None);
@@ -367,7 +367,7 @@ fn sharing_within_one_domain_offers_that_domain() {
     assert_eq!(offered_constraint(&evaluators, &args).unwrap(), Some(constraint("email_domain", "example.com")));
     assert!(satisfied(&evaluators, &constraint("email_domain", "example.com"), &args).unwrap());
     assert!(!satisfied(&evaluators, &constraint("email_domain", "other.com"), &args).unwrap());
-    assert_eq!(describe(&evaluators, &constraint("email_domain", "example.com")), "only people at example.com");
+    assert_eq!(constraint_words(&constraint("email_domain", "example.com")), "only people at example.com");
 }
 
 #[test]

@@ -26,17 +26,17 @@ fn spreadsheet(id: &str) -> Constraint {
 #[tokio::test]
 async fn a_limit_is_said_by_the_name_of_its_target_when_it_is_found() {
     let approvals = Approvals::new(None, Policy::default(), &all_tools()).with_target_names(Arc::new(OneName));
-    let named = approvals.limit_words("update_cells", Some(&spreadsheet("sheet-1"))).await;
+    let named = approvals.limit_words(Some(&spreadsheet("sheet-1"))).await;
     assert!(named.starts_with("only this spreadsheet") && named.ends_with(": “Budget 2026”"), "{named}");
 
-    let unknown = approvals.limit_words("update_cells", Some(&spreadsheet("sheet-2"))).await;
+    let unknown = approvals.limit_words(Some(&spreadsheet("sheet-2"))).await;
     assert!(unknown.starts_with("only this spreadsheet") && !unknown.contains('“'), "{unknown}");
-    assert_eq!(approvals.limit_words("update_cells", None).await, "any arguments");
+    assert_eq!(approvals.limit_words(None).await, "any arguments");
 }
 
 #[tokio::test]
 async fn without_a_way_to_look_names_up_the_limit_is_said_by_id() {
     let approvals = Approvals::new(None, Policy::default(), &all_tools());
-    let words = approvals.limit_words("update_cells", Some(&spreadsheet("sheet-1"))).await;
+    let words = approvals.limit_words(Some(&spreadsheet("sheet-1"))).await;
     assert!(words.starts_with("only this spreadsheet") && !words.contains("Budget"), "{words}");
 }

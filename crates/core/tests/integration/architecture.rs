@@ -37,12 +37,8 @@ const LAYERS: &[(&str, &[&str])] = &[
 ];
 
 /// Imports against the order that remain from before the architecture step: (from, to, file).
-const KNOWN: &[(&str, &str, &str)] = &[
-    ("approval", "tools", "approval/fingerprint.rs"),
-    ("approval", "tools", "approval/gate.rs"),
-    ("approval", "tools", "approval/words.rs"),
-    ("settings", "tools", "settings.rs"),
-];
+const KNOWN: &[(&str, &str, &str)] =
+    &[("approval", "tools", "approval/fingerprint.rs"), ("approval", "tools", "approval/gate.rs")];
 
 fn source_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

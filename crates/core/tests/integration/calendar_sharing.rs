@@ -143,9 +143,9 @@ async fn the_card_names_the_calendar_a_grant_is_limited_to() {
     let h = Harness::new().await;
     let team = h.google.world().calendar.create_calendar("Team", &h.owner(), "UTC");
     let limit = Constraint { kind: "calendar".into(), value: team };
-    let words = h.engine.approvals().limit_words("create_event", Some(&limit)).await;
+    let words = h.engine.approvals().limit_words(Some(&limit)).await;
     assert!(words.starts_with("only this calendar") && words.ends_with(": “Team”"), "{words}");
     let unknown = Constraint { kind: "calendar".into(), value: "gone@group.calendar.google.com".into() };
-    let words = h.engine.approvals().limit_words("create_event", Some(&unknown)).await;
+    let words = h.engine.approvals().limit_words(Some(&unknown)).await;
     assert!(words.starts_with("only this calendar (gone@g") && !words.contains('“'), "{words}");
 }

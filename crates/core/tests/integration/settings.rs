@@ -16,6 +16,7 @@ use gatehouse_core::google::RetryPolicy;
 use gatehouse_core::google::auth::StaticToken;
 use gatehouse_core::settings::{self, Key, PersonSettings, SettingView, SettingsError, Source, decide, tool_choices};
 use gatehouse_core::tools::all_tools;
+use gatehouse_core::tools::sets::catalogue;
 use gatehouse_core::{Engine, EngineOptions, ops};
 use serde_json::{Value, json};
 
@@ -38,7 +39,7 @@ async fn store(home: &Path) -> Store {
 }
 
 async fn set(store: &Store, key: Key, value: Value, policy: &Policy) -> Result<(), SettingsError> {
-    settings::set(store, key, &value, policy, no_env()).await
+    settings::set(store, key, &value, policy, no_env(), catalogue()).await
 }
 
 async fn refused(store: &Store, key: Key, value: Value, policy: &Policy) -> String {
@@ -188,12 +189,12 @@ async fn the_administrators_policy_bounds_the_persons_choice() {
     );
     let applied = longer.clone();
     let mut config = Config::with_home(home.path());
-    let policy = settings::apply(&mut config, admin.clone(), &applied, no_env());
+    let policy = settings::apply(&mut config, admin.clone(), &applied, no_env(), catalogue());
     assert_eq!(policy.approval_timeout(), Duration::from_secs(300));
     assert!(policy.gate_reads());
 
     // What the page shows: who decides, and what can still be edited.
-    let views = settings::view(&person, &config, &admin, no_env(), None);
+    let views = settings::view(&person, &config, &admin, no_env(), None, catalogue());
     let gate = setting(&views, Key::GateReads);
     assert!(!gate.editable);
     assert_eq!(gate.decided_by.as_deref(), Some("Set by your administrator."));
@@ -239,7 +240,7 @@ async fn an_environment_variable_that_is_set_wins_over_the_persons_setting() {
     // Not set in the environment: the person's.
     assert_eq!((decided.export_dir.value.as_path(), &decided.export_dir.source), (exports.path(), &Source::Person));
 
-    let views = settings::view(&person, &config, &Policy::default(), env(&vars), None);
+    let views = settings::view(&person, &config, &Policy::default(), env(&vars), None, catalogue());
     let cap = setting(&views, Key::ResponseCap);
     assert!(!cap.editable);
     assert_eq!(
@@ -250,8 +251,9 @@ async fn an_environment_variable_that_is_set_wins_over_the_persons_setting() {
 
     // Saving it is refused, saying where it is set.
     let store = store(home.path()).await;
-    let error =
-        settings::set(&store, Key::ResponseCap, &json!("300000"), &Policy::default(), env(&vars)).await.unwrap_err();
+    let error = settings::set(&store, Key::ResponseCap, &json!("300000"), &Policy::default(), env(&vars), catalogue())
+        .await
+        .unwrap_err();
     assert!(error.to_string().contains("Remove MAX_TOOL_RESPONSE_CHARS there"), "{error}");
 
     // An empty variable counts as not set, as the configuration reads it.
@@ -272,11 +274,11 @@ async fn nothing_chosen_means_the_documented_defaults() {
     for source in [decided.response_cap.source, decided.gate_reads.source, decided.approval_timeout.source] {
         assert_eq!(source, Source::Default);
     }
-    let views = settings::view(&PersonSettings::default(), &config, &Policy::default(), no_env(), None);
+    let views = settings::view(&PersonSettings::default(), &config, &Policy::default(), no_env(), None, catalogue());
     assert_eq!(views.len(), Key::ALL.len());
     assert!(views.iter().all(|view| view.editable && view.decided_by.is_none() && !view.restart_needed));
     // Every tool is listed for the checkboxes, from the tools' own declarations, all on by default.
-    let choices = tool_choices();
+    let choices = tool_choices(catalogue());
     assert_eq!(choices.len(), all_tools().len());
     assert_eq!(setting(&views, Key::EnabledTools).value.as_array().map(Vec::len), Some(choices.len()));
     let update = choices.iter().find(|tool| tool.name == "update_cells").expect("update_cells");
@@ -296,13 +298,35 @@ async fn applying_at_start_changes_the_configuration_and_the_policy_but_never_st
         export_dir: Some(gone),
         ..PersonSettings::default()
     };
-    let policy = settings::apply(&mut config, Policy::default(), &person, no_env());
+    let policy = settings::apply(&mut config, Policy::default(), &person, no_env(), catalogue());
     assert_eq!(config.max_response_chars, 40_000);
     assert_eq!(config.enabled_tools, Some(vec!["list_sheets".to_owned()]), "unknown names are left out");
     assert_eq!(config.export_dir, home.path().join("exports"), "a folder that is gone is not used");
     assert!(policy.gate_reads() && !policy.admin_gate_reads());
     assert_eq!(policy.approval_timeout(), Duration::from_secs(30));
     assert_eq!(policy.admin_approval_timeout(), None);
+}
+
+/// An older Gatehouse saved a choice of tools, one of which this one no longer has: the rest of the choice
+/// still holds. (Reading the saved list used to check it against the tools, and a list with one gone name
+/// was dropped whole, which turned every tool back on.)
+#[tokio::test]
+async fn a_saved_tool_choice_naming_a_removed_tool_still_limits_the_tools() {
+    let home = tempfile::tempdir().expect("temp home");
+    let store = store(home.path()).await;
+    store.set_setting(Key::EnabledTools.name(), "list_sheets, a_tool_from_an_older_version").await.expect("saved");
+    let person = PersonSettings::load(&store).await.expect("load");
+    assert_eq!(
+        person.enabled_tools,
+        Some(vec!["list_sheets".to_owned(), "a_tool_from_an_older_version".to_owned()]),
+        "read as saved"
+    );
+    let mut config = Config::with_home(home.path());
+    settings::apply(&mut config, Policy::default(), &person, no_env(), catalogue());
+    assert_eq!(config.enabled_tools, Some(vec!["list_sheets".to_owned()]));
+    // A saved list that names nothing is ignored (every tool, the default), as any unreadable value.
+    store.set_setting(Key::EnabledTools.name(), " , ").await.expect("saved");
+    assert_eq!(PersonSettings::load(&store).await.expect("load").enabled_tools, None);
 }
 
 #[tokio::test]
@@ -317,7 +341,7 @@ async fn the_view_says_which_values_wait_for_a_restart() {
     // An engine started with them, as Host::start builds it (tests/settings_advanced.rs in the app starts a
     // real host).
     let mut config = Config::with_home(home.path());
-    let policy = settings::apply(&mut config, Policy::default(), &person, no_env());
+    let policy = settings::apply(&mut config, Policy::default(), &person, no_env(), catalogue());
     let engine = Engine::new(EngineOptions {
         config: config.clone(),
         tokens: Arc::new(StaticToken::new("token", Some("ada@example.com".into()))),
@@ -333,14 +357,26 @@ async fn the_view_says_which_values_wait_for_a_restart() {
     assert_eq!(engine.context().config.max_response_chars, 123_456);
 
     // Nothing changed since the start: nothing waits. A change waits until the next start.
-    let views =
-        settings::view(&person, &config, engine.approvals().policy(), no_env(), Some(&ops::settings::running(&engine)));
+    let views = settings::view(
+        &person,
+        &config,
+        engine.approvals().policy(),
+        no_env(),
+        Some(&ops::settings::running(&engine)),
+        catalogue(),
+    );
     assert!(views.iter().all(|view| !view.restart_needed), "{views:?}");
     set(&store, Key::ResponseCap, json!(200_000), engine.approvals().policy()).await.expect("a new cap");
     set(&store, Key::StartInSandbox, json!(true), engine.approvals().policy()).await.expect("the sandbox");
     let person = PersonSettings::load(&store).await.expect("load");
-    let views =
-        settings::view(&person, &config, engine.approvals().policy(), no_env(), Some(&ops::settings::running(&engine)));
+    let views = settings::view(
+        &person,
+        &config,
+        engine.approvals().policy(),
+        no_env(),
+        Some(&ops::settings::running(&engine)),
+        catalogue(),
+    );
     assert!(setting(&views, Key::ResponseCap).restart_needed);
     assert!(setting(&views, Key::StartInSandbox).restart_needed);
     assert!(!setting(&views, Key::GateReads).restart_needed);

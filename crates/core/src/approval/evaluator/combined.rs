@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::email_domain::{self, OnTheEvent};
-use super::{ArgEvaluator, EvalError, PreparedCall, Veto, unknown_constraint};
+use super::{ArgEvaluator, EvalError, PreparedCall, Veto};
 use crate::approval::model::Constraint;
 
 /// `Ok` when every evaluator allows standing approval for the call; otherwise the first veto (an evaluator
@@ -98,14 +98,6 @@ pub fn satisfied_prepared(prepared: &[Box<dyn PreparedCall + '_>], constraint: &
     Ok(judged)
 }
 
-/// `constraint` in words, by the first evaluator of its kind.
-pub fn describe(evaluators: &[Arc<dyn ArgEvaluator>], constraint: &Constraint) -> String {
-    match evaluators.iter().find(|evaluator| evaluator.kind() == constraint.kind) {
-        Some(evaluator) => evaluator.describe(constraint),
-        None => unknown_constraint(constraint),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde::Deserialize;
@@ -142,7 +134,6 @@ mod tests {
         assert_eq!(standing_approval(&none, &json!({}), None), Ok(()));
         assert_eq!(offered_constraint(&none, &json!({})).unwrap(), None);
         assert!(!satisfied(&none, &constraint("file", "F"), &json!({})).unwrap());
-        assert_eq!(describe(&none, &constraint("file", "F")), "only file F");
     }
 
     #[test]
@@ -190,6 +181,5 @@ mod tests {
         // A policy's constraint of either kind is still judged by its own evaluator.
         assert!(satisfied(&evaluators, &constraint("file", "F"), &args).unwrap());
         assert!(!satisfied(&evaluators, &constraint("folder", "D"), &args).unwrap());
-        assert_eq!(describe(&evaluators, &constraint("file", "F")), "only this file (F)");
     }
 }

@@ -29,7 +29,7 @@ use super::model::Constraint;
 use crate::catalog::parse_args_ref;
 
 pub use combined::{
-    describe, event_told, offered_constraint, satisfied, satisfied_prepared, standing_approval, standing_approval_read,
+    event_told, offered_constraint, satisfied, satisfied_prepared, standing_approval, standing_approval_read,
 };
 pub use email_domain::{OnTheEvent, Recipient};
 
@@ -90,10 +90,6 @@ pub trait ArgEvaluator: Send + Sync {
     /// The call's arguments, read once, to check many stored constraints against (a decision may weigh
     /// hundreds of grants for one call; parsing the arguments for each would dominate it).
     fn prepare<'a>(&'a self, args: &Value) -> Result<Box<dyn PreparedCall + 'a>, EvalError>;
-
-    /// The constraint in words for the card and the grant list ("only this spreadsheet (1AbC2d…)"); the
-    /// caller may replace the id by the file's name once it knows it.
-    fn describe(&self, constraint: &Constraint) -> String;
 }
 
 /// One evaluator's view of one call, its arguments already parsed (see [`ArgEvaluator::prepare`]).
@@ -129,8 +125,6 @@ pub(crate) trait Rule<A>: Send + Sync {
     fn propose(&self, args: &A) -> Result<Option<Constraint>, String>;
 
     fn satisfies(&self, constraint: &Constraint, args: &A) -> Result<bool, String>;
-
-    fn describe(&self, constraint: &Constraint) -> String;
 }
 
 /// A rule that only vetoes standing approval (see [`VetoOnly`]): what it vetoes, and the event it names.
@@ -175,10 +169,6 @@ impl<A, R: VetoOnlyRule<A>> Rule<A> for VetoOnly<R> {
 
     fn satisfies(&self, _constraint: &Constraint, _args: &A) -> Result<bool, String> {
         Ok(false)
-    }
-
-    fn describe(&self, constraint: &Constraint) -> String {
-        unknown_constraint(constraint)
     }
 }
 
@@ -256,10 +246,6 @@ impl<A: DeserializeOwned> ArgEvaluator for Bound<A> {
     fn prepare<'a>(&'a self, args: &Value) -> Result<Box<dyn PreparedCall + 'a>, EvalError> {
         Ok(Box::new(Prepared { bound: self, args: self.parse(args)? }))
     }
-
-    fn describe(&self, constraint: &Constraint) -> String {
-        self.rule.describe(constraint)
-    }
 }
 
 /// A [`Bound`] evaluator with one call's arguments parsed.
@@ -288,8 +274,17 @@ pub(crate) fn short_id(id: &str) -> String {
     }
 }
 
-/// The words for a constraint no evaluator of the tool knows (a policy file's typo, say).
-pub(crate) fn unknown_constraint(constraint: &Constraint) -> String {
+/// A constraint in words, for the card and the grant list ("only this spreadsheet (1AbC2d…)"); the caller may
+/// replace the id by the file's name once it knows it. Each kind has one wording whichever tool's grant or rule
+/// carries it, so the words need no tool; a kind no evaluator makes (a policy file's typo, say) gets its bare
+/// kind and id.
+pub fn constraint_words(constraint: &Constraint) -> String {
+    if let Some(target) = target::Target::of_kind(&constraint.kind) {
+        return format!("{} ({})", target.words(), short_id(&constraint.value));
+    }
+    if constraint.kind == email_domain::KIND {
+        return format!("only people at {}", constraint.value);
+    }
     format!("only {} {}", constraint.kind, short_id(&constraint.value))
 }
 

@@ -6,7 +6,7 @@
 
 use serde::de::DeserializeOwned;
 
-use super::{Evaluator, Rule, short_id, unknown_constraint};
+use super::{Evaluator, Rule};
 use crate::approval::model::Constraint;
 
 /// What a target evaluator limits grants to; its constraint kind is [`Target::kind`].
@@ -32,8 +32,15 @@ impl Target {
         }
     }
 
-    /// The words before the id on a card.
-    const fn words(self) -> &'static str {
+    /// The target whose constraint kind is `kind`, if any.
+    pub fn of_kind(kind: &str) -> Option<Self> {
+        [Target::Spreadsheet, Target::Document, Target::File, Target::Folder, Target::Calendar]
+            .into_iter()
+            .find(|target| target.kind() == kind)
+    }
+
+    /// The words before the id on a card ([`super::constraint_words`]).
+    pub(super) const fn words(self) -> &'static str {
         match self {
             Target::Spreadsheet => "only this spreadsheet",
             Target::Document => "only this document",
@@ -93,14 +100,6 @@ impl<A> Rule<A> for TargetRule<A> {
     fn satisfies(&self, constraint: &Constraint, args: &A) -> Result<bool, String> {
         let id = self.id(args)?;
         Ok(constraint.kind == self.kind() && id == Some(constraint.value.as_str()))
-    }
-
-    fn describe(&self, constraint: &Constraint) -> String {
-        if constraint.kind == self.kind() {
-            format!("{} ({})", self.target.words(), short_id(&constraint.value))
-        } else {
-            unknown_constraint(constraint)
-        }
     }
 }
 
@@ -202,9 +201,21 @@ mod tests {
 
     #[test]
     fn cards_say_what_the_limit_is() {
-        let e = Evaluator::spreadsheet(|a: &Args| &a.sheet_id).bind("t");
-        assert_eq!(e.describe(&constraint("spreadsheet", "1AbCdEfGhIjK")), "only this spreadsheet (1AbCdE…)");
-        let folder = Evaluator::folder(|a: &Args| &a.sheet_id).bind("t");
-        assert_eq!(folder.describe(&constraint("folder", "root")), "only into this folder (root)");
+        let words = |kind, id| super::super::constraint_words(&constraint(kind, id));
+        assert_eq!(words("spreadsheet", "1AbCdEfGhIjK"), "only this spreadsheet (1AbCdE…)");
+        assert_eq!(words("document", "D1"), "only this document (D1)");
+        assert_eq!(words("file", "F1"), "only this file (F1)");
+        assert_eq!(words("folder", "root"), "only into this folder (root)");
+        assert_eq!(words("calendar", "primary"), "only this calendar (primary)");
+        // A kind no evaluator makes (a policy file's typo): the bare kind and id.
+        assert_eq!(words("sheet", "1AbCdEfGhIjK"), "only sheet 1AbCdE…");
+    }
+
+    #[test]
+    fn every_target_is_found_by_its_kind() {
+        for target in [Target::Spreadsheet, Target::Document, Target::File, Target::Folder, Target::Calendar] {
+            assert_eq!(Target::of_kind(target.kind()), Some(target));
+        }
+        assert_eq!(Target::of_kind("email_domain"), None);
     }
 }
