@@ -75,8 +75,13 @@ pub fn watch<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals>) {
 /// are likely, so the first card only has to be shown. Making the window in the same task that shows cards
 /// means the two never race to make it twice; a card arriving while the page still loads is shown and told the
 /// queue like any other, and the page asks for the queue itself once it has loaded.
+///
+/// The core serves from the moment it starts, before the app has made its tray and windows and called this:
+/// an assistant that was waiting for the app may already have a card waiting then. So the queue as it is
+/// when this starts is shown first; only what changes after comes as events.
 pub fn watch_and_prepare<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals>, ahead: Option<Ahead>) {
-    // Subscribed before the task starts, so nothing added in between is missed.
+    // Subscribed before the queue is first read, so nothing added in between is missed (a card added in
+    // between is both in the queue and an event: shown twice, which changes nothing).
     let mut events = approvals.broker().subscribe();
     let asked = Arc::new(Notify::new());
     if ahead.is_some() {
@@ -85,6 +90,12 @@ pub fn watch_and_prepare<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals
     let mut ahead = ahead;
     tauri::async_runtime::spawn(async move {
         let mut notices = crate::notify::Notices::default();
+        let waiting = approvals.broker().pending();
+        if !waiting.is_empty() {
+            tracing::info!(waiting = waiting.len(), "cards were waiting before the app could show them");
+            crate::tray::set_waiting(&app, waiting.len());
+            show(&app, &waiting);
+        }
         loop {
             let event = tokio::select! {
                 // A waiting card goes first: it makes the window itself if needed.
