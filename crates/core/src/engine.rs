@@ -127,7 +127,11 @@ impl TargetNames for DriveNames {
         })
     }
 
-    fn preview(&self, tool: &ToolDef, args: &Value) -> Option<crate::tools::registry::PreviewRead> {
+    fn preview(
+        &self,
+        tool: &crate::approval::GatedTool,
+        args: &Value,
+    ) -> Option<crate::approval::preview::PreviewRead> {
         tool.preview(&self.0, args)
     }
 

@@ -15,30 +15,31 @@ use rmcp::model::ToolAnnotations;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use super::gated_tool::GatedTool;
 use crate::google::mcp::GoogleTool;
-use crate::tools::ToolDef;
 
 /// Names the format, so a future change of what is hashed can never collide with today's fingerprints.
 const VERSION: &str = "gatehouse-tool-fingerprint/1";
 
 /// The SHA-256 (lowercase hex) of the tool's definition as the assistant sees it, plus its evaluator kinds.
-pub fn fingerprint(tool: &ToolDef) -> String {
+pub fn fingerprint(tool: &GatedTool) -> String {
     digest(&definition(tool))
 }
 
 /// What is hashed, before canonicalization.
-fn definition(tool: &ToolDef) -> Value {
-    let shown = tool.to_mcp();
+fn definition(tool: &GatedTool) -> Value {
+    let meta = &tool.meta;
     // The order evaluators are declared in changes nothing about gating.
     let mut kinds: Vec<&str> = tool.evaluators().iter().map(|evaluator| evaluator.kind()).collect();
     kinds.sort_unstable();
+    // The fields of the tool as `tools/list` shows it (`ToolDef::to_mcp`).
     let mut hashed = json!({
         "version": VERSION,
-        "name": shown.name,
-        "title": shown.title,
-        "description": shown.description,
-        "input_schema": Value::Object(shown.input_schema.as_ref().clone()),
-        "annotations": shown.annotations.as_ref().map(annotations),
+        "name": meta.name,
+        "title": meta.title,
+        "description": meta.described(),
+        "input_schema": Value::Object(tool.input_schema().as_ref().clone()),
+        "annotations": annotations(&meta.annotations()),
         "evaluators": kinds,
     });
     // Only for tools on a Google definition: every other tool's fingerprint stays what it was.
@@ -118,7 +119,7 @@ mod tests {
     use super::*;
     use crate::approval::evaluator::Evaluator;
     use crate::tools::registry::{Effect, Service, ToolMeta};
-    use crate::tools::{ToolContext, ToolError};
+    use crate::tools::{ToolContext, ToolDef, ToolError};
 
     #[derive(Deserialize, JsonSchema)]
     #[allow(dead_code, reason = "only the schema is used")]

@@ -15,14 +15,15 @@ use super::card::{self, Answer, CardCall};
 use super::decide::{Decision, Deny, Facts, ForbiddenBy, GrantStores, decide};
 use super::evaluator::{self, OnTheEvent};
 use super::fingerprint::fingerprint;
+use super::gated_tool::GatedTool;
 use super::model::{AnswerChannel, AuditEntry, Caller, DecisionSource, Grant};
 use super::policy::Policy;
+use super::preview::PreviewRead;
 use super::preview::{PREVIEW_AT_MOST, PREVIEW_WITHIN, PreviewState};
 use super::redact;
 use super::sentence::{Said, Sentence};
 use super::store::{NeverAllow, PendingAudit, Store, StoreError};
-use crate::tools::registry::PreviewRead;
-use crate::tools::{Access, ToolDef};
+use crate::catalog::Access;
 
 /// How long an answered question is remembered: the same call again within it is a retry.
 pub const DEFAULT_RETRY_WINDOW: Duration = Duration::from_secs(10 * 60);
@@ -82,8 +83,8 @@ pub trait TargetNames: Send + Sync {
     }
 
     /// The call's preview of the change being read from Google, when its tool declares one
-    /// ([`ToolDef::previewed`]); `None` by default, or when nothing can read it here.
-    fn preview(&self, _tool: &ToolDef, _args: &Value) -> Option<PreviewRead> {
+    /// ([`GatedTool::previewed`]); `None` by default, or when nothing can read it here.
+    fn preview(&self, _tool: &GatedTool, _args: &Value) -> Option<PreviewRead> {
         None
     }
 
@@ -154,9 +155,9 @@ pub struct Approvals {
 impl Approvals {
     /// The gate for `tools`, with `store` for standing approvals and the audit log (`None`: only the policy's
     /// platform grants apply, no card offers *Always allow…*, and the audit goes to the log only).
-    pub fn new(store: Option<Store>, policy: Policy, tools: &[ToolDef]) -> Self {
+    pub fn new<T: AsRef<GatedTool>>(store: Option<Store>, policy: Policy, tools: &[T]) -> Self {
         let fingerprints: HashMap<&'static str, String> =
-            tools.iter().map(|tool| (tool.meta.name, fingerprint(tool))).collect();
+            tools.iter().map(AsRef::as_ref).map(|tool| (tool.meta.name, fingerprint(tool))).collect();
         let pairs: Vec<(&str, String)> = fingerprints.iter().map(|(name, print)| (*name, print.clone())).collect();
         let platform = policy.platform_grants(&pairs, Utc::now()).into_iter().map(Arc::new).collect();
         let denies = policy
@@ -197,7 +198,7 @@ impl Approvals {
     /// card that offers no *Always allow* still says what the call touches.
     async fn target_words(
         &self,
-        tool: &ToolDef,
+        tool: &GatedTool,
         args: &Value,
         offered: Option<&super::model::Constraint>,
     ) -> (Option<String>, Option<String>) {
@@ -276,7 +277,7 @@ impl Approvals {
     /// The fingerprint a grant of `tool` must carry to cover its call: today's declaration's, and for a tool
     /// that runs on one of Google's definitions (discovered, or routed to Google's server for this call) that
     /// definition's too, so a grant stops covering a tool Google changed.
-    pub fn print_of(&self, tool: &ToolDef) -> String {
+    pub fn print_of(&self, tool: &GatedTool) -> String {
         match tool.google() {
             Some(_) => fingerprint(tool),
             None => self.fingerprints.get(tool.meta.name).cloned().unwrap_or_default(),
@@ -284,7 +285,7 @@ impl Approvals {
     }
 
     /// Whether the tool's calls pass through the decision: every write, and reads when the policy gates them.
-    pub fn is_gated(&self, tool: &ToolDef) -> bool {
+    pub fn is_gated(&self, tool: &GatedTool) -> bool {
         matches!(tool.meta.access, Access::Write { .. }) || self.policy.gate_reads()
     }
 
@@ -319,7 +320,7 @@ impl Approvals {
     /// Decides a call, asking the person when the rules say so. Every call is decided afresh: the gate
     /// takes no decision from an earlier request, not even one with the same JSON-RPC id (the engine answers
     /// a re-send from the first run's reply instead, after [`Approvals::screen`]).
-    pub async fn permit(&self, tool: &ToolDef, args: &Value, meta: &CallMeta, account: Option<&str>) -> Permit {
+    pub async fn permit(&self, tool: &GatedTool, args: &Value, meta: &CallMeta, account: Option<&str>) -> Permit {
         self.permit_answered(tool, args, meta, account).await.0
     }
 
@@ -327,7 +328,7 @@ impl Approvals {
     /// audit record).
     pub async fn permit_answered(
         &self,
-        tool: &ToolDef,
+        tool: &GatedTool,
         args: &Value,
         meta: &CallMeta,
         account: Option<&str>,
@@ -347,7 +348,7 @@ impl Approvals {
     /// (the policy's, or the signed-in person's *never allow*) forbidding it. `None` when neither applies or
     /// the tool is not gated. The engine asks this before answering a re-sent request from its first run's
     /// reply, so a pause or a rule added since the first run is honoured.
-    pub fn screen(&self, tool: &ToolDef, args: &Value, meta: &CallMeta, account: Option<&str>) -> Option<Permit> {
+    pub fn screen(&self, tool: &GatedTool, args: &Value, meta: &CallMeta, account: Option<&str>) -> Option<Permit> {
         if !self.is_gated(tool) {
             return None;
         }
@@ -380,7 +381,7 @@ impl Approvals {
 
     async fn decide_call(
         &self,
-        tool: &ToolDef,
+        tool: &GatedTool,
         args: &Value,
         meta: &CallMeta,
         account: Option<&str>,
@@ -468,7 +469,7 @@ impl Approvals {
     /// Who is on the event the call changes or cancels, read from Google before the decision, when one of
     /// the tool's evaluators names such an event (`update_event`, `delete_event`: Google emails them the
     /// change); `None` for every other call. The decision judges what is read; it never reads itself.
-    async fn read_event_attendees(&self, tool: &ToolDef, args: &Value) -> Option<OnTheEvent> {
+    async fn read_event_attendees(&self, tool: &GatedTool, args: &Value) -> Option<OnTheEvent> {
         let (calendar, event) = evaluator::event_told(tool.evaluators(), args)?;
         let on_event = match &self.names {
             Some(names) => names.event_attendees(&calendar, &event).await,
@@ -504,7 +505,7 @@ impl Approvals {
     #[allow(clippy::too_many_arguments)]
     async fn ask(
         &self,
-        tool: &ToolDef,
+        tool: &GatedTool,
         args: &Value,
         meta: &CallMeta,
         account: Option<&str>,
@@ -622,7 +623,7 @@ impl Approvals {
     /// the rest of the read for the card to fill in (past [`PREVIEW_AT_MOST`] it says it could not be read).
     async fn preview_within(
         &self,
-        tool: &ToolDef,
+        tool: &GatedTool,
         args: &Value,
     ) -> (PreviewState, Option<futures::future::BoxFuture<'static, PreviewState>>) {
         let Some(mut read) = self.names.as_ref().and_then(|names| names.preview(tool, args)) else {
@@ -646,7 +647,7 @@ impl Approvals {
     /// preview guards it ([`super::preview::Preview::guards_the_target`]); `None` when it is unchanged, or
     /// when the card showed no such preview (nothing to hold the call to). A target that can't be read again
     /// counts as changed: the person is asked again, the card saying it could not be read.
-    async fn changed_since(&self, tool: &ToolDef, args: &Value, shown: &PreviewState) -> Option<PreviewState> {
+    async fn changed_since(&self, tool: &GatedTool, args: &Value, shown: &PreviewState) -> Option<PreviewState> {
         let PreviewState::Ready { preview } = shown else { return None };
         if !preview.guards_the_target() {
             return None;

@@ -7,7 +7,8 @@
 //! - [`form`]: Google's approval forms as cards, and the strict reading of their answers;
 //! - [`broker`]: the pending cards; [`store`]: grants, the audit log and settings in SQLite;
 //! - [`rounds`]: a call to Google's MCP servers run in rounds, its forms asked on cards;
-//! - [`gate`]: the orchestration the engine calls for every tool call; [`redact`]: arguments as shown and logged;
+//! - [`gate`]: the orchestration the engine calls for every tool call, on a tool as it knows it ([`gated_tool`]);
+//! - [`redact`]: arguments as shown and logged;
 //! - [`preview`]: what a card shows of the change, read from Google before it shows;
 //! - [`sentence`]: what a card says a call will do, in the person's words;
 //! - [`words`]: grants, rules and audit records in plain words, for every shell.
@@ -19,6 +20,7 @@ pub mod evaluator;
 pub mod fingerprint;
 pub mod form;
 pub mod gate;
+pub mod gated_tool;
 pub mod model;
 pub mod policy;
 pub mod preview;
@@ -29,3 +31,4 @@ pub mod store;
 pub mod words;
 
 pub use gate::{Approvals, CallMeta, Permit};
+pub use gated_tool::GatedTool;

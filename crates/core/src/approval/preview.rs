@@ -8,7 +8,11 @@
 
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
+
+/// A preview being read from Google; the error in words for the card.
+pub type PreviewRead = BoxFuture<'static, Result<Preview, String>>;
 
 /// How long the card waits for its preview before showing without it.
 pub const PREVIEW_WITHIN: Duration = Duration::from_millis(1500);

@@ -13,8 +13,9 @@ use serde_json::Value;
 use super::context::ToolContext;
 use super::error::ToolError;
 use super::google_mcp::McpRoute;
-use crate::approval::evaluator::{ArgEvaluator, Evaluator};
-use crate::approval::preview::Preview;
+use crate::approval::evaluator::Evaluator;
+pub use crate::approval::gated_tool::GatedTool;
+pub use crate::approval::preview::PreviewRead;
 use crate::approval::sentence::Said;
 pub use crate::catalog::{
     Access, Cap, Effect, Limitation, Output, Passed, Scope, Service, ToolMeta, parse_args, parse_args_ref,
@@ -24,48 +25,52 @@ use crate::google::mcp::GoogleTool;
 
 type Handler = Arc<dyn Fn(ToolContext, Value) -> BoxFuture<'static, Result<Output, ToolError>> + Send + Sync>;
 
-/// A declared tool: its metadata, its input schema (from the argument type), its handler and the evaluators
-/// that judge its calls for standing approval.
+/// A declared tool: what the gate knows of it ([`GatedTool`]: its metadata, its input schema from the
+/// argument type, the evaluators that judge its calls, its card's sentence and preview), its handler, its
+/// argument check, and how it runs on Google's MCP servers.
+///
+/// It dereferences to its [`GatedTool`], so `tool.meta` and the gate's questions read the same either way,
+/// and the gate takes a `&ToolDef` where it asks for a `&GatedTool`.
 #[derive(Clone)]
 pub struct ToolDef {
-    pub meta: ToolMeta,
-    schema: Arc<JsonObject>,
+    gated: GatedTool,
     handler: Handler,
-    evaluators: Vec<Arc<dyn ArgEvaluator>>,
     check: Check,
     /// How the tool runs on Google's MCP servers, where it can ([`ToolDef::on_google_mcp`]).
     mcp: Option<McpRoute>,
-    /// What its approval card says a call will do ([`ToolDef::worded`]).
-    wording: Option<Wording>,
-    /// How its card's preview of the change is read ([`ToolDef::previewed`]).
-    preview: Option<Previewer>,
-    /// The Google tool definition the tool runs on, when known: a discovered tool's own
-    /// ([`ToolDef::discovered`]); for a routed tool, the one its call goes to ([`ToolDef::with_google`]). Its
-    /// fingerprint covers it, so a grant stops covering a tool whose Google definition changed.
-    google: Option<Arc<GoogleTool>>,
 }
-
-/// A preview being read from Google; the error in words for the card.
-pub type PreviewRead = BoxFuture<'static, Result<Preview, String>>;
-
-/// A tool's preview reader for a call's raw arguments; `None` when they don't parse as the tool's own.
-type Previewer = Arc<dyn Fn(GoogleClient, &Value) -> Option<PreviewRead> + Send + Sync>;
-
-/// A tool's sentence for a call's raw arguments; `None` when they don't parse as the tool's own.
-type Wording = Arc<dyn Fn(&Value) -> Option<Said> + Send + Sync>;
 
 type Check = Arc<dyn Fn(&Value) -> Result<(), ToolError> + Send + Sync>;
 
+impl std::ops::Deref for ToolDef {
+    type Target = GatedTool;
+
+    fn deref(&self) -> &GatedTool {
+        &self.gated
+    }
+}
+
+impl std::ops::DerefMut for ToolDef {
+    fn deref_mut(&mut self) -> &mut GatedTool {
+        &mut self.gated
+    }
+}
+
+impl AsRef<GatedTool> for ToolDef {
+    fn as_ref(&self) -> &GatedTool {
+        &self.gated
+    }
+}
+
 impl AsRef<ToolMeta> for ToolDef {
     fn as_ref(&self) -> &ToolMeta {
-        &self.meta
+        &self.gated.meta
     }
 }
 
 impl std::fmt::Debug for ToolDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kinds: Vec<&str> = self.evaluators.iter().map(|e| e.kind()).collect();
-        f.debug_struct("ToolDef").field("meta", &self.meta).field("evaluators", &kinds).finish_non_exhaustive()
+        f.debug_struct("ToolDef").field("gated", &self.gated).finish_non_exhaustive()
     }
 }
 
@@ -109,60 +114,20 @@ impl ToolDef {
             parse_args_ref::<A>(name, args)?;
             Ok(())
         });
-        Self {
-            meta,
-            schema: super::schema::input_schema::<A>(),
-            handler,
-            evaluators,
-            check,
-            mcp: None,
-            wording: None,
-            preview: None,
-            google: None,
-        }
+        let gated = GatedTool::new(meta, super::schema::input_schema::<A>(), evaluators);
+        Self { gated, handler, check, mcp: None }
     }
 
     /// The same tool, its approval card saying in the person's words what a call will do (see
-    /// [`crate::approval::sentence`]): `say` reads the tool's own argument type `A`, parsed as the tool
-    /// parses it. Every write declares one (a test holds the catalogue to it).
+    /// [`GatedTool::worded`]). Every write declares one (a test holds the catalogue to it).
     pub fn worded<A: DeserializeOwned + 'static>(self, say: fn(&A) -> Said) -> Self {
-        let name = self.meta.name;
-        let wording: Wording = Arc::new(move |args| parse_args_ref::<A>(name, args).ok().map(|args| say(&args)));
-        Self { wording: Some(wording), ..self }
+        Self { gated: self.gated.worded(say), ..self }
     }
 
     /// The same tool, its approval card previewing the change with what `read` reads from Google (see
-    /// [`crate::approval::preview`]): `read` takes the tool's own argument type `A`. Reads only, within the
-    /// card's budget; the gate never waits on it to take the answer.
+    /// [`GatedTool::previewed`]).
     pub fn previewed<A: DeserializeOwned + 'static>(self, read: fn(GoogleClient, A) -> PreviewRead) -> Self {
-        let name = self.meta.name;
-        let previewer: Previewer =
-            Arc::new(move |google, args| parse_args_ref::<A>(name, args).ok().map(|args| read(google, args)));
-        Self { preview: Some(previewer), ..self }
-    }
-
-    /// The call's preview being read through `google`, when the tool has one and takes these arguments.
-    pub fn preview(&self, google: &GoogleClient, args: &Value) -> Option<PreviewRead> {
-        self.preview.as_ref().and_then(|read| read(google.clone(), args))
-    }
-
-    /// Whether the tool declares a preview ([`ToolDef::previewed`]).
-    pub fn is_previewed(&self) -> bool {
-        self.preview.is_some()
-    }
-
-    /// Whether the tool declares its own sentence ([`ToolDef::worded`]).
-    pub fn is_worded(&self) -> bool {
-        self.wording.is_some()
-    }
-
-    /// What the card says the call `args` will do: the tool's own sentence, or, for a tool that declares
-    /// none or arguments it would not take, one from its title and description ([`Said::generic`]).
-    pub fn said(&self, args: &Value) -> Said {
-        self.wording
-            .as_ref()
-            .and_then(|wording| wording(args))
-            .unwrap_or_else(|| Said::generic(self.meta.title, self.meta.description))
+        Self { gated: self.gated.previewed(read), ..self }
     }
 
     /// A tool of Google's MCP server offered as it is (see [`super::discovered`]): `schema` is what the
@@ -180,37 +145,23 @@ impl ToolDef {
                 _ => Err(ToolError::invalid(format!("{name} takes its arguments as a JSON object."))),
             }
         });
-        Self {
-            meta,
-            schema: Arc::new(schema),
-            handler,
-            evaluators: Vec::new(),
-            check,
-            mcp: None,
-            wording: None,
-            preview: None,
-            google: Some(google),
-        }
+        Self { gated: GatedTool::of_google(meta, Arc::new(schema), google), handler, check, mcp: None }
     }
 
     /// Whether this is one of Google's tools offered as it is ([`super::discovered`]).
     pub fn is_discovered(&self) -> bool {
-        self.mcp.is_none() && self.google.is_some()
+        self.mcp.is_none() && self.google().is_some()
     }
 
     /// Whether calls can run on one of Google's MCP servers: a route, or a discovered tool.
     pub fn reaches_google_mcp(&self) -> bool {
-        self.mcp.is_some() || self.google.is_some()
-    }
-
-    /// The Google tool definition this tool runs on, when known (see the field's documentation).
-    pub fn google(&self) -> Option<&Arc<GoogleTool>> {
-        self.google.as_ref()
+        self.mcp.is_some() || self.google().is_some()
     }
 
     /// The same routed tool, its call going to Google's tool `google` (its fingerprint then covers it).
     pub fn with_google(&self, google: Arc<GoogleTool>) -> Self {
-        Self { google: Some(google), ..self.clone() }
+        let tool = self.clone();
+        Self { gated: tool.gated.with_google(google), ..tool }
     }
 
     /// The same tool, also able to run on Google's MCP server as `route` says (see [`super::google_mcp`]).
@@ -230,25 +181,15 @@ impl ToolDef {
         (self.check)(args)
     }
 
-    /// The evaluators that judge this tool's calls for standing approval, in declaration order; empty for a
-    /// tool whose calls any grant may cover (and for every read).
-    pub fn evaluators(&self) -> &[Arc<dyn ArgEvaluator>] {
-        &self.evaluators
-    }
-
-    /// The JSON schema of the tool's arguments.
-    pub fn input_schema(&self) -> &Arc<JsonObject> {
-        &self.schema
-    }
-
     /// The tool as MCP's `tools/list` shows it.
     pub fn to_mcp(&self) -> Tool {
-        let mut tool = Tool::new(self.meta.name, self.meta.described(), Arc::clone(&self.schema));
-        tool.title = Some(self.meta.title.to_owned());
-        tool.annotations = Some(self.meta.annotations());
+        let meta = &self.meta;
+        let mut tool = Tool::new(meta.name, meta.described(), Arc::clone(self.input_schema()));
+        tool.title = Some(meta.title.to_owned());
+        tool.annotations = Some(meta.annotations());
         // A discovered tool passes Google's structuredContent on, which its output schema describes.
         if self.is_discovered() {
-            tool.output_schema = self.google.as_ref().and_then(|google| google.definition.output_schema.clone());
+            tool.output_schema = self.google().and_then(|google| google.definition.output_schema.clone());
         }
         tool
     }

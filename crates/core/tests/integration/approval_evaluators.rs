@@ -513,8 +513,8 @@ fn a_copy_between_spreadsheets_stays_within_one_only_when_both_are_it() {
 
 #[test]
 fn fingerprints_are_stable_and_tell_tools_apart() {
-    let first: Vec<String> = all_tools().iter().map(fingerprint).collect();
-    let again: Vec<String> = all_tools().iter().map(fingerprint).collect();
+    let first: Vec<String> = all_tools().iter().map(|tool| fingerprint(tool)).collect();
+    let again: Vec<String> = all_tools().iter().map(|tool| fingerprint(tool)).collect();
     assert_eq!(first, again);
     let mut distinct = first.clone();
     distinct.sort();
