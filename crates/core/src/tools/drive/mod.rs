@@ -31,31 +31,27 @@ pub fn sheets_tools() -> Vec<ToolDef> {
     list::sheets_tools()
 }
 
-/// The Drive tools, in catalogue order.
+/// The Drive tools, in catalogue order: each concept module's tools together, the modules in the order a
+/// person meets them (find, organise, take out, put in, share, see what happened). The order is this list's:
+/// a new module's tools go where they belong here, a new tool where it belongs in its module's list.
 pub fn tools() -> Vec<ToolDef> {
-    let mut tools = list::tools();
-    tools.extend(files::tools());
-    tools.extend(export::tools());
-    tools.extend(upload::tools());
-    tools.extend(sharing::tools());
-    tools.extend(activity::tools());
-    insert_after(&mut tools, "list_folders", drives::tools());
-    insert_after(&mut tools, "create_folder", shortcut::tools());
-    insert_after(&mut tools, "rename_file", star::tools());
-    insert_after(&mut tools, "restore_file", trash::tools());
-    insert_after(&mut tools, "empty_trash", vec![sharing::share_spreadsheet_tool()]);
-    insert_after(&mut tools, "export_file", revisions::tools());
-    insert_after(&mut tools, "upload_local_file", upload_folder::tools());
-    insert_after(&mut tools, "download_file", download_folder::tools());
-    insert_after(&mut tools, "download_folder", sync::tools());
-    tools
-}
-
-/// Puts `extra` right after the tool named `after` (at the end if there is none), keeping catalogue order
-/// while tools live in the module of their concept.
-fn insert_after(tools: &mut Vec<ToolDef>, after: &str, extra: Vec<ToolDef>) {
-    let at = tools.iter().position(|t| t.meta.name == after).map_or(tools.len(), |i| i + 1);
-    tools.splice(at..at, extra);
+    [
+        list::tools(),
+        drives::tools(),
+        files::tools(),
+        shortcut::tools(),
+        star::tools(),
+        trash::tools(),
+        export::tools(),
+        revisions::tools(),
+        download_folder::tools(),
+        sync::tools(),
+        upload::tools(),
+        upload_folder::tools(),
+        sharing::tools(),
+        activity::tools(),
+    ]
+    .concat()
 }
 
 /// The fields every file summary reads (see [`file_json`]).

@@ -75,6 +75,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
             [Evaluator::<TransferOwnershipArgs>::transfer_ownership()],
         )
         .worded(super::said::transfer_ownership),
+        share_spreadsheet_tool(),
     ]
 }
 
@@ -295,8 +296,8 @@ async fn share(
     }
 }
 
-/// `share_spreadsheet`: [`share_file`] for a spreadsheet, placed in the catalogue next to the trash tools.
-pub(super) fn share_spreadsheet_tool() -> ToolDef {
+/// `share_spreadsheet`: [`share_file`] for a spreadsheet, the last of the sharing tools.
+fn share_spreadsheet_tool() -> ToolDef {
     ToolDef::evaluated(
         ToolMeta::write(
             Service::Drive,
