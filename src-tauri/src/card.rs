@@ -80,8 +80,7 @@ pub fn watch<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals>) {
 /// an assistant that was waiting for the app may already have a card waiting then. So the queue as it is
 /// when this starts is shown first; only what changes after comes as events.
 pub fn watch_and_prepare<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals>, ahead: Option<Ahead>) {
-    // Subscribed before the queue is first read, so nothing added in between is missed (a card added in
-    // between is both in the queue and an event: shown twice, which changes nothing).
+    // Subscribed before the queue is first read, so nothing added in between is missed.
     let mut events = approvals.broker().subscribe();
     let asked = Arc::new(Notify::new());
     if ahead.is_some() {
@@ -91,6 +90,9 @@ pub fn watch_and_prepare<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals
     tauri::async_runtime::spawn(async move {
         let mut notices = crate::notify::Notices::default();
         let waiting = approvals.broker().pending();
+        // A card added between the subscription and this read is in both: its event is passed over, so the
+        // card window is told each queue once.
+        let mut shown_at_start: Vec<u64> = waiting.iter().map(|card| card.id).collect();
         if !waiting.is_empty() {
             tracing::info!(waiting = waiting.len(), "cards were waiting before the app could show them");
             crate::tray::set_waiting(&app, waiting.len());
@@ -111,6 +113,10 @@ pub fn watch_and_prepare<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals
                 }
             };
             let (arrived, added) = match event {
+                Ok(BrokerEvent::Added(card)) if shown_at_start.contains(&card.id) => {
+                    shown_at_start.retain(|id| *id != card.id);
+                    continue;
+                }
                 Ok(BrokerEvent::Added(card)) => (true, Some(card)),
                 Ok(BrokerEvent::Removed(_)) => (false, None),
                 // A card's preview arrived: the page fills it in where the card already is.
