@@ -305,7 +305,7 @@ def has_form_elicitation(ctx):
     return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 
 
-def make_server(world, name, tools):
+def make_server(world, name, tools, forms_per_round=1):
     definitions = {tool["name"]: types.Tool.model_validate(tool) for tool in tools}
 
     async def list_tools(ctx: ServerRequestContext, params):
@@ -368,7 +368,9 @@ def make_server(world, name, tools):
                 requested_schema={"type": "object", "properties": {}},
             )
         )
-        return types.InputRequiredResult(input_requests={FORM_KEY: form}, request_state=json.dumps({"nonce": nonce}))
+        # A misbehaving server (`--forms-per-round N`) asks for the same approval N times in one round.
+        requests = {FORM_KEY: form} | {f"{FORM_KEY}_{n}": form for n in range(2, forms_per_round + 1)}
+        return types.InputRequiredResult(input_requests=requests, request_state=json.dumps({"nonce": nonce}))
 
     server = Server(
         name,
@@ -397,12 +399,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--token", required=True)
     parser.add_argument("--seed", default='{"budget-2026": {"title": "Budget", "sheets": {"Sheet1": [["Item", "Cost"]]}}}')
+    parser.add_argument("--forms-per-round", type=int, default=1, help="how many forms update_values asks at once")
     args = parser.parse_args()
     world = World(json.loads(args.seed))
     verifier = FixedToken(args.token)
     # The issuer is never contacted: the token is checked by `FixedToken` alone.
     auth = AuthSettings(issuer_url="http://127.0.0.1/issuer", resource_server_url=None)
-    full = make_server(world, "sheets-v1", [GET_VALUES, UPDATE_VALUES])
+    full = make_server(world, "sheets-v1", [GET_VALUES, UPDATE_VALUES], args.forms_per_round)
     restricted = make_server(world, "sheets-v1self", [GET_VALUES])
     apps = {
         "/mcp/sheets/v1": full.streamable_http_app(

@@ -76,6 +76,11 @@ impl PyServer {
     /// Starts `tests/servers/sheets_mcp.py` with Ada's "Budget" spreadsheet: sheet "Q1 Budget" holding
     /// Item/Cost, Tea/3, and an empty "Notes".
     async fn start() -> Self {
+        Self::start_with(&[]).await
+    }
+
+    /// [`PyServer::start`], with `options` on the server's command line.
+    async fn start_with(options: &[&str]) -> Self {
         let seed = json!({
             SHEET_ID: {
                 "title": "Budget",
@@ -86,6 +91,7 @@ impl PyServer {
         let mut child = tokio::process::Command::new(python())
             .arg(&script)
             .args(["--token", TOKEN, "--seed", &seed.to_string()])
+            .args(options)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -390,4 +396,36 @@ async fn a_refused_token_is_a_refused_sign_in_and_a_fresh_one_is_tried_once() {
     let listed = mcp.catalogue(Product::Sheets).await.expect("listed with the fresh token");
     assert!(listed.tool("get_values").is_some());
     assert_eq!(tokens.refreshes.load(std::sync::atomic::Ordering::SeqCst), 1, "one fresh token");
+}
+
+/// A server that asks for more forms in one round than Gatehouse puts to the person (8) gets none of them
+/// answered: the call ends with words that say why, no card shows meanwhile, and nothing is written.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_round_asking_for_more_forms_than_gatehouse_shows_is_refused_without_a_card() {
+    let server = PyServer::start_with(&["--forms-per-round", "9"]).await;
+    let home = tempfile::tempdir().expect("home");
+    let (engine, _store) = engine(&server, home.path()).await;
+    let write = json!({ "spreadsheet_id": SHEET_ID, "sheet": SHEET, "range": "A3", "data": [["Milk", 2]] });
+    let running = {
+        let engine = Arc::clone(&engine);
+        tokio::spawn(async move { call(&engine, "update_cells", write).await })
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !running.is_finished() {
+        assert!(engine.approvals().broker().pending().is_empty(), "a card was shown for one of the nine forms");
+        assert!(std::time::Instant::now() < deadline, "the call did not end");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let reply = running.await.expect("the call ends");
+    assert!(reply.is_error, "{}", reply.text);
+    assert!(
+        reply.text.contains("asked for 9 approval forms at once")
+            && reply.text.contains("at most 8")
+            && reply.text.contains("was not run"),
+        "{}",
+        reply.text
+    );
+    let state = server.state().await;
+    assert_eq!((state["forms_asked"].clone(), state["writes"].clone()), (json!(1), json!(0)), "{state}");
+    assert_eq!(server.rows(SHEET).await, json!([["Item", "Cost"], ["Tea", 3]]), "the sheet is unchanged");
 }
