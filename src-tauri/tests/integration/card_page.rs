@@ -245,7 +245,7 @@ impl gatehouse_core::approval::gate::TargetNames for SlowGoogle {
 
     fn preview(
         &self,
-        _tool: &gatehouse_core::tools::ToolDef,
+        _tool: &gatehouse_core::approval::GatedTool,
         _args: &Value,
     ) -> Option<gatehouse_core::tools::registry::PreviewRead> {
         use gatehouse_core::approval::preview::{CellChange, Preview};

@@ -357,26 +357,16 @@ async fn the_view_says_which_values_wait_for_a_restart() {
     assert_eq!(engine.context().config.max_response_chars, 123_456);
 
     // Nothing changed since the start: nothing waits. A change waits until the next start.
-    let views = settings::view(
-        &person,
-        &config,
-        engine.approvals().policy(),
-        no_env(),
-        Some(&ops::settings::running(&engine)),
-        catalogue(),
-    );
+    let views_of = |person: &PersonSettings| {
+        let running = ops::settings::running(&engine);
+        settings::view(person, &config, engine.approvals().policy(), no_env(), Some(&running), catalogue())
+    };
+    let views = views_of(&person);
     assert!(views.iter().all(|view| !view.restart_needed), "{views:?}");
     set(&store, Key::ResponseCap, json!(200_000), engine.approvals().policy()).await.expect("a new cap");
     set(&store, Key::StartInSandbox, json!(true), engine.approvals().policy()).await.expect("the sandbox");
     let person = PersonSettings::load(&store).await.expect("load");
-    let views = settings::view(
-        &person,
-        &config,
-        engine.approvals().policy(),
-        no_env(),
-        Some(&ops::settings::running(&engine)),
-        catalogue(),
-    );
+    let views = views_of(&person);
     assert!(setting(&views, Key::ResponseCap).restart_needed);
     assert!(setting(&views, Key::StartInSandbox).restart_needed);
     assert!(!setting(&views, Key::GateReads).restart_needed);
