@@ -22,15 +22,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check() { # check NAME COMMAND… : runs COMMAND, reports ok/not ok
-  local name=$1; shift
-  if output=$("$@" 2>&1); then
-    echo "ok $name"
-  else
-    echo "not ok $name"
-    echo "$output" | tail -n 30 | sed 's/^/    /'
-  fi
-}
+# shellcheck source=lib/check.sh
+. scripts/lib/check.sh
 
 if [ -n "$sudo_cmd" ] && ! sudo -n true 2>/dev/null; then
   echo "not ok install-test-can-install (installing a package needs root or password-less sudo)"

@@ -18,18 +18,8 @@ cleanup() {
   rm -rf "$home"
 }
 trap cleanup EXIT
-failures=0
-
-check() { # check NAME COMMAND… : runs COMMAND, reports ok/not ok
-  local name=$1; shift
-  if output=$("$@" 2>&1); then
-    echo "ok $name"
-  else
-    echo "not ok $name"
-    echo "$output" | tail -n 20 | sed 's/^/    /'
-    failures=$((failures + 1))
-  fi
-}
+# shellcheck source=lib/check.sh
+. scripts/lib/check.sh
 
 for tool in inspector conformance mcpb; do
   command -v "$tool" >/dev/null || { echo "not ok validators-installed ($tool missing: run scripts/install-deps.sh --validators)"; exit 1; }
