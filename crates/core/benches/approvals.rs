@@ -179,7 +179,7 @@ async fn main() {
     let catalogue = all_tools();
     let tools: Vec<(ToolDef, String)> = catalogue
         .iter()
-        .filter(|tool| matches!(tool.meta.access, Access::Write { .. }))
+        .filter(|tool| matches!(tool.meta.access, Access::Write(_)))
         .map(|tool| (tool.clone(), fingerprint(tool)))
         .collect();
     let (tool, print) = tools.iter().find(|(tool, _)| tool.meta.name == TOOL).expect("update_cells is a write tool");

@@ -620,7 +620,7 @@ impl Engine {
                     unfinished.decided(&permit, answered_via);
                     // A change is on disk as pending before it is sent, or not sent at all.
                     let permit = match (permit, &tool.meta.access) {
-                        (Permit::Run { source }, Access::Write { .. }) => match unfinished.record_before().await {
+                        (Permit::Run { source }, Access::Write(_)) => match unfinished.record_before().await {
                             Ok(()) => Permit::Run { source },
                             Err(error) => {
                                 tracing::error!(tool = name, "the call could not be recorded before it ran: {error}");

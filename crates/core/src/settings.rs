@@ -659,7 +659,7 @@ pub fn tool_choices<T: AsRef<ToolMeta>>(catalogue: &[T]) -> Vec<ToolChoice> {
                 name: meta.name,
                 title: meta.title,
                 service: meta.service.label(),
-                changes: matches!(meta.access, Access::Write { .. }),
+                changes: matches!(meta.access, Access::Write(_)),
             }
         })
         .collect()

@@ -286,7 +286,7 @@ impl Approvals {
 
     /// Whether the tool's calls pass through the decision: every write, and reads when the policy gates them.
     pub fn is_gated(&self, tool: &GatedTool) -> bool {
-        matches!(tool.meta.access, Access::Write { .. }) || self.policy.gate_reads()
+        matches!(tool.meta.access, Access::Write(_)) || self.policy.gate_reads()
     }
 
     /// Why the caller's name can't be accepted, as the refusal the assistant gets, or `None`. Every call of

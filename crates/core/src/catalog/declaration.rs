@@ -38,13 +38,8 @@ impl Limitation {
 pub enum Access {
     /// Reads only; `readOnlyHint`.
     Read,
-    /// Changes Google data or the local disk.
-    Write {
-        /// Overwrites or removes something (`destructiveHint: true`); `false` for purely additive writes.
-        destructive: bool,
-        /// Repeating the same call changes nothing more (`idempotentHint`).
-        idempotent: bool,
-    },
+    /// Changes Google data or the local disk, with this effect (`destructiveHint`, `idempotentHint`).
+    Write(Effect),
 }
 
 /// What a write does, as MCP's `destructiveHint` and `idempotentHint` say it: named at every declaration
@@ -133,13 +128,12 @@ impl ToolMeta {
         description: &'static str,
         effect: Effect,
     ) -> Self {
-        let Effect { destructive, idempotent } = effect;
         Self {
             name,
             title,
             description,
             service,
-            access: Access::Write { destructive, idempotent },
+            access: Access::Write(effect),
             cap: Cap::Fixed,
             local_path: false,
             fails_for: &[],
@@ -206,7 +200,7 @@ impl ToolMeta {
     pub fn annotations(&self) -> ToolAnnotations {
         let (read_only, destructive, idempotent) = match self.access {
             Access::Read => (true, false, true),
-            Access::Write { destructive, idempotent } => (false, destructive, idempotent),
+            Access::Write(Effect { destructive, idempotent }) => (false, destructive, idempotent),
         };
         ToolAnnotations::from_raw(
             Some(self.title.to_owned()),

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use super::registry::{Access, Cap, ToolDef};
+use super::registry::{Access, Cap, Effect, ToolDef};
 
 /// The tool reference as Markdown: one table per product, every tool's parameters and annotations.
 pub fn markdown(tools: &[ToolDef]) -> String {
@@ -96,7 +96,7 @@ pub fn discovered_markdown(tools: &[&ToolDef]) -> String {
 fn kind(access: Access) -> (&'static str, &'static str, &'static str) {
     match access {
         Access::Read => ("R", "", "yes"),
-        Access::Write { destructive, idempotent } => {
+        Access::Write(Effect { destructive, idempotent }) => {
             ("W", if destructive { "yes" } else { "" }, if idempotent { "yes" } else { "" })
         }
     }
@@ -177,7 +177,10 @@ mod tests {
         let tool = |name: &str| discovered.iter().find(|tool| tool.meta.name == name).copied().expect("listed");
         assert!(tool("google_sheets_get_spreadsheet").meta.is_read_only());
         assert!(tool("google_sheets_get_spreadsheet").meta.local_path);
-        assert!(matches!(tool("google_drive_create_file").meta.access, Access::Write { destructive: false, .. }));
+        assert!(matches!(
+            tool("google_drive_create_file").meta.access,
+            Access::Write(Effect { destructive: false, .. })
+        ));
         let update = tool("google_calendar_update_event");
         assert!(update.google().is_some_and(|google| google.always_asks), "left out of /mcp/v1self");
         let section = discovered_markdown(&discovered);

@@ -43,7 +43,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rmcp::model::JsonObject;
 use serde_json::{Value, json};
 
-use super::registry::{Access, Cap, Limitation, Service, ToolDef, ToolMeta};
+use super::registry::{Access, Cap, Effect, Limitation, Service, ToolDef, ToolMeta};
 use crate::google::mcp::{Catalogue, GoogleTool, Product};
 
 /// The largest definition (its JSON) Gatehouse takes from a server.
@@ -149,10 +149,10 @@ pub fn access(tool: &GoogleTool) -> Access {
     if says_read && !tool.always_asks {
         return Access::Read;
     }
-    Access::Write {
+    Access::Write(Effect {
         destructive: hints.and_then(|hints| hints.destructive_hint) != Some(false),
         idempotent: hints.and_then(|hints| hints.idempotent_hint) == Some(true),
-    }
+    })
 }
 
 /// A short label in plain words: Google's title, else its name in words (`insert_dimension` → "Insert
@@ -325,11 +325,11 @@ mod tests {
         let read = plain("peek", json!({ "readOnlyHint": true }), false);
         assert_eq!(access(&read), Access::Read);
         let says_read_but_google_always_asks = plain("peek", json!({ "readOnlyHint": true }), true);
-        assert!(matches!(access(&says_read_but_google_always_asks), Access::Write { .. }));
+        assert!(matches!(access(&says_read_but_google_always_asks), Access::Write(_)));
         let silent = plain("poke", json!({}), false);
-        assert_eq!(access(&silent), Access::Write { destructive: true, idempotent: false });
+        assert_eq!(access(&silent), Access::Write(Effect { destructive: true, idempotent: false }));
         let additive = plain("add", json!({ "readOnlyHint": false, "destructiveHint": false }), false);
-        assert_eq!(access(&additive), Access::Write { destructive: false, idempotent: false });
+        assert_eq!(access(&additive), Access::Write(Effect { destructive: false, idempotent: false }));
     }
 
     #[test]

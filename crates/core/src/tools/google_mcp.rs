@@ -327,7 +327,7 @@ fn stopped_asking(tool: &ToolDef) -> ToolError {
 fn may_resend(tool: &ToolDef, error: &McpError) -> bool {
     match tool.meta.access {
         Access::Read => true,
-        Access::Write { .. } => {
+        Access::Write(_) => {
             matches!(error, McpError::UnknownTool { .. } | McpError::NotAgentic { .. } | McpError::Refused { .. })
         }
     }

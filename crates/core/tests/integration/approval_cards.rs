@@ -377,7 +377,7 @@ fn sample(schema: &Value, root: &Value, name: &str) -> Value {
 #[test]
 fn every_write_tool_says_what_it_does_and_names_its_target() {
     let mut problems = Vec::new();
-    for tool in all_tools().iter().filter(|tool| matches!(tool.meta.access, Access::Write { .. })) {
+    for tool in all_tools().iter().filter(|tool| matches!(tool.meta.access, Access::Write(_))) {
         let name = tool.meta.name;
         if !tool.is_worded() {
             problems.push(format!("{name}: no sentence declared (ToolDef::worded)"));

@@ -175,7 +175,7 @@ fn every_write_tool_has_an_evaluator_or_a_reason_not_to() {
         let name = tool.meta.name;
         match tool.meta.access {
             Access::Read => assert!(tool.evaluators().is_empty(), "{name} is a read: reads are not gated"),
-            Access::Write { .. } => {
+            Access::Write(_) => {
                 let excused = NO_EVALUATOR.iter().find(|(excused, _)| *excused == name);
                 match excused {
                     Some((_, why)) => {
@@ -531,7 +531,7 @@ fn a_changed_definition_changes_the_fingerprint() {
     let mut retitled = tool("update_cells");
     retitled.meta.title = "Update cells quietly";
     let mut reannotated = tool("update_cells");
-    reannotated.meta.access = Access::Write { destructive: false, idempotent: true };
+    reannotated.meta.access = Access::Write(Effect { destructive: false, idempotent: true });
     for changed in [described, retitled, reannotated] {
         assert_ne!(fingerprint(&changed), base, "{:?}", changed.meta);
     }

@@ -254,7 +254,7 @@ async fn a_tool_google_always_asks_about_is_carded_by_googles_form_alone() {
     let id = serde_json::from_str::<Value>(&created.text).expect("JSON")["id"].as_str().expect("an id").to_owned();
 
     let tool = s.engine.tool("google_calendar_update_event").expect("offered");
-    assert!(matches!(tool.meta.access, Access::Write { .. }));
+    assert!(matches!(tool.meta.access, Access::Write(_)));
     let change = json!({ "calendarId": "primary", "eventId": id, "event": { "summary": "Coffee" } });
     let mut declined = start(&s.engine, "google_calendar_update_event", change.clone());
     let card = next_card(&s.engine, &mut declined).await;
