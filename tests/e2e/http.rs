@@ -144,8 +144,12 @@ async fn the_official_2026_sdks_are_served_statelessly_and_named_by_each_request
     let token = print_token(&home).await;
     let (_child, url) = sandbox_http(&home).await;
 
+    // Tokens are URL-safe base64, which may begin with `-`: given as `--token=…`, so that no client's argument
+    // parser takes one for an option (the Python client refused a token so, 1 run in 64).
+    let token_arg = format!("--token={token}");
+
     // Python, pinned to 2026-07-28, with the server's token.
-    let python = Sdk::Python.run(&home, &["--http", &url, "--token", &token, "--mode", "2026-07-28"]);
+    let python = Sdk::Python.run(&home, &["--http", &url, &token_arg, "--mode", "2026-07-28"]);
     let (steps, listing) = tokio::join!(python, allow_next(&home));
     steps.assert_sandbox_round_trip("2026-07-28", Sdk::Python.written_value());
     assert!(listing.contains("“python-sdk-2026” (says it is) wants to run Update cells"), "{listing}");
@@ -155,20 +159,21 @@ async fn the_official_2026_sdks_are_served_statelessly_and_named_by_each_request
     assert!(added.ok, "{}", added.stderr);
     let mut lines = added.stdout.lines().skip_while(|line| !line.starts_with("Its token"));
     let chat = lines.nth(1).expect("the printed token").trim().to_owned();
-    let typescript = Sdk::TypeScript.run(&home, &["--http", &url, "--token", &chat, "--name", "impostor"]);
+    let chat_arg = format!("--token={chat}");
+    let typescript = Sdk::TypeScript.run(&home, &["--http", &url, &chat_arg, "--name", "impostor"]);
     let (steps, listing) = tokio::join!(typescript, allow_next(&home));
     steps.assert_sandbox_round_trip("2026-07-28", Sdk::TypeScript.written_value());
     assert!(listing.contains("“chat” wants to run Update cells"), "{listing}");
     assert!(!listing.contains("impostor"), "{listing}");
 
     // The registered name, said by a request with the server's token: refused before anything runs.
-    let refused = Sdk::Python.run(&home, &["--http", &url, "--token", &token, "--name", "Chat"]).await;
+    let refused = Sdk::Python.run(&home, &["--http", &url, &token_arg, "--name", "Chat"]).await;
     let search = refused.step("search");
     assert_eq!(search["is_error"], true, "{}", refused.output);
     assert!(search["text"].as_str().unwrap_or_default().contains("did not present its token"), "{}", refused.output);
 
     // The Python SDK's older handshake (2025-11-25, with a session) on the same server.
-    let legacy = Sdk::Python.run(&home, &["--http", &url, "--token", &token, "--mode", "legacy", "--name", "legacy"]);
+    let legacy = Sdk::Python.run(&home, &["--http", &url, &token_arg, "--mode", "legacy", "--name", "legacy"]);
     let (steps, _) = tokio::join!(legacy, allow_next(&home));
     steps.assert_sandbox_round_trip("2025-11-25", Sdk::Python.written_value());
 
