@@ -121,8 +121,7 @@ impl Config {
         let local_roots = get("GATEHOUSE_LOCAL_ROOTS")
             .map(|value| std::env::split_paths(&value).filter(|p| !p.as_os_str().is_empty()).collect())
             .unwrap_or_default();
-        let enabled_tools = get("ENABLED_TOOLS")
-            .map(|value| value.split(',').map(|name| name.trim().to_owned()).filter(|name| !name.is_empty()).collect());
+        let enabled_tools = get("ENABLED_TOOLS").map(|value| tool_names(&value));
         let request_timeout = match get("GATEHOUSE_REQUEST_TIMEOUT_SECS") {
             Some(value) => Duration::from_secs(value.trim().parse::<u64>().ok().filter(|n| *n > 0).ok_or(
                 ConfigError::Invalid {
@@ -171,6 +170,12 @@ impl Config {
             google_backend: GoogleBackend::default(),
         }
     }
+}
+
+/// The tool names of a comma-separated list (`ENABLED_TOOLS`, the person's saved choice), trimmed, empty items
+/// left out; whether they name tools is for the caller to check.
+pub fn tool_names(list: &str) -> Vec<String> {
+    list.split(',').map(str::trim).filter(|name| !name.is_empty()).map(str::to_owned).collect()
 }
 
 fn default_home(xdg_data_home: Option<String>, home: Option<String>) -> Option<PathBuf> {

@@ -224,8 +224,7 @@ impl PersonSettings {
             Key::GateReads => self.gate_reads = Some(saved_switch(key, text)?),
             // Read as saved: names this Gatehouse no longer has are left out, with a warning, when applied.
             Key::EnabledTools => {
-                let names: Vec<String> =
-                    text.split(',').map(str::trim).filter(|name| !name.is_empty()).map(str::to_owned).collect();
+                let names = crate::config::tool_names(text);
                 if names.is_empty() {
                     return Err(SettingsError::Invalid("no tool is named".to_owned()));
                 }

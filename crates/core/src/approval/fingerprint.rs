@@ -28,18 +28,17 @@ pub fn fingerprint(tool: &GatedTool) -> String {
 
 /// What is hashed, before canonicalization.
 fn definition(tool: &GatedTool) -> Value {
-    let meta = &tool.meta;
+    let shown = tool.shown();
     // The order evaluators are declared in changes nothing about gating.
     let mut kinds: Vec<&str> = tool.evaluators().iter().map(|evaluator| evaluator.kind()).collect();
     kinds.sort_unstable();
-    // The fields of the tool as `tools/list` shows it (`ToolDef::to_mcp`).
     let mut hashed = json!({
         "version": VERSION,
-        "name": meta.name,
-        "title": meta.title,
-        "description": meta.described(),
-        "input_schema": Value::Object(tool.input_schema().as_ref().clone()),
-        "annotations": annotations(&meta.annotations()),
+        "name": shown.name,
+        "title": shown.title,
+        "description": shown.description,
+        "input_schema": Value::Object(shown.input_schema.as_ref().clone()),
+        "annotations": shown.annotations.as_ref().map(annotations),
         "evaluators": kinds,
     });
     // Only for tools on a Google definition: every other tool's fingerprint stays what it was.

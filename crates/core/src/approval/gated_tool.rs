@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use rmcp::model::JsonObject;
+use rmcp::model::{JsonObject, Tool};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -133,5 +133,15 @@ impl GatedTool {
     /// The JSON schema of the tool's arguments.
     pub fn input_schema(&self) -> &Arc<JsonObject> {
         &self.schema
+    }
+
+    /// The tool as MCP's `tools/list` shows it, but for the output schema a discovered tool passes on
+    /// (`ToolDef::to_mcp` adds it): what the assistant is shown, and what its fingerprint hashes.
+    pub fn shown(&self) -> Tool {
+        let meta = &self.meta;
+        let mut tool = Tool::new(meta.name, meta.described(), Arc::clone(&self.schema));
+        tool.title = Some(meta.title.to_owned());
+        tool.annotations = Some(meta.annotations());
+        tool
     }
 }

@@ -42,7 +42,7 @@ pub fn rule_scope_words(agent: Option<&str>) -> String {
     }
 }
 
-/// Which calls of `tool` a grant or rule covers.
+/// Which calls of its tool a grant or rule covers.
 pub fn limit_words(constraint: Option<&Constraint>) -> String {
     match constraint {
         // The value came from a call's arguments: escaped, like everything from outside.

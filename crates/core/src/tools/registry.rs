@@ -183,10 +183,7 @@ impl ToolDef {
 
     /// The tool as MCP's `tools/list` shows it.
     pub fn to_mcp(&self) -> Tool {
-        let meta = &self.meta;
-        let mut tool = Tool::new(meta.name, meta.described(), Arc::clone(self.input_schema()));
-        tool.title = Some(meta.title.to_owned());
-        tool.annotations = Some(meta.annotations());
+        let mut tool = self.shown();
         // A discovered tool passes Google's structuredContent on, which its output schema describes.
         if self.is_discovered() {
             tool.output_schema = self.google().and_then(|google| google.definition.output_schema.clone());
