@@ -97,6 +97,11 @@ pub fn watch_and_prepare<R: Runtime>(app: AppHandle<R>, approvals: Arc<Approvals
             tracing::info!(waiting = waiting.len(), "cards were waiting before the app could show them");
             crate::tray::set_waiting(&app, waiting.len());
             show(&app, &waiting);
+            // Shown is not seen: a card the window holds but the person is not looking at is announced
+            // like one that arrives later.
+            for card in &waiting {
+                notices.announce(&app, card);
+            }
         }
         loop {
             let event = tokio::select! {

@@ -216,14 +216,15 @@ fn a_card_not_in_view_is_announced_and_clicking_the_notification_opens_it() {
         approvals_b.broker().dismiss_all(Dismissal::ShuttingDown);
         call.await.expect("the call ends");
 
-        // With the card window open (the mock runtime's window never has the focus) a second card queues
-        // behind the first: both are announced, the second as "2 of 2", and both notifications are closed
-        // once the cards are answered.
+        // A card already waiting when the app starts to watch (an assistant that was waiting for the app) is
+        // shown and, the window not having the focus (the mock runtime's never has), announced. A second card
+        // then queues behind it: announced as "2 of 2". Both notifications are closed once the cards are
+        // answered.
         let approvals_c = approvals_without_store();
         let app_c = mock::app(&approvals_c);
-        card::watch(app_c.handle().clone(), approvals_c.clone());
         let first_call = ask(&approvals_c, "S2");
         pending(&approvals_c, 1).await;
+        card::watch(app_c.handle().clone(), approvals_c.clone());
         tokio::task::block_in_place(|| wait_for_notifications(&bus, 2));
         let second_call = ask(&approvals_c, "S3");
         pending(&approvals_c, 2).await;
