@@ -49,6 +49,7 @@ mod rpc;
 pub mod scopes;
 mod seed;
 mod sheets;
+mod slides;
 mod state;
 
 pub use auth::{Account, ClientKind, ConsentMode, GceMetadata, MetadataServer, OAuthClient};
@@ -181,6 +182,7 @@ fn api_routes() -> Router<Shared> {
         .merge(auth::routes())
         .merge(sheets::routes())
         .merge(docs::routes())
+        .merge(slides::routes())
         .merge(drive::routes())
         .merge(activity::routes())
         .merge(gmail::routes())

@@ -103,6 +103,7 @@ pub struct World {
     pub requests: Vec<RequestRecord>,
     pub sheets: crate::sheets::Store,
     pub docs: crate::docs::Store,
+    pub slides: crate::slides::Store,
     pub drive: crate::drive::Store,
     pub activity: crate::activity::Store,
     pub gmail: crate::gmail::Store,

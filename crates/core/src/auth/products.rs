@@ -38,7 +38,8 @@ pub enum ProductChoiceError {
 }
 
 /// The order products are offered in: Gatehouse's own first, as the app names them ("Sheets, Docs and Drive").
-const ORDER: [Service; 5] = [Service::Sheets, Service::Docs, Service::Drive, Service::Calendar, Service::Gmail];
+const ORDER: [Service; 6] =
+    [Service::Sheets, Service::Docs, Service::Drive, Service::Slides, Service::Calendar, Service::Gmail];
 
 /// The products whose permissions the enabled `tools` need, in a stable order, for an account that was granted
 /// `granted` (`None`: nobody signed in).
@@ -81,6 +82,7 @@ fn product_of(meta: &ToolMeta) -> Option<Service> {
     meta.scope.map(|scope| match scope {
         Scope::Sheets => Service::Sheets,
         Scope::Docs => Service::Docs,
+        Scope::Slides => Service::Slides,
         Scope::Drive | Scope::DriveActivity => Service::Drive,
         Scope::Calendar | Scope::CalendarAcl => Service::Calendar,
         Scope::Gmail => Service::Gmail,
@@ -101,6 +103,8 @@ const fn words(product: Service, writes: bool) -> (&'static str, &'static str) {
         (Service::Docs, false) => ("Google Docs", "read your documents"),
         (Service::Drive, true) => ("Google Drive", "find, read, upload, share and organize your files"),
         (Service::Drive, false) => ("Google Drive", "find and read your files"),
+        (Service::Slides, true) => ("Google Slides", "read and change your presentations"),
+        (Service::Slides, false) => ("Google Slides", "read your presentations"),
         (Service::Calendar, true) => ("Google Calendar", "read and change your calendars and events"),
         (Service::Calendar, false) => ("Google Calendar", "read your calendars and events"),
         (Service::Gmail, true) => ("Gmail", "read, draft, send and label your email"),

@@ -301,6 +301,7 @@ const fn scope_label(scope: Scope) -> &'static str {
     match scope {
         Scope::Sheets => "Google Sheets",
         Scope::Docs => "Google Docs",
+        Scope::Slides => "Google Slides",
         Scope::Drive => "Google Drive",
         Scope::DriveActivity => "Drive activity",
         Scope::Calendar => "Google Calendar",

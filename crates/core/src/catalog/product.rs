@@ -6,6 +6,8 @@ pub enum Service {
     Sheets,
     Drive,
     Docs,
+    /// Offered only through Google's Slides MCP server: its tools are discovered, none is declared.
+    Slides,
     Calendar,
     Gmail,
     /// Gatehouse's own response cache: no Google call.
@@ -18,6 +20,7 @@ impl Service {
             Service::Sheets => "Sheets",
             Service::Drive => "Drive",
             Service::Docs => "Docs",
+            Service::Slides => "Slides",
             Service::Calendar => "Calendar",
             Service::Gmail => "Gmail",
             Service::Cache => "Cache",
@@ -36,6 +39,7 @@ impl Service {
             Service::Sheets => Some(Scope::Sheets),
             Service::Drive => Some(Scope::Drive),
             Service::Docs => Some(Scope::Docs),
+            Service::Slides => Some(Scope::Slides),
             Service::Calendar => Some(Scope::Calendar),
             Service::Gmail => Some(Scope::Gmail),
             Service::Cache => None,
@@ -48,6 +52,7 @@ impl Service {
 pub enum Scope {
     Sheets,
     Docs,
+    Slides,
     Drive,
     DriveActivity,
     Calendar,
@@ -60,6 +65,8 @@ const SHEETS: &str = "https://www.googleapis.com/auth/spreadsheets";
 const SHEETS_READONLY: &str = "https://www.googleapis.com/auth/spreadsheets.readonly";
 const DOCS: &str = "https://www.googleapis.com/auth/documents";
 const DOCS_READONLY: &str = "https://www.googleapis.com/auth/documents.readonly";
+const SLIDES: &str = "https://www.googleapis.com/auth/presentations";
+const SLIDES_READONLY: &str = "https://www.googleapis.com/auth/presentations.readonly";
 const DRIVE: &str = "https://www.googleapis.com/auth/drive";
 const DRIVE_READONLY: &str = "https://www.googleapis.com/auth/drive.readonly";
 const ACTIVITY: &str = "https://www.googleapis.com/auth/drive.activity";
@@ -80,6 +87,7 @@ impl Scope {
         match self {
             Scope::Sheets => SHEETS,
             Scope::Docs => DOCS,
+            Scope::Slides => SLIDES,
             Scope::Drive => DRIVE,
             Scope::DriveActivity => ACTIVITY_READONLY,
             Scope::Calendar => CALENDAR,
@@ -93,6 +101,7 @@ impl Scope {
         match self {
             Scope::Sheets => "Sheets",
             Scope::Docs => "Docs",
+            Scope::Slides => "Slides",
             Scope::Drive => "Drive",
             Scope::DriveActivity => "Drive Activity",
             Scope::Calendar => "Calendar",
@@ -115,6 +124,7 @@ impl Scope {
         match self {
             Scope::Sheets => SHEETS_READONLY,
             Scope::Docs => DOCS_READONLY,
+            Scope::Slides => SLIDES_READONLY,
             Scope::Drive => DRIVE_READONLY,
             Scope::DriveActivity => ACTIVITY_READONLY,
             Scope::Calendar => CALENDAR_READONLY,
@@ -123,8 +133,8 @@ impl Scope {
         }
     }
 
-    /// Every granted scope that lets a tool work, as the discovery documents list them per method (Sheets and
-    /// Docs also accept Drive's scopes; reads also the `.readonly` ones). `drive.file` is left out: it reaches
+    /// Every granted scope that lets a tool work, as the discovery documents list them per method (Sheets, Docs
+    /// and Slides also accept Drive's scopes; reads also the `.readonly` ones). `drive.file` is left out: it reaches
     /// only files Gatehouse created or opened, so it does not make a tool usable in general.
     pub const fn accepted(self, read_only: bool) -> &'static [&'static str] {
         match (self, read_only) {
@@ -132,6 +142,8 @@ impl Scope {
             (Scope::Sheets, true) => &[SHEETS, SHEETS_READONLY, DRIVE, DRIVE_READONLY],
             (Scope::Docs, false) => &[DOCS, DRIVE],
             (Scope::Docs, true) => &[DOCS, DOCS_READONLY, DRIVE, DRIVE_READONLY],
+            (Scope::Slides, false) => &[SLIDES, DRIVE],
+            (Scope::Slides, true) => &[SLIDES, SLIDES_READONLY, DRIVE, DRIVE_READONLY],
             (Scope::Drive, false) => &[DRIVE],
             (Scope::Drive, true) => &[DRIVE, DRIVE_READONLY],
             (Scope::DriveActivity, _) => &[ACTIVITY, ACTIVITY_READONLY],

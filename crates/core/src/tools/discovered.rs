@@ -4,8 +4,8 @@
 //!
 //! # The naming rule
 //!
-//! Google's tool `T` of product `P` (the `P` of `Pmcp.googleapis.com`: `sheets`, `docs`, `drive`, `gmail`,
-//! `calendar`) is offered as **`google_P_T`** (`google_sheets_insert_dimension`). No Gatehouse tool's name
+//! Google's tool `T` of product `P` (the `P` of `Pmcp.googleapis.com`: `sheets`, `docs`, `slides`, `drive`,
+//! `gmail`, `calendar`) is offered as **`google_P_T`** (`google_sheets_insert_dimension`). No Gatehouse tool's name
 //! starts with `google_` (a test holds the declarations to it), and `P` holds no `_`, so a name tells its
 //! product and Google's tool apart and two products can't meet. `T` must be 1–[`MAX_GOOGLE_NAME`] characters
 //! of MCP's tool-name alphabet (ASCII letters, digits, `_`, `-`, `.`), so the offered name is within MCP's
@@ -59,6 +59,7 @@ pub const fn service(product: Product) -> Service {
     match product {
         Product::Sheets => Service::Sheets,
         Product::Docs => Service::Docs,
+        Product::Slides => Service::Slides,
         Product::Drive => Service::Drive,
         Product::Gmail => Service::Gmail,
         Product::Calendar => Service::Calendar,
@@ -306,7 +307,8 @@ mod tests {
     fn names_follow_one_rule_that_no_gatehouse_tool_can_meet() {
         assert_eq!(offered_name(Product::Sheets, "insert_dimension"), "google_sheets_insert_dimension");
         assert_eq!(parse_name("google_sheets_insert_dimension"), Some((Product::Sheets, "insert_dimension")));
-        assert_eq!(parse_name("google_slides_x"), None, "not a product Gatehouse speaks to");
+        assert_eq!(parse_name("google_slides_x"), Some((Product::Slides, "x")));
+        assert_eq!(parse_name("google_tasks_x"), None, "not a product Gatehouse speaks to");
         assert_eq!(parse_name("google_sheets_"), None);
         assert_eq!(parse_name("get_sheet_data"), None);
         for tool in crate::tools::all_tools() {

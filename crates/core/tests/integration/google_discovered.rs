@@ -413,3 +413,58 @@ async fn a_deny_rule_naming_one_of_googles_tools_refuses_it_before_google_hears_
     assert_eq!(record.entry.verdict, Verdict::Denied);
     assert!(record.entry.source.to_string().contains("no-new-files"), "{}", record.entry.source);
 }
+
+/// Google Slides has no Gatehouse tool of its own: its server's tools are offered as discovered, under the
+/// Slides product (its scope, the sign-in's Slides choice). A read runs at once after Gatehouse's decision; a
+/// change is Google's to ask about, so Google's form is the card, and only an accepted form changes the deck.
+#[tokio::test]
+async fn googles_slides_tools_are_offered_a_read_runs_and_a_change_waits_on_googles_form() {
+    let s = setup().await;
+    let deck = s.google.world().create_presentation("Launch deck", &Identity::user(USER));
+    let title = s.google.world().slides.json(&deck).expect("the deck")["slides"][0]["pageElements"][0]["objectId"]
+        .as_str()
+        .expect("a title placeholder")
+        .to_owned();
+    let (client, _) = connect(&s.engine).await;
+    let listed = names(&client).await;
+    for offered in
+        ["google_slides_read_presentation", "google_slides_read_slide_page", "google_slides_update_presentation"]
+    {
+        assert!(listed.iter().any(|name| name == offered), "{offered} is offered: {listed:?}");
+    }
+    let update = s.engine.tool("google_slides_update_presentation").expect("offered");
+    assert_eq!(update.meta.service, gatehouse_core::tools::Service::Slides);
+    assert_eq!(update.meta.scope, Some(gatehouse_core::catalog::Scope::Slides));
+    assert!(matches!(update.meta.access, Access::Write(_)));
+    let offered = s.engine.discovered_tools();
+    let products = gatehouse_core::auth::products::offered(&offered, None);
+    let slides = products.iter().find(|product| product.key == "slides").expect("Slides is a sign-in choice");
+    assert_eq!(slides.name, "Google Slides");
+    assert!(!slides.suggested, "asked for only when the person ticks it");
+
+    let read =
+        call(&client, "google_slides_read_presentation", json!({ "presentationId": deck, "fields": ["title"] })).await;
+    assert_ne!(read.is_error, Some(true), "{}", text(&read));
+    assert_eq!(
+        read.structured_content.as_ref().map(|content| content["content"]["title"].clone()),
+        Some(json!("Launch deck"))
+    );
+
+    let change =
+        json!({ "presentationId": deck, "requests": [{ "insertText": { "objectId": title, "text": "Launch" } }] });
+    let mut declined = start(&s.engine, "google_slides_update_presentation", change.clone());
+    let card = next_card(&s.engine, &mut declined).await;
+    let form = card.form.as_ref().expect("Google's form is the card");
+    assert!(!form.google_asks_too, "Gatehouse leaves a tool Google always asks about to Google's form");
+    s.engine.approvals().broker().answer(card.id, RawAnswer::Deny).expect("Deny declines");
+    assert!(declined.await.expect("the call ends").is_error);
+    assert_eq!(s.google.world().slides.plain_text(&deck).as_deref(), Some(""), "a declined form changes nothing");
+
+    let mut accepted = start(&s.engine, "google_slides_update_presentation", change);
+    let card = next_card(&s.engine, &mut accepted).await;
+    s.engine.approvals().broker().answer(card.id, RawAnswer::Form(Default::default())).expect("accepted");
+    let reply = accepted.await.expect("the call ends");
+    assert!(!reply.is_error, "{}", reply.text);
+    assert_eq!(s.google.world().slides.plain_text(&deck).as_deref(), Some("Launch\n"));
+    client.cancel().await.expect("the client ends");
+}

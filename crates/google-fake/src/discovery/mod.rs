@@ -2,9 +2,10 @@
 //! (`crates/google-fake/discovery/*.json`), so a test cannot pass against the emulator and then fail
 //! against Google.
 //!
-//! [`model()`] is every method of every resource of Sheets v4, Docs v1, Drive v3 and Drive Activity v2:
-//! HTTP method, path templates (plain and media upload), query parameters (the method's and the API's
-//! common ones) and request/response schemas. [`Discovery::validate`] checks one [`Exchange`] against it:
+//! [`model()`] is every method of every resource of Sheets v4, Docs v1, Drive v3, Drive Activity v2, Gmail
+//! v1, Calendar v3 and Slides v1: HTTP method, path templates (plain and media upload), query parameters
+//! (the method's and the API's common ones) and request/response schemas. [`Discovery::validate`] checks one
+//! [`Exchange`] against it:
 //!
 //! - the path and HTTP method match a method (`{param}`, `{+param}`, custom verbs such as
 //!   `values:batchGet` or `{range}:clear`, on percent-decoded segments);

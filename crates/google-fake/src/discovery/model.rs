@@ -13,6 +13,7 @@ pub(super) const DOCUMENTS: &[(&str, &str)] = &[
     ("driveactivity.v2.json", include_str!("../../discovery/driveactivity.v2.json")),
     ("gmail.v1.json", include_str!("../../discovery/gmail.v1.json")),
     ("calendar.v3.json", include_str!("../../discovery/calendar.v3.json")),
+    ("slides.v1.json", include_str!("../../discovery/slides.v1.json")),
 ];
 
 /// Every API the emulator serves, as its discovery documents describe it.

@@ -10,6 +10,8 @@ use crate::activity::{Action, CreateKind};
 use crate::errors::ApiError;
 use crate::state::{Identity, World};
 
+const PRESENTATION: &str = crate::slides::MIME_TYPE;
+
 /// What a Sheets or Docs call does to the file it addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Access {
@@ -27,7 +29,7 @@ impl World {
     /// `insert_with_*`) is open to every caller.
     pub(crate) fn require_native_access(&self, id: &str, who: &Identity, access: Access) -> Result<(), ApiError> {
         if !self.drive.contains(id) {
-            return if self.sheets.contains(id) || self.docs.contains(id) {
+            return if self.sheets.contains(id) || self.docs.contains(id) || self.slides.contains(id) {
                 Ok(())
             } else {
                 Err(ApiError::not_found())
@@ -113,7 +115,7 @@ pub(crate) fn export_formats(mime_type: &str) -> Option<&'static [(&'static str,
     match mime_type {
         DOCUMENT => Some(DOC_EXPORTS),
         SPREADSHEET => Some(SHEET_EXPORTS),
-        "application/vnd.google-apps.presentation" => Some(SLIDES_EXPORTS),
+        PRESENTATION => Some(SLIDES_EXPORTS),
         "application/vnd.google-apps.drawing" => Some(DRAWING_EXPORTS),
         "application/vnd.google-apps.script" => Some(&[("application/vnd.google-apps.script+json", "json")]),
         _ => None,
@@ -125,6 +127,7 @@ pub(crate) fn export(world: &World, file: &File, mime: &str) -> Option<Vec<u8>> 
     match file.mime_type.as_str() {
         SPREADSHEET => world.sheets.export(&file.id, mime),
         DOCUMENT => world.docs.export(&file.id, mime),
+        PRESENTATION if mime == "text/plain" => world.slides.plain_text(&file.id).map(String::into_bytes),
         _ => None,
     }
 }
@@ -134,6 +137,7 @@ pub(crate) fn full_text(world: &World, file: &File) -> Option<String> {
     match file.mime_type.as_str() {
         SPREADSHEET => world.sheets.export(&file.id, "text/csv").map(|b| String::from_utf8_lossy(&b).into_owned()),
         DOCUMENT => world.docs.plain_text(&file.id),
+        PRESENTATION => world.slides.plain_text(&file.id),
         _ => None,
     }
 }
@@ -143,6 +147,7 @@ pub(crate) fn remove(world: &mut World, id: &str, mime: &str) {
     match mime {
         SPREADSHEET => world.sheets.remove(id),
         DOCUMENT => world.docs.remove(id),
+        PRESENTATION => world.slides.remove(id),
         _ => {}
     }
 }
@@ -156,6 +161,9 @@ pub(crate) fn rename(world: &mut World, id: &str, mime: &str, title: &str) {
         DOCUMENT => {
             world.docs.rename(id, title);
         }
+        PRESENTATION => {
+            world.slides.rename(id, title);
+        }
         _ => {}
     }
 }
@@ -165,6 +173,7 @@ pub(crate) fn copy(world: &mut World, from: &str, new_id: &str, title: &str, mim
     match mime {
         SPREADSHEET => world.sheets.copy(from, new_id, title),
         DOCUMENT => world.docs.copy(from, new_id, title),
+        PRESENTATION => world.slides.copy(from, new_id, title),
         _ => false,
     }
 }

@@ -186,6 +186,8 @@ pub(crate) fn create_file(
             let text = media.as_ref().map(document_text).unwrap_or_default();
             Some(native::create_document(world, &name, &text, who))
         }
+        // Slides converts no upload; an empty presentation is made as presentations.create makes one.
+        crate::slides::MIME_TYPE if media.is_none() => Some(world.create_presentation(&name, who)),
         other if other.starts_with("application/vnd.google-apps.") && other != FOLDER && other != SHORTCUT => {
             Some(new_native_id())
         }

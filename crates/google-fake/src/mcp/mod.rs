@@ -5,7 +5,7 @@
 //!
 //! The server of product `P` (Google's host `Pmcp.googleapis.com`) is reached at `<root>/mcp/P/v1` and
 //! `<root>/mcp/P/v1self`, where `<root>` is the emulator's base URL ([`crate::FakeGoogle::url`], the value of
-//! `GATEHOUSE_GOOGLE_ENDPOINT`) and `P` is one of `sheets`, `docs`, `drive`, `gmail`, `calendar`
+//! `GATEHOUSE_GOOGLE_ENDPOINT`) and `P` is one of `sheets`, `docs`, `slides`, `drive`, `gmail`, `calendar`
 //! ([`Product::ALL`]). Other programs rely on this rule: keep it.
 //!
 //! # Protocol
@@ -68,6 +68,7 @@ pub use guard::NOT_AGENTIC;
 pub enum Product {
     Sheets,
     Docs,
+    Slides,
     Drive,
     Gmail,
     Calendar,
@@ -75,13 +76,15 @@ pub enum Product {
 
 impl Product {
     /// Every product the emulator serves an MCP server for.
-    pub const ALL: [Product; 5] = [Product::Sheets, Product::Docs, Product::Drive, Product::Gmail, Product::Calendar];
+    pub const ALL: [Product; 6] =
+        [Product::Sheets, Product::Docs, Product::Slides, Product::Drive, Product::Gmail, Product::Calendar];
 
     /// `P` of the URL rule and of Google's host `Pmcp.googleapis.com`.
     pub fn name(self) -> &'static str {
         match self {
             Product::Sheets => "sheets",
             Product::Docs => "docs",
+            Product::Slides => "slides",
             Product::Drive => "drive",
             Product::Gmail => "gmail",
             Product::Calendar => "calendar",

@@ -183,6 +183,30 @@ impl GoogleMcp {
                 let uri = format!("/v1/documents/{}:batchUpdate", id("documentId")?);
                 structured(self.rest_json(token, Method::POST, uri, Some(body)).await)
             }
+            (Product::Slides, "read_presentation" | "read_slide_page") => {
+                if boolean(args, "commentsIncluded")? {
+                    return Err("The emulator does not include comments in Slides reads; leave commentsIncluded out."
+                        .to_owned());
+                }
+                let fields = strings(args, "fields")?.join(",");
+                let query = if fields.is_empty() { String::new() } else { format!("?fields={}", encode(&fields)) };
+                let uri = match tool.name {
+                    "read_slide_page" => {
+                        format!("/v1/presentations/{}/pages/{}{query}", id("presentationId")?, id("pageId")?)
+                    }
+                    _ => format!("/v1/presentations/{}{query}", id("presentationId")?),
+                };
+                let content = self.rest_json(token, Method::GET, uri, None).await?;
+                Ok(CallToolResult::structured(json!({ "content": content })))
+            }
+            (Product::Slides, "update_presentation") => {
+                let mut body = json!({ "requests": requests(args)? });
+                if let Some(control) = field(args, "writeControl") {
+                    body["writeControl"] = control.clone();
+                }
+                let uri = format!("/v1/presentations/{}:batchUpdate", id("presentationId")?);
+                structured(self.rest_json(token, Method::POST, uri, Some(body)).await)
+            }
             (Product::Drive, "search_files") => {
                 let query = optional(args, "query")?.unwrap_or_default();
                 structured(self.list_files(token, query.trim(), None, args).await)
@@ -384,6 +408,7 @@ impl GoogleMcp {
         let key = match self.product {
             Product::Sheets => "spreadsheetId",
             Product::Docs => "documentId",
+            Product::Slides => "presentationId",
             Product::Drive => "fileId",
             Product::Gmail | Product::Calendar => return None,
         };
@@ -402,6 +427,10 @@ impl GoogleMcp {
                 format!("read the spreadsheet “{target}”{range}, owned by someone else")
             }
             "read_doc" => format!("read the document “{target}”, owned by someone else"),
+            "update_presentation" => format!("change the presentation “{target}”"),
+            "read_presentation" | "read_slide_page" => {
+                format!("read the presentation “{target}”, owned by someone else")
+            }
             "update_event" | "delete_event" => {
                 let verb = if tool.name == "update_event" { "change" } else { "delete" };
                 let event = optional(args, "eventId").ok().flatten().unwrap_or_default();

@@ -10,6 +10,11 @@
 //!   null skipped).
 //! - Docs: <https://developers.google.com/workspace/docs/api/reference/mcp> (`read_doc` is `documents.get`,
 //!   `update_doc` takes a `documents.batchUpdate` request).
+//! - Slides: <https://developers.google.com/workspace/slides/api/reference/mcp> and its tool pages
+//!   `tools_list/read_presentation` (input `presentationId`, `fields`, `commentsIncluded`; output `content`,
+//!   an object; annotations: read-only, idempotent, open world) and `tools_list/read_slide_page` (input
+//!   `presentationId`, `pageId`, `fields`, `commentsIncluded`; output `content`). `update_presentation`'s
+//!   page lists its request kinds but was cut before its schema: its input field names are assumed.
 //! - Drive: <https://developers.google.com/workspace/drive/api/reference/mcp> (`create_file` with base64
 //!   `content`, native types creatable empty, `text/plain` → Doc and `text/csv` → Sheet unless
 //!   `disable_conversion_to_google_type`, folders; `get_file_metadata`; `list_recent_files` ordered by
@@ -82,12 +87,14 @@ impl ToolDef {
 pub(crate) fn catalogue(product: Product) -> &'static [ToolDef] {
     static SHEETS: LazyLock<Vec<ToolDef>> = LazyLock::new(sheets);
     static DOCS: LazyLock<Vec<ToolDef>> = LazyLock::new(docs);
+    static SLIDES: LazyLock<Vec<ToolDef>> = LazyLock::new(slides);
     static DRIVE: LazyLock<Vec<ToolDef>> = LazyLock::new(drive);
     static GMAIL: LazyLock<Vec<ToolDef>> = LazyLock::new(gmail);
     static CALENDAR: LazyLock<Vec<ToolDef>> = LazyLock::new(calendar);
     match product {
         Product::Sheets => &SHEETS,
         Product::Docs => &DOCS,
+        Product::Slides => &SLIDES,
         Product::Drive => &DRIVE,
         Product::Gmail => &GMAIL,
         Product::Calendar => &CALENDAR,
@@ -244,6 +251,93 @@ fn docs() -> Vec<ToolDef> {
                 },
                 "outputSchema": { "type": "object", "description": "A BatchUpdateDocumentResponse." },
                 "annotations": annotations(false, false, "Update document")
+            }),
+        ),
+    ]
+}
+
+/// `fields` and `commentsIncluded`, as Google's Slides read tools take them.
+fn slides_read_options() -> (Value, Value) {
+    (
+        json!({
+            "type": "array",
+            "items": { "type": "string" },
+            "description": "Optional. A field mask: the properties to return, in the Slides REST API's JSON structure (e.g. \"slides.pageElements(objectId,shape.text)\"). Ask only for what you need."
+        }),
+        json!({ "type": "boolean", "description": "Optional. If true, comments are included in the response; by default they are not." }),
+    )
+}
+
+fn slides() -> Vec<ToolDef> {
+    let (fields, comments) = slides_read_options();
+    let content = |what: &str| {
+        json!({
+            "type": "object",
+            "properties": { "content": { "type": "object", "description": format!("The JSON representation of the {what}.") } }
+        })
+    };
+    let read = |title: &str| json!({ "title": title, "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true });
+    vec![
+        ToolDef::new(
+            "read_presentation",
+            Gate::OutsideAccount,
+            &["slides.presentations.get"],
+            json!({
+                "description": "Reads a JSON representation of a Google Slides presentation. Corresponds to presentations.get in the REST API.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "presentationId": string("Required. The ID of the presentation to read content from."),
+                        "fields": fields,
+                        "commentsIncluded": comments
+                    },
+                    "required": ["presentationId"]
+                },
+                "outputSchema": content("Google Slides presentation"),
+                "annotations": read("Read presentation")
+            }),
+        ),
+        ToolDef::new(
+            "read_slide_page",
+            Gate::OutsideAccount,
+            &["slides.presentations.pages.get"],
+            json!({
+                "description": "Reads a JSON representation of a single slide/page from a Google Slides presentation. Corresponds to presentations.pages.get in the REST API.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "presentationId": string("Required. The ID of the presentation containing the page."),
+                        "pageId": string("Required. The ID of the slide page to retrieve."),
+                        "fields": fields,
+                        "commentsIncluded": comments
+                    },
+                    "required": ["presentationId", "pageId"]
+                },
+                "outputSchema": content("slide page"),
+                "annotations": read("Read slide page")
+            }),
+        ),
+        ToolDef::new(
+            "update_presentation",
+            Gate::Always,
+            &["slides.presentations.batchUpdate"],
+            json!({
+                "description": "Updates a presentation with a set of batchUpdate requests (createSlide, createShape, createTable, insertText, replaceAllText, deleteObject, updateSlidesPosition, deleteText, updateTextStyle, duplicateObject, …). Corresponds to presentations.batchUpdate in the REST API.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "presentationId": string("Required. The ID of the presentation to update."),
+                        "requests": requests("presentations.batchUpdate"),
+                        "writeControl": {
+                            "type": "object",
+                            "description": "Optional. requiredRevisionId: apply only if the presentation is still at this revision.",
+                            "properties": { "requiredRevisionId": { "type": "string" } }
+                        }
+                    },
+                    "required": ["presentationId", "requests"]
+                },
+                "outputSchema": { "type": "object", "description": "A BatchUpdatePresentationResponse: presentationId, replies, writeControl." },
+                "annotations": { "title": "Update presentation", "readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true }
             }),
         ),
     ]

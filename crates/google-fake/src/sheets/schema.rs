@@ -1,4 +1,4 @@
-//! Request checking against Google's discovery documents, shared by the Sheets and Docs emulators.
+//! Request checking against Google's discovery documents, shared by the Sheets, Docs and Slides emulators.
 //!
 //! Google binds query parameters and JSON bodies to the method's request message before anything else
 //! runs, so an unknown parameter, an unknown field or a value of the wrong type is refused with a fixed
@@ -17,18 +17,23 @@ use crate::errors::ApiError;
 pub(crate) enum Api {
     Sheets,
     Docs,
+    Slides,
 }
 
 impl Api {
     fn document(self) -> &'static Value {
         static SHEETS: OnceLock<Value> = OnceLock::new();
         static DOCS: OnceLock<Value> = OnceLock::new();
+        static SLIDES: OnceLock<Value> = OnceLock::new();
         match self {
             Api::Sheets => SHEETS.get_or_init(|| {
                 serde_json::from_str(include_str!("../../discovery/sheets.v4.json")).unwrap_or(Value::Null)
             }),
             Api::Docs => DOCS.get_or_init(|| {
                 serde_json::from_str(include_str!("../../discovery/docs.v1.json")).unwrap_or(Value::Null)
+            }),
+            Api::Slides => SLIDES.get_or_init(|| {
+                serde_json::from_str(include_str!("../../discovery/slides.v1.json")).unwrap_or(Value::Null)
             }),
         }
     }
@@ -38,6 +43,7 @@ impl Api {
         match self {
             Api::Sheets => "google.apps.sheets.v4",
             Api::Docs => "google.apps.docs.v1",
+            Api::Slides => "google.apps.slides.v1",
         }
     }
 }

@@ -16,3 +16,4 @@ mod mcp;
 mod oauth;
 mod scopes;
 mod sheets;
+mod slides;

@@ -491,3 +491,67 @@ async fn calendar_changes_ask_and_gmail_drafts_land_in_the_mailbox() {
     let injected = call("create_draft", json!({ "to": ["bob@example.com\r\nBcc: eve@example.com"], "subject": "x" }));
     assert_eq!(complete(once(&gmail, injected).await).is_error, Some(true), "no header injection");
 }
+
+#[tokio::test]
+async fn slides_tools_read_what_rest_made_and_a_change_asks_first() {
+    let env = Env::new().await;
+    let (status, created) =
+        env.send(env.http.post(env.url("/v1/presentations")).json(&json!({ "title": "Launch deck" }))).await;
+    assert_eq!(status, 200, "{created}");
+    let id = created["presentationId"].as_str().expect("an id").to_owned();
+    let title = created["slides"][0]["pageElements"][0]["objectId"].as_str().expect("a title").to_owned();
+
+    let slides = modern(&env, "/mcp/slides/v1", &env.ada).await;
+    assert_eq!(tool_names(&slides).await, ["read_presentation", "read_slide_page", "update_presentation"]);
+    let slides_self = modern(&env, "/mcp/slides/v1self", &env.ada).await;
+    assert_eq!(tool_names(&slides_self).await, ["read_presentation", "read_slide_page"]);
+
+    let read = complete(
+        once(
+            &slides,
+            call("read_presentation", json!({ "presentationId": id, "fields": ["title", "slides.objectId"] })),
+        )
+        .await,
+    );
+    assert_ne!(read.is_error, Some(true), "{}", text(&read));
+    assert_eq!(
+        read.structured_content.as_ref().expect("structured")["content"],
+        json!({ "title": "Launch deck", "slides": [{ "objectId": "p" }] }),
+        "the field mask is applied"
+    );
+
+    let change = call(
+        "update_presentation",
+        json!({ "presentationId": id, "requests": [{ "insertText": { "objectId": title, "text": "Launch" } }] }),
+    );
+    let asked = form(once(&slides, change.clone()).await);
+    let message = serde_json::to_value(&asked.input_requests).expect("serializes")["approval"]["params"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(message.contains("Launch deck"), "{message}");
+    assert!(env.google.world().slides.plain_text(&id).is_some_and(|text| text.is_empty()), "nothing before the answer");
+    let done = complete(once(&slides, answered(change, &asked, json!({ "action": "accept", "content": {} }))).await);
+    assert_ne!(done.is_error, Some(true), "{}", text(&done));
+    assert_eq!(env.google.world().slides.plain_text(&id).as_deref(), Some("Launch\n"));
+
+    let page = complete(
+        once(
+            &slides,
+            call(
+                "read_slide_page",
+                json!({ "presentationId": id, "pageId": "p", "fields": ["pageElements.objectId"] }),
+            ),
+        )
+        .await,
+    );
+    assert_eq!(
+        page.structured_content.as_ref().expect("structured")["content"]["pageElements"][0]["objectId"],
+        json!(title)
+    );
+    let comments = complete(
+        once(&slides, call("read_presentation", json!({ "presentationId": id, "commentsIncluded": true }))).await,
+    );
+    assert_eq!(comments.is_error, Some(true), "comments are not emulated, and say so");
+    assert!(text(&comments).contains("commentsIncluded"), "{}", text(&comments));
+}

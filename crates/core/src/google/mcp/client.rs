@@ -69,6 +69,7 @@ const MAX_FORMS_PER_ROUND: usize = 8;
 pub enum Product {
     Sheets,
     Docs,
+    Slides,
     Drive,
     Gmail,
     Calendar,
@@ -76,7 +77,8 @@ pub enum Product {
 
 impl Product {
     /// Every product, in the order discovery and docs/tools.md list them.
-    pub const ALL: [Product; 5] = [Product::Sheets, Product::Docs, Product::Drive, Product::Gmail, Product::Calendar];
+    pub const ALL: [Product; 6] =
+        [Product::Sheets, Product::Docs, Product::Slides, Product::Drive, Product::Gmail, Product::Calendar];
 
     /// `P` of Google's host `Pmcp.googleapis.com` and of the emulator's `<root>/mcp/P/v1`; also the prefix of
     /// the names Gatehouse offers Google's own tools under.
@@ -84,6 +86,7 @@ impl Product {
         match self {
             Product::Sheets => "sheets",
             Product::Docs => "docs",
+            Product::Slides => "slides",
             Product::Drive => "drive",
             Product::Gmail => "gmail",
             Product::Calendar => "calendar",
@@ -95,6 +98,7 @@ impl Product {
         match self {
             Product::Sheets => "Google Sheets MCP server",
             Product::Docs => "Google Docs MCP server",
+            Product::Slides => "Google Slides MCP server",
             Product::Drive => "Google Drive MCP server",
             Product::Gmail => "Gmail MCP server",
             Product::Calendar => "Google Calendar MCP server",
