@@ -50,6 +50,10 @@ const FILE_FIELDS: &str = "id,name,mimeType,parents,createdTime,modifiedTime,own
 /// Path segments and query values are percent-encoded as Google's client libraries do.
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
 
+/// What a read asked to include comments answers: the emulator keeps comments in Drive only.
+const NO_COMMENTS: &str =
+    "The emulator does not include comments in reads of a file's content; leave commentsIncluded out.";
+
 const MIME_PRESENTATION: &str = "application/vnd.google-apps.presentation";
 
 /// One product's server at one endpoint.
@@ -158,8 +162,15 @@ impl GoogleMcp {
                     if boolean(args, "includeGridData")? {
                         query.append_pair("includeGridData", "true");
                     }
+                    let fields = strings(args, "fields")?;
+                    if !fields.is_empty() {
+                        query.append_pair("fields", &fields.join(","));
+                    }
                     query.finish()
                 };
+                if boolean(args, "commentsIncluded")? {
+                    return Err(NO_COMMENTS.to_owned());
+                }
                 let uri = format!("/v4/spreadsheets/{}?{query}", id("spreadsheetId")?);
                 structured(self.rest_json(token, Method::GET, uri, None).await)
             }
@@ -168,6 +179,54 @@ impl GoogleMcp {
                 let uri =
                     format!("/v4/spreadsheets/{}/values/{}?valueInputOption=RAW", id("spreadsheetId")?, id("range")?);
                 structured(self.rest_json(token, Method::PUT, uri, Some(json!({ "values": values }))).await)
+            }
+            (Product::Sheets, "update_formulas") => {
+                let formulas = field(args, "formulas").cloned().ok_or_else(|| missing("formulas"))?;
+                let uri = format!(
+                    "/v4/spreadsheets/{}/values/{}?valueInputOption=USER_ENTERED",
+                    id("spreadsheetId")?,
+                    id("range")?
+                );
+                structured(self.rest_json(token, Method::PUT, uri, Some(json!({ "values": formulas }))).await)
+            }
+            (Product::Sheets, "append_values") => {
+                let values = field(args, "values").cloned().ok_or_else(|| missing("values"))?;
+                let uri = format!(
+                    "/v4/spreadsheets/{}/values/{}:append?valueInputOption=RAW",
+                    id("spreadsheetId")?,
+                    id("range")?
+                );
+                structured(self.rest_json(token, Method::POST, uri, Some(json!({ "values": values }))).await)
+            }
+            (Product::Sheets, "batch_clear_values") => {
+                let ranges = strings(args, "ranges")?;
+                if ranges.is_empty() {
+                    return Err("ranges must name at least one range to clear.".to_owned());
+                }
+                let uri = format!("/v4/spreadsheets/{}/values:batchClear", id("spreadsheetId")?);
+                let mut content = self.rest_json(token, Method::POST, uri, Some(json!({ "ranges": ranges }))).await?;
+                content["status"] = json!("OK");
+                Ok(CallToolResult::structured(json!({ "content": content })))
+            }
+            (Product::Sheets, "insert_dimension") => {
+                let sheet =
+                    field(args, "sheetId").and_then(Value::as_i64).ok_or_else(|| missing("sheetId (an integer)"))?;
+                let dimension = required(args, "dimension")?;
+                if !matches!(dimension.as_str(), "ROWS" | "COLUMNS") {
+                    return Err(format!("dimension must be ROWS or COLUMNS, not {dimension:?}."));
+                }
+                let index = |key: &str| {
+                    field(args, key).and_then(Value::as_u64).ok_or_else(|| missing(&format!("{key} (a whole number)")))
+                };
+                let mut insert = json!({
+                    "range": { "sheetId": sheet, "dimension": dimension, "startIndex": index("startIndex")?, "endIndex": index("endIndex")? }
+                });
+                if let Some(inherit) = field(args, "inheritFromBefore") {
+                    insert["inheritFromBefore"] = inherit.clone();
+                }
+                let body = json!({ "requests": [{ "insertDimension": insert }] });
+                let uri = format!("/v4/spreadsheets/{}:batchUpdate", id("spreadsheetId")?);
+                structured(self.rest_json(token, Method::POST, uri, Some(body)).await)
             }
             (Product::Sheets, "update_spreadsheet") => {
                 let body = json!({ "requests": requests(args)? });
@@ -421,7 +480,9 @@ impl GoogleMcp {
         let range = optional(args, "range").ok().flatten().map(|range| format!(" ({range})")).unwrap_or_default();
         let action = match tool.name {
             "update_values" => format!("update values in the spreadsheet “{target}”{range}"),
-            "update_spreadsheet" => format!("change the spreadsheet “{target}”"),
+            "update_spreadsheet" | "insert_dimension" | "append_values" => format!("change the spreadsheet “{target}”"),
+            "update_formulas" => format!("set formulas in the spreadsheet “{target}”{range}"),
+            "batch_clear_values" => format!("clear values in the spreadsheet “{target}”"),
             "update_doc" => format!("edit the document “{target}”"),
             "get_values" | "get_spreadsheet" => {
                 format!("read the spreadsheet “{target}”{range}, owned by someone else")

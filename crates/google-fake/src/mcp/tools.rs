@@ -5,9 +5,12 @@
 //! descriptions below are ours, in the sense of Google's):
 //!
 //! - Sheets: <https://developers.google.com/workspace/sheets/api/reference/mcp> and its tool pages
-//!   `tools_list/get_values` (input `spreadsheetId`, `range`; output `ValueRange` `range`, `values`) and
-//!   `tools_list/update_values` (input `spreadsheetId`, `range`, `values`: bool, string and double cells,
-//!   null skipped).
+//!   `tools_list/get_values` (input `spreadsheetId`, `range`; output `ValueRange` `range`, `values`),
+//!   `tools_list/get_spreadsheet` (also `fields`, `commentsIncluded`), `tools_list/update_values` (input
+//!   `spreadsheetId`, `range`, `values`: bool, string and double cells, null skipped),
+//!   `tools_list/update_formulas` (`formulas`), `tools_list/insert_dimension` (`sheetId`, `dimension`,
+//!   `startIndex`, `endIndex`, `inheritFromBefore`), `tools_list/append_values` and
+//!   `tools_list/batch_clear_values` (`ranges`; output `content`).
 //! - Docs: <https://developers.google.com/workspace/docs/api/reference/mcp> (`read_doc` is `documents.get`,
 //!   `update_doc` takes a `documents.batchUpdate` request).
 //! - Slides: <https://developers.google.com/workspace/slides/api/reference/mcp> and its tool pages
@@ -169,7 +172,9 @@ fn sheets() -> Vec<ToolDef> {
                     "properties": {
                         "spreadsheetId": string("Required. The ID of the spreadsheet."),
                         "ranges": { "type": "array", "items": { "type": "string" }, "description": "Optional. The ranges to return grid data of (A1 notation)." },
-                        "includeGridData": { "type": "boolean", "description": "Optional. Whether to return grid data." }
+                        "includeGridData": { "type": "boolean", "description": "Optional. Whether to return grid data." },
+                        "fields": { "type": "array", "items": { "type": "string" }, "description": "Optional. A field mask: the Spreadsheet properties to return (e.g. [\"sheets.properties.sheetId\", \"sheets.properties.title\"])." },
+                        "commentsIncluded": { "type": "boolean", "description": "Optional. If true, comments are included in the response. Defaults to false." }
                     },
                     "required": ["spreadsheetId"]
                 },
@@ -198,6 +203,26 @@ fn sheets() -> Vec<ToolDef> {
             }),
         ),
         ToolDef::new(
+            "update_formulas",
+            Gate::Always,
+            &["sheets.spreadsheets.values.update"],
+            json!({
+                "description": "Sets formulas in a range of a spreadsheet. Corresponds to spreadsheets.values.update in the REST API.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "spreadsheetId": string("Required. The ID of the spreadsheet to update."),
+                        "range": string("Required. The A1 notation of the range to update formulas in, e.g. \"Sheet1!C1:C2\"."),
+                        "formulas": { "type": "array", "description": "Required. One inner array per row of formula strings, e.g. [[\"=A1+B1\"], [\"=A2+B2\"]].",
+                            "items": { "type": "array", "items": { "type": ["string", "number", "boolean", "null"] } } }
+                    },
+                    "required": ["spreadsheetId", "range", "formulas"]
+                },
+                "outputSchema": { "type": "object", "description": "An UpdateValuesResponse, as spreadsheets.values.update answers." },
+                "annotations": annotations(false, true, "Update formulas")
+            }),
+        ),
+        ToolDef::new(
             "update_spreadsheet",
             Gate::Always,
             &["sheets.spreadsheets.batchUpdate"],
@@ -213,6 +238,69 @@ fn sheets() -> Vec<ToolDef> {
                 },
                 "outputSchema": { "type": "object", "description": "A BatchUpdateSpreadsheetResponse." },
                 "annotations": annotations(false, false, "Update spreadsheet")
+            }),
+        ),
+        ToolDef::new(
+            "insert_dimension",
+            Gate::Always,
+            &["sheets.spreadsheets.batchUpdate"],
+            json!({
+                "description": "Inserts rows or columns in a sheet at a particular index. Corresponds to InsertDimensionRequest in the spreadsheets.batchUpdate REST API.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "spreadsheetId": string("Required. The ID of the spreadsheet."),
+                        "sheetId": { "type": "integer", "description": "Required. The ID of the sheet to insert into." },
+                        "dimension": { "type": "string", "enum": ["DIMENSION_UNSPECIFIED", "ROWS", "COLUMNS"], "description": "Required. The dimension to insert: ROWS or COLUMNS." },
+                        "startIndex": { "type": "integer", "description": "Required. The start (inclusive) of the span to insert, 0-based." },
+                        "endIndex": { "type": "integer", "description": "Required. The end (exclusive) of the span to insert, 0-based." },
+                        "inheritFromBefore": { "type": "boolean", "description": "Optional. Whether the new rows or columns take their properties from the ones before them (true; the start index must then be above 0) or after them (false)." }
+                    },
+                    "required": ["spreadsheetId", "sheetId", "dimension", "startIndex", "endIndex"]
+                },
+                "outputSchema": { "type": "object", "description": "The spreadsheets.batchUpdate response." },
+                "annotations": annotations(false, false, "Insert rows or columns")
+            }),
+        ),
+        ToolDef::new(
+            "append_values",
+            Gate::Always,
+            &["sheets.spreadsheets.values.append"],
+            json!({
+                "description": "Appends values to a spreadsheet: after the last row of the table of data the range finds. Corresponds to spreadsheets.values.append in the REST API.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "spreadsheetId": string("Required. The ID of the spreadsheet."),
+                        "range": string("Required. The A1 or R1C1 notation of a range to search for a table of data; the values are appended after its last row, e.g. \"Sheet1!A1\"."),
+                        "values": { "type": "array", "description": "Required. One inner array per row, one item per cell.",
+                            "items": { "type": "array", "items": { "type": ["string", "number", "boolean", "null"] } } }
+                    },
+                    "required": ["spreadsheetId", "range", "values"]
+                },
+                "outputSchema": { "type": "object", "description": "An AppendValuesResponse, as spreadsheets.values.append answers." },
+                "annotations": { "title": "Append values", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false }
+            }),
+        ),
+        ToolDef::new(
+            "batch_clear_values",
+            Gate::Always,
+            &["sheets.spreadsheets.values.batchClear"],
+            json!({
+                "description": "Clears one or more ranges of values from a spreadsheet. Corresponds to spreadsheets.values.batchClear in the REST API.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "spreadsheetId": string("Required. The ID of the spreadsheet."),
+                        "ranges": { "type": "array", "items": { "type": "string" }, "description": "Required. The ranges to clear, in A1 or R1C1 notation, e.g. [\"Sheet1!A1:B10\", \"Sheet1!D1:E10\"]." }
+                    },
+                    "required": ["spreadsheetId", "ranges"]
+                },
+                "outputSchema": {
+                    "type": "object",
+                    "properties": { "content": { "type": "object", "description": "The spreadsheets.values.batchClear response, with a status field." } }
+                },
+                "annotations": annotations(false, true, "Clear values")
             }),
         ),
     ]

@@ -8,6 +8,10 @@
 //! proto3 JSON (defaults omitted) and honour the `fields` parameter. Access follows the caller's Drive
 //! role on the file ([`World::require_native_access`]); edits move the Drive file on and are recorded in
 //! Drive Activity.
+//!
+//! Known divergence: inserting or deleting rows or columns moves the cells but does not rewrite the formulas
+//! that refer across them (Google turns `=B2*2` into `=B3*2` when a row goes in above row 2); a test must not
+//! read a formula's result across such a change.
 
 mod a1;
 mod batch;

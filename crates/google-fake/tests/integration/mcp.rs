@@ -151,7 +151,20 @@ async fn discover_and_the_tool_lists_of_v1_and_v1self() {
     assert!(discovered["result"]["capabilities"]["tools"].is_object(), "{discovered}");
 
     let sheets = modern(&env, "/mcp/sheets/v1", &env.ada).await;
-    assert_eq!(tool_names(&sheets).await, ["get_values", "get_spreadsheet", "update_values", "update_spreadsheet"]);
+    assert_eq!(
+        tool_names(&sheets).await,
+        [
+            "get_values",
+            "get_spreadsheet",
+            "update_values",
+            "update_formulas",
+            "update_spreadsheet",
+            "insert_dimension",
+            "append_values",
+            "batch_clear_values"
+        ],
+        "in the order of Google's reference"
+    );
     let sheets_self = modern(&env, "/mcp/sheets/v1self", &env.ada).await;
     assert_eq!(tool_names(&sheets_self).await, ["get_values", "get_spreadsheet"], "form-gated tools are left out");
     let docs = modern(&env, "/mcp/docs/v1", &env.ada).await;
@@ -303,7 +316,7 @@ async fn a_2025_11_25_client_initializes_and_reads() {
         .serve(transport(&env, "/mcp/sheets/v1", &env.ada))
         .await
         .expect("a 2025-11-25 client initializes");
-    assert_eq!(tool_names(&legacy).await.len(), 4);
+    assert_eq!(tool_names(&legacy).await.len(), 8);
     let read = legacy.call_tool(call("get_values", json!({ "spreadsheetId": id, "range": "A1" }))).await.expect("call");
     assert_eq!(read.structured_content.as_ref().expect("structured")["values"], json!([["Item"]]));
 }
@@ -314,7 +327,7 @@ async fn tools_call_needs_the_tools_scopes_and_tools_list_does_not() {
     let id = spreadsheet(&env, &env.ada, "Budget", json!([["Item"]])).await;
     let narrow = env.google.issue_token_with_scopes(Identity::user(ADA), &[SHEETS_READONLY]);
     let listed = modern(&env, "/mcp/sheets/v1", &narrow).await;
-    assert_eq!(tool_names(&listed).await.len(), 4, "every tool is listed whatever the scopes");
+    assert_eq!(tool_names(&listed).await.len(), 8, "every tool is listed whatever the scopes");
     let args =
         json!({ "name": "update_values", "arguments": { "spreadsheetId": id, "range": "A1", "values": [["x"]] } });
     let (status, challenge, body) = raw(&env, "/mcp/sheets/v1", Some(&narrow), "tools/call", args).await;
@@ -554,4 +567,76 @@ async fn slides_tools_read_what_rest_made_and_a_change_asks_first() {
     );
     assert_eq!(comments.is_error, Some(true), "comments are not emulated, and say so");
     assert!(text(&comments).contains("commentsIncluded"), "{}", text(&comments));
+}
+
+/// Accepts the form `call` is answered with, and returns the tool's result.
+async fn accepted(client: &Client, params: CallToolRequestParams) -> CallToolResult {
+    let asked = form(once(client, params.clone()).await);
+    let done = complete(once(client, answered(params, &asked, json!({ "action": "accept", "content": {} }))).await);
+    assert_ne!(done.is_error, Some(true), "{}", text(&done));
+    done
+}
+
+#[tokio::test]
+async fn sheets_formulas_rows_appends_and_clears_each_ask_and_land_as_rest_reads_them() {
+    let env = Env::new().await;
+    let id = spreadsheet(&env, &env.ada, "Budget", json!([["Item", "Cost"], ["Tea", 3], ["Cake", 4]])).await;
+    let sheets = modern(&env, "/mcp/sheets/v1", &env.ada).await;
+
+    let formulas = call(
+        "update_formulas",
+        json!({ "spreadsheetId": id, "range": "Sheet1!C2:C3", "formulas": [["=B2*2"], ["=B3*2"]] }),
+    );
+    accepted(&sheets, formulas).await;
+    assert_eq!(rest_values(&env, &id).await[1], json!(["Tea", "3", "6"]), "the formula was parsed and computed");
+
+    let sheet_id = {
+        let read = complete(
+            once(
+                &sheets,
+                call("get_spreadsheet", json!({ "spreadsheetId": id, "fields": ["sheets.properties.sheetId"] })),
+            )
+            .await,
+        );
+        let structured = read.structured_content.expect("structured");
+        assert_eq!(structured.as_object().map(|o| o.len()), Some(1), "only the masked fields: {structured}");
+        structured["sheets"][0]["properties"]["sheetId"].as_i64().expect("a sheet id")
+    };
+    accepted(
+        &sheets,
+        call("append_values", json!({ "spreadsheetId": id, "range": "Sheet1!A1", "values": [["Jam", 5]] })),
+    )
+    .await;
+    let values = rest_values(&env, &id).await;
+    assert_eq!(values[3], json!(["Jam", "5"]), "after the table's last row: {values}");
+
+    let cleared =
+        accepted(&sheets, call("batch_clear_values", json!({ "spreadsheetId": id, "ranges": ["Sheet1!A3:C3"] }))).await;
+    let content = &cleared.structured_content.expect("structured")["content"];
+    assert_eq!(content["clearedRanges"], json!(["Sheet1!A3:C3"]), "{content}");
+    assert_eq!(content["status"], "OK");
+    let values = rest_values(&env, &id).await;
+    assert_eq!(values[2], json!([]), "Cake's row is cleared: {values}");
+
+    // Last: the emulator does not rewrite formulas across inserted rows (see its Sheets module).
+    let insert = call(
+        "insert_dimension",
+        json!({ "spreadsheetId": id, "sheetId": sheet_id, "dimension": "ROWS", "startIndex": 1, "endIndex": 2 }),
+    );
+    accepted(&sheets, insert).await;
+    let values = rest_values(&env, &id).await;
+    assert_eq!(
+        (values[1].clone(), values[2][0].clone()),
+        (json!([]), json!("Tea")),
+        "an empty row above Tea: {values}"
+    );
+
+    let bad = call(
+        "insert_dimension",
+        json!({ "spreadsheetId": id, "sheetId": sheet_id, "dimension": "SIDEWAYS", "startIndex": 0, "endIndex": 1 }),
+    );
+    let asked = form(once(&sheets, bad.clone()).await);
+    let refused = complete(once(&sheets, answered(bad, &asked, json!({ "action": "accept", "content": {} }))).await);
+    assert_eq!(refused.is_error, Some(true), "a bad dimension is a tool error");
+    assert!(text(&refused).contains("ROWS or COLUMNS"), "{}", text(&refused));
 }
