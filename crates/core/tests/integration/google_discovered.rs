@@ -182,7 +182,7 @@ async fn an_assistant_lists_and_calls_googles_own_tools_hears_when_they_change_a
     // A write Google does not ask about: Gatehouse's own card first.
     let peer = client.peer().clone();
     let mut write = tokio::spawn(async move {
-        let args = object(json!({ "name": "Notes", "mimeType": "application/vnd.google-apps.document" }));
+        let args = object(json!({ "title": "Notes", "contentMimeType": "application/vnd.google-apps.document" }));
         peer.call_tool(CallToolRequestParams::new("google_drive_create_file").with_arguments(args)).await
     });
     let card = next_card(&s.engine, &mut write).await;
@@ -194,7 +194,7 @@ async fn an_assistant_lists_and_calls_googles_own_tools_hears_when_they_change_a
     assert_ne!(created.is_error, Some(true), "{}", text(&created));
     let id = created.structured_content.as_ref().and_then(|file| file["id"].as_str()).expect("the new file's id");
     let file = call(&client, "google_drive_get_file_metadata", json!({ "fileId": id })).await;
-    assert_eq!(file.structured_content.as_ref().map(|file| file["name"].clone()), Some(json!("Notes")));
+    assert_eq!(file.structured_content.as_ref().map(|file| file["title"].clone()), Some(json!("Notes")));
 
     let audit = s.store.list_audit(&Default::default()).await.expect("the audit log");
     let record = audit.iter().find(|record| record.entry.tool == "google_drive_create_file").expect("recorded");

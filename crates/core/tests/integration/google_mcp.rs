@@ -463,3 +463,38 @@ async fn a_token_refused_after_connecting_is_replaced_once_for_a_list_and_for_a_
     let refused = mcp.catalogue(Product::Sheets).await.expect_err("no token left that Google takes");
     assert!(matches!(refused, McpError::Refused { .. } | McpError::Auth(_)), "{refused:?}");
 }
+
+/// `search_files` through Google's Drive server speaks that tool's own query language (`fullText`,
+/// `mimeType`, `parentId`) and reads Google's MCP `File` (`title`, `parentId`, `viewUrl`, `owner`), so an
+/// assistant gets the same answer whichever surface served it; the emulator refuses Drive's `q` terms there.
+#[tokio::test]
+async fn search_files_on_googles_server_asks_in_its_language_and_answers_as_rest_does() {
+    let h = Harness::new().await;
+    let (folder, kept) = {
+        let mut world = h.google.world();
+        let folder = world.drive.create_folder("Plans", None, &h.owner());
+        let kept = world.create_spreadsheet("Budget 2027", &[("Sheet1", vec![vec![json!("x")]])], &h.owner());
+        world.drive.set_parent(&kept, &folder);
+        world.create_document("Budget notes", "a budget", &h.owner());
+        (folder, kept)
+    };
+    let both = h.engine_with(|config| config.google_backend = GoogleBackend::Both);
+    for args in [
+        json!({ "query": "Budget" }),
+        json!({ "query": "Budget", "mime_type": "spreadsheet" }),
+        json!({ "query": "Budget", "folder_id": folder }),
+        json!({ "query": "it's" }),
+    ] {
+        let rest = h.ok("search_files", args.clone()).await;
+        let served = mcp_runs(&h, "drive");
+        let reply = both.call("search_files", args.as_object().cloned()).await.expect("known tool");
+        assert!(!reply.is_error, "{args}: {}", reply.text);
+        assert!(mcp_runs(&h, "drive") > served, "{args}: served by Google's search_files");
+        let through_mcp: Value = serde_json::from_str(&reply.text).expect("JSON");
+        assert_eq!(through_mcp, rest, "{args}: the same result, whichever surface served it");
+    }
+    let in_folder = h.ok("search_files", json!({ "query": "Budget", "folder_id": folder })).await;
+    assert_eq!(in_folder["files"][0]["id"], json!(kept), "{in_folder}");
+    assert_eq!(in_folder["files"][0]["folder_id"], json!(folder));
+    assert_eq!(in_folder["files"][0]["owner"], json!(USER));
+}

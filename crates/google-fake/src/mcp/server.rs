@@ -44,8 +44,8 @@ pub(crate) const APPROVAL: &str = "approval";
 /// compatible with 2025-11-25").
 const VERSIONS: &[ProtocolVersion] = &[ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25];
 
-/// The Drive fields a file is answered with (`get_file_metadata`, `create_file`, lists).
-const FILE_FIELDS: &str = "id,name,mimeType,parents,createdTime,modifiedTime,owners,lastModifyingUser,shared,starred,trashed,size,webViewLink";
+/// The REST fields the Drive server's `File` is made from ([`mcp_file`]).
+const FILE_FIELDS: &str = "id,name,mimeType,parents,size,description,fileExtension,webViewLink,sharedWithMeTime,createdTime,modifiedTime,viewedByMeTime,owners";
 
 /// Path segments and query values are percent-encoded as Google's client libraries do.
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
@@ -268,7 +268,8 @@ impl GoogleMcp {
             }
             (Product::Drive, "search_files") => {
                 let query = optional(args, "query")?.unwrap_or_default();
-                structured(self.list_files(token, query.trim(), None, args).await)
+                let q = drive_query(query.trim())?;
+                structured(self.list_files(token, &q, None, args).await)
             }
             (Product::Drive, "list_recent_files") => {
                 let order = match optional(args, "orderBy")?.as_deref() {
@@ -285,10 +286,26 @@ impl GoogleMcp {
             }
             (Product::Drive, "get_file_metadata") => {
                 let uri = format!("/drive/v3/files/{}?fields={}", id("fileId")?, encode(FILE_FIELDS));
-                structured(self.rest_json(token, Method::GET, uri, None).await)
+                structured(self.rest_json(token, Method::GET, uri, None).await.map(|file| mcp_file(&file)))
             }
-            (Product::Drive, "read_file_content") => self.read_file_content(token, &id("fileId")?).await,
+            (Product::Drive, "read_file_content") => {
+                if boolean(args, "includeComments")? {
+                    return Err(NO_COMMENTS.to_owned());
+                }
+                self.read_file_content(token, &id("fileId")?).await
+            }
             (Product::Drive, "create_file") => self.create_file(token, args).await,
+            (Product::Drive, "copy_file") => {
+                let mut body = json!({});
+                if let Some(title) = optional(args, "title")?.filter(|title| !title.is_empty()) {
+                    body["name"] = json!(title);
+                }
+                if let Some(parent) = optional(args, "parentId")?.filter(|parent| !parent.is_empty()) {
+                    body["parents"] = json!([parent]);
+                }
+                let uri = format!("/drive/v3/files/{}/copy?fields={}", id("fileId")?, encode(FILE_FIELDS));
+                structured(self.rest_json(token, Method::POST, uri, Some(body)).await.map(|file| mcp_file(&file)))
+            }
             (Product::Gmail, "search_threads") => {
                 let query = {
                     let mut query = url::form_urlencoded::Serializer::new(String::new());
@@ -401,7 +418,13 @@ impl GoogleMcp {
             query.append_pair("fields", &format!("nextPageToken,files({FILE_FIELDS})"));
             query.finish()
         };
-        self.rest_json(token, Method::GET, format!("/drive/v3/files?{query}"), None).await
+        let listed = self.rest_json(token, Method::GET, format!("/drive/v3/files?{query}"), None).await?;
+        let files: Vec<Value> = listed["files"].as_array().into_iter().flatten().map(mcp_file).collect();
+        let mut answer = json!({ "files": files });
+        if let Some(next) = listed.get("nextPageToken") {
+            answer["nextPageToken"] = next.clone();
+        }
+        Ok(answer)
     }
 
     async fn read_file_content(&self, token: &HeaderValue, file_id: &str) -> Outcome {
@@ -424,25 +447,41 @@ impl GoogleMcp {
         let answer = self.rest(token, Method::GET, uri, None).await;
         let bytes = answer.bytes_ok()?;
         let content = String::from_utf8_lossy(&bytes).into_owned();
-        Ok(CallToolResult::structured(json!({ "fileId": file["id"], "mimeType": mime, "content": content })))
+        Ok(CallToolResult::structured(json!({ "fileContent": content })))
     }
 
+    /// `create_file`: the content from `textContent`, `base64Content` or the deprecated `content` (base64), its
+    /// type from `contentMimeType` or the deprecated `mimeType`.
     async fn create_file(&self, token: &HeaderValue, args: &Map<String, Value>) -> Outcome {
-        let name = required(args, "name")?;
-        let mime = required(args, "mimeType")?;
-        let mut metadata = json!({ "name": name, "mimeType": mime });
-        if let Some(parent) = optional(args, "parentId")? {
+        let title = optional(args, "title")?.filter(|title| !title.is_empty()).unwrap_or_else(|| "Untitled".to_owned());
+        let mime = optional(args, "contentMimeType")?
+            .or(optional(args, "mimeType")?)
+            .filter(|mime| !mime.is_empty())
+            .ok_or_else(|| {
+            "contentMimeType is required: the MIME type of the file or of its content.".to_owned()
+        })?;
+        let bytes = match (optional(args, "textContent")?, optional(args, "base64Content")?, optional(args, "content")?)
+        {
+            (Some(_), Some(_), _) => return Err("Set textContent or base64Content, not both.".to_owned()),
+            (Some(text), None, _) => Some(text.into_bytes()),
+            (None, Some(encoded), _) | (None, None, Some(encoded)) => {
+                Some(STANDARD.decode(encoded.trim()).map_err(|_| "base64Content is not valid base64.".to_owned())?)
+            }
+            (None, None, None) => None,
+        };
+        let mut metadata = json!({ "name": title, "mimeType": mime });
+        if let Some(parent) = optional(args, "parentId")?.filter(|parent| !parent.is_empty()) {
             metadata["parents"] = json!([parent]);
         }
         let fields = encode(FILE_FIELDS);
-        let Some(content) = optional(args, "content")? else {
+        let Some(bytes) = bytes else {
             let uri = format!("/drive/v3/files?fields={fields}");
-            return self.rest_json(token, Method::POST, uri, Some(metadata)).await.map(CallToolResult::structured);
+            let file = self.rest_json(token, Method::POST, uri, Some(metadata)).await?;
+            return Ok(CallToolResult::structured(mcp_file(&file)));
         };
         if mime == FOLDER {
-            return Err("A folder has no content: leave content out.".to_owned());
+            return Err("A folder has no content: leave the content out.".to_owned());
         }
-        let bytes = STANDARD.decode(content.trim()).map_err(|_| "content is not valid base64.".to_owned())?;
         if !boolean(args, "disableConversionToGoogleType")? {
             match mime.as_str() {
                 "text/plain" => metadata["mimeType"] = json!(DOCUMENT),
@@ -459,7 +498,8 @@ impl GoogleMcp {
         body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
         let uri = format!("/upload/drive/v3/files?uploadType=multipart&fields={fields}");
         let content_type = format!("multipart/related; boundary={boundary}");
-        self.rest(token, Method::POST, uri, Some((content_type, body))).await.json().map(CallToolResult::structured)
+        let file = self.rest(token, Method::POST, uri, Some((content_type, body))).await.json()?;
+        Ok(CallToolResult::structured(mcp_file(&file)))
     }
 
     /// The Drive item a call reads, for [`Gate::OutsideAccount`].
@@ -773,4 +813,136 @@ impl ServerHandler for GoogleMcp {
         }
         Ok(self.perform(tool, &args, &token).await.unwrap_or_else(refusal).into())
     }
+}
+
+/// Google's Drive MCP `File` of a REST `File` (fields of [`FILE_FIELDS`]): `title` for `name`, the first
+/// parent as `parentId`, `viewUrl`, and the owner's address as `owner`. `contentSnippet` is not emulated.
+fn mcp_file(rest: &Value) -> Value {
+    let mut file = Map::new();
+    let mut copy = |to: &str, value: Option<&Value>| {
+        if let Some(value) = value.filter(|value| !value.is_null()) {
+            file.insert(to.to_owned(), value.clone());
+        }
+    };
+    copy("id", rest.get("id"));
+    copy("title", rest.get("name"));
+    copy("parentId", rest.pointer("/parents/0"));
+    copy("mimeType", rest.get("mimeType"));
+    copy("fileSize", rest.get("size"));
+    copy("description", rest.get("description"));
+    copy("fileExtension", rest.get("fileExtension"));
+    copy("viewUrl", rest.get("webViewLink"));
+    for time in ["sharedWithMeTime", "createdTime", "modifiedTime", "viewedByMeTime"] {
+        copy(time, rest.get(time));
+    }
+    copy("owner", rest.pointer("/owners/0/emailAddress"));
+    Value::Object(file)
+}
+
+/// The Drive `q` of a `search_files` query in the language Google's tool documents (`title`, `fullText`,
+/// `mimeType`, the three times, `parentId`, `owner`, `sharedWithMe`), with trashed files left out (assumed:
+/// Google's tool says nothing of the trash). A term outside that language is refused in words.
+fn drive_query(query: &str) -> Result<String, String> {
+    const TERMS: [&str; 9] = [
+        "title",
+        "fullText",
+        "mimeType",
+        "modifiedTime",
+        "viewedByMeTime",
+        "createdTime",
+        "parentId",
+        "owner",
+        "sharedWithMe",
+    ];
+    let tokens = query_tokens(query)?;
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = &tokens[i];
+        let is_word = token.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+        if !is_word || matches!(token.as_str(), "and" | "or" | "not" | "in" | "has" | "true" | "false") {
+            out.push(token.clone());
+            i += 1;
+            continue;
+        }
+        let (Some(operator), Some(value)) = (tokens.get(i + 1), tokens.get(i + 2)) else {
+            return Err(format!("The query ends after {token:?}: a term is query_term operator value."));
+        };
+        let rewritten = match (token.as_str(), operator.as_str()) {
+            ("title", "contains" | "=" | "!=") => format!("name {operator} {value}"),
+            ("fullText", "contains") => format!("fullText contains {value}"),
+            ("mimeType", "contains" | "=" | "!=") => format!("mimeType {operator} {value}"),
+            ("modifiedTime" | "viewedByMeTime" | "createdTime", "<=" | "<" | "=" | "!=" | ">" | ">=") => {
+                format!("{token} {operator} {value}")
+            }
+            ("parentId", "=") => format!("{value} in parents"),
+            ("parentId", "!=") => format!("not {value} in parents"),
+            ("owner", "=") => format!("{value} in owners"),
+            ("owner", "!=") => format!("not {value} in owners"),
+            ("sharedWithMe", "=" | "!=") => match (operator.as_str(), value.as_str()) {
+                ("=", "true") | ("!=", "false") => "sharedWithMe".to_owned(),
+                ("=", "false") | ("!=", "true") => "not sharedWithMe".to_owned(),
+                _ => return Err(format!("sharedWithMe is compared with true or false, not {value}.")),
+            },
+            (term, operator) if TERMS.contains(&term) => {
+                return Err(format!("The query term {term} does not take the operator {operator}."));
+            }
+            (term, _) => return Err(format!("{term:?} is not a query term; the terms are {}.", TERMS.join(", "))),
+        };
+        out.push(rewritten);
+        i += 3;
+    }
+    let translated = out.join(" ");
+    Ok(if translated.is_empty() { "trashed = false".to_owned() } else { format!("({translated}) and trashed = false") })
+}
+
+/// The tokens of a query: quoted strings (kept quoted, `\'` escapes inside), parentheses, comparison
+/// operators and words.
+fn query_tokens(query: &str) -> Result<Vec<String>, String> {
+    let mut tokens = Vec::new();
+    let mut chars = query.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+        } else if c == '\'' {
+            let mut literal = String::from(chars.next().unwrap_or('\''));
+            loop {
+                match chars.next() {
+                    Some('\\') => {
+                        literal.push('\\');
+                        literal.extend(chars.next());
+                    }
+                    Some('\'') => {
+                        literal.push('\'');
+                        break;
+                    }
+                    Some(other) => literal.push(other),
+                    None => return Err("A quoted value in the query is not closed with '.".to_owned()),
+                }
+            }
+            tokens.push(literal);
+        } else if c == '(' || c == ')' {
+            tokens.push(c.to_string());
+            chars.next();
+        } else if matches!(c, '<' | '>' | '=' | '!') {
+            let mut operator = String::from(c);
+            chars.next();
+            if chars.peek() == Some(&'=') {
+                operator.push('=');
+                chars.next();
+            }
+            tokens.push(operator);
+        } else {
+            let mut word = String::new();
+            while let Some(&c) = chars.peek() {
+                if c.is_whitespace() || matches!(c, '(' | ')' | '\'' | '<' | '>' | '=' | '!') {
+                    break;
+                }
+                word.push(c);
+                chars.next();
+            }
+            tokens.push(word);
+        }
+    }
+    Ok(tokens)
 }

@@ -18,19 +18,19 @@
 //!   an object; annotations: read-only, idempotent, open world) and `tools_list/read_slide_page` (input
 //!   `presentationId`, `pageId`, `fields`, `commentsIncluded`; output `content`). `update_presentation`'s
 //!   page lists its request kinds but was cut before its schema: its input field names are assumed.
-//! - Drive: <https://developers.google.com/workspace/drive/api/reference/mcp> (`create_file` with base64
-//!   `content`, native types creatable empty, `text/plain` → Doc and `text/csv` → Sheet unless
-//!   `disable_conversion_to_google_type`, folders; `get_file_metadata`; `list_recent_files` ordered by
-//!   `recency`, `lastModified` or `lastModifiedByMe`, page size 10, `next_page_token`; `read_file_content`,
-//!   a natural-language rendering) and `tools_list/download_file_content`.
+//! - Drive: <https://developers.google.com/workspace/drive/api/reference/mcp> and its tool pages (April 2026
+//!   copies of `search_files`, `list_recent_files`, `get_file_metadata`, `read_file_content`, `create_file`),
+//!   with the later fields of a July 2026 `tools/list` (`create_file`'s `textContent`, `base64Content`,
+//!   `contentMimeType`; `read_file_content`'s `includeComments`; `copy_file`). Their `File` is Google's own
+//!   ([`mcp_file`]), not the REST resource, and `search_files` takes Google's query language.
 //!
-//! **Unknown** (Google publishes no full schema we could read; the emulator's choice is marked "assumed" in
-//! `crates/google-fake/MCP.md`): the input field names of `get_spreadsheet`, `update_spreadsheet`,
-//! `read_doc`, `update_doc` and every Drive tool but `download_file_content`; `search_files`' input (a
-//! third-party listing names the tool only); every output schema but `get_values`'; every annotation.
-//! Gmail and Calendar: tool names from a third-party listing of Google's servers; their schemas are assumed.
-//! Field names follow the REST method each tool corresponds to, in camelCase as Google's published JSON
-//! representations are; snake_case spellings are accepted too, as proto3 JSON parsers accept them.
+//! **Unknown** (not published where we could read it; the emulator's choice is marked "assumed" in
+//! `crates/google-fake/MCP.md`): the output schemas of most writes; the annotations of the Sheets tools, of
+//! `read_slide_page` and `update_presentation`; whether Drive's search leaves out the trash. Gmail and
+//! Calendar: tool names from a third-party listing of Google's servers; their schemas are assumed. Where
+//! nothing is published, field names follow the REST method each tool corresponds to, in camelCase as
+//! Google's published JSON representations are; snake_case spellings are accepted too, as proto3 JSON
+//! parsers accept them.
 
 use std::sync::LazyLock;
 
@@ -431,25 +431,66 @@ fn slides() -> Vec<ToolDef> {
     ]
 }
 
+/// Google's `File` of the Drive MCP server: not the REST resource (`title`, `parentId`, `viewUrl`, `owner`).
+fn mcp_file() -> Value {
+    let text = |description: &str| json!({ "type": "string", "description": description });
+    json!({
+        "type": "object",
+        "description": "A file in Google Drive.",
+        "properties": {
+            "id": text("The id of the file."),
+            "title": text("The title of the file."),
+            "parentId": text("The id of the file's parent folder, if any."),
+            "mimeType": text("The MIME type of the file."),
+            "fileSize": { "type": "string", "format": "int64", "description": "The size of the file in bytes." },
+            "description": text("The file's description."),
+            "fileExtension": text("The file's extension; only for files whose content is stored in Drive."),
+            "contentSnippet": text("A snippet of the file's content."),
+            "viewUrl": text("The URL to view the file."),
+            "sharedWithMeTime": { "type": "string", "format": "date-time" },
+            "createdTime": { "type": "string", "format": "date-time" },
+            "modifiedTime": { "type": "string", "format": "date-time" },
+            "viewedByMeTime": { "type": "string", "format": "date-time" },
+            "owner": text("The email address of the file's owner.")
+        }
+    })
+}
+
+/// The annotations Google publishes for the Drive server's reads: not destructive, idempotent, read-only,
+/// not open world.
+fn drive_read(title: &str) -> Value {
+    json!({ "title": title, "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false })
+}
+
 fn drive() -> Vec<ToolDef> {
-    let file = json!({ "type": "object", "description": "A Drive File resource." });
+    let file = mcp_file();
+    let files = json!({
+        "type": "object",
+        "properties": {
+            "files": { "type": "array", "items": file, "description": "The list of files." },
+            "nextPageToken": { "type": "string", "description": "The token of the next page; absent on the last one." }
+        }
+    });
+    let snippets = json!({ "type": "boolean", "description": "Optional. If true, the content snippet is left out of the response." });
+    let page_size = json!({ "type": "integer", "format": "int32", "description": "Optional. The most files to return in a page (default 10)." });
     vec![
         ToolDef::new(
             "search_files",
             Gate::Never,
             &["drive.files.list"],
             json!({
-                "description": "Searches the user's Drive for files with a Drive search query (e.g. \"name contains 'budget' and mimeType = 'application/vnd.google-apps.spreadsheet'\"). Answers the matching files and a next page token.",
+                "description": "Searches for Drive files with a structured query: query_term operator values, joined with and, or, not. Query terms: title (contains, =, !=), fullText (contains), mimeType (contains, =, !=), modifiedTime, viewedByMeTime and createdTime (<=, <, =, !=, >, >=; RFC 3339, UTC by default), parentId (=, !=; 'root' is My Drive), owner (=, !=; 'me' for the user) and sharedWithMe (=, != true or false). Strings are quoted with single quotes, e.g. title contains 'budget' and mimeType = 'application/vnd.google-apps.spreadsheet'. Use nextPageToken to page through the results; an empty response means there are no (more) results.",
                 "inputSchema": {
                     "type": "object",
                     "properties": {
-                        "query": string("A Drive search query (the q parameter of files.list); empty for every file."),
-                        "pageSize": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Optional. At most this many files (default 10)." },
-                        "pageToken": string("Optional. The nextPageToken of a previous answer.")
+                        "query": string("The search query."),
+                        "pageToken": string("The page token to use for pagination."),
+                        "pageSize": page_size,
+                        "excludeContentSnippets": snippets
                     }
                 },
-                "outputSchema": { "type": "object", "properties": { "files": { "type": "array", "items": file }, "nextPageToken": { "type": "string" } } },
-                "annotations": annotations(true, true, "Search files")
+                "outputSchema": files,
+                "annotations": drive_read("Search files")
             }),
         ),
         ToolDef::new(
@@ -457,17 +498,18 @@ fn drive() -> Vec<ToolDef> {
             Gate::Never,
             &["drive.files.list"],
             json!({
-                "description": "Finds the user's recent files in the given order: recency (the latest of the file's timestamps, the default), lastModified (by anyone) or lastModifiedByMe. The default page size is 10; page with nextPageToken.",
+                "description": "Finds the user's recent files in a sort order: recency (the default), lastModified or lastModifiedByMe. The default page size is 10; use nextPageToken to page through the results.",
                 "inputSchema": {
                     "type": "object",
                     "properties": {
-                        "orderBy": { "type": "string", "enum": ["recency", "lastModified", "lastModifiedByMe"], "description": "Optional. The sort order (default recency)." },
-                        "pageSize": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Optional. At most this many files (default 10)." },
-                        "pageToken": string("Optional. The nextPageToken of a previous answer.")
+                        "orderBy": string("The sort order for the files: recency, lastModified or lastModifiedByMe."),
+                        "pageToken": string("The page token to use for pagination."),
+                        "pageSize": page_size,
+                        "excludeContentSnippets": snippets
                     }
                 },
-                "outputSchema": { "type": "object", "properties": { "files": { "type": "array", "items": file }, "nextPageToken": { "type": "string" } } },
-                "annotations": annotations(true, true, "List recent files")
+                "outputSchema": files,
+                "annotations": drive_read("List recent files")
             }),
         ),
         ToolDef::new(
@@ -475,14 +517,14 @@ fn drive() -> Vec<ToolDef> {
             Gate::OutsideAccount,
             &["drive.files.get"],
             json!({
-                "description": "Looks up the general metadata of a file in the user's Drive. If the file is not found, find it with another tool such as search_files.",
+                "description": "Finds the general metadata of a user's Drive file. If the file is not found, try another tool such as search_files.",
                 "inputSchema": {
                     "type": "object",
-                    "properties": { "fileId": string("Required. The ID of the file.") },
+                    "properties": { "fileId": string("Required. The ID of the file to retrieve."), "excludeContentSnippets": snippets },
                     "required": ["fileId"]
                 },
                 "outputSchema": file,
-                "annotations": annotations(true, true, "Get file metadata")
+                "annotations": drive_read("Get file metadata")
             }),
         ),
         ToolDef::new(
@@ -490,15 +532,17 @@ fn drive() -> Vec<ToolDef> {
             Gate::OutsideAccount,
             &["drive.files.get", "drive.files.export"],
             json!({
-                "description": "Gets a natural-language representation of a Drive file: a Doc or a Slides deck as plain text, a Sheet as CSV, a text file as its text.",
+                "description": "Fetches a natural-language representation of a Drive file, and optionally its comments. The content may be incomplete for very large files.",
                 "inputSchema": {
                     "type": "object",
-                    "properties": { "fileId": string("Required. The ID of the file.") },
+                    "properties": {
+                        "fileId": string("Required. The ID of the file to retrieve."),
+                        "includeComments": { "type": "boolean", "description": "Optional. Whether to include comments, inlined in the text." }
+                    },
                     "required": ["fileId"]
                 },
-                "outputSchema": { "type": "object", "properties": {
-                    "fileId": { "type": "string" }, "mimeType": { "type": "string" }, "content": { "type": "string" } } },
-                "annotations": annotations(true, true, "Read file content")
+                "outputSchema": { "type": "object", "properties": { "fileContent": { "type": "string", "description": "The file's content as text." } } },
+                "annotations": drive_read("Read file content")
             }),
         ),
         ToolDef::new(
@@ -506,20 +550,41 @@ fn drive() -> Vec<ToolDef> {
             Gate::Never,
             &["drive.files.create"],
             json!({
-                "description": "Creates a file in Google Drive or uploads one. An upload's content is base64-encoded in content, whatever its MIME type. Docs, Sheets and Slides (application/vnd.google-apps.document, .spreadsheet, .presentation) can be created without content; text/plain is converted to a Doc and text/csv to a Sheet unless disableConversionToGoogleType is true; the MIME type application/vnd.google-apps.folder creates a folder. Answers the new File.",
+                "description": "Creates or uploads a file to Google Drive. Give text in textContent, other bytes base64-encoded in base64Content, with contentMimeType. Docs, Sheets and Slides can be created without content; text/plain is converted to a Doc and text/csv to a Sheet unless disableConversionToGoogleType is true; the MIME type application/vnd.google-apps.folder creates a folder.",
                 "inputSchema": {
                     "type": "object",
                     "properties": {
-                        "name": string("Required. The file's name."),
-                        "mimeType": string("Required. The MIME type of the file (of the content, for an upload)."),
-                        "content": { "type": "string", "contentEncoding": "base64", "description": "Optional. The file's bytes, base64-encoded." },
-                        "parentId": string("Optional. The folder to create it in (My Drive's root when absent)."),
-                        "disableConversionToGoogleType": { "type": "boolean", "description": "Optional. Keep text/plain and text/csv uploads as they are." }
-                    },
-                    "required": ["name", "mimeType"]
+                        "title": string("The title of the file."),
+                        "mimeType": string("DEPRECATED: set contentMimeType instead. The MIME type of the file."),
+                        "content": string("DEPRECATED: use base64Content or textContent instead. The content, base64-encoded."),
+                        "textContent": string("Optional. The (UTF-8) text content of the file."),
+                        "base64Content": string("Optional. The content, base64-encoded; an error together with textContent."),
+                        "contentMimeType": string("The MIME type of the content; required when any content is given."),
+                        "parentId": string("Optional. The id of the folder to create the file in."),
+                        "disableConversionToGoogleType": { "type": "boolean", "description": "If true, the file is not converted to a Google type. No effect for types without a Google equivalent." }
+                    }
                 },
                 "outputSchema": file,
-                "annotations": { "title": "Create file", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false }
+                "annotations": { "title": "Create file", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": true }
+            }),
+        ),
+        ToolDef::new(
+            "copy_file",
+            Gate::Never,
+            &["drive.files.copy"],
+            json!({
+                "description": "Copies an existing file in Google Drive, optionally under a new title and into another folder. Without a title the copy is called 'Copy of {original title}'; without a folder it goes next to the original. Returns the new file.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "fileId": string("Required. The ID of the file to copy."),
+                        "parentId": string("Optional. The folder of the copy; the original's when empty."),
+                        "title": string("Optional. The copy's title; 'Copy of [original file title]' when empty.")
+                    },
+                    "required": ["fileId"]
+                },
+                "outputSchema": file,
+                "annotations": { "title": "Copy file", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": true }
             }),
         ),
     ]

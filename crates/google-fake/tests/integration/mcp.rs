@@ -172,7 +172,8 @@ async fn discover_and_the_tool_lists_of_v1_and_v1self() {
     let docs_self = modern(&env, "/mcp/docs/v1self", &env.ada).await;
     assert_eq!(tool_names(&docs_self).await, ["read_doc"]);
     let drive = modern(&env, "/mcp/drive/v1", &env.ada).await;
-    let drive_tools = ["search_files", "list_recent_files", "get_file_metadata", "read_file_content", "create_file"];
+    let drive_tools =
+        ["search_files", "list_recent_files", "get_file_metadata", "read_file_content", "create_file", "copy_file"];
     assert_eq!(tool_names(&drive).await, drive_tools);
     let drive_self = modern(&env, "/mcp/drive/v1self", &env.ada).await;
     assert_eq!(tool_names(&drive_self).await, drive_tools);
@@ -285,12 +286,12 @@ async fn v1self_refuses_what_needs_approval_and_v1_asks() {
 
     // Drive's lists on v1self hold only the account's own files.
     let drive_self = modern(&env, "/mcp/drive/v1self", &env.ada).await;
-    let found = complete(once(&drive_self, call("search_files", json!({ "query": "trashed = false" }))).await);
+    let found = complete(once(&drive_self, call("search_files", json!({ "query": "" }))).await);
     let names: Vec<&str> = found.structured_content.as_ref().expect("structured")["files"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|file| file["name"].as_str())
+        .filter_map(|file| file["title"].as_str())
         .collect();
     assert_eq!(names, ["Mine"]);
 }
@@ -418,8 +419,11 @@ async fn docs_and_drive_tools_share_the_rest_world() {
     use base64::Engine;
     let content = base64::engine::general_purpose::STANDARD.encode("Hello from MCP");
     let created = complete(
-        once(&drive, call("create_file", json!({ "name": "Notes", "mimeType": "text/plain", "content": content })))
-            .await,
+        once(
+            &drive,
+            call("create_file", json!({ "title": "Notes", "contentMimeType": "text/plain", "base64Content": content })),
+        )
+        .await,
     );
     assert_ne!(created.is_error, Some(true), "{}", text(&created));
     let file = created.structured_content.clone().expect("structured");
@@ -433,7 +437,7 @@ async fn docs_and_drive_tools_share_the_rest_world() {
     assert_eq!(edited.status, StatusCode::OK, "{}", edited.json());
     let read = complete(once(&drive, call("read_file_content", json!({ "fileId": doc_id }))).await);
     let content =
-        read.structured_content.as_ref().expect("structured")["content"].as_str().unwrap_or_default().to_owned();
+        read.structured_content.as_ref().expect("structured")["fileContent"].as_str().unwrap_or_default().to_owned();
     assert!(content.contains("REST says hi. Hello from MCP"), "{content}");
 
     let docs = modern(&env, "/mcp/docs/v1", &env.ada).await;
@@ -455,7 +459,65 @@ async fn docs_and_drive_tools_share_the_rest_world() {
     let recent = complete(once(&drive, call("list_recent_files", json!({}))).await);
     assert_eq!(recent.structured_content.as_ref().expect("structured")["files"][0]["id"], json!(doc_id));
     let meta = complete(once(&drive, call("get_file_metadata", json!({ "fileId": doc_id }))).await);
-    assert_eq!(meta.structured_content.as_ref().expect("structured")["name"], "Notes");
+    let meta = meta.structured_content.expect("structured");
+    assert_eq!((meta["title"].clone(), meta["owner"].clone()), (json!("Notes"), json!(ADA)), "Google's File: {meta}");
+    assert!(meta["viewUrl"].as_str().is_some_and(|url| url.contains(&doc_id)), "{meta}");
+    assert!(meta.get("name").is_none(), "not the REST resource: {meta}");
+}
+
+/// `search_files` speaks the query language Google's tool documents (`title`, `parentId`, `owner`,
+/// `sharedWithMe`, …), not Drive's `q`; a term outside it is refused in words, and trashed files stay out.
+#[tokio::test]
+async fn search_files_takes_googles_query_language_and_answers_googles_files() {
+    let env = Env::new().await;
+    let (folder, trashed) = {
+        let mut world = env.google.world();
+        let ada = Identity::user(ADA);
+        let folder = world.drive.create_folder("Plans", None, &ada);
+        let budget = world.create_spreadsheet("Budget 2027", &[("Sheet1", vec![vec![json!("x")]])], &ada);
+        world.drive.set_parent(&budget, &folder);
+        let trashed = world.create_document("Budget draft", "old", &ada);
+        let theirs = world.create_document("Budget by Bob", "theirs", &Identity::user(BOB));
+        world.drive.share_with(&theirs, ADA, "reader");
+        (folder, trashed)
+    };
+    let url = env.url(&format!("/drive/v3/files/{trashed}"));
+    let binned = env.fetch(&env.ada, env.http.patch(url).json(&json!({ "trashed": true }))).await;
+    assert_eq!(binned.status, StatusCode::OK, "{}", binned.json());
+    let drive = modern(&env, "/mcp/drive/v1", &env.ada).await;
+    let search = |query: &str| call("search_files", json!({ "query": query }));
+    let titles = |result: &CallToolResult| -> Vec<String> {
+        result.structured_content.as_ref().expect("structured")["files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|file| file["title"].as_str().map(str::to_owned))
+            .collect()
+    };
+
+    let found = complete(once(&drive, search("title contains 'Budget'")).await);
+    let mut all = titles(&found);
+    all.sort();
+    assert_eq!(all, ["Budget 2027", "Budget by Bob"], "the trashed draft stays out");
+    let in_folder = complete(once(&drive, search(&format!("parentId = '{folder}' and title contains 'Budget'"))).await);
+    assert_eq!(titles(&in_folder), ["Budget 2027"]);
+    assert_eq!(in_folder.structured_content.as_ref().expect("structured")["files"][0]["parentId"], json!(folder));
+    let mine = complete(once(&drive, search("owner = 'me' and title contains 'Budget'")).await);
+    assert_eq!(titles(&mine), ["Budget 2027"]);
+    let shared = complete(once(&drive, search("sharedWithMe = true")).await);
+    assert_eq!(titles(&shared), ["Budget by Bob"]);
+    let sheets = complete(once(&drive, search("mimeType = 'application/vnd.google-apps.spreadsheet'")).await);
+    assert_eq!(titles(&sheets), ["Budget 2027"]);
+
+    for (query, words) in [
+        ("name contains 'Budget'", "not a query term"),
+        ("trashed = true", "not a query term"),
+        ("title contains 'x", "not closed"),
+    ] {
+        let refused = complete(once(&drive, search(query)).await);
+        assert_eq!(refused.is_error, Some(true), "{query}");
+        assert!(text(&refused).contains(words), "{query}: {}", text(&refused));
+    }
 }
 
 /// The summary of Ada's event `id`, over REST.

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::drive_query::Query;
+use crate::drive_query::{Query, quote};
 use crate::google::drive::{Corpora, File, ListRequest, MAX_PAGE_SIZE, mime};
 
 use rmcp::model::JsonObject;
@@ -269,7 +269,9 @@ fn search_query(args: &SearchFilesArgs) -> Result<Query, ToolError> {
 /// The most files one page of Google's `search_files` holds.
 const MCP_SEARCH_PAGE: u32 = 100;
 
-/// `search_files` on Drive's MCP server: the same Drive query in one page (more than a page's worth: REST).
+/// `search_files` on Drive's MCP server, in one page (more than a page's worth: REST). Google's tool takes
+/// its own query language, not Drive's `q`: the same search reads `fullText contains '…'`, `mimeType = '…'`
+/// and `parentId = '…'` there (Google's tool leaves the trash out; its language has no `trashed` term).
 fn search_files_on_mcp(args: &Value) -> Result<Option<JsonObject>, ToolError> {
     let args: SearchFilesArgs = parse_args_ref("search_files", args)?;
     if args.max_results == 0 {
@@ -278,20 +280,58 @@ fn search_files_on_mcp(args: &Value) -> Result<Option<JsonObject>, ToolError> {
     if args.max_results > MCP_SEARCH_PAGE {
         return Ok(None);
     }
-    let query = search_query(&args)?.render();
-    Ok(Some(object(json!({ "query": query, "pageSize": args.max_results }))))
+    // The same checks as the REST query, so both surfaces refuse the same arguments alike.
+    search_query(&args)?;
+    let mut terms = vec![format!("fullText contains {}", quote(&args.query))];
+    if let Some(mime_type) = args.mime_type.as_deref() {
+        terms.push(format!("mimeType = {}", quote(&mime_type_arg(mime_type)?)));
+    }
+    if let Some(folder) = args.folder_id.as_ref().filter(|id| !id.trim().is_empty()) {
+        terms.push(format!("parentId = {}", quote(folder)));
+    }
+    Ok(Some(object(json!({ "query": terms.join(" and "), "pageSize": args.max_results }))))
 }
 
-/// Google's `{files, nextPageToken}` as `search_files` has always answered.
+/// Google's `{files, nextPageToken}` as `search_files` has always answered. Google's MCP `File` is not Drive's
+/// REST resource: `title` is the name, `parentId` the folder, `viewUrl` the link, `owner` the owner's address.
 fn search_files_from_mcp(args: &Value, answer: Value) -> Result<Output, ToolError> {
     let args: SearchFilesArgs = parse_args_ref("search_files", args)?;
-    let files: Vec<File> =
-        serde_json::from_value(answer.get("files").cloned().unwrap_or(json!([]))).map_err(|error| {
-            ToolError::invalid(format!("Drive's MCP server answered files Gatehouse can't read: {error}"))
-        })?;
+    let listed = answer.get("files").and_then(Value::as_array).cloned().unwrap_or_default();
+    let files = listed.iter().map(rest_file).collect::<Result<Vec<File>, _>>().map_err(|error| {
+        ToolError::invalid(format!("Drive's MCP server answered files Gatehouse can't read: {error}"))
+    })?;
     let more = answer.get("nextPageToken").and_then(Value::as_str).is_some_and(|token| !token.is_empty());
     let listing = Listing { files, more, incomplete: false };
     Ok(Output::Json(listing_json("files", &listing, args.max_results, file_json)))
+}
+
+/// The Drive `File` of one of Google's MCP files (the fields `file_json` shows).
+fn rest_file(mcp: &Value) -> Result<File, serde_json::Error> {
+    let field = |name: &str| mcp.get(name).filter(|value| !value.is_null()).cloned();
+    let mut rest = json!({
+        "id": field("id").unwrap_or(json!("")),
+        "name": field("title").unwrap_or(json!("")),
+        "mimeType": field("mimeType").unwrap_or(json!("")),
+    });
+    let copies = [
+        ("fileSize", "size"),
+        ("modifiedTime", "modifiedTime"),
+        ("createdTime", "createdTime"),
+        ("viewUrl", "webViewLink"),
+        ("description", "description"),
+    ];
+    for (from, to) in copies {
+        if let Some(value) = field(from) {
+            rest[to] = value;
+        }
+    }
+    if let Some(parent) = field("parentId") {
+        rest["parents"] = json!([parent]);
+    }
+    if let Some(owner) = field("owner") {
+        rest["owners"] = json!([{ "emailAddress": owner }]);
+    }
+    serde_json::from_value(rest)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
