@@ -498,3 +498,23 @@ async fn search_files_on_googles_server_asks_in_its_language_and_answers_as_rest
     assert_eq!(in_folder["files"][0]["folder_id"], json!(folder));
     assert_eq!(in_folder["files"][0]["owner"], json!(USER));
 }
+
+/// `get_doc_content` and `get_doc_structure` run as Google's `read_doc`, whose answer holds the document under
+/// `content` (Google's reference): the same text and outline as over REST.
+#[tokio::test]
+async fn doc_reads_on_googles_server_unwrap_read_docs_content_and_answer_as_rest_does() {
+    let h = Harness::new().await;
+    let doc = h.google.world().create_document("Plan", "Goals\nShip the card\n", &h.owner());
+    let both = h.engine_with(|config| config.google_backend = GoogleBackend::Both);
+    for (tool, args) in
+        [("get_doc_content", json!({ "file_id": doc })), ("get_doc_structure", json!({ "doc_id": doc }))]
+    {
+        let rest = h.ok(tool, args.clone()).await;
+        let served = mcp_runs(&h, "docs");
+        let reply = both.call(tool, args.as_object().cloned()).await.expect("known tool");
+        assert!(!reply.is_error, "{tool}: {}", reply.text);
+        assert!(mcp_runs(&h, "docs") > served, "{tool}: served by Google's read_doc");
+        let through_mcp: Value = serde_json::from_str(&reply.text).expect("JSON");
+        assert_eq!(through_mcp, rest, "{tool}: the same result, whichever surface served it");
+    }
+}

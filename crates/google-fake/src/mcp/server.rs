@@ -234,8 +234,12 @@ impl GoogleMcp {
                 structured(self.rest_json(token, Method::POST, uri, Some(body)).await)
             }
             (Product::Docs, "read_doc") => {
+                if boolean(args, "commentsIncluded")? {
+                    return Err(NO_COMMENTS.to_owned());
+                }
                 let uri = format!("/v1/documents/{}", id("documentId")?);
-                structured(self.rest_json(token, Method::GET, uri, None).await)
+                let document = self.rest_json(token, Method::GET, uri, None).await?;
+                Ok(CallToolResult::structured(json!({ "content": document })))
             }
             (Product::Docs, "update_doc") => {
                 let body = json!({ "requests": requests(args)? });

@@ -313,14 +313,20 @@ fn docs() -> Vec<ToolDef> {
             Gate::OutsideAccount,
             &["docs.documents.get"],
             json!({
-                "description": "Retrieves the JSON representation of the Google Doc with the given document ID: its text and its structure. Corresponds to documents.get in the REST API.",
+                "description": "Retrieves a JSON representation of the Google Doc with the given document ID: its text and its structure. Corresponds to documents.get in the REST API.",
                 "inputSchema": {
                     "type": "object",
-                    "properties": { "documentId": string("Required. The ID of the document.") },
+                    "properties": {
+                        "documentId": string("Required. The ID of the document to read. Same as file_id in Drive tools."),
+                        "commentsIncluded": { "type": "boolean", "description": "Optional. If true, comments are included in the response; by default they are not." }
+                    },
                     "required": ["documentId"]
                 },
-                "outputSchema": { "type": "object", "description": "A Document resource, as documents.get answers." },
-                "annotations": annotations(true, true, "Read document")
+                "outputSchema": {
+                    "type": "object",
+                    "properties": { "content": { "type": "object", "description": "The document, as documents.get answers it." } }
+                },
+                "annotations": { "title": "Read document", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true }
             }),
         ),
         ToolDef::new(

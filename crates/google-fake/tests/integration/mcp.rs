@@ -442,7 +442,11 @@ async fn docs_and_drive_tools_share_the_rest_world() {
 
     let docs = modern(&env, "/mcp/docs/v1", &env.ada).await;
     let doc = complete(once(&docs, call("read_doc", json!({ "documentId": doc_id }))).await);
-    assert_eq!(doc.structured_content.as_ref().expect("structured")["title"], "Notes");
+    assert_eq!(
+        doc.structured_content.as_ref().expect("structured")["content"]["title"],
+        "Notes",
+        "the document under content"
+    );
     let change = call(
         "update_doc",
         json!({ "documentId": doc_id, "requests": [

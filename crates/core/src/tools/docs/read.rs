@@ -73,6 +73,27 @@ fn with_hidden(mut result: Value, doc: &Value) -> Value {
     result
 }
 
+/// The `documents.get` JSON in Google's `read_doc` answer: its `content` (an object in Google's current
+/// reference; a string of that JSON in its first one). An answer that is itself a document is taken as it is.
+fn document_of(answer: Value) -> Result<Value, ToolError> {
+    let unreadable = || {
+        ToolError::invalid(
+            "Docs' MCP server answered read_doc without the document's JSON; set GATEHOUSE_GOOGLE_BACKEND=rest to read it through Google's REST API.",
+        )
+    };
+    match answer {
+        Value::Object(mut object) if object.contains_key("content") => match object.remove("content") {
+            Some(document @ Value::Object(_)) => Ok(document),
+            Some(Value::String(text)) => {
+                serde_json::from_str::<Value>(&text).ok().filter(Value::is_object).ok_or_else(unreadable)
+            }
+            _ => Err(unreadable()),
+        },
+        document @ Value::Object(_) if document.get("body").is_some() => Ok(document),
+        _ => Err(unreadable()),
+    }
+}
+
 /// `get_doc_content` on Docs' MCP server: Google's `read_doc` answers the `documents.get` JSON, which the same
 /// reader turns into the same text.
 pub(super) fn get_doc_content_on_mcp(args: &Value) -> Result<Option<JsonObject>, ToolError> {
@@ -80,9 +101,9 @@ pub(super) fn get_doc_content_on_mcp(args: &Value) -> Result<Option<JsonObject>,
     Ok(Some(object(json!({ "documentId": args.file_id }))))
 }
 
-pub(super) fn get_doc_content_from_mcp(args: &Value, doc: Value) -> Result<Output, ToolError> {
+pub(super) fn get_doc_content_from_mcp(args: &Value, answer: Value) -> Result<Output, ToolError> {
     let args: GetDocContentArgs = parse_args_ref("get_doc_content", args)?;
-    Ok(Output::Json(content(&args, &doc)))
+    Ok(Output::Json(content(&args, &document_of(answer)?)))
 }
 
 /// `get_doc_structure` on Docs' MCP server (`read_doc`, the same document JSON).
@@ -91,9 +112,9 @@ pub(super) fn get_doc_structure_on_mcp(args: &Value) -> Result<Option<JsonObject
     Ok(Some(object(json!({ "documentId": args.doc_id }))))
 }
 
-pub(super) fn get_doc_structure_from_mcp(args: &Value, doc: Value) -> Result<Output, ToolError> {
+pub(super) fn get_doc_structure_from_mcp(args: &Value, answer: Value) -> Result<Output, ToolError> {
     let args: GetDocStructureArgs = parse_args_ref("get_doc_structure", args)?;
-    Ok(Output::Json(outline(&args, &doc)))
+    Ok(Output::Json(outline(&args, &document_of(answer)?)))
 }
 
 pub(super) async fn get_doc_as_markdown(ctx: ToolContext, args: GetDocAsMarkdownArgs) -> Result<Value, ToolError> {
@@ -127,4 +148,19 @@ fn outline(args: &GetDocStructureArgs, doc: &Value) -> Value {
         object.insert("url".into(), json!(doc_url(&args.doc_id)));
     }
     with_hidden(outline, doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn read_docs_answer_gives_its_document_in_either_of_googles_shapes() {
+        let doc = json!({ "documentId": "d", "body": { "content": [] } });
+        assert_eq!(super::document_of(json!({ "content": doc.clone() })).ok(), Some(doc.clone()));
+        assert_eq!(super::document_of(json!({ "content": doc.to_string() })).ok(), Some(doc.clone()));
+        assert_eq!(super::document_of(doc.clone()).ok(), Some(doc));
+        let text = super::document_of(json!({ "content": "Goals. Ship the card." }));
+        assert!(text.is_err_and(|error| error.to_string().contains("GATEHOUSE_GOOGLE_BACKEND=rest")));
+    }
 }
