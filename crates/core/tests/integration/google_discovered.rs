@@ -243,9 +243,8 @@ async fn a_relayed_assistant_hears_when_googles_tools_change_on_the_host_and_lis
 #[tokio::test]
 async fn a_tool_google_always_asks_about_is_carded_by_googles_form_alone() {
     let s = setup().await;
-    let event = json!({ "summary": "Tea", "start": { "dateTime": "2026-12-10T10:00:00Z" }, "end": { "dateTime": "2026-12-10T11:00:00Z" } });
-    let mut create =
-        start(&s.engine, "google_calendar_create_event", json!({ "calendarId": "primary", "event": event }));
+    let event = json!({ "calendarId": "primary", "summary": "Tea", "startTime": "2026-12-10T10:00:00Z", "endTime": "2026-12-10T11:00:00Z" });
+    let mut create = start(&s.engine, "google_calendar_create_event", event);
     let card = next_card(&s.engine, &mut create).await;
     assert!(card.form.is_none(), "create_event is on /mcp/v1self: Gatehouse decides it");
     s.engine.approvals().broker().answer(card.id, RawAnswer::AllowOnce).expect("Allow once");
@@ -255,7 +254,7 @@ async fn a_tool_google_always_asks_about_is_carded_by_googles_form_alone() {
 
     let tool = s.engine.tool("google_calendar_update_event").expect("offered");
     assert!(matches!(tool.meta.access, Access::Write(_)));
-    let change = json!({ "calendarId": "primary", "eventId": id, "event": { "summary": "Coffee" } });
+    let change = json!({ "calendarId": "primary", "eventId": id, "summary": "Coffee" });
     let mut declined = start(&s.engine, "google_calendar_update_event", change.clone());
     let card = next_card(&s.engine, &mut declined).await;
     let form = card.form.as_ref().expect("Google's form is the card");
@@ -286,7 +285,7 @@ async fn a_tool_google_ran_without_its_form_is_carded_by_gatehouse_from_then_on(
     let summary = |s: &Setup| s.google.world().calendar.event_json(USER, &id).expect("the event")["summary"].clone();
 
     // Left to Google's form, which does not come: the call ran at Google unasked.
-    let change = |summary: &str| json!({ "calendarId": USER, "eventId": id, "event": { "summary": summary } });
+    let change = |summary: &str| json!({ "calendarId": USER, "eventId": id, "summary": summary });
     let unasked = start(&s.engine, "google_calendar_update_event", change("Coffee")).await.expect("the call ends");
     assert!(!unasked.is_error, "{}", unasked.text);
     assert_eq!(summary(&s), json!("Coffee"), "Google ran it without a form");

@@ -144,7 +144,7 @@ impl GoogleMcp {
     }
 
     /// Runs `tool` with `args` as `who` (no approval asked here).
-    async fn perform(&self, tool: &ToolDef, args: &Map<String, Value>, token: &HeaderValue) -> Outcome {
+    async fn perform(&self, tool: &ToolDef, args: &Map<String, Value>, token: &HeaderValue, who: &Identity) -> Outcome {
         let id = |key: &str| required(args, key).map(|value| utf8_percent_encode(&value, SEGMENT).to_string());
         let structured = |value: Result<Value, String>| value.map(CallToolResult::structured);
         match (self.product, tool.name) {
@@ -348,44 +348,187 @@ impl GoogleMcp {
                     self.rest_json(token, Method::POST, "/gmail/v1/users/me/drafts".to_owned(), Some(body)).await,
                 )
             }
-            (Product::Calendar, name) => self.calendar(token, name, args).await,
+            (Product::Calendar, name) => self.calendar(token, name, args, who).await,
             _ => Err(format!("The emulator does not implement {} of {}.", tool.name, self.product.host())),
         }
     }
 
-    /// The Calendar tools: each the `events` method of its name, on `calendarId` (default `primary`).
-    async fn calendar(&self, token: &HeaderValue, name: &str, args: &Map<String, Value>) -> Outcome {
+    /// The Calendar tools, on `calendarId` (default `primary`), as the `events` and `calendarList` requests
+    /// they correspond to; events are answered as Google's MCP `Event` ([`mcp_event`]).
+    async fn calendar(&self, token: &HeaderValue, name: &str, args: &Map<String, Value>, who: &Identity) -> Outcome {
         let calendar = encode(&calendar_id(args)?);
         let events = format!("/calendar/v3/calendars/{calendar}/events");
-        let event_id = || required(args, "eventId").map(|id| encode(&id));
-        let event = || match field(args, "event") {
-            Some(Value::Object(event)) => Ok(Value::Object(event.clone())),
-            _ => Err("event must be an Event object.".to_owned()),
-        };
+        let event_uri = || required(args, "eventId").map(|id| format!("{events}/{}", encode(&id)));
+        let notify = || send_updates(args);
         let answer = match name {
-            "list_events" => {
-                let query = {
+            "list_events" | "search_events" => {
+                let search = name == "search_events";
+                let (query, reverse) = {
                     let mut query = url::form_urlencoded::Serializer::new(String::new());
-                    for (arg, parameter) in
-                        [("timeMin", "timeMin"), ("timeMax", "timeMax"), ("query", "q"), ("pageToken", "pageToken")]
-                    {
-                        if let Some(value) = optional(args, arg)? {
-                            query.append_pair(parameter, &value);
+                    let mut reverse = false;
+                    if search {
+                        query.append_pair("q", &required(args, "query")?);
+                    } else {
+                        let (start, end) = (optional(args, "startTime")?, optional(args, "endTime")?);
+                        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+                        let start = if start.is_none() && end.is_none() { Some(now) } else { start };
+                        for (parameter, value) in [("timeMin", start), ("timeMax", end)] {
+                            if let Some(value) = value {
+                                query.append_pair(parameter, &value);
+                            }
+                        }
+                        for (arg, parameter) in [("timeZone", "timeZone"), ("fullText", "q")] {
+                            if let Some(value) = optional(args, arg)? {
+                                query.append_pair(parameter, &value);
+                            }
+                        }
+                        match optional(args, "orderBy")?.as_deref() {
+                            None | Some("default") => {}
+                            Some("startTime") => {
+                                query.append_pair("singleEvents", "true").append_pair("orderBy", "startTime");
+                            }
+                            Some("startTimeDesc") => {
+                                query.append_pair("singleEvents", "true").append_pair("orderBy", "startTime");
+                                reverse = true;
+                            }
+                            Some("lastModified") => {
+                                query.append_pair("orderBy", "updated");
+                            }
+                            Some(other) => {
+                                return Err(format!(
+                                    "orderBy must be default, startTime, startTimeDesc or lastModified, not {other:?}."
+                                ));
+                            }
+                        }
+                        for kind in strings(args, "eventTypeFilter")? {
+                            query.append_pair("eventTypes", &kind);
                         }
                     }
-                    query.append_pair("maxResults", &integer(args, "pageSize")?.unwrap_or(10).to_string());
+                    if let Some(page) = optional(args, "pageToken")? {
+                        query.append_pair("pageToken", &page);
+                    }
+                    query.append_pair("maxResults", &page_size(args, 250, 2500)?.to_string());
+                    (query.finish(), reverse)
+                };
+                let uri = if search {
+                    format!("/calendar/v3/calendars/primary/events?{query}")
+                } else {
+                    format!("{events}?{query}")
+                };
+                let listed = self.rest_json(token, Method::GET, uri, None).await?;
+                let mut found: Vec<Value> = listed["items"].as_array().into_iter().flatten().map(mcp_event).collect();
+                if reverse {
+                    found.reverse();
+                }
+                let mut answer = json!({ "events": found });
+                let kept: &[&str] = if search {
+                    &["nextPageToken"]
+                } else {
+                    &[
+                        "summary",
+                        "description",
+                        "updated",
+                        "timeZone",
+                        "accessRole",
+                        "defaultReminders",
+                        "nextPageToken",
+                    ]
+                };
+                for key in kept {
+                    if let Some(value) = listed.get(*key) {
+                        answer[*key] = value.clone();
+                    }
+                }
+                Ok(answer)
+            }
+            "get_event" => self.rest_json(token, Method::GET, event_uri()?, None).await.map(|event| mcp_event(&event)),
+            "list_calendars" => {
+                let query = {
+                    let mut query = url::form_urlencoded::Serializer::new(String::new());
+                    query.append_pair("maxResults", &page_size(args, 100, 250)?.to_string());
+                    if let Some(page) = optional(args, "pageToken")? {
+                        query.append_pair("pageToken", &page);
+                    }
                     query.finish()
                 };
-                self.rest_json(token, Method::GET, format!("{events}?{query}"), None).await
+                let listed = self
+                    .rest_json(token, Method::GET, format!("/calendar/v3/users/me/calendarList?{query}"), None)
+                    .await?;
+                let calendars: Vec<Value> = listed["items"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|entry| {
+                        let summary = entry.get("summaryOverride").or(entry.get("summary"));
+                        json!({ "id": entry["id"], "summary": summary, "description": entry.get("description"), "timeZone": entry.get("timeZone") })
+                    })
+                    .map(without_nulls)
+                    .collect();
+                let mut answer = json!({ "calendars": calendars });
+                if let Some(next) = listed.get("nextPageToken") {
+                    answer["nextPageToken"] = next.clone();
+                }
+                Ok(answer)
             }
-            "get_event" => self.rest_json(token, Method::GET, format!("{events}/{}", event_id()?), None).await,
-            "create_event" => self.rest_json(token, Method::POST, events, Some(event()?)).await,
+            "create_event" => {
+                if boolean(args, "addGoogleMeetUrl")? {
+                    return Err("The emulator does not make Google Meet links; leave addGoogleMeetUrl out.".to_owned());
+                }
+                let all_day = boolean(args, "allDay")?;
+                let zone = optional(args, "timeZone")?;
+                let mut body = json!({
+                    "summary": required(args, "summary")?,
+                    "start": event_time(&required(args, "startTime")?, all_day, zone.as_deref()),
+                    "end": event_time(&required(args, "endTime")?, all_day, zone.as_deref()),
+                });
+                for key in ["description", "location", "visibility", "colorId"] {
+                    if let Some(value) = optional(args, key)? {
+                        body[key] = json!(value);
+                    }
+                }
+                let guests = strings(args, "attendeeEmails")?;
+                if !guests.is_empty() {
+                    body["attendees"] = guests.iter().map(|email| json!({ "email": email })).collect();
+                }
+                let recurrence = strings(args, "recurrenceData")?;
+                if !recurrence.is_empty() {
+                    body["recurrence"] = json!(recurrence);
+                }
+                let uri = format!("{events}?sendUpdates={}", notify()?);
+                self.rest_json(token, Method::POST, uri, Some(body)).await.map(|event| mcp_event(&event))
+            }
             "update_event" => {
-                self.rest_json(token, Method::PATCH, format!("{events}/{}", event_id()?), Some(event()?)).await
+                let current = self.rest_json(token, Method::GET, event_uri()?, None).await?;
+                let patch = event_patch(&current, args)?;
+                let uri = format!("{}?sendUpdates={}", event_uri()?, notify()?);
+                self.rest_json(token, Method::PATCH, uri, Some(patch)).await.map(|event| mcp_event(&event))
             }
             "delete_event" => {
-                let uri = format!("{events}/{}", event_id()?);
-                self.rest(token, Method::DELETE, uri, None).await.bytes_ok().map(|_| json!({ "deleted": true }))
+                let current = self.rest_json(token, Method::GET, event_uri()?, None).await?;
+                let uri = format!("{}?sendUpdates={}", event_uri()?, notify()?);
+                self.rest(token, Method::DELETE, uri, None).await.bytes_ok().map(|_| mcp_event(&current))
+            }
+            "respond_to_event" => {
+                let status = required(args, "responseStatus")?;
+                if !matches!(status.as_str(), "declined" | "tentative" | "accepted") {
+                    return Err(format!("responseStatus must be declined, tentative or accepted, not {status:?}."));
+                }
+                let current = self.rest_json(token, Method::GET, event_uri()?, None).await?;
+                let mut attendees = current["attendees"].as_array().cloned().unwrap_or_default();
+                let me = attendees.iter_mut().find(|guest| {
+                    guest["self"] == json!(true)
+                        || guest["email"].as_str().is_some_and(|email| email.eq_ignore_ascii_case(&who.email))
+                });
+                let Some(me) = me else {
+                    return Err("You are not a guest of this event, so there is no invitation to answer.".to_owned());
+                };
+                me["responseStatus"] = json!(status);
+                if let Some(comment) = optional(args, "responseComment")? {
+                    me["comment"] = json!(comment);
+                }
+                let uri = format!("{}?sendUpdates={}", event_uri()?, notify()?);
+                let patch = json!({ "attendees": attendees });
+                self.rest_json(token, Method::PATCH, uri, Some(patch)).await.map(|event| mcp_event(&event))
             }
             other => Err(format!("The emulator does not implement {other} of {}.", self.product.host())),
         };
@@ -536,8 +679,12 @@ impl GoogleMcp {
             "read_presentation" | "read_slide_page" => {
                 format!("read the presentation “{target}”, owned by someone else")
             }
-            "update_event" | "delete_event" => {
-                let verb = if tool.name == "update_event" { "change" } else { "delete" };
+            "update_event" | "delete_event" | "respond_to_event" => {
+                let verb = match tool.name {
+                    "update_event" => "change",
+                    "delete_event" => "delete",
+                    _ => "answer the invitation to",
+                };
                 let event = optional(args, "eventId").ok().flatten().unwrap_or_default();
                 let calendar = calendar_id(args).unwrap_or_default();
                 format!("{verb} the event {event} of the calendar {calendar}")
@@ -815,7 +962,7 @@ impl ServerHandler for GoogleMcp {
                 _ => return Ok(self.ask(tool, &args, &who, &bound)),
             }
         }
-        Ok(self.perform(tool, &args, &token).await.unwrap_or_else(refusal).into())
+        Ok(self.perform(tool, &args, &token, &who).await.unwrap_or_else(refusal).into())
     }
 }
 
@@ -949,4 +1096,158 @@ fn query_tokens(query: &str) -> Result<Vec<String>, String> {
         }
     }
     Ok(tokens)
+}
+
+/// Google's Calendar MCP `Event` of a REST `Event`: `DateOrDateTime` times (an all-day date as midnight UTC),
+/// `optionalAttendee` for `optional`, `conferenceUrl` for the Meet link.
+fn mcp_event(rest: &Value) -> Value {
+    let mut event = Map::new();
+    let keys = [
+        "id",
+        "status",
+        "htmlLink",
+        "created",
+        "updated",
+        "summary",
+        "description",
+        "location",
+        "creator",
+        "organizer",
+        "recurrence",
+        "recurringEventId",
+        "transparency",
+        "visibility",
+        "eventType",
+        "colorId",
+    ];
+    for key in keys {
+        if let Some(value) = rest.get(key).filter(|value| !value.is_null()) {
+            event.insert(key.to_owned(), value.clone());
+        }
+    }
+    for key in ["start", "end", "originalStartTime"] {
+        if let Some(time) = rest.get(key).and_then(Value::as_object) {
+            let mut time = time.clone();
+            if let Some(Value::String(date)) = time.get("date").cloned() {
+                time.insert("date".to_owned(), json!(format!("{date}T00:00:00Z")));
+            }
+            event.insert(key.to_owned(), Value::Object(time));
+        }
+    }
+    if let Some(attendees) = rest.get("attendees").and_then(Value::as_array) {
+        let attendees: Vec<Value> = attendees
+            .iter()
+            .map(|guest| {
+                let mut guest = guest.as_object().cloned().unwrap_or_default();
+                if let Some(optional) = guest.remove("optional") {
+                    guest.insert("optionalAttendee".to_owned(), optional);
+                }
+                Value::Object(guest)
+            })
+            .collect();
+        event.insert("attendees".to_owned(), Value::Array(attendees));
+    }
+    if let Some(link) = rest.get("hangoutLink").filter(|link| !link.is_null()) {
+        event.insert("conferenceUrl".to_owned(), link.clone());
+    }
+    Value::Object(event)
+}
+
+/// A REST event time of an MCP `startTime` / `endTime`: a date for an all-day event, else a date-time in
+/// `zone` when given.
+fn event_time(time: &str, all_day: bool, zone: Option<&str>) -> Value {
+    if all_day {
+        return json!({ "date": time.get(..10).unwrap_or(time) });
+    }
+    match zone {
+        Some(zone) => json!({ "dateTime": time, "timeZone": zone }),
+        None => json!({ "dateTime": time }),
+    }
+}
+
+/// The `events.patch` body of an `update_event` call on `current`: the fields given, the guest list with
+/// `addedAttendeeEmails` and without `removedAttendeeEmails`, and a new start alone moving the end with it.
+fn event_patch(current: &Value, args: &Map<String, Value>) -> Result<Value, String> {
+    let mut patch = json!({});
+    for key in ["summary", "description", "location", "visibility", "colorId"] {
+        if let Some(value) = optional(args, key)? {
+            patch[key] = json!(value);
+        }
+    }
+    let all_day = boolean(args, "allDay")?;
+    let zone = optional(args, "timeZone")?;
+    let (start, end) = (optional(args, "startTime")?, optional(args, "endTime")?);
+    if all_day && (start.is_none() || end.is_none()) {
+        return Err("allDay needs startTime and endTime too.".to_owned());
+    }
+    let parse = |text: &str| chrono::DateTime::parse_from_rfc3339(text).ok();
+    let end = match (&start, end) {
+        (Some(start), None) => {
+            let old = |key: &str| current[key]["dateTime"].as_str().and_then(parse);
+            let (Some(old_start), Some(old_end), Some(new_start)) = (old("start"), old("end"), parse(start)) else {
+                return Err("Give endTime too: the event's old times or the new start could not be read.".to_owned());
+            };
+            Some((new_start + (old_end - old_start)).to_rfc3339())
+        }
+        (_, end) => end,
+    };
+    if let Some(start) = start {
+        patch["start"] = event_time(&start, all_day, zone.as_deref());
+    }
+    if let Some(end) = end {
+        patch["end"] = event_time(&end, all_day, zone.as_deref());
+    }
+    let (added, removed) = (strings(args, "addedAttendeeEmails")?, strings(args, "removedAttendeeEmails")?);
+    if !added.is_empty() || !removed.is_empty() {
+        let mut guests: Vec<Value> = current["attendees"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|guest| {
+                !guest["email"]
+                    .as_str()
+                    .is_some_and(|email| removed.iter().any(|gone| gone.eq_ignore_ascii_case(email)))
+            })
+            .cloned()
+            .collect();
+        for email in added {
+            if !guests
+                .iter()
+                .any(|guest| guest["email"].as_str().is_some_and(|known| known.eq_ignore_ascii_case(&email)))
+            {
+                guests.push(json!({ "email": email }));
+            }
+        }
+        patch["attendees"] = Value::Array(guests);
+    }
+    Ok(patch)
+}
+
+/// `sendUpdates` of a call's `notificationLevel` (none by default, as Google's tools document).
+fn send_updates(args: &Map<String, Value>) -> Result<&'static str, String> {
+    match optional(args, "notificationLevel")?.as_deref() {
+        None | Some("NOTIFICATION_LEVEL_UNSPECIFIED" | "NONE") => Ok("none"),
+        Some("EXTERNAL_ONLY") => Ok("externalOnly"),
+        Some("ALL") => Ok("all"),
+        Some(other) => Err(format!("notificationLevel must be NONE, EXTERNAL_ONLY or ALL, not {other:?}.")),
+    }
+}
+
+/// A page size argument: `default` when absent, 1 to `max`.
+fn page_size(args: &Map<String, Value>, default: u64, max: u64) -> Result<u64, String> {
+    match field(args, "pageSize") {
+        None => Ok(default),
+        Some(value) => value
+            .as_u64()
+            .filter(|n| (1..=max).contains(n))
+            .ok_or_else(|| format!("pageSize must be a whole number from 1 to {max}.")),
+    }
+}
+
+/// `value` without its `null` members.
+fn without_nulls(value: Value) -> Value {
+    match value {
+        Value::Object(object) => Value::Object(object.into_iter().filter(|(_, v)| !v.is_null()).collect()),
+        other => other,
+    }
 }

@@ -666,32 +666,81 @@ fn gmail() -> Vec<ToolDef> {
     ]
 }
 
-/// Calendar: tool names from a third-party listing of Google's server; every schema assumed, after the REST
-/// methods. Changing or deleting an event asks ("modifying a calendar event"); reading a calendar other than
-/// the account's own asks too (owned outside the account).
+/// Google's `Event` of the Calendar MCP server: close to the REST resource, with `DateOrDateTime` times (a
+/// date as midnight UTC), `optionalAttendee` and `conferenceUrl`.
+fn mcp_event() -> Value {
+    let principal = json!({ "type": "object", "properties": { "email": { "type": "string" }, "displayName": { "type": "string" }, "self": { "type": "boolean" } } });
+    let time = json!({ "type": "object", "properties": { "date": { "type": "string" }, "dateTime": { "type": "string" }, "timeZone": { "type": "string" } } });
+    json!({
+        "type": "object",
+        "description": "An event on a calendar.",
+        "properties": {
+            "id": { "type": "string" }, "status": { "type": "string" }, "htmlLink": { "type": "string" },
+            "created": { "type": "string" }, "updated": { "type": "string" }, "summary": { "type": "string" },
+            "description": { "type": "string" }, "location": { "type": "string" },
+            "creator": principal, "organizer": principal, "start": time, "end": time,
+            "recurrence": { "type": "array", "items": { "type": "string" } }, "recurringEventId": { "type": "string" },
+            "originalStartTime": time, "transparency": { "type": "string" }, "visibility": { "type": "string" },
+            "attendees": { "type": "array", "items": { "type": "object", "properties": {
+                "id": { "type": "string" }, "email": { "type": "string" }, "displayName": { "type": "string" },
+                "organizer": { "type": "boolean" }, "self": { "type": "boolean" }, "resource": { "type": "boolean" },
+                "optionalAttendee": { "type": "boolean" },
+                "responseStatus": { "type": "string", "enum": ["needsAction", "declined", "tentative", "accepted"] },
+                "comment": { "type": "string" }, "additionalGuests": { "type": "integer" } } } },
+            "eventType": { "type": "string" }, "conferenceUrl": { "type": "string" }, "colorId": { "type": "string" }
+        }
+    })
+}
+
+/// The annotations Google publishes for the Calendar server's tools: never open world.
+fn calendar_hints(title: &str, read_only: bool, destructive: bool, idempotent: bool) -> Value {
+    json!({ "title": title, "readOnlyHint": read_only, "destructiveHint": destructive, "idempotentHint": idempotent, "openWorldHint": false })
+}
+
+/// Calendar: the tools of Google's reference (April–May 2026 pages: `list_events`, `list_calendars`,
+/// `create_event`, `delete_event`, with their schemas and annotations) and of a later `tools/list` capture
+/// (`get_event`, `update_event`, `respond_to_event`, `search_events`: inputs only). Changing, deleting or
+/// answering an event asks ("modifying a calendar event"); reading a calendar other than the account's own
+/// asks too (owned outside the account). `suggest_time` is not offered (see MCP.md).
 fn calendar() -> Vec<ToolDef> {
-    let calendar_id = string("Optional. The calendar's ID (default primary, the user's own calendar).");
-    let event = json!({ "type": "object", "description": "An Event resource (summary, start, end, attendees, …)." });
+    let calendar_id = string("Optional. The calendar's ID; the primary calendar when absent.");
+    let event = mcp_event();
+    let notification = json!({ "type": "string", "enum": ["NOTIFICATION_LEVEL_UNSPECIFIED", "NONE", "EXTERNAL_ONLY", "ALL"],
+        "description": "Optional. Whom Google emails about the change: NONE (the default), EXTERNAL_ONLY or ALL." });
+    let emails =
+        |description: &str| json!({ "type": "array", "items": { "type": "string" }, "description": description });
+    let time = |description: &str| json!({ "type": "string", "description": description });
     vec![
         ToolDef::new(
             "list_events",
             Gate::OutsideAccount,
             &["calendar.events.list"],
             json!({
-                "description": "Lists the events of a calendar, optionally between two times or matching a text query.",
+                "description": "Returns events on the given calendar matching all the constraints given. Time constraints should not be set unless the user asks for them; for an open keyword search of the primary calendar use search_events.",
                 "inputSchema": {
                     "type": "object",
                     "properties": {
                         "calendarId": calendar_id,
-                        "timeMin": { "type": "string", "format": "date-time", "description": "Optional. Events ending after this time." },
-                        "timeMax": { "type": "string", "format": "date-time", "description": "Optional. Events starting before this time." },
-                        "query": string("Optional. Free text to match."),
-                        "pageSize": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Optional. At most this many events (default 10)." },
-                        "pageToken": string("Optional. The nextPageToken of a previous answer.")
+                        "pageSize": { "type": "integer", "description": "Optional. The most events to return (default 250, at most 2500)." },
+                        "pageToken": string("Optional. The token of the page to return."),
+                        "startTime": time("Optional. Lower bound (exclusive) for an event's end time, an ISO 8601 timestamp. The current time when neither startTime nor endTime is given."),
+                        "endTime": time("Optional. Upper bound (exclusive) for an event's start time, an ISO 8601 timestamp."),
+                        "timeZone": string("Optional. The IANA time zone of the answer."),
+                        "orderBy": { "type": "string", "enum": ["default", "startTime", "startTimeDesc", "lastModified"], "description": "Optional. The order of the events." },
+                        "fullText": string("Optional. Free text to search for across title, description, location and attendees."),
+                        "eventTypeFilter": emails("Optional. The event types to return (default, outOfOffice, focusTime, workingLocation, birthday, fromGmail).")
                     }
                 },
-                "outputSchema": { "type": "object", "properties": { "items": { "type": "array", "items": event }, "nextPageToken": { "type": "string" } } },
-                "annotations": annotations(true, true, "List events")
+                "outputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "summary": { "type": "string" }, "description": { "type": "string" }, "updated": { "type": "string" },
+                        "timeZone": { "type": "string" }, "accessRole": { "type": "string" },
+                        "defaultReminders": { "type": "array", "items": { "type": "object" } },
+                        "events": { "type": "array", "items": event }, "nextPageToken": { "type": "string" }
+                    }
+                },
+                "annotations": calendar_hints("List events", true, false, true)
             }),
         ),
         ToolDef::new(
@@ -699,14 +748,38 @@ fn calendar() -> Vec<ToolDef> {
             Gate::OutsideAccount,
             &["calendar.events.get"],
             json!({
-                "description": "Gets one event of a calendar.",
+                "description": "Returns a single event on the given calendar.",
                 "inputSchema": {
                     "type": "object",
-                    "properties": { "calendarId": calendar_id, "eventId": string("Required. The ID of the event.") },
+                    "properties": { "eventId": string("Required. The event's ID; list_events or search_events find it."), "calendarId": calendar_id },
                     "required": ["eventId"]
                 },
                 "outputSchema": event,
-                "annotations": annotations(true, true, "Get event")
+                "annotations": calendar_hints("Get event", true, false, true)
+            }),
+        ),
+        ToolDef::new(
+            "list_calendars",
+            Gate::Never,
+            &["calendar.calendarList.list"],
+            json!({
+                "description": "Returns the calendars this user has access to (their calendar list): resolves a calendar's name (\"my family calendar\") into its calendarId.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "pageSize": { "type": "integer", "description": "Optional. The most calendars to return (default 100, at most 250)." },
+                        "pageToken": string("Optional. The token of the page to return.")
+                    }
+                },
+                "outputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "calendars": { "type": "array", "items": { "type": "object", "properties": {
+                            "id": { "type": "string" }, "summary": { "type": "string" }, "description": { "type": "string" }, "timeZone": { "type": "string" } } } },
+                        "nextPageToken": { "type": "string" }
+                    }
+                },
+                "annotations": calendar_hints("List calendars", true, false, true)
             }),
         ),
         ToolDef::new(
@@ -714,44 +787,114 @@ fn calendar() -> Vec<ToolDef> {
             Gate::Never,
             &["calendar.events.insert"],
             json!({
-                "description": "Creates an event on a calendar.",
+                "description": "Creates an event on the given calendar.",
                 "inputSchema": {
                     "type": "object",
-                    "properties": { "calendarId": calendar_id, "event": event },
-                    "required": ["event"]
+                    "properties": {
+                        "summary": string("Required. The event's title."),
+                        "startTime": time("Required. The start, an ISO 8601 timestamp."),
+                        "endTime": time("Required. The end, an ISO 8601 timestamp."),
+                        "timeZone": string("Optional. The IANA time zone of the event; overrides the offsets in startTime and endTime."),
+                        "attendeeEmails": emails("Optional. The guests' email addresses."),
+                        "recurrenceData": emails("Optional. RRULE, RDATE and EXDATE lines."),
+                        "calendarId": calendar_id,
+                        "description": string("Optional. The description (HTML allowed)."),
+                        "location": string("Optional. The location."),
+                        "allDay": { "type": "boolean", "description": "Optional. An all-day event: start and end must be midnight UTC." },
+                        "notificationLevel": notification,
+                        "addGoogleMeetUrl": { "type": "boolean", "description": "Optional. Add a Google Meet link." },
+                        "visibility": { "type": "string", "enum": ["default", "public", "private"], "description": "Optional. The event's visibility." },
+                        "colorId": string("Optional. The event's colour, 1 to 11.")
+                    },
+                    "required": ["summary", "startTime", "endTime"]
                 },
                 "outputSchema": event,
-                "annotations": { "title": "Create event", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": true }
+                "annotations": calendar_hints("Create event", false, false, false)
             }),
         ),
         ToolDef::new(
             "update_event",
             Gate::Always,
-            &["calendar.events.patch"],
+            &["calendar.events.get", "calendar.events.patch"],
             json!({
-                "description": "Changes an event: the fields given replace the event's.",
+                "description": "Updates an event on the given calendar: only the fields given change.",
                 "inputSchema": {
                     "type": "object",
-                    "properties": { "calendarId": calendar_id, "eventId": string("Required. The ID of the event."), "event": event },
-                    "required": ["eventId", "event"]
+                    "properties": {
+                        "eventId": string("Required. The event's ID."),
+                        "calendarId": calendar_id,
+                        "summary": string("Optional. The new title."),
+                        "description": string("Optional. The new description."),
+                        "location": string("Optional. The new location."),
+                        "startTime": time("Optional. The new start; the duration is kept when only the start is given."),
+                        "endTime": time("Optional. The new end."),
+                        "allDay": { "type": "boolean", "description": "Optional. Make it an all-day event; startTime and endTime must be given too." },
+                        "timeZone": string("Optional. The IANA time zone of the new times."),
+                        "visibility": { "type": "string", "enum": ["default", "public", "private"] },
+                        "colorId": string("Optional. The new colour, 1 to 11."),
+                        "addedAttendeeEmails": emails("Optional. Guests to add."),
+                        "removedAttendeeEmails": emails("Optional. Guests to remove."),
+                        "notificationLevel": notification
+                    },
+                    "required": ["eventId"]
                 },
                 "outputSchema": event,
-                "annotations": annotations(false, true, "Update event")
+                "annotations": calendar_hints("Update event", false, false, true)
             }),
         ),
         ToolDef::new(
             "delete_event",
             Gate::Always,
-            &["calendar.events.delete"],
+            &["calendar.events.get", "calendar.events.delete"],
             json!({
-                "description": "Deletes an event.",
+                "description": "Deletes an event on the given calendar; answers the event as it was.",
                 "inputSchema": {
                     "type": "object",
-                    "properties": { "calendarId": calendar_id, "eventId": string("Required. The ID of the event.") },
+                    "properties": { "eventId": string("Required. The event's ID."), "calendarId": calendar_id, "notificationLevel": notification },
                     "required": ["eventId"]
                 },
-                "outputSchema": { "type": "object", "properties": { "deleted": { "type": "boolean" } } },
-                "annotations": annotations(false, true, "Delete event")
+                "outputSchema": event,
+                "annotations": calendar_hints("Delete event", false, true, true)
+            }),
+        ),
+        ToolDef::new(
+            "respond_to_event",
+            Gate::Always,
+            &["calendar.events.get", "calendar.events.patch"],
+            json!({
+                "description": "Responds to an event on a calendar: the user's own answer to an invitation.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "eventId": string("Required. The event's ID."),
+                        "responseStatus": { "type": "string", "enum": ["declined", "tentative", "accepted"], "description": "Required. The answer." },
+                        "responseComment": string("Optional. A comment for the organizer."),
+                        "calendarId": calendar_id,
+                        "notificationLevel": notification
+                    },
+                    "required": ["eventId", "responseStatus"]
+                },
+                "outputSchema": event,
+                "annotations": calendar_hints("Respond to event", false, false, true)
+            }),
+        ),
+        ToolDef::new(
+            "search_events",
+            Gate::Never,
+            &["calendar.events.list"],
+            json!({
+                "description": "Searches the events of the user's primary calendar.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "query": string("Required. What to search for (case-insensitive)."),
+                        "pageSize": { "type": "integer", "description": "Optional. The most events to return." },
+                        "pageToken": string("Optional. The token of the page to return.")
+                    },
+                    "required": ["query"]
+                },
+                "outputSchema": { "type": "object", "properties": { "events": { "type": "array", "items": event }, "nextPageToken": { "type": "string" } } },
+                "annotations": calendar_hints("Search events", true, false, true)
             }),
         ),
     ]

@@ -533,30 +533,69 @@ async fn rest_summary(env: &Env, id: &str) -> Value {
 async fn calendar_changes_ask_and_gmail_drafts_land_in_the_mailbox() {
     let env = Env::new().await;
     let calendar = modern(&env, "/mcp/calendar/v1", &env.ada).await;
-    assert_eq!(
-        tool_names(&calendar).await,
-        ["list_events", "get_event", "create_event", "update_event", "delete_event"]
-    );
+    let every = [
+        "list_events",
+        "get_event",
+        "list_calendars",
+        "create_event",
+        "update_event",
+        "delete_event",
+        "respond_to_event",
+        "search_events",
+    ];
+    assert_eq!(tool_names(&calendar).await, every);
     let restricted = modern(&env, "/mcp/calendar/v1self", &env.ada).await;
-    assert_eq!(tool_names(&restricted).await, ["list_events", "get_event", "create_event"]);
+    assert_eq!(
+        tool_names(&restricted).await,
+        ["list_events", "get_event", "list_calendars", "create_event", "search_events"]
+    );
 
-    let event = json!({ "summary": "Tea", "start": { "dateTime": "2026-12-02T10:00:00Z" }, "end": { "dateTime": "2026-12-02T10:30:00Z" } });
-    let created = complete(once(&calendar, call("create_event", json!({ "event": event }))).await);
+    let create = json!({
+        "summary": "Tea", "startTime": "2026-12-02T10:00:00Z", "endTime": "2026-12-02T10:30:00Z",
+        "attendeeEmails": ["bob@example.com"], "location": "Kitchen"
+    });
+    let created = complete(once(&calendar, call("create_event", create)).await);
     assert_ne!(created.is_error, Some(true), "{}", text(&created));
-    let event_id = created.structured_content.as_ref().expect("structured")["id"].as_str().expect("an id").to_owned();
+    let made = created.structured_content.expect("structured");
+    let event_id = made["id"].as_str().expect("an id").to_owned();
+    assert_eq!(made["attendees"][0]["email"], "bob@example.com", "Google's Event: {made}");
     assert_eq!(rest_summary(&env, &event_id).await, "Tea", "REST reads what MCP created");
 
-    let change = call("update_event", json!({ "eventId": event_id, "event": { "summary": "Coffee" } }));
+    // Moving the start alone keeps the event's half hour; a guest goes, another comes.
+    let change = call(
+        "update_event",
+        json!({ "eventId": event_id, "summary": "Coffee", "startTime": "2026-12-02T11:00:00Z",
+                "addedAttendeeEmails": ["cy@example.com"], "removedAttendeeEmails": ["bob@example.com"] }),
+    );
     let asked = form(once(&calendar, change.clone()).await);
     let declined = complete(once(&calendar, answered(change.clone(), &asked, json!({ "action": "decline" }))).await);
     assert_eq!(declined.is_error, Some(true));
     assert_eq!(rest_summary(&env, &event_id).await, "Tea", "declined: unchanged");
-    let asked = form(once(&calendar, change.clone()).await);
-    let done = complete(once(&calendar, answered(change, &asked, json!({ "action": "accept", "content": {} }))).await);
-    assert_ne!(done.is_error, Some(true), "{}", text(&done));
+    let done = accepted(&calendar, change).await;
+    let changed = done.structured_content.expect("structured");
     assert_eq!(rest_summary(&env, &event_id).await, "Coffee");
-    let listed = complete(once(&calendar, call("list_events", json!({}))).await);
-    assert_eq!(listed.structured_content.as_ref().expect("structured")["items"][0]["summary"], "Coffee");
+    assert!(changed["end"]["dateTime"].as_str().is_some_and(|end| end.starts_with("2026-12-02T11:30:00")), "{changed}");
+    let guests: Vec<&str> =
+        changed["attendees"].as_array().into_iter().flatten().filter_map(|g| g["email"].as_str()).collect();
+    assert_eq!(guests, ["cy@example.com"]);
+
+    let listed = complete(once(&calendar, call("list_events", json!({ "startTime": "2026-12-01T00:00:00Z" }))).await);
+    assert_eq!(listed.structured_content.as_ref().expect("structured")["events"][0]["summary"], "Coffee");
+    let found = complete(once(&calendar, call("search_events", json!({ "query": "coffee" }))).await);
+    assert_eq!(found.structured_content.as_ref().expect("structured")["events"][0]["id"], json!(event_id));
+    let calendars = complete(once(&calendar, call("list_calendars", json!({}))).await);
+    assert_eq!(calendars.structured_content.as_ref().expect("structured")["calendars"][0]["id"], json!(ADA));
+
+    let answer = call("respond_to_event", json!({ "eventId": event_id, "responseStatus": "accepted" }));
+    let asked = form(once(&calendar, answer.clone()).await);
+    let refused =
+        complete(once(&calendar, answered(answer, &asked, json!({ "action": "accept", "content": {} }))).await);
+    assert_eq!(refused.is_error, Some(true), "the organizer is no guest of her own event");
+    assert!(text(&refused).contains("not a guest"), "{}", text(&refused));
+    let gone = accepted(&calendar, call("delete_event", json!({ "eventId": event_id }))).await;
+    assert_eq!(gone.structured_content.expect("structured")["summary"], "Coffee", "the event as it was");
+    let after = env.get_as(&env.ada, &format!("/calendar/v3/calendars/primary/events/{event_id}"), &[]).await;
+    assert!(after.status == StatusCode::GONE || after.json()["status"] == "cancelled", "{:?}", after.status);
 
     let gmail = modern(&env, "/mcp/gmail/v1", &env.ada).await;
     let draft = call("create_draft", json!({ "to": ["bob@example.com"], "subject": "Tea?", "body": "At ten." }));
