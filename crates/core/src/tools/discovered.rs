@@ -193,7 +193,10 @@ fn local_path_property() -> Value {
 
 /// The schema shown to the assistant: Google's, with `local_path` for a read whose tool has no such argument.
 fn shown_schema(tool: &GoogleTool, read: bool) -> (JsonObject, bool) {
-    let mut schema = tool.definition.input_schema.as_ref().clone();
+    // In the spelling every assistant reads, as Gatehouse's own schemas are (`type` lists become `anyOf`).
+    let mut portable = Value::Object(tool.definition.input_schema.as_ref().clone());
+    super::schema::make_portable(&mut portable);
+    let Value::Object(mut schema) = portable else { return (tool.definition.input_schema.as_ref().clone(), false) };
     let has_own = schema.get("properties").and_then(Value::as_object).is_some_and(|p| p.contains_key("local_path"));
     if !read || has_own {
         return (schema, false);
@@ -320,6 +323,24 @@ mod tests {
             assert!(longest.len() <= 128, "within MCP's 128 characters: {}", longest.len());
         }
         assert!(!is_google_name("has space") && !is_google_name("ü") && !is_google_name(&"x".repeat(65)));
+    }
+
+    #[test]
+    fn a_discovered_schema_is_shown_in_the_portable_spelling() {
+        let cells =
+            json!({ "type": "array", "items": { "type": ["string", "number", "null"] }, "description": "Cells." });
+        let tool = google(
+            "append",
+            json!({ "inputSchema": { "type": "object", "properties": { "values": cells } }, "annotations": {} }),
+            false,
+        );
+        let (schema, _) = shown_schema(&tool, false);
+        let items = &schema["properties"]["values"]["items"];
+        assert!(items.get("type").is_none(), "no type list is shown: {items}");
+        let types: Vec<&str> =
+            items["anyOf"].as_array().into_iter().flatten().filter_map(|branch| branch["type"].as_str()).collect();
+        assert_eq!(types, ["string", "number", "null"]);
+        assert_eq!(schema["properties"]["values"]["description"], "Cells.", "the rest as Google wrote it");
     }
 
     #[test]

@@ -310,47 +310,148 @@ impl GoogleMcp {
                 let uri = format!("/drive/v3/files/{}/copy?fields={}", id("fileId")?, encode(FILE_FIELDS));
                 structured(self.rest_json(token, Method::POST, uri, Some(body)).await.map(|file| mcp_file(&file)))
             }
-            (Product::Gmail, "search_threads") => {
+            (Product::Gmail, name) => self.gmail(token, name, args).await,
+            (Product::Calendar, name) => self.calendar(token, name, args, who).await,
+            _ => Err(format!("The emulator does not implement {} of {}.", tool.name, self.product.host())),
+        }
+    }
+
+    /// The Gmail tools, on the caller's own mailbox, as the `threads`, `messages`, `drafts` and `labels`
+    /// requests they correspond to; messages answered as Google's MCP `Message` ([`mcp_message`]).
+    async fn gmail(&self, token: &HeaderValue, name: &str, args: &Map<String, Value>) -> Outcome {
+        const MAILBOX: &str = "/gmail/v1/users/me";
+        let answer = match name {
+            "search_threads" => {
                 let query = {
                     let mut query = url::form_urlencoded::Serializer::new(String::new());
                     if let Some(q) = optional(args, "query")?.filter(|q| !q.trim().is_empty()) {
                         query.append_pair("q", &q);
                     }
-                    query.append_pair("maxResults", &integer(args, "pageSize")?.unwrap_or(10).to_string());
+                    query.append_pair("maxResults", &page_size(args, 20, 50)?.to_string());
                     if let Some(page) = optional(args, "pageToken")? {
                         query.append_pair("pageToken", &page);
                     }
+                    if boolean(args, "includeTrash")? {
+                        query.append_pair("includeSpamTrash", "true");
+                    }
                     query.finish()
                 };
-                structured(
-                    self.rest_json(token, Method::GET, format!("/gmail/v1/users/me/threads?{query}"), None).await,
-                )
-            }
-            (Product::Gmail, "get_thread") => {
-                let uri = format!("/gmail/v1/users/me/threads/{}", id("threadId")?);
-                structured(self.rest_json(token, Method::GET, uri, None).await)
-            }
-            (Product::Gmail, "list_labels") => {
-                structured(self.rest_json(token, Method::GET, "/gmail/v1/users/me/labels".to_owned(), None).await)
-            }
-            (Product::Gmail, "create_draft") => {
-                let to = strings(args, "to")?.join(", ");
-                let subject = optional(args, "subject")?.unwrap_or_default();
-                if [&to, &subject].iter().any(|header| header.contains(['\r', '\n'])) {
-                    return Err("to and subject must not contain line breaks.".to_owned());
+                let listed = self.rest_json(token, Method::GET, format!("{MAILBOX}/threads?{query}"), None).await?;
+                let mut threads = Vec::new();
+                for summary in listed["threads"].as_array().into_iter().flatten() {
+                    let id = encode(summary["id"].as_str().unwrap_or_default());
+                    let uri = format!("{MAILBOX}/threads/{id}?format=metadata");
+                    threads.push(mcp_thread(&self.rest_json(token, Method::GET, uri, None).await?, false));
                 }
-                let body = optional(args, "body")?.unwrap_or_default();
-                let mime =
-                    format!("To: {to}\r\nSubject: {subject}\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\n{body}");
-                let raw = base64::engine::general_purpose::URL_SAFE.encode(mime.as_bytes());
-                let body = json!({ "message": { "raw": raw } });
-                structured(
-                    self.rest_json(token, Method::POST, "/gmail/v1/users/me/drafts".to_owned(), Some(body)).await,
-                )
+                let mut answer = json!({ "threads": threads });
+                if let Some(next) = listed.get("nextPageToken") {
+                    answer["nextPageToken"] = next.clone();
+                }
+                Ok(answer)
             }
-            (Product::Calendar, name) => self.calendar(token, name, args, who).await,
-            _ => Err(format!("The emulator does not implement {} of {}.", tool.name, self.product.host())),
-        }
+            "get_thread" => {
+                let full = match optional(args, "messageFormat")?.as_deref() {
+                    None | Some("MESSAGE_FORMAT_UNSPECIFIED" | "FULL_CONTENT") => true,
+                    Some("MINIMAL") => false,
+                    Some(other) => {
+                        return Err(format!("messageFormat must be MINIMAL or FULL_CONTENT, not {other:?}."));
+                    }
+                };
+                let format = if full { "full" } else { "metadata" };
+                let uri = format!("{MAILBOX}/threads/{}?format={format}", encode(&required(args, "threadId")?));
+                self.rest_json(token, Method::GET, uri, None).await.map(|thread| mcp_thread(&thread, full))
+            }
+            "create_draft" => {
+                let to = strings(args, "to")?;
+                if to.is_empty() {
+                    return Err("to must name at least one recipient.".to_owned());
+                }
+                let (cc, bcc) = (strings(args, "cc")?, strings(args, "bcc")?);
+                for address in to.iter().chain(&cc).chain(&bcc) {
+                    if address.contains(['<', '>', ',', '\r', '\n']) || !address.contains('@') {
+                        return Err(format!(
+                            "{address:?} is not a plain email address (\"Name <email>\" is not supported)."
+                        ));
+                    }
+                }
+                let subject = optional(args, "subject")?.unwrap_or_default();
+                if subject.contains(['\r', '\n']) {
+                    return Err("subject must not contain line breaks.".to_owned());
+                }
+                let mut headers = format!("To: {}\r\n", to.join(", "));
+                for (name, list) in [("Cc", &cc), ("Bcc", &bcc)] {
+                    if !list.is_empty() {
+                        headers.push_str(&format!("{name}: {}\r\n", list.join(", ")));
+                    }
+                }
+                headers.push_str(&format!("Subject: {subject}\r\n"));
+                let mut draft = json!({});
+                if let Some(replied) = optional(args, "replyToMessageId")? {
+                    let uri = format!("{MAILBOX}/messages/{}?format=metadata", encode(&replied));
+                    let original = self.rest_json(token, Method::GET, uri, None).await?;
+                    if let Some(id) = header(&original["payload"], "Message-ID") {
+                        headers.push_str(&format!("In-Reply-To: {id}\r\nReferences: {id}\r\n"));
+                    }
+                    draft["threadId"] = original["threadId"].clone();
+                }
+                let text = optional(args, "body")?.unwrap_or_default();
+                let mime = match optional(args, "htmlBody")? {
+                    None => format!("{headers}Content-Type: text/plain; charset=UTF-8\r\n\r\n{text}"),
+                    Some(html) => {
+                        let boundary = format!("alt-{}", crate::World::new_id(16));
+                        format!(
+                            "{headers}Content-Type: multipart/alternative; boundary={boundary}\r\n\r\n--{boundary}\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\n{text}\r\n--{boundary}\r\nContent-Type: text/html; charset=UTF-8\r\n\r\n{html}\r\n--{boundary}--\r\n"
+                        )
+                    }
+                };
+                draft["raw"] = json!(base64::engine::general_purpose::URL_SAFE.encode(mime.as_bytes()));
+                let made = self
+                    .rest_json(token, Method::POST, format!("{MAILBOX}/drafts"), Some(json!({ "message": draft })))
+                    .await?;
+                let id = made["id"].as_str().unwrap_or_default().to_owned();
+                let got = self
+                    .rest_json(token, Method::GET, format!("{MAILBOX}/drafts/{}?format=full", encode(&id)), None)
+                    .await?;
+                let message = mcp_message(&got["message"], true);
+                let mut answer = json!({
+                    "id": id,
+                    "subject": subject,
+                    "threadId": got["message"]["threadId"],
+                    "toRecipients": to,
+                    "ccRecipients": cc,
+                    "bccRecipients": bcc,
+                    "plaintextBody": text,
+                });
+                if let Some(date) = message.get("date") {
+                    answer["date"] = date.clone();
+                }
+                Ok(without_nulls(answer))
+            }
+            "list_labels" => {
+                let listed = self.rest_json(token, Method::GET, format!("{MAILBOX}/labels"), None).await?;
+                let labels: Vec<Value> = listed["labels"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|label| label["type"] == "user")
+                    .map(|label| json!({ "labelId": label["id"], "name": label["name"] }))
+                    .collect();
+                Ok(json!({ "labels": labels }))
+            }
+            "label_thread" | "unlabel_thread" | "label_message" | "unlabel_message" => {
+                let (kind, key) =
+                    if name.ends_with("thread") { ("threads", "threadId") } else { ("messages", "messageId") };
+                let label_ids = strings(args, "labelIds")?;
+                if label_ids.is_empty() {
+                    return Err("labelIds must name at least one label.".to_owned());
+                }
+                let change = if name.starts_with("un") { "removeLabelIds" } else { "addLabelIds" };
+                let uri = format!("{MAILBOX}/{kind}/{}/modify", encode(&required(args, key)?));
+                self.rest_json(token, Method::POST, uri, Some(json!({ change: label_ids }))).await.map(|_| json!({}))
+            }
+            other => Err(format!("The emulator does not implement {other} of {}.", self.product.host())),
+        };
+        answer.map(CallToolResult::structured)
     }
 
     /// The Calendar tools, on `calendarId` (default `primary`), as the `events` and `calendarList` requests
@@ -1250,4 +1351,62 @@ fn without_nulls(value: Value) -> Value {
         Value::Object(object) => Value::Object(object.into_iter().filter(|(_, v)| !v.is_null()).collect()),
         other => other,
     }
+}
+
+/// Google's Gmail MCP `Thread` of a REST thread: its id and its messages in order.
+fn mcp_thread(rest: &Value, full: bool) -> Value {
+    let messages: Vec<Value> =
+        rest["messages"].as_array().into_iter().flatten().map(|m| mcp_message(m, full)).collect();
+    json!({ "id": rest["id"], "messages": messages })
+}
+
+/// Google's Gmail MCP `Message` of a REST message: the key headers read out, the date as `YYYY-MM-DD` (from
+/// `internalDate`), and with `full` the plain-text body and the attachments' IDs.
+fn mcp_message(rest: &Value, full: bool) -> Value {
+    let payload = &rest["payload"];
+    let split = |name: &str| -> Vec<String> {
+        header(payload, name)
+            .map(|value| value.split(',').map(str::trim).filter(|a| !a.is_empty()).map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    let mut message = json!({
+        "id": rest["id"],
+        "snippet": rest.get("snippet"),
+        "subject": header(payload, "Subject"),
+        "sender": header(payload, "From"),
+        "toRecipients": split("To"),
+        "ccRecipients": split("Cc"),
+    });
+    let millis = rest["internalDate"].as_str().and_then(|ms| ms.parse::<i64>().ok());
+    if let Some(date) = millis.and_then(chrono::DateTime::from_timestamp_millis) {
+        message["date"] = json!(date.format("%Y-%m-%d").to_string());
+    }
+    if full {
+        let (mut text, mut attachments) = (None, Vec::new());
+        walk_parts(payload, &mut text, &mut attachments);
+        message["plaintextBody"] = json!(text.unwrap_or_default());
+        message["attachmentIds"] = json!(attachments);
+    }
+    without_nulls(message)
+}
+
+/// The first `text/plain` body and every attachment's ID under `part`.
+fn walk_parts(part: &Value, text: &mut Option<String>, attachments: &mut Vec<String>) {
+    if let Some(id) = part["body"]["attachmentId"].as_str() {
+        attachments.push(id.to_owned());
+    } else if text.is_none() && part["mimeType"].as_str().is_some_and(|mime| mime.starts_with("text/plain")) {
+        let data = part["body"]["data"].as_str().unwrap_or_default();
+        let decoded = base64::engine::general_purpose::URL_SAFE.decode(data).unwrap_or_default();
+        *text = Some(String::from_utf8_lossy(&decoded).into_owned());
+    }
+    for child in part["parts"].as_array().into_iter().flatten() {
+        walk_parts(child, text, attachments);
+    }
+}
+
+/// A header's value in a REST message part (names compared without case).
+fn header<'a>(part: &'a Value, name: &str) -> Option<&'a str> {
+    part["headers"].as_array()?.iter().find_map(|header| {
+        header["name"].as_str().filter(|found| found.eq_ignore_ascii_case(name)).and(header["value"].as_str())
+    })
 }

@@ -23,12 +23,18 @@
 //!   with the later fields of a July 2026 `tools/list` (`create_file`'s `textContent`, `base64Content`,
 //!   `contentMimeType`; `read_file_content`'s `includeComments`; `copy_file`). Their `File` is Google's own
 //!   ([`mcp_file`]), not the REST resource, and `search_files` takes Google's query language.
+//! - Gmail: <https://developers.google.com/workspace/gmail/api/reference/mcp> and its tool pages (April–May
+//!   2026 copies of `search_threads`, `get_thread`, `create_draft`, `list_labels` and the label tools), with
+//!   Google's own `Thread`, `Message` and `Draft`.
+//! - Calendar: <https://developers.google.com/workspace/calendar/api/v3/reference/mcp> and its tool pages
+//!   (`list_events`, `list_calendars`, `create_event`, `delete_event`), with the inputs of a later
+//!   `tools/list` capture for `get_event`, `update_event`, `respond_to_event`, `search_events`.
 //!
 //! **Unknown** (not published where we could read it; the emulator's choice is marked "assumed" in
 //! `crates/google-fake/MCP.md`): the output schemas of most writes; the annotations of the Sheets tools, of
-//! `read_slide_page` and `update_presentation`; whether Drive's search leaves out the trash. Gmail and
-//! Calendar: tool names from a third-party listing of Google's servers; their schemas are assumed. Where
-//! nothing is published, field names follow the REST method each tool corresponds to, in camelCase as
+//! `read_slide_page`, `update_presentation` and of the Calendar tools known from the capture; whether
+//! Drive's search leaves out the trash; which tools Google leaves out of `/mcp/v1self`. Where nothing is
+//! published, field names follow the REST method each tool corresponds to, in camelCase as
 //! Google's published JSON representations are; snake_case spellings are accepted too, as proto3 JSON
 //! parsers accept them.
 
@@ -596,27 +602,76 @@ fn drive() -> Vec<ToolDef> {
     ]
 }
 
-/// Gmail: tool names from a third-party listing of Google's server (`search_threads`, `get_thread`,
-/// `list_labels`, `create_draft`); every schema assumed, after the REST methods. No sending tool: its name is
-/// not published.
+/// Google's Gmail MCP `Message`: not the REST resource (`subject`, `sender`, recipients and the plain-text
+/// body read out of the headers and parts; `date` as `YYYY-MM-DD`).
+fn mcp_message() -> Value {
+    let addresses = json!({ "type": "array", "items": { "type": "string" } });
+    json!({
+        "type": "object",
+        "properties": {
+            "id": { "type": "string" }, "snippet": { "type": "string" }, "subject": { "type": "string" },
+            "sender": { "type": "string" }, "toRecipients": addresses, "ccRecipients": addresses,
+            "date": { "type": "string", "description": "The date, ISO 8601 (YYYY-MM-DD)." },
+            "plaintextBody": { "type": "string", "description": "Only with messageFormat FULL_CONTENT." },
+            "attachmentIds": { "type": "array", "items": { "type": "string" }, "description": "Only with messageFormat FULL_CONTENT." }
+        }
+    })
+}
+
+/// The annotations Google publishes for the Gmail server's tools: never open world.
+fn gmail_hints(title: &str, read_only: bool, destructive: bool, idempotent: bool) -> Value {
+    json!({ "title": title, "readOnlyHint": read_only, "destructiveHint": destructive, "idempotentHint": idempotent, "openWorldHint": false })
+}
+
+/// Gmail: the tools of Google's reference (April–May 2026 pages) that the REST emulator can run:
+/// `search_threads`, `get_thread`, `create_draft`, `list_labels` and the four label tools, with their
+/// schemas and annotations. `list_drafts` and `create_label` are not offered (the REST emulator has no
+/// `drafts.list` or `labels.create`), nor are the sending tools (their schemas are not published where we
+/// could read them).
 fn gmail() -> Vec<ToolDef> {
+    let message = mcp_message();
+    let thread = json!({ "type": "object", "properties": { "id": { "type": "string" }, "messages": { "type": "array", "items": message } } });
+    let addresses =
+        |description: &str| json!({ "type": "array", "items": { "type": "string" }, "description": description });
+    let labels = addresses(
+        "Required. Label IDs: a system label (INBOX, TRASH, SPAM, STARRED, UNREAD, IMPORTANT) or one list_labels shows.",
+    );
+    let labelled = |name: &'static str, what: &str, key: &str, method: &'static str, adds: bool| {
+        let verb = if adds { "Adds labels to" } else { "Removes labels from" };
+        ToolDef::new(
+            name,
+            Gate::Never,
+            if method == "threads" { &["gmail.users.threads.modify"] } else { &["gmail.users.messages.modify"] },
+            json!({
+                "description": format!("{verb} {what}. Find it with search_threads, and a label's ID with list_labels, first."),
+                "inputSchema": {
+                    "type": "object",
+                    "properties": { key: string(&format!("Required. The ID of the {}.", if method == "threads" { "thread" } else { "message" })), "labelIds": labels.clone() },
+                    "required": [key, "labelIds"]
+                },
+                "outputSchema": { "type": "object", "properties": {} },
+                "annotations": gmail_hints(if adds { "Add labels" } else { "Remove labels" }, false, !adds, true)
+            }),
+        )
+    };
     vec![
         ToolDef::new(
             "search_threads",
             Gate::Never,
-            &["gmail.users.threads.list"],
+            &["gmail.users.threads.list", "gmail.users.threads.get"],
             json!({
-                "description": "Searches the user's mail threads with a Gmail search query (e.g. \"from:ada is:unread\"). Answers thread ids and snippets, and a next page token.",
+                "description": "Lists email threads from the user's Gmail account, filtered by a query in the Gmail search bar's syntax, with paging. Full message bodies are not returned: use get_thread for a thread's messages.",
                 "inputSchema": {
                     "type": "object",
                     "properties": {
-                        "query": string("Optional. A Gmail search query; empty for every thread."),
-                        "pageSize": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Optional. At most this many threads (default 10)." },
-                        "pageToken": string("Optional. The nextPageToken of a previous answer.")
+                        "pageSize": { "type": "integer", "description": "Optional. The most threads to return (default 20, at most 50)." },
+                        "pageToken": string("Optional. The token of the page to return."),
+                        "query": string("Optional. A Gmail search query, e.g. \"from:ada is:unread\"."),
+                        "includeTrash": { "type": "boolean", "description": "Optional. Include threads in TRASH. Defaults to false." }
                     }
                 },
-                "outputSchema": { "type": "object", "properties": { "threads": { "type": "array" }, "nextPageToken": { "type": "string" } } },
-                "annotations": annotations(true, true, "Search threads")
+                "outputSchema": { "type": "object", "properties": { "threads": { "type": "array", "items": thread, "description": "Thread summaries." }, "nextPageToken": { "type": "string" } } },
+                "annotations": gmail_hints("Search threads", true, false, true)
             }),
         ),
         ToolDef::new(
@@ -624,25 +679,18 @@ fn gmail() -> Vec<ToolDef> {
             Gate::Never,
             &["gmail.users.threads.get"],
             json!({
-                "description": "Gets a mail thread with its messages.",
+                "description": "Retrieves an email thread from the user's Gmail account, with its messages.",
                 "inputSchema": {
                     "type": "object",
-                    "properties": { "threadId": string("Required. The ID of the thread.") },
+                    "properties": {
+                        "threadId": string("Required. The thread's ID."),
+                        "messageFormat": { "type": "string", "enum": ["MESSAGE_FORMAT_UNSPECIFIED", "MINIMAL", "FULL_CONTENT"],
+                            "description": "Optional. MINIMAL: snippets and key headers; FULL_CONTENT (the default): also the plain-text body and attachment IDs." }
+                    },
                     "required": ["threadId"]
                 },
-                "outputSchema": { "type": "object", "description": "A Thread resource, as users.threads.get answers." },
-                "annotations": annotations(true, true, "Get thread")
-            }),
-        ),
-        ToolDef::new(
-            "list_labels",
-            Gate::Never,
-            &["gmail.users.labels.list"],
-            json!({
-                "description": "Lists the labels of the user's mailbox.",
-                "inputSchema": { "type": "object", "properties": {} },
-                "outputSchema": { "type": "object", "properties": { "labels": { "type": "array" } } },
-                "annotations": annotations(true, true, "List labels")
+                "outputSchema": thread,
+                "annotations": gmail_hints("Get thread", true, false, true)
             }),
         ),
         ToolDef::new(
@@ -650,19 +698,56 @@ fn gmail() -> Vec<ToolDef> {
             Gate::Never,
             &["gmail.users.drafts.create"],
             json!({
-                "description": "Creates a draft (not sent) in the user's mailbox.",
+                "description": "Creates a new draft email in the user's Gmail account from recipient addresses, a subject and a body; returns the draft. A reply's draft names the message it answers in replyToMessageId. Attachments are not supported.",
                 "inputSchema": {
                     "type": "object",
                     "properties": {
-                        "to": { "type": "array", "items": { "type": "string" }, "description": "Optional. The recipients' addresses." },
-                        "subject": string("Optional. The subject."),
-                        "body": string("Optional. The plain-text body.")
+                        "to": addresses("Required. The recipients: each a plain email address (\"Name <email>\" is not supported)."),
+                        "cc": addresses("Optional. Cc recipients."),
+                        "bcc": addresses("Optional. Bcc recipients."),
+                        "subject": string("Optional. The subject; empty by default."),
+                        "body": string("Optional. The plain-text body (the alternative to htmlBody when both are given)."),
+                        "htmlBody": string("The HTML body."),
+                        "replyToMessageId": string("Optional. The message this draft replies to.")
+                    },
+                    "required": ["to"]
+                },
+                "outputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "id": { "type": "string" }, "subject": { "type": "string" }, "threadId": { "type": "string" },
+                        "toRecipients": { "type": "array", "items": { "type": "string" } },
+                        "ccRecipients": { "type": "array", "items": { "type": "string" } },
+                        "bccRecipients": { "type": "array", "items": { "type": "string" } },
+                        "plaintextBody": { "type": "string" }, "date": { "type": "string" }
                     }
                 },
-                "outputSchema": { "type": "object", "description": "A Draft resource." },
-                "annotations": { "title": "Create draft", "readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false }
+                "annotations": gmail_hints("Create draft", false, false, false)
             }),
         ),
+        ToolDef::new(
+            "list_labels",
+            Gate::Never,
+            &["gmail.users.labels.list"],
+            json!({
+                "description": "Lists the user-defined labels of the user's Gmail account, to find a label's ID for label_thread, unlabel_thread, label_message or unlabel_message. System labels are not listed but can be used by their IDs: INBOX, TRASH, SPAM, STARRED, UNREAD, IMPORTANT, CHAT, DRAFT, SENT.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "pageSize": { "type": "integer", "description": "Optional. The most labels to return." },
+                        "pageToken": string("Optional. The token of the page to return.")
+                    }
+                },
+                "outputSchema": { "type": "object", "properties": {
+                    "labels": { "type": "array", "items": { "type": "object", "properties": { "labelId": { "type": "string" }, "name": { "type": "string" } } } },
+                    "nextPageToken": { "type": "string" } } },
+                "annotations": gmail_hints("List labels", true, false, true)
+            }),
+        ),
+        labelled("label_thread", "an entire thread: every message in it now and later", "threadId", "threads", true),
+        labelled("unlabel_thread", "an entire thread", "threadId", "threads", false),
+        labelled("label_message", "a message", "messageId", "messages", true),
+        labelled("unlabel_message", "a message", "messageId", "messages", false),
     ]
 }
 

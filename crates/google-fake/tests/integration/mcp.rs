@@ -530,7 +530,7 @@ async fn rest_summary(env: &Env, id: &str) -> Value {
 }
 
 #[tokio::test]
-async fn calendar_changes_ask_and_gmail_drafts_land_in_the_mailbox() {
+async fn calendar_changes_ask_and_answer_googles_event_shape() {
     let env = Env::new().await;
     let calendar = modern(&env, "/mcp/calendar/v1", &env.ada).await;
     let every = [
@@ -596,18 +596,6 @@ async fn calendar_changes_ask_and_gmail_drafts_land_in_the_mailbox() {
     assert_eq!(gone.structured_content.expect("structured")["summary"], "Coffee", "the event as it was");
     let after = env.get_as(&env.ada, &format!("/calendar/v3/calendars/primary/events/{event_id}"), &[]).await;
     assert!(after.status == StatusCode::GONE || after.json()["status"] == "cancelled", "{:?}", after.status);
-
-    let gmail = modern(&env, "/mcp/gmail/v1", &env.ada).await;
-    let draft = call("create_draft", json!({ "to": ["bob@example.com"], "subject": "Tea?", "body": "At ten." }));
-    let made = complete(once(&gmail, draft).await);
-    assert_ne!(made.is_error, Some(true), "{}", text(&made));
-    let message_id =
-        made.structured_content.as_ref().expect("structured")["message"]["id"].as_str().expect("an id").to_owned();
-    let message = env.get_as(&env.ada, &format!("/gmail/v1/users/me/messages/{message_id}"), &[]).await.json();
-    assert!(message["labelIds"].as_array().is_some_and(|labels| labels.contains(&json!("DRAFT"))), "{message}");
-    assert_eq!(message["snippet"], "At ten.", "{message}");
-    let injected = call("create_draft", json!({ "to": ["bob@example.com\r\nBcc: eve@example.com"], "subject": "x" }));
-    assert_eq!(complete(once(&gmail, injected).await).is_error, Some(true), "no header injection");
 }
 
 #[tokio::test]
@@ -744,4 +732,72 @@ async fn sheets_formulas_rows_appends_and_clears_each_ask_and_land_as_rest_reads
     let refused = complete(once(&sheets, answered(bad, &asked, json!({ "action": "accept", "content": {} }))).await);
     assert_eq!(refused.is_error, Some(true), "a bad dimension is a tool error");
     assert!(text(&refused).contains("ROWS or COLUMNS"), "{}", text(&refused));
+}
+
+/// The Gmail server's tools answer Google's own `Thread`, `Message` and `Draft` shapes, over the mailbox the
+/// REST API reads: a draft lands there, labels go on and off a thread, and an address with a name or a
+/// line break is refused.
+#[tokio::test]
+async fn gmail_tools_answer_googles_shapes_over_the_mailbox_rest_reads() {
+    let env = Env::new().await;
+    let gmail = modern(&env, "/mcp/gmail/v1", &env.ada).await;
+    assert_eq!(
+        tool_names(&gmail).await,
+        [
+            "search_threads",
+            "get_thread",
+            "create_draft",
+            "list_labels",
+            "label_thread",
+            "unlabel_thread",
+            "label_message",
+            "unlabel_message"
+        ]
+    );
+    let draft = call(
+        "create_draft",
+        json!({ "to": ["bob@example.com"], "cc": ["cy@example.com"], "subject": "Tea?", "body": "At ten." }),
+    );
+    let made = complete(once(&gmail, draft).await);
+    assert_ne!(made.is_error, Some(true), "{}", text(&made));
+    let made = made.structured_content.expect("structured");
+    assert_eq!(
+        (made["subject"].clone(), made["toRecipients"].clone()),
+        (json!("Tea?"), json!(["bob@example.com"])),
+        "{made}"
+    );
+    let draft_id = made["id"].as_str().expect("a draft id").to_owned();
+    let thread_id = made["threadId"].as_str().expect("a thread").to_owned();
+    let rest = env.get_as(&env.ada, &format!("/gmail/v1/users/me/drafts/{draft_id}"), &[]).await.json();
+    assert!(rest["message"]["labelIds"].as_array().is_some_and(|labels| labels.contains(&json!("DRAFT"))), "{rest}");
+
+    let thread = complete(once(&gmail, call("get_thread", json!({ "threadId": thread_id }))).await);
+    let message = &thread.structured_content.as_ref().expect("structured")["messages"][0];
+    assert_eq!(message["subject"], "Tea?", "{message}");
+    assert_eq!(message["ccRecipients"], json!(["cy@example.com"]));
+    assert_eq!(message["plaintextBody"], "At ten.");
+    assert!(message["date"].as_str().is_some_and(|date| date.len() == 10), "YYYY-MM-DD: {message}");
+    let minimal =
+        complete(once(&gmail, call("get_thread", json!({ "threadId": thread_id, "messageFormat": "MINIMAL" }))).await);
+    assert!(minimal.structured_content.as_ref().expect("structured")["messages"][0].get("plaintextBody").is_none());
+
+    let starred =
+        complete(once(&gmail, call("label_thread", json!({ "threadId": thread_id, "labelIds": ["STARRED"] }))).await);
+    assert_ne!(starred.is_error, Some(true), "{}", text(&starred));
+    let found = complete(once(&gmail, call("search_threads", json!({ "query": "is:starred" }))).await);
+    assert_eq!(found.structured_content.as_ref().expect("structured")["threads"][0]["id"], json!(thread_id));
+    complete(once(&gmail, call("unlabel_thread", json!({ "threadId": thread_id, "labelIds": ["STARRED"] }))).await);
+    let found = complete(once(&gmail, call("search_threads", json!({ "query": "is:starred" }))).await);
+    assert_eq!(found.structured_content.as_ref().expect("structured")["threads"], json!([]));
+    let labels = complete(once(&gmail, call("list_labels", json!({}))).await);
+    let listed = &labels.structured_content.as_ref().expect("structured")["labels"];
+    assert!(
+        listed.as_array().is_some_and(|labels| labels.iter().all(|label| label["labelId"] != "INBOX")),
+        "user labels only: {listed}"
+    );
+
+    for to in ["Bob <bob@example.com>", "bob@example.com\r\nBcc: eve@example.com"] {
+        let refused = complete(once(&gmail, call("create_draft", json!({ "to": [to], "subject": "x" }))).await);
+        assert_eq!(refused.is_error, Some(true), "{to:?} is refused");
+    }
 }
