@@ -6,6 +6,13 @@
 (function () {
   const { invoke, el, notice, when } = window.Gatehouse;
 
+  // A set's name, what it holds, and how many of Gatehouse's own tools: a product reached only through Google's
+  // MCP server (Slides) has none of its own, so its count is left out rather than shown as 0.
+  function setLabel(set) {
+    const count = set.tools.length > 0 ? " (" + set.tools.length + ")" : "";
+    return set.name + " — " + set.description + count;
+  }
+
   // What the last Connect / Disconnect said, by assistant id: shown in that assistant's card after the page redraws.
   const said = {};
   // The token just made: shown until the person leaves the page, never again.
@@ -107,7 +114,7 @@
         "select",
         { "aria-label": "Tools to offer " + client.name },
         el("option", { value: "" }, "Every tool"),
-        page.sets.filter((set) => set.name !== "all").map((set) => el("option", { value: set.name }, set.name + " — " + set.description + " (" + set.tools.length + ")")),
+        page.sets.filter((set) => set.name !== "all").map((set) => el("option", { value: set.name }, setLabel(set))),
       );
       tools.value = client.tools && page.sets.some((set) => set.name === client.tools) ? client.tools : "";
       row.append(tools);
@@ -238,7 +245,7 @@
   // list typed elsewhere (tool names, several sets) is kept as a choice of its own. Revoked tokens only show it.
   function toolsCell(section, token, sets) {
     const current = token.tools || "";
-    const label = (set) => set.name === "all" ? "Every tool" : set.name + " — " + set.description + " (" + set.tools.length + ")";
+    const label = (set) => set.name === "all" ? "Every tool" : setLabel(set);
     if (token.revoked) return el("td", {}, current || "Every tool");
     const options = sets.filter((set) => set.name !== "all").map((set) => el("option", { value: set.name }, label(set)));
     const custom = current && !sets.some((set) => set.name === current) ? el("option", { value: current }, current) : null;

@@ -96,7 +96,9 @@ fn pick(max: usize, tools: &[ToolMeta]) -> Option<ToolSelection> {
     let sets = named_sets(tools);
     let mut left = max;
     let mut chosen: Vec<&str> = Vec::new();
-    let products = sets.iter().filter(|set| set.name != ALL && !set.name.ends_with("-read"));
+    // A product only Google's MCP servers serve (its sets hold none of Gatehouse's own tools) is not picked for
+    // the person: how many tools its server lists is not known here.
+    let products = sets.iter().filter(|set| set.name != ALL && !set.name.ends_with("-read") && !set.tools.is_empty());
     for product in products {
         let reads = sets.iter().find(|set| set.name == format!("{}-read", product.name));
         let candidates = std::iter::once(product).chain(reads);

@@ -3,7 +3,8 @@
 //!
 //! The sets are derived from the declarations (each tool's [`Service`] and [`Access`]), never kept by hand:
 //! `all`; `<service>` (every tool of a product: `sheets`, `drive`, `docs`, `calendar`, `gmail`); and
-//! `<service>-read` (only its reads). A product with no tools in this build has no sets.
+//! `<service>-read` (only its reads). A product with no tools in this build has no sets, except one Gatehouse
+//! reaches only through Google's MCP servers (`slides`): its sets hold what Google's server lists.
 //!
 //! A [`ToolSelection`] is a comma list of set names and tool names, chosen per assistant: `gatehouse serve
 //! --tools …` for a stdio assistant, or the tool set of an HTTP assistant's token. The rule with
@@ -59,25 +60,52 @@ pub fn catalogue() -> &'static [ToolMeta] {
     CATALOGUE.get_or_init(|| all_tools().into_iter().map(|tool| tool.meta).collect())
 }
 
-/// Every set of `tools`' declarations: `all`, then each product's `<service>` and `<service>-read`; none empty.
+/// The products of `tools`' declarations, then those Gatehouse reaches only through Google's MCP servers
+/// (Slides): whether each is the latter.
+fn services(tools: &[ToolMeta]) -> Vec<(Service, bool)> {
+    let mut declared: Vec<Service> = tools.iter().map(|meta| meta.service).collect();
+    declared.sort();
+    declared.dedup();
+    let mut services: Vec<(Service, bool)> = declared.iter().map(|service| (*service, false)).collect();
+    for product in crate::google::mcp::Product::ALL {
+        let service = super::discovered::service(product);
+        if !services.iter().any(|(known, _)| *known == service) {
+            services.push((service, true));
+        }
+    }
+    services
+}
+
+/// Every set of `tools`' declarations: `all`, then each product's `<service>` and `<service>-read`. None is
+/// empty but the sets of a product only Google's MCP servers serve: those hold the tools its server lists
+/// while Gatehouse runs ([`ToolSelection::allows_tool`]), none declared here.
 pub fn named_sets(tools: &[ToolMeta]) -> Vec<NamedSet> {
-    let mut services: Vec<Service> = tools.iter().map(|meta| meta.service).collect();
-    services.sort();
-    services.dedup();
-    let mut rules = vec![(ALL.to_owned(), "Every tool".to_owned(), Rule::All)];
-    for service in services {
+    let mut rules = vec![(ALL.to_owned(), "Every tool".to_owned(), Rule::All, false)];
+    for (service, google_only) in services(tools) {
         let key = service.key();
-        rules.push((key.clone(), format!("Every {} tool", service.label()), Rule::Service(service)));
-        rules.push((format!("{key}-read"), format!("{}, reading only", service.label()), Rule::Reads(service)));
+        let (every, reads) = if google_only {
+            (
+                format!("Every {} tool (Google's own)", service.label()),
+                format!("{}, reading only (Google's own)", service.label()),
+            )
+        } else {
+            (format!("Every {} tool", service.label()), format!("{}, reading only", service.label()))
+        };
+        rules.push((key.clone(), every, Rule::Service(service), google_only));
+        rules.push((format!("{key}-read"), reads, Rule::Reads(service), google_only));
     }
     rules
         .into_iter()
-        .map(|(name, description, rule)| NamedSet {
-            name,
-            description,
-            tools: tools.iter().filter(|meta| rule.takes(meta)).map(|meta| meta.name).collect(),
+        .map(|(name, description, rule, google_only)| {
+            let set = NamedSet {
+                name,
+                description,
+                tools: tools.iter().filter(|meta| rule.takes(meta)).map(|meta| meta.name).collect(),
+            };
+            (set, google_only)
         })
-        .filter(|set| !set.tools.is_empty())
+        .filter(|(set, google_only)| *google_only || !set.tools.is_empty())
+        .map(|(set, _)| set)
         .collect()
 }
 
@@ -90,7 +118,7 @@ fn rule_named(key: &str, tools: &[ToolMeta]) -> Option<Rule> {
         Some(service) => (service, true),
         None => (key, false),
     };
-    let service = tools.iter().map(|meta| meta.service).find(|candidate| candidate.key() == service)?;
+    let service = services(tools).into_iter().map(|(known, _)| known).find(|candidate| candidate.key() == service)?;
     Some(if reads { Rule::Reads(service) } else { Rule::Service(service) })
 }
 

@@ -436,6 +436,14 @@ async fn googles_slides_tools_are_offered_a_read_runs_and_a_change_waits_on_goog
     assert_eq!(update.meta.scope, Some(gatehouse_core::catalog::Scope::Slides));
     assert!(matches!(update.meta.access, Access::Write(_)));
     let offered = s.engine.discovered_tools();
+    let shown = |name: &str| offered.iter().find(|tool| tool.meta.name == name).expect("discovered").to_mcp();
+    let (read_deck, change_deck) =
+        (shown("google_slides_read_presentation"), shown("google_slides_update_presentation"));
+    let slides = ToolSelection::parse("slides").expect("a set, though Gatehouse declares no Slides tool");
+    assert!(slides.allows_tool(&read_deck) && slides.allows_tool(&change_deck));
+    let reads = ToolSelection::parse("slides-read").expect("a set");
+    assert!(reads.allows_tool(&read_deck) && !reads.allows_tool(&change_deck), "a change is not a read");
+    assert!(!ToolSelection::parse("docs").expect("a set").allows_tool(&read_deck), "another product's set");
     let products = gatehouse_core::auth::products::offered(&offered, None);
     let slides = products.iter().find(|product| product.key == "slides").expect("Slides is a sign-in choice");
     assert_eq!(slides.name, "Google Slides");
