@@ -85,8 +85,8 @@ pub fn named_sets(tools: &[ToolMeta]) -> Vec<NamedSet> {
         let key = service.key();
         let (every, reads) = if google_only {
             (
-                format!("Every {} tool (Google's own)", service.label()),
-                format!("{}, reading only (Google's own)", service.label()),
+                format!("Every {} tool (Google's own, as its server lists them)", service.label()),
+                format!("{}, reading only (Google's own, as its server lists them)", service.label()),
             )
         } else {
             (format!("Every {} tool", service.label()), format!("{}, reading only", service.label()))
